@@ -1,0 +1,117 @@
+"""NumPy backends: float32 and float64 arithmetic on numpy.ndarray."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from orthoverify.backends.base import Array, Backend, Scalar, exact_decimal, nested_map, reject_dtype
+
+
+def _numeric_numpy(x: Any, name: str, backend: str) -> np.ndarray:
+    """Parse numbers, nested lists of numbers or strings, or arrays into a NumPy array."""
+    if hasattr(x, "detach") and hasattr(x, "cpu"):  # a torch tensor
+        x = x.detach().cpu().numpy()
+    arr = np.asarray(x)
+    if arr.dtype.kind in "US":
+        arr = np.vectorize(float, otypes=[np.float64])(arr) if arr.size else arr.astype(np.float64)
+    elif arr.dtype == object:
+        try:
+            arr = np.vectorize(float, otypes=[np.float64])(arr) if arr.size else arr.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise reject_dtype("object", name, backend) from exc
+    if arr.dtype.kind == "b" or arr.dtype.kind == "c" or arr.dtype == np.float16:
+        raise reject_dtype(str(arr.dtype), name, backend)
+    if arr.dtype.kind not in "iuf":
+        raise reject_dtype(str(arr.dtype), name, backend)
+    return arr
+
+
+class NumpyBackend(Backend):
+    """IEEE float32 or float64 arithmetic through NumPy."""
+
+    family = "numpy"
+    method = "float"
+
+    def __init__(self, dtype: str = "float64") -> None:
+        if dtype not in ("float32", "float64"):
+            raise ValueError(f"unsupported numpy dtype {dtype}")
+        self.dtype = np.dtype(dtype)
+        self.name = f"numpy-{dtype}"
+        self.eps = float(np.finfo(self.dtype).eps) / 2
+        self.digits = int(np.finfo(self.dtype).precision)
+
+    def asarray(self, x: Any, *, name: str = "array") -> Array:
+        return _numeric_numpy(x, name, self.name).astype(self.dtype, copy=False)
+
+    def zeros(self, shape: int | tuple[int, ...]) -> Array:
+        return np.zeros(shape, dtype=self.dtype)
+
+    def eye(self, n: int) -> Array:
+        return np.eye(n, dtype=self.dtype)
+
+    def scalar(self, v: Any) -> Scalar:
+        return self.dtype.type(float(v))
+
+    def to_numpy(self, x: Array) -> np.ndarray:
+        return np.asarray(x, dtype=np.float64)
+
+    def to_strings(self, x: Array) -> Any:
+        return nested_map(lambda v: exact_decimal(float(v)), np.asarray(x, dtype=np.float64))
+
+    def sqrt(self, x: Any) -> Any:
+        return np.sqrt(x)
+
+    def abs(self, x: Any) -> Any:
+        return np.abs(x)
+
+    def sign(self, x: Scalar) -> Scalar:
+        return np.sign(x)
+
+    def max_abs(self, x: Array) -> Scalar:
+        a = np.asarray(x)
+        return np.max(np.abs(a)) if a.size else self.dtype.type(0)
+
+    def sum(self, x: Array) -> Scalar:
+        return np.sum(x)
+
+    def transpose(self, x: Array) -> Array:
+        return x.T
+
+    def triu(self, x: Array, k: int = 0) -> Array:
+        return np.triu(x, k)
+
+    def tril(self, x: Array, k: int = 0) -> Array:
+        return np.tril(x, k)
+
+    def diagonal(self, x: Array) -> Array:
+        return np.diagonal(x).copy()
+
+    def diag(self, v: Array) -> Array:
+        return np.diag(v)
+
+    def concat(self, xs: Sequence[Array], axis: int = 0) -> Array:
+        return np.concatenate(list(xs), axis=axis)
+
+    def stack(self, xs: Sequence[Array], axis: int = 0) -> Array:
+        return np.stack(list(xs), axis=axis)
+
+    def solve(self, a: Array, b: Array) -> Array:
+        return np.linalg.solve(a, b)
+
+    def solve_triangular(self, t: Array, b: Array, *, upper: bool) -> Array:
+        # LU with partial pivoting never pivots on a triangular matrix: this is substitution.
+        if t.shape[0] == 0:
+            return b
+        return np.linalg.solve(t, b)
+
+    def is_zero(self, x: Any) -> bool:
+        return bool(np.all(np.asarray(x) == 0))
+
+    def all_finite(self, x: Array) -> bool:
+        return bool(np.all(np.isfinite(x)))
+
+    def positive(self, x: Scalar) -> bool:
+        return bool(x > 0)

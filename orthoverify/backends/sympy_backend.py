@@ -1,0 +1,146 @@
+"""SymPy backend: exact arithmetic over rationals, algebraic numbers and symbols.
+
+Zero tests are decisions, not guesses: a rational function is zero iff ``cancel`` reduces it
+to 0; an algebraic number is zero iff its minimal polynomial is ``x``; anything else is
+simplified and, when SymPy cannot show it is zero, evaluated at 60 digits to exhibit a
+nonzero witness (see :func:`expr_is_zero`).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import sympy
+
+from orthoverify.backends.base import Array, Scalar, nested_map
+from orthoverify.backends.object_backend import ObjectBackend
+
+_X = sympy.Symbol("_x")
+
+
+def expr_is_zero(e: Any) -> bool:
+    """Decide whether a SymPy expression is identically zero."""
+    e = sympy.sympify(e)
+    if e.is_Rational:
+        return bool(e == 0)
+    if e.free_symbols:
+        reduced = sympy.cancel(sympy.together(sympy.expand(e)))
+        if reduced == 0:
+            return True
+        if reduced.is_rational_function():
+            return False
+        if sympy.simplify(reduced) == 0:
+            return True
+        return not _witness_nonzero(reduced)
+    if e.is_algebraic is not False:
+        try:
+            return bool(sympy.minimal_polynomial(e, _X) == _X)
+        except (NotImplementedError, ValueError, sympy.PolificationFailed):
+            pass
+    if sympy.simplify(e) == 0:
+        return True
+    return abs(sympy.N(e, 60)) == 0
+
+
+def _witness_nonzero(e: Any) -> bool:
+    """True when ``e`` is visibly nonzero at some random rational point (60-digit value)."""
+    rng = random.Random(1234)
+    syms = sorted(e.free_symbols, key=str)
+    for _ in range(5):
+        point = {s: sympy.Rational(rng.randint(-97, 97), rng.randint(1, 13)) for s in syms}
+        try:
+            val = sympy.N(e.subs(point), 60)
+        except (ZeroDivisionError, TypeError):
+            continue
+        if val.is_finite and abs(val) > sympy.Float("1e-40", 60):
+            return True
+    return False
+
+
+class SympyBackend(ObjectBackend):
+    """Exact arithmetic on object arrays of SymPy expressions."""
+
+    family = "sympy"
+    method = "symbolic"
+    name = "sympy"
+    eps = 0.0
+    digits = None
+
+    @property
+    def zero(self) -> Scalar:
+        return sympy.Integer(0)
+
+    @property
+    def one(self) -> Scalar:
+        return sympy.Integer(1)
+
+    def _from_number(self, v: Any) -> Scalar:
+        if isinstance(v, bool):
+            raise TypeError("bool is not a number")
+        if isinstance(v, int):
+            return sympy.Integer(v)
+        if isinstance(v, float):
+            return sympy.Rational(v)  # exact binary value
+        if isinstance(v, str):
+            try:
+                return sympy.Rational(v)
+            except (TypeError, ValueError):
+                return sympy.sympify(v)
+        if hasattr(v, "man_exp"):  # an mpmath mpf: its exact binary value
+            man, exp = v.man_exp
+            return sympy.Integer(int(man)) * sympy.Integer(2) ** int(exp)
+        return sympy.sympify(v)
+
+    def _is_native(self, v: Any) -> bool:
+        return isinstance(v, sympy.Basic)
+
+    def _pivot_key(self, v: Scalar) -> float:
+        if expr_is_zero(v):
+            return 0.0
+        try:
+            return float(abs(sympy.N(v, 30)))
+        except TypeError:  # symbolic: any nonzero entry is an acceptable pivot
+            return 1.0
+
+    def to_strings(self, x: Array) -> Any:
+        return nested_map(lambda v: str(sympy.nsimplify(v) if v.is_Float else v), x)
+
+    def sqrt(self, x: Any) -> Any:
+        return self._map(sympy.sqrt, x)
+
+    def abs(self, x: Any) -> Any:
+        return self._map(sympy.Abs, x)
+
+    def sign(self, x: Scalar) -> Scalar:
+        if expr_is_zero(x):
+            return sympy.Integer(0)
+        return sympy.Integer(1) if self.positive(x) else sympy.Integer(-1)
+
+    def norm(self, x: Array) -> Scalar:
+        return sympy.sqrt(self.sum(x * x))
+
+    def max_abs(self, x: Array) -> Scalar:
+        best = self.zero
+        for v in x.reshape(-1):
+            a = sympy.Abs(v)
+            if sympy.N(a - best, 40) > 0:
+                best = a
+        return best
+
+    def is_zero(self, x: Any) -> bool:
+        if hasattr(x, "reshape") and not isinstance(x, sympy.Basic):
+            return all(expr_is_zero(v) for v in x.reshape(-1))
+        return expr_is_zero(x)
+
+    def all_finite(self, x: Array) -> bool:
+        bad = (sympy.nan, sympy.zoo, sympy.oo, -sympy.oo)
+        return not any(v in bad or v.has(*bad) for v in x.reshape(-1))
+
+    def positive(self, x: Scalar) -> bool:
+        pos = sympy.sympify(x).is_positive
+        if pos is not None:
+            return bool(pos)
+        if expr_is_zero(x):
+            return False
+        return bool(sympy.N(x, 60) > 0)

@@ -1,0 +1,135 @@
+"""PyTorch backends: float32 and float64 on cpu or cuda (the same code on either device)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+from orthoverify.backends.base import Array, Backend, Scalar, exact_decimal, nested_map, reject_dtype
+from orthoverify.backends.numpy_backend import _numeric_numpy
+from orthoverify.errors import BackendError
+
+_DTYPES = {"float32": torch.float32, "float64": torch.float64}
+
+
+def cuda_available() -> bool:
+    """True when torch can run on a CUDA device here."""
+    return bool(torch.cuda.is_available())
+
+
+class TorchBackend(Backend):
+    """IEEE float32 or float64 arithmetic through PyTorch, differentiable by autograd."""
+
+    family = "torch"
+    method = "float"
+
+    def __init__(self, dtype: str = "float64", device: str = "cpu") -> None:
+        if dtype not in _DTYPES:
+            raise ValueError(f"unsupported torch dtype {dtype}")
+        if device.startswith("cuda") and not cuda_available():
+            raise BackendError(
+                "CUDA was requested but torch.cuda.is_available() is False on this machine; "
+                "use --device cpu"
+            )
+        if not (device == "cpu" or device.startswith("cuda")):
+            raise BackendError(f"unknown device {device!r}: use 'cpu' or 'cuda'")
+        self.dtype = _DTYPES[dtype]
+        self.device = torch.device(device)
+        self.name = f"torch-{dtype}"
+        self.eps = float(torch.finfo(self.dtype).eps) / 2
+        self.digits = 6 if dtype == "float32" else 15
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}-{self.device.type}"
+
+    def asarray(self, x: Any, *, name: str = "array") -> Array:
+        if isinstance(x, torch.Tensor):
+            if x.is_complex() or x.dtype in (torch.bool, torch.float16, torch.bfloat16):
+                raise reject_dtype(str(x.dtype).replace("torch.", ""), name, self.label)
+            return x.to(dtype=self.dtype, device=self.device)
+        arr = _numeric_numpy(x, name, self.label)
+        return torch.as_tensor(arr.astype(np.float64), dtype=self.dtype, device=self.device)
+
+    def zeros(self, shape: int | tuple[int, ...]) -> Array:
+        return torch.zeros(shape, dtype=self.dtype, device=self.device)
+
+    def eye(self, n: int) -> Array:
+        return torch.eye(n, dtype=self.dtype, device=self.device)
+
+    def scalar(self, v: Any) -> Scalar:
+        return torch.tensor(float(v), dtype=self.dtype, device=self.device)
+
+    def to_numpy(self, x: Array) -> np.ndarray:
+        if isinstance(x, torch.Tensor):
+            return x.detach().to("cpu", torch.float64).numpy()
+        return np.asarray(x, dtype=np.float64)
+
+    def to_strings(self, x: Array) -> Any:
+        return nested_map(lambda v: exact_decimal(float(v)), self.to_numpy(x))
+
+    def sqrt(self, x: Any) -> Any:
+        return torch.sqrt(x)
+
+    def abs(self, x: Any) -> Any:
+        return torch.abs(x)
+
+    def sign(self, x: Scalar) -> Scalar:
+        return torch.sign(x)
+
+    def max_abs(self, x: Array) -> Scalar:
+        if x.numel() == 0:
+            return self.scalar(0)
+        return torch.max(torch.abs(x))
+
+    def sum(self, x: Array) -> Scalar:
+        return torch.sum(x)
+
+    def norm(self, x: Array) -> Scalar:
+        # torch.linalg.vector_norm scales internally and has a well-defined gradient at the
+        # maximum entry, unlike the generic max-abs scaling.
+        return torch.linalg.vector_norm(x)
+
+    def transpose(self, x: Array) -> Array:
+        return x.transpose(0, 1)
+
+    def triu(self, x: Array, k: int = 0) -> Array:
+        return torch.triu(x, k)
+
+    def tril(self, x: Array, k: int = 0) -> Array:
+        return torch.tril(x, k)
+
+    def diagonal(self, x: Array) -> Array:
+        return torch.diagonal(x)
+
+    def diag(self, v: Array) -> Array:
+        return torch.diag(v)
+
+    def concat(self, xs: Sequence[Array], axis: int = 0) -> Array:
+        return torch.cat(list(xs), dim=axis)
+
+    def stack(self, xs: Sequence[Array], axis: int = 0) -> Array:
+        return torch.stack(list(xs), dim=axis)
+
+    def solve(self, a: Array, b: Array) -> Array:
+        return torch.linalg.solve(a, b)
+
+    def solve_triangular(self, t: Array, b: Array, *, upper: bool) -> Array:
+        if t.shape[0] == 0:
+            return b
+        vec = b.ndim == 1
+        rhs = b.reshape(-1, 1) if vec else b
+        out = torch.linalg.solve_triangular(t, rhs, upper=upper)
+        return out.reshape(-1) if vec else out
+
+    def is_zero(self, x: Any) -> bool:
+        return bool(torch.all(torch.as_tensor(x) == 0))
+
+    def all_finite(self, x: Array) -> bool:
+        return bool(torch.all(torch.isfinite(x)))
+
+    def positive(self, x: Scalar) -> bool:
+        return bool(x > 0)

@@ -1,0 +1,429 @@
+"""Reusable check kinds: each turns one claim's maths into evidence on one backend.
+
+* :class:`PropertyCheck`: a quantity (a test ratio) over generated, structured or
+  exhaustively enumerated cases.
+* :class:`SearchCheck`: the same quantity, with Hypothesis hunting for the case that
+  maximises it (``hypothesis.target``).
+* :class:`SymbolicCheck`: expressions with free symbols that must vanish identically.
+* :class:`FunctionCheck`: a bespoke procedure (counts, timings, shape audits).
+
+A failure found in floating point is recomputed at high precision on the very same inputs
+before it becomes a counterexample. How depends on what the claim is about (``confirm``):
+
+* ``"value"`` (claims of exact mathematics): the discrepancy is recomputed at 50 and at 100
+  digits; it is confirmed when it has converged (the two agree to 1%) and still exceeds the
+  threshold, so it is a property of the mathematics, not of rounding. A failure that shrinks
+  with the precision is a rounding effect (say, of an unstable formula), never a
+  counterexample to an exact statement.
+* ``"ratio"`` (claims about an algorithm's floating-point behaviour): the test ratio itself,
+  in 50-digit arithmetic, must still exceed the threshold.
+
+A failure that does not survive is reported as a failed, unconfirmed check (the claim is then
+inconclusive).
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from orthoverify.backends import Backend, get_backend
+from orthoverify.backends.base import Method
+from orthoverify.engine.model import Counterexample, Evidence
+from orthoverify.engine.profiles import Profile
+from orthoverify.engine.ratios import THRESHOLD, Measure, as_measure
+
+Case = Mapping[str, Any]
+Quantity = Callable[[Backend, Case], "Measure | float"]
+Confirm = Literal["value", "ratio"]
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """Everything a check may read while it runs."""
+
+    claim: str
+    check: str
+    backend: Backend
+    profile: Profile
+    seed: int
+    device: str = "cpu"
+
+    def rng(self, *salt: int | str) -> np.random.Generator:
+        """A fresh generator for this check; the same seed gives the same cases on every backend."""
+        extra = [zlib.crc32(str(s).encode()) for s in salt]
+        return np.random.default_rng([self.seed, *extra])
+
+
+def derive_seed(seed: int, claim: str, check: str) -> int:
+    """The seed of one check, stable across runs, processes and backends."""
+    return int(np.random.SeedSequence([seed, zlib.crc32(claim.encode()), zlib.crc32(check.encode())]).generate_state(1)[0])
+
+
+def case_strings(b: Backend, case: Case) -> dict[str, Any]:
+    """A case as decimal strings, exactly as the backend saw it (after its rounding)."""
+    out: dict[str, Any] = {}
+    for key, v in case.items():
+        if isinstance(v, (bool, np.bool_)):
+            out[key] = str(bool(v))
+        elif isinstance(v, (int, np.integer)):
+            out[key] = str(int(v))
+        elif isinstance(v, str):
+            out[key] = v
+        else:
+            out[key] = b.to_strings(b.asarray(v, name=key))
+    return out
+
+
+def confirm_backend(b: Backend, digits: int = 50) -> Backend:
+    """The arithmetic that confirms a failure seen on ``b``: mpmath at ``digits``, or at
+    twice b's digits when b already is high precision."""
+    if b.method == "high-precision" and b.digits is not None and b.digits >= digits:
+        return get_backend(f"mpmath-{2 * b.digits}")
+    return get_backend("mpmath" if digits == 50 else f"mpmath-{digits}")
+
+
+def _fails(ratio: float, threshold: float) -> bool:
+    return not (ratio <= threshold)  # NaN fails
+
+
+class Check(ABC):
+    """One way of producing evidence about a claim."""
+
+    name: str
+    quantity_name: str
+    threshold: float | None
+    confirm: Confirm = "value"
+
+    @abstractmethod
+    def backend_names(self) -> tuple[str, ...]:
+        """Backends this check runs on (before the user's --backend selection)."""
+
+    @abstractmethod
+    def run(self, ctx: RunContext) -> Evidence:
+        """Run on ``ctx.backend`` and return the evidence (seconds are filled in by the engine)."""
+
+    def method_on(self, b: Backend) -> Method:
+        """The evidence method this check produces on backend ``b``."""
+        return b.method
+
+    def replay(self, inputs: Mapping[str, Any], b: Backend) -> Measure:
+        """Recompute the breaking quantity of a recorded counterexample on backend ``b``."""
+        raise NotImplementedError(f"check {self.name} cannot replay counterexamples")
+
+    def _evidence(self, ctx: RunContext, **kw: Any) -> Evidence:
+        return Evidence(
+            claim=ctx.claim,
+            check=self.name,
+            method=self.method_on(ctx.backend),
+            backend=ctx.backend.label,
+            threshold=self.threshold,
+            **kw,
+        )
+
+    def _finish(
+        self,
+        ctx: RunContext,
+        *,
+        cases: int,
+        worst: float,
+        failure: tuple[Case, Measure] | None,
+        notes: str = "",
+        data: dict[str, Any] | None = None,
+    ) -> Evidence:
+        """Evidence from a scan of cases, confirming the first failure at high precision."""
+        ev = self._evidence(ctx, cases=cases, worst_ratio=worst, passed=failure is None, notes=notes, data=data or {})
+        if failure is not None:
+            case, measure = failure
+            ev.counterexample, note = self._confirm(ctx.backend, case, measure)
+            ev.notes = (ev.notes + " " + note).strip()
+        return ev
+
+    def _confirm(self, b: Backend, case: Case, measure: Measure) -> tuple[Counterexample | None, str]:
+        thr = self.threshold if self.threshold is not None else THRESHOLD
+        inputs = case_strings(b, case)
+        if b.exact:
+            cx = Counterexample(inputs, self.quantity_name, measure.display, "exact", self.name, thr)
+            return cx, f"exact counterexample: {self.quantity_name} = {measure.display}"
+        hp = confirm_backend(b)
+        m_hp = as_measure(self.replay(inputs, hp))
+        if self.confirm == "ratio":
+            confirmed = _fails(m_hp.ratio, thr)
+            how = f"its ratio in {hp.digits}-digit arithmetic is {m_hp.display}"
+        else:
+            hp2 = get_backend(f"mpmath-{2 * (hp.digits or 50)}")
+            m_hp2 = as_measure(self.replay(inputs, hp2))
+            e1, e2 = m_hp.error, m_hp2.error
+            converged = e1 is not None and e2 is not None and (
+                (math.isinf(e1) and math.isinf(e2)) or (e2 > 0 and abs(e1 - e2) <= 0.01 * e2)
+            )
+            confirmed = converged and _fails(m_hp.ratio, thr)
+            how = (
+                f"discrepancy {e1:.3g} at {hp.digits} digits, {e2:.3g} at {hp2.digits} digits"
+                if e1 is not None and e2 is not None
+                else f"ratio {m_hp.display} at {hp.digits} digits"
+            )
+        if confirmed:
+            f64 = measure.display
+            if b.name != "numpy-float64":
+                f64 = as_measure(self.replay(inputs, get_backend("numpy-float64"))).display
+            cx = Counterexample(inputs, self.quantity_name, m_hp.display, hp.digits or 0, self.name, thr, f64)
+            return cx, f"failure on {b.label} ({measure.display}) confirmed: {how}"
+        return None, (
+            f"failure on {b.label} ({self.quantity_name} = {measure.display} > {thr}) is NOT confirmed at "
+            f"high precision ({how}): a rounding effect of this arithmetic, not a counterexample"
+        )
+
+
+@dataclass(frozen=True)
+class PropertyCheck(Check):
+    """A test ratio that must stay at or below ``threshold`` on every generated case."""
+
+    name: str
+    quantity: Quantity
+    cases: Callable[[RunContext], Iterable[Case]]
+    backends: tuple[str, ...]
+    quantity_name: str
+    threshold: float | None = THRESHOLD
+    method: Method | None = None
+    confirm: Confirm = "value"
+
+    def backend_names(self) -> tuple[str, ...]:
+        return self.backends
+
+    def method_on(self, b: Backend) -> Method:
+        return self.method or b.method
+
+    def run(self, ctx: RunContext) -> Evidence:
+        thr = self.threshold if self.threshold is not None else THRESHOLD
+        worst = 0.0
+        count = 0
+        failure: tuple[Case, Measure] | None = None
+        for case in self.cases(ctx):
+            m = as_measure(self.quantity(ctx.backend, case))
+            count += 1
+            worst = m.ratio if _fails(m.ratio, worst) else worst
+            if failure is None and _fails(m.ratio, thr):
+                failure = (case, m)
+        return self._finish(ctx, cases=count, worst=worst, failure=failure)
+
+    def replay(self, inputs: Mapping[str, Any], b: Backend) -> Measure:
+        return as_measure(self.quantity(b, inputs))
+
+
+class _Found(Exception):
+    """Raised inside a Hypothesis probe when a case exceeds the threshold."""
+
+
+@dataclass(frozen=True)
+class SearchCheck(Check):
+    """Hypothesis hunts for a case whose ratio exceeds ``threshold``, steering by ``target``."""
+
+    name: str
+    quantity: Quantity
+    strategy: Callable[[RunContext], Any]
+    backends: tuple[str, ...]
+    quantity_name: str
+    threshold: float | None = THRESHOLD
+    confirm: Confirm = "value"
+
+    def backend_names(self) -> tuple[str, ...]:
+        return self.backends
+
+    def method_on(self, b: Backend) -> Method:
+        return "search"
+
+    def run(self, ctx: RunContext) -> Evidence:
+        from hypothesis import HealthCheck, Phase, Verbosity, given, settings, target
+        from hypothesis import seed as hseed
+
+        thr = self.threshold if self.threshold is not None else THRESHOLD
+        state: dict[str, Any] = {"count": 0, "worst": 0.0, "failure": None}
+        b = ctx.backend
+
+        @settings(
+            max_examples=ctx.profile.search_examples,
+            database=None,
+            deadline=None,
+            derandomize=False,
+            suppress_health_check=list(HealthCheck),
+            phases=(Phase.generate, Phase.target, Phase.shrink),
+            report_multiple_bugs=False,
+            print_blob=False,
+            verbosity=Verbosity.quiet,
+        )
+        @hseed(ctx.seed)
+        @given(self.strategy(ctx))
+        def probe(case: Case) -> None:
+            m = as_measure(self.quantity(b, case))
+            state["count"] += 1
+            if _fails(m.ratio, state["worst"]):
+                state["worst"] = m.ratio
+            if math.isfinite(m.ratio):
+                target(m.ratio, label=self.quantity_name)
+            if _fails(m.ratio, thr):
+                state["failure"] = (dict(case), m)
+                raise _Found
+
+        try:
+            probe()
+        except _Found:
+            pass  # Hypothesis re-ran the shrunk case last: state["failure"] holds it
+        return self._finish(
+            ctx,
+            cases=state["count"],
+            worst=state["worst"],
+            failure=state["failure"],
+            notes=f"Hypothesis search, {state['count']} examples, seed {ctx.seed}",
+        )
+
+    def replay(self, inputs: Mapping[str, Any], b: Backend) -> Measure:
+        return as_measure(self.quantity(b, inputs))
+
+
+Identity = tuple[str, Any]
+"""A label and an expression (or object array of expressions) that must vanish identically."""
+
+
+@dataclass(frozen=True)
+class SymbolicCheck(Check):
+    """Expressions in free symbols that SymPy must reduce to zero."""
+
+    name: str
+    build: Callable[[RunContext], Iterable[Identity]]
+    quantity_name: str = "exact difference"
+    threshold: float | None = None
+
+    def backend_names(self) -> tuple[str, ...]:
+        return ("sympy",)
+
+    def method_on(self, b: Backend) -> Method:
+        return "symbolic"
+
+    def run(self, ctx: RunContext) -> Evidence:
+        from orthoverify.backends.sympy_backend import expr_is_zero
+
+        count = 0
+        labels: list[str] = []
+        for label, expr in self.build(ctx):
+            count += 1
+            labels.append(label)
+            items = list(np.asarray(expr, dtype=object).reshape(-1))
+            bad = next((e for e in items if not expr_is_zero(e)), None)
+            if bad is not None:
+                inputs, value = _witness(bad)
+                inputs["identity"] = label
+                cx = Counterexample(inputs, f"{label}: {self.quantity_name}", value, "exact", self.name)
+                return self._evidence(
+                    ctx,
+                    cases=count,
+                    passed=False,
+                    counterexample=cx,
+                    notes=f"not identically zero: {label}",
+                )
+        return self._evidence(ctx, cases=count, passed=True, notes="; ".join(labels))
+
+    def replay(self, inputs: Mapping[str, Any], b: Backend) -> Measure:
+        import sympy
+
+        label = inputs.get("identity")
+        ctx = RunContext(claim="replay", check=self.name, backend=get_backend("sympy"),
+                         profile=_replay_profile(), seed=0)
+        for lab, expr in self.build(ctx):
+            if lab != label:
+                continue
+            point = {sympy.Symbol(k): sympy.Rational(v) for k, v in inputs.items() if k != "identity"}
+            vals = [sympy.sympify(e).subs(point) for e in np.asarray(expr, dtype=object).reshape(-1)]
+            nz = [v for v in vals if v != 0]
+            if not nz:
+                return Measure(0.0, "0")
+            v = nz[0]
+            return Measure(math.inf, str(v) if b.exact else str(sympy.N(v, b.digits or 50)))
+        raise KeyError(f"identity {label!r} not found in check {self.name}")
+
+
+def _replay_profile() -> Profile:
+    from orthoverify.engine.profiles import get_profile
+
+    return get_profile("quick")
+
+
+def _witness(expr: Any) -> tuple[dict[str, Any], str]:
+    """A rational point where ``expr`` is nonzero, and its exact value there."""
+    import random
+
+    import sympy
+
+    syms = sorted(sympy.sympify(expr).free_symbols, key=str)
+    rng = random.Random(7)
+    for _ in range(50):
+        point = {s: sympy.Rational(rng.randint(-9, 9), rng.randint(1, 5)) for s in syms}
+        try:
+            val = sympy.nsimplify(sympy.sympify(expr).subs(point))
+        except ZeroDivisionError:
+            continue
+        if val.is_finite and val != 0:
+            return {str(s): str(v) for s, v in point.items()}, str(val)
+    return {}, str(expr)
+
+
+@dataclass
+class Outcome:
+    """What a bespoke check found: a verdict for its cases, and possibly a failing case."""
+
+    passed: bool
+    cases: int
+    worst_ratio: float | None = None
+    failure: tuple[Case, Measure] | None = None
+    notes: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FunctionCheck(Check):
+    """A bespoke procedure; a failing case it returns is confirmed through ``replay_fn``
+    (exactly when the procedure is exact, else at high precision)."""
+
+    name: str
+    fn: Callable[[RunContext], Outcome]
+    backends: tuple[str, ...]
+    method: Method
+    quantity_name: str
+    threshold: float | None = THRESHOLD
+    replay_fn: Callable[[Mapping[str, Any], Backend], Measure] | None = None
+    confirm: Confirm = "value"
+
+    def backend_names(self) -> tuple[str, ...]:
+        return self.backends
+
+    def method_on(self, b: Backend) -> Method:
+        return self.method
+
+    def run(self, ctx: RunContext) -> Evidence:
+        out = self.fn(ctx)
+        if out.failure is None:
+            return self._evidence(
+                ctx, cases=out.cases, worst_ratio=out.worst_ratio, passed=out.passed, notes=out.notes, data=out.data
+            )
+        return self._finish(ctx, cases=out.cases, worst=out.worst_ratio or math.inf, failure=out.failure,
+                            notes=out.notes, data=out.data)
+
+    def replay(self, inputs: Mapping[str, Any], b: Backend) -> Measure:
+        if self.replay_fn is None:
+            raise NotImplementedError(f"check {self.name} cannot replay counterexamples")
+        return self.replay_fn(inputs, b)
+
+
+def select_backends(check: Check, selected: Sequence[str] | None) -> list[str]:
+    """The check's backends, restricted to the user's selection when one was given."""
+    names = list(check.backend_names())
+    if selected is None:
+        return names
+    chosen = set(selected)
+    return [n for n in names if n in chosen or (n.startswith("mpmath") and "mpmath" in chosen)]

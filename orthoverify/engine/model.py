@@ -1,0 +1,176 @@
+"""The data of a verification: claims, evidence, counterexamples and verdicts."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from orthoverify.backends.base import Method
+from orthoverify.errors import RegistryError
+
+if TYPE_CHECKING:
+    from orthoverify.engine.checks import Check
+
+Kind = Literal["identity", "coverage", "gradient", "bound", "count", "existence", "complexity"]
+Verdict = Literal["verified", "refuted", "inconclusive", "error"]
+
+KINDS: tuple[str, ...] = ("identity", "coverage", "gradient", "bound", "count", "existence", "complexity")
+VERDICTS: tuple[str, ...] = ("verified", "refuted", "inconclusive", "error")
+METHODS: tuple[str, ...] = ("symbolic", "high-precision", "float", "exhaustive", "search", "measured")
+
+_ID = re.compile(r"^[a-z][a-z0-9]*(\.[a-z0-9_]+)+$")
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """Inputs that break a claim, with the breaking quantity's value at high precision.
+
+    ``inputs`` maps each input name to nested lists of decimal strings (exact rationals
+    ``p/q`` for exact evidence) that reproduce the case exactly; ``check`` names the check
+    whose quantity replays it.
+    """
+
+    inputs: dict[str, Any]
+    quantity: str
+    value: str
+    precision_digits: int | Literal["exact"]
+    check: str
+    threshold: float | None = None
+    float64_value: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "inputs": self.inputs,
+            "quantity": self.quantity,
+            "value": self.value,
+            "precision_digits": self.precision_digits,
+            "check": self.check,
+        }
+        if self.threshold is not None:
+            out["threshold"] = self.threshold
+        if self.float64_value is not None:
+            out["float64_value"] = self.float64_value
+        return out
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Counterexample:
+        return cls(
+            inputs=d["inputs"],
+            quantity=d["quantity"],
+            value=d["value"],
+            precision_digits=d["precision_digits"],
+            check=d["check"],
+            threshold=d.get("threshold"),
+            float64_value=d.get("float64_value"),
+        )
+
+
+@dataclass
+class Evidence:
+    """What one check produced on one backend."""
+
+    claim: str
+    check: str
+    method: Method
+    backend: str
+    cases: int = 0
+    worst_ratio: float | None = None
+    threshold: float | None = None
+    seconds: float = 0.0
+    passed: bool = False
+    counterexample: Counterexample | None = None
+    notes: str = ""
+    error: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "check": self.check,
+            "method": self.method,
+            "backend": self.backend,
+            "cases": self.cases,
+            "worst_ratio": json_float(self.worst_ratio),
+            "threshold": self.threshold,
+            "seconds": round(self.seconds, 4),
+            "passed": self.passed,
+            "notes": self.notes,
+            "error": self.error,
+            "data": self.data,
+        }
+
+
+def json_float(x: float | None) -> float | str | None:
+    """JSON has no Infinity or NaN: those are written as strings."""
+    if x is None:
+        return None
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if math.isnan(x):
+        return "nan"
+    return float(f"{x:.6g}")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A statement from a paper and the checks that produce evidence about it."""
+
+    id: str
+    paper: str
+    where: str
+    statement: str
+    kind: Kind
+    checks: tuple[Check, ...]
+    notes: str = ""
+    corrects: str | None = None
+
+    def __post_init__(self) -> None:
+        if not _ID.match(self.id):
+            raise RegistryError(f"claim id {self.id!r} is not of the form paper.name[.corrected]")
+        if not self.id.startswith(self.paper + "."):
+            raise RegistryError(f"claim id {self.id!r} does not start with its paper key {self.paper!r}")
+        if self.kind not in KINDS:
+            raise RegistryError(f"claim {self.id}: unknown kind {self.kind!r}")
+        if self.id.endswith(".corrected") != (self.corrects is not None):
+            raise RegistryError(f"claim {self.id}: '.corrected' ids and 'corrects' go together")
+        if self.corrects is not None and self.id != self.corrects + ".corrected":
+            raise RegistryError(f"claim {self.id} must be named {self.corrects}.corrected")
+        names = [c.name for c in self.checks]
+        if len(set(names)) != len(names):
+            raise RegistryError(f"claim {self.id}: check names are not unique: {names}")
+        if not self.checks:
+            raise RegistryError(f"claim {self.id} has no checks")
+
+    def check(self, name: str) -> Check:
+        for c in self.checks:
+            if c.name == name:
+                return c
+        raise RegistryError(f"claim {self.id} has no check named {name!r}")
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "paper": self.paper,
+            "where": self.where,
+            "kind": self.kind,
+            "statement": self.statement,
+            "corrects": self.corrects,
+            "checks": [c.name for c in self.checks],
+        }
+
+
+def decide(evidence: list[Evidence]) -> Verdict:
+    """The verdict a list of evidence earns (DESIGN.md: claims, evidence, verdicts).
+
+    error: a check crashed; refuted: a counterexample confirmed at high precision or exactly;
+    verified: every check ran and passed; inconclusive: otherwise (a failure that did not
+    survive confirmation, or nothing ran).
+    """
+    if any(e.error is not None for e in evidence):
+        return "error"
+    if any(e.counterexample is not None for e in evidence):
+        return "refuted"
+    if evidence and all(e.passed for e in evidence):
+        return "verified"
+    return "inconclusive"

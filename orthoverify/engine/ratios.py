@@ -1,0 +1,106 @@
+"""LAPACK-style test ratios: every float comparison reduced to one number on one scale.
+
+A ratio divides an error by what rounding alone could explain: ``dim * eps * scale``, with
+eps the unit roundoff of the arithmetic. A correct, stable computation gives ratios of order
+1; a check passes when the ratio is at most its threshold (30, as in LAPACK's tests, unless a
+claim's notes justify another). Exact arithmetic has no rounding: its ratio is 0 when the
+difference is exactly zero and infinity otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from orthoverify.backends import Array, Backend
+
+THRESHOLD = 30.0
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A test ratio; ``error`` is the unscaled discrepancy (relative to the reference's
+    size) that the ratio divides by ``dim * eps``, and ``value`` an optional display of the
+    quantity that breaks a claim (for counterexamples)."""
+
+    ratio: float
+    value: str | None = None
+    note: str = ""
+    error: float | None = None
+
+    @property
+    def display(self) -> str:
+        return self.value if self.value is not None else f"{self.ratio:.6g}"
+
+
+def as_measure(x: Measure | float) -> Measure:
+    """Accept a bare float ratio where a Measure is expected."""
+    return x if isinstance(x, Measure) else Measure(float(x))
+
+
+def _exact_gap(b: Backend, diff: Array) -> Measure:
+    if b.is_zero(diff):
+        return Measure(0.0, "0", error=0.0)
+    flat = list(diff.reshape(-1)) if hasattr(diff, "reshape") else [diff]
+    for v in flat:
+        if not b.is_zero(v):
+            try:
+                err = abs(float(v))
+            except TypeError:
+                err = math.inf
+            return Measure(math.inf, str(v), "a nonzero entry of the exact difference", err)
+    return Measure(math.inf, "nonzero", error=math.inf)
+
+
+def residual(b: Backend, r: Array, dim: int, scale: float = 1.0) -> Measure:
+    """``||r||_F / (dim * eps * scale)`` for a residual that is zero in exact arithmetic."""
+    if b.exact:
+        return _exact_gap(b, r)
+    num = b.to_float(b.norm(r))
+    sc = scale if scale > 0 else 1.0
+    den = max(dim, 1) * b.eps * sc
+    return Measure(num / den if math.isfinite(num) else math.inf, error=num / sc)
+
+
+def agreement(b: Backend, x: Array, ref: Array, dim: int) -> Measure:
+    """``||x - ref||_F / (dim * eps * ||ref||_F)``: two formulations of the same quantity.
+
+    When ``ref`` is exactly zero the error is measured absolutely.
+    """
+    if tuple(x.shape) != tuple(ref.shape):
+        return Measure(math.inf, f"shape {tuple(x.shape)} != {tuple(ref.shape)}")
+    if b.exact:
+        return _exact_gap(b, x - ref)
+    scale = b.to_float(b.norm(ref))
+    return residual(b, x - ref, dim, scale if scale > 0 else 1.0)
+
+
+def scaled(error: float, dim: int, eps: float) -> Measure:
+    """A measure from a relative error already computed: ratio ``error / (dim * eps)``."""
+    if eps == 0.0:
+        return Measure(0.0 if error == 0 else math.inf, error=error)
+    return Measure(error / (max(dim, 1) * eps) if math.isfinite(error) else math.inf, error=error)
+
+
+def worst(*measures: Measure) -> Measure:
+    """The measure with the largest ratio (NaN counts as largest)."""
+    def key(m: Measure) -> float:
+        return math.inf if math.isnan(m.ratio) else m.ratio
+
+    return max(measures, key=key)
+
+
+def float_agreement(x: Any, ref: Any, dim: int, eps: float) -> Measure:
+    """Agreement of two float64 NumPy arrays at a stated unit roundoff ``eps`` (for comparing a
+    backend's result against a reference computed elsewhere, e.g. at 50 digits)."""
+    import numpy as np
+
+    xa = np.asarray(x, dtype=np.float64)
+    ra = np.asarray(ref, dtype=np.float64)
+    if xa.shape != ra.shape:
+        return Measure(math.inf, f"shape {xa.shape} != {ra.shape}")
+    num = float(np.linalg.norm(xa - ra))
+    scale = float(np.linalg.norm(ra))
+    sc = scale if scale > 0 else 1.0
+    return Measure(num / (max(dim, 1) * eps * sc) if math.isfinite(num) else math.inf, error=num / sc)

@@ -1,0 +1,85 @@
+"""The claim registry: claims collected from modules, selected by id or glob.
+
+A claims module exposes ``CLAIMS``, a list of :class:`~orthoverify.engine.model.Claim`. A
+registry is named by the modules it imports, so that worker processes can rebuild exactly
+the same registry from that tuple of names.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib
+from collections.abc import Iterable, Sequence
+
+from orthoverify.engine.model import Claim
+from orthoverify.errors import RegistryError
+
+DEFAULT_MODULES: tuple[str, ...] = ("orthoverify.claims.householder",)
+"""The claim families registered in orthoverify, one module per paper key."""
+
+
+class Registry:
+    """Claims by id, in registration order."""
+
+    def __init__(self, modules: Sequence[str] = DEFAULT_MODULES) -> None:
+        self.modules = tuple(modules)
+        self._claims: dict[str, Claim] = {}
+        for name in self.modules:
+            module = importlib.import_module(name)
+            claims = getattr(module, "CLAIMS", None)
+            if claims is None:
+                raise RegistryError(f"claims module {name} has no CLAIMS list")
+            for claim in claims:
+                self.add(claim)
+        for claim in self._claims.values():
+            if claim.corrects is not None and claim.corrects not in self._claims:
+                raise RegistryError(f"{claim.id} corrects {claim.corrects}, which is not registered")
+
+    def add(self, claim: Claim) -> None:
+        if claim.id in self._claims:
+            raise RegistryError(f"claim id {claim.id} is registered twice")
+        self._claims[claim.id] = claim
+
+    def __getitem__(self, claim_id: str) -> Claim:
+        try:
+            return self._claims[claim_id]
+        except KeyError:
+            raise RegistryError(f"no claim with id {claim_id!r}") from None
+
+    def __contains__(self, claim_id: object) -> bool:
+        return claim_id in self._claims
+
+    def __iter__(self) -> Iterable[Claim]:  # type: ignore[override]
+        return iter(self._claims.values())
+
+    def __len__(self) -> int:
+        return len(self._claims)
+
+    def ids(self) -> list[str]:
+        return list(self._claims)
+
+    def select(self, patterns: Sequence[str] | None) -> list[Claim]:
+        """Claims whose id matches any pattern (an exact id or a shell glob), in registry order.
+
+        Every pattern must match at least one claim: a typo is an error, not an empty run.
+        """
+        if not patterns:
+            return list(self._claims.values())
+        chosen: set[str] = set()
+        for pat in patterns:
+            hits = [cid for cid in self._claims if cid == pat or fnmatch.fnmatchcase(cid, pat)]
+            if not hits:
+                raise RegistryError(f"no claim matches {pat!r} (see `orthoverify list`)")
+            chosen.update(hits)
+        return [c for cid, c in self._claims.items() if cid in chosen]
+
+
+_CACHE: dict[tuple[str, ...], Registry] = {}
+
+
+def get_registry(modules: Sequence[str] = DEFAULT_MODULES) -> Registry:
+    """The registry for ``modules``, built once per process."""
+    key = tuple(modules)
+    if key not in _CACHE:
+        _CACHE[key] = Registry(key)
+    return _CACHE[key]

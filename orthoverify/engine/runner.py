@@ -1,0 +1,278 @@
+"""Running checks: tasks, workers, and the result of a run.
+
+A run is a list of tasks (claim, check, backend); tasks go to any
+:class:`concurrent.futures.Executor` (a local process pool by default, an in-process serial
+executor for ``workers=1``), so another executor (a cluster's) can be plugged in. Results are
+ordered by registry order, never by completion order, so a seed gives the same result.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from orthoverify.backends import get_backend
+from orthoverify.engine.checks import RunContext, derive_seed, select_backends
+from orthoverify.engine.model import Claim, Counterexample, Evidence, Verdict, decide
+from orthoverify.engine.profiles import get_profile
+from orthoverify.engine.registry import DEFAULT_MODULES, get_registry
+
+
+@dataclass(frozen=True)
+class Task:
+    """One check of one claim on one backend: the unit of parallel work (picklable)."""
+
+    claim: str
+    check: str
+    backend: str
+    device: str
+    profile: str
+    seed: int
+    modules: tuple[str, ...]
+
+
+def execute(task: Task) -> Evidence:
+    """Run one task (in whatever process the executor chose); never raises."""
+    start = time.perf_counter()
+    try:
+        claim = get_registry(task.modules)[task.claim]
+        check = claim.check(task.check)
+        backend = get_backend(task.backend, task.device)
+        ctx = RunContext(
+            claim=task.claim,
+            check=task.check,
+            backend=backend,
+            profile=get_profile(task.profile),
+            seed=derive_seed(task.seed, task.claim, task.check),
+            device=task.device,
+        )
+        ev = check.run(ctx)
+    except Exception as exc:  # a crash is a bug, recorded as an error verdict
+        ev = Evidence(
+            claim=task.claim,
+            check=task.check,
+            method="float",
+            backend=task.backend,
+            passed=False,
+            error=f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}",
+        )
+    ev.seconds = time.perf_counter() - start
+    return ev
+
+
+class SerialExecutor(Executor):
+    """Runs each task in this process when submitted (``--workers 1``)."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        fut: Future[Any] = Future()
+        try:
+            fut.set_result(fn(*args, **kwargs))
+        except BaseException as exc:  # pragma: no cover - execute() never raises
+            fut.set_exception(exc)
+        return fut
+
+
+def _init_worker() -> None:
+    """One thread per worker: the pool is the parallelism, and BLAS threads would fight it."""
+    import torch
+
+    torch.set_num_threads(1)
+
+
+def local_executor(workers: int) -> Executor:
+    """A process pool of ``workers`` processes, or the serial executor for one worker."""
+    if workers <= 1:
+        return SerialExecutor()
+    import multiprocessing
+
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+    return ProcessPoolExecutor(
+        max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker
+    )
+
+
+@dataclass
+class ClaimResult:
+    """A claim, its evidence and the verdict the evidence earned."""
+
+    claim: Claim
+    evidence: list[Evidence]
+    verdict: Verdict
+
+    @property
+    def counterexample(self) -> Counterexample | None:
+        for e in self.evidence:
+            if e.counterexample is not None:
+                return e.counterexample
+        return None
+
+    @property
+    def methods(self) -> list[str]:
+        seen: list[str] = []
+        for e in self.evidence:
+            if e.method not in seen:
+                seen.append(e.method)
+        return seen
+
+    @property
+    def worst_ratio(self) -> tuple[float, float] | None:
+        """(worst ratio, its threshold) over evidence that has ratios, by ratio / threshold."""
+        best: tuple[float, float] | None = None
+        for e in self.evidence:
+            if e.worst_ratio is None or not e.threshold:
+                continue
+            if best is None or not (e.worst_ratio / e.threshold <= best[0] / best[1]):
+                best = (e.worst_ratio, e.threshold)
+        return best
+
+    def notes(self) -> str:
+        parts = [self.claim.notes] if self.claim.notes else []
+        if not self.evidence:
+            parts.append("no check ran on the selected backends")
+        for e in self.evidence:
+            if not e.passed and e.error is None and e.notes:
+                parts.append(f"[{e.check} on {e.backend}] {e.notes}")
+        return " ".join(parts)
+
+
+@dataclass
+class RunResult:
+    """Everything a run produced, ready for JSON."""
+
+    profile: str
+    seed: int
+    device: str
+    workers: int
+    backends: list[str] | None
+    claims: list[ClaimResult]
+    started: str
+    seconds: float
+    environment: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def errored(self) -> bool:
+        return any(c.verdict == "error" for c in self.claims)
+
+    def counts(self) -> dict[str, int]:
+        out = {v: 0 for v in ("verified", "refuted", "inconclusive", "error")}
+        for c in self.claims:
+            out[c.verdict] += 1
+        return out
+
+
+def environment(device: str) -> dict[str, Any]:
+    """Versions and machine facts recorded in every result."""
+    import hypothesis
+    import mpmath
+    import numpy
+    import sympy
+    import torch
+
+    from orthoverify import __version__
+
+    dev = "cpu"
+    if device.startswith("cuda") and torch.cuda.is_available():
+        dev = f"cuda ({torch.cuda.get_device_name(0)})"
+    return {
+        "orthoverify": __version__,
+        "python": platform.python_version(),
+        "numpy": numpy.__version__,
+        "torch": torch.__version__,
+        "mpmath": mpmath.__version__,
+        "sympy": sympy.__version__,
+        "hypothesis": hypothesis.__version__,
+        "device": dev,
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "cpu_count": os.cpu_count(),
+    }
+
+
+Progress = Callable[[int, int, Evidence], None]
+
+
+def plan(
+    claims: Sequence[Claim], *, profile: str, seed: int, device: str, backends: Sequence[str] | None,
+    modules: tuple[str, ...],
+) -> list[Task]:
+    """The tasks of a run, in registry order."""
+    tasks = []
+    for claim in claims:
+        for check in claim.checks:
+            for bname in select_backends(check, backends):
+                tasks.append(Task(claim.id, check.name, bname, device, profile, seed, modules))
+    return tasks
+
+
+def run_checks(
+    patterns: Sequence[str] | None = None,
+    *,
+    profile: str = "default",
+    seed: int = 0,
+    backends: Sequence[str] | None = None,
+    device: str = "cpu",
+    workers: int | None = None,
+    executor: Executor | None = None,
+    modules: Sequence[str] = DEFAULT_MODULES,
+    progress: Progress | None = None,
+) -> RunResult:
+    """Run the checks of every claim matching ``patterns`` and decide each verdict."""
+    get_profile(profile)  # fail early on a bad profile name
+    if device != "cpu":
+        get_backend("torch-float64", device)  # fail early when CUDA is missing
+    if backends is not None:
+        for name in backends:
+            get_backend(name, device)  # fail early on an unknown backend
+    mods = tuple(modules)
+    claims = get_registry(mods).select(patterns)
+    tasks = plan(claims, profile=profile, seed=seed, device=device, backends=backends, modules=mods)
+    nworkers = workers if workers is not None else (os.cpu_count() or 1)
+    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    t0 = time.perf_counter()
+    own = executor is None
+    ex = executor if executor is not None else local_executor(min(nworkers, max(len(tasks), 1)))
+    results: dict[int, Evidence] = {}
+    try:
+        futures = {ex.submit(execute, t): i for i, t in enumerate(tasks)}
+        done = 0
+        from concurrent.futures import as_completed
+
+        for fut in as_completed(futures):
+            i = futures[fut]
+            try:
+                ev = fut.result()
+            except BrokenProcessPool as exc:
+                t = tasks[i]
+                ev = Evidence(t.claim, t.check, "float", t.backend, passed=False,
+                              error=f"worker process died: {exc}")
+            results[i] = ev
+            done += 1
+            if progress is not None:
+                progress(done, len(tasks), ev)
+    finally:
+        if own:
+            ex.shutdown(wait=True, cancel_futures=True)
+    by_claim: dict[str, list[Evidence]] = {c.id: [] for c in claims}
+    for i in range(len(tasks)):
+        by_claim[tasks[i].claim].append(results[i])
+    claim_results = [ClaimResult(c, by_claim[c.id], decide(by_claim[c.id])) for c in claims]
+    return RunResult(
+        profile=profile,
+        seed=seed,
+        device=device,
+        workers=nworkers,
+        backends=list(backends) if backends is not None else None,
+        claims=claim_results,
+        started=started,
+        seconds=time.perf_counter() - t0,
+        environment=environment(device),
+    )
