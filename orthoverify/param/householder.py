@@ -250,7 +250,7 @@ class Algorithm1Forward:
 def algorithm1_forward(u: Array, h: Array, b: Backend) -> Algorithm1Forward:
     """Lines 4-10 of Algorithm 1 on validated 2-D inputs (h is n x B)."""
     m = u.shape[1]
-    norms = [b.transpose(u[:, k : k + 1]) @ u[:, k : k + 1] for k in range(m)]  # line 4
+    norms = [b.transpose(u[:, k : k + 1]) @ u[:, k : k + 1] for k in range(m)]  # Alg1 line 4
     big_h: list[Array] = [None] * (m + 1)
     big_h[m] = h  # line 5
     h_tilde: list[Array] = [None] * m
