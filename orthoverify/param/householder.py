@@ -289,8 +289,8 @@ def algorithm1_backward(
         if fwd is not None:
             h_next, ht_k = fwd.big_h[k + 1], fwd.h_tilde[k]
         else:  # regenerate: reflecting H_{*,k} gives H_{*,k+1}, and h~_k = -(2/N_k) U_k' H_{*,k}
-            ht_k = -((2 / nk[k]) * (b.transpose(uk) @ h_k))
-            h_next = h_k + uk @ ht_k
+            ht_k = -((2 / nk[k]) * (b.transpose(uk) @ h_k))  # Alg1 regenerate h~
+            h_next = h_k + uk @ ht_k  # Alg1 regenerate H
             h_k = h_next
         c_tilde = (2 / nk[k]) * (b.transpose(uk) @ g)  # Alg1 line 12
         g = g - uk @ c_tilde  # Alg1 line 13
