@@ -2,7 +2,7 @@
 
 __version__ = "0.1.0"
 
-from orthoverify.errors import (  # noqa: E402
+from orthoverify.errors import (
     BackendError,
     DomainError,
     DTypeError,

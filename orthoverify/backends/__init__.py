@@ -27,10 +27,10 @@ ALL_BACKENDS: tuple[str, ...] = (*FLOAT_BACKENDS, "mpmath", "sympy")
 
 __all__ = [
     "ALL_BACKENDS",
-    "Array",
-    "Backend",
     "DEFAULT_DIGITS",
     "FLOAT_BACKENDS",
+    "Array",
+    "Backend",
     "Scalar",
     "cuda_available",
     "get_backend",
@@ -45,7 +45,7 @@ def cuda_available() -> bool:
     return _cuda()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def get_backend(name: str, device: str = "cpu") -> Backend:
     """The backend called ``name`` (see the module docstring); ``device`` applies to torch."""
     if name in ("numpy-float32", "numpy-float64"):
@@ -64,8 +64,12 @@ def get_backend(name: str, device: str = "cpu") -> Backend:
         return MpmathBackend(digits)
     if name == "sympy":
         return SympyBackend()
+    if name == "flops":
+        from orthoverify.backends.flops import FlopBackend
+
+        return FlopBackend()
     raise BackendError(
-        f"unknown backend {name!r}; known backends: {', '.join(ALL_BACKENDS)} (and mpmath-<digits>)"
+        f"unknown backend {name!r}; known backends: {', '.join(ALL_BACKENDS)}, flops (and mpmath-<digits>)"
     )
 
 

@@ -1,7 +1,7 @@
 """SymPy backend: exact arithmetic over rationals, algebraic numbers and symbols.
 
-Zero tests are decisions, not guesses: a rational function is zero iff ``cancel`` reduces it
-to 0; an algebraic number is zero iff its minimal polynomial is ``x``; anything else is
+Zero tests are decisions, not guesses: a rational function is zero iff the numerator of its
+``together`` form expands to 0; an algebraic number is zero iff its minimal polynomial is ``x``; anything else is
 simplified and, when SymPy cannot show it is zero, evaluated at 60 digits to exhibit a
 nonzero witness (see :func:`expr_is_zero`).
 """
@@ -25,14 +25,16 @@ def expr_is_zero(e: Any) -> bool:
     if e.is_Rational:
         return bool(e == 0)
     if e.free_symbols:
-        reduced = sympy.cancel(sympy.together(sympy.expand(e)))
-        if reduced == 0:
+        # A rational function p/q is zero iff its numerator expands to the zero polynomial.
+        num, _den = sympy.fraction(sympy.together(e))
+        num = sympy.expand(num)
+        if num == 0:
             return True
-        if reduced.is_rational_function():
+        if e.is_rational_function():
             return False
-        if sympy.simplify(reduced) == 0:
+        if sympy.simplify(e) == 0:
             return True
-        return not _witness_nonzero(reduced)
+        return not _witness_nonzero(e)
     if e.is_algebraic is not False:
         try:
             return bool(sympy.minimal_polynomial(e, _X) == _X)

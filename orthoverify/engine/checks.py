@@ -148,7 +148,7 @@ class Check(ABC):
     def _confirm(self, b: Backend, case: Case, measure: Measure) -> tuple[Counterexample | None, str]:
         thr = self.threshold if self.threshold is not None else THRESHOLD
         inputs = case_strings(b, case)
-        if b.exact:
+        if b.exact or getattr(self, "exact", False):
             cx = Counterexample(inputs, self.quantity_name, measure.display, "exact", self.name, thr)
             return cx, f"exact counterexample: {self.quantity_name} = {measure.display}"
         hp = confirm_backend(b)
@@ -208,9 +208,10 @@ class PropertyCheck(Check):
         for case in self.cases(ctx):
             m = as_measure(self.quantity(ctx.backend, case))
             count += 1
-            worst = m.ratio if _fails(m.ratio, worst) else worst
-            if failure is None and _fails(m.ratio, thr):
-                failure = (case, m)
+            if _fails(m.ratio, worst):
+                worst = m.ratio
+                if _fails(m.ratio, thr):  # confirm the worst failing case: the clearest counterexample
+                    failure = (case, m)
         return self._finish(ctx, cases=count, worst=worst, failure=failure)
 
     def replay(self, inputs: Mapping[str, Any], b: Backend) -> Measure:
@@ -398,6 +399,7 @@ class FunctionCheck(Check):
     threshold: float | None = THRESHOLD
     replay_fn: Callable[[Mapping[str, Any], Backend], Measure] | None = None
     confirm: Confirm = "value"
+    exact: bool = False  # the procedure is exact (integer counts, symbolic): failures need no confirmation
 
     def backend_names(self) -> tuple[str, ...]:
         return self.backends

@@ -42,7 +42,7 @@ class Counterexample:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "inputs": self.inputs,
+            "inputs": jsonable(self.inputs),
             "quantity": self.quantity,
             "value": self.value,
             "precision_digits": self.precision_digits,
@@ -94,11 +94,26 @@ class Evidence:
             "worst_ratio": json_float(self.worst_ratio),
             "threshold": self.threshold,
             "seconds": round(self.seconds, 4),
-            "passed": self.passed,
+            "passed": bool(self.passed),
             "notes": self.notes,
             "error": self.error,
-            "data": self.data,
+            "data": jsonable(self.data),
         }
+
+
+def jsonable(x: Any) -> Any:
+    """Plain JSON values from NumPy scalars, tuples and non-finite floats (recursively)."""
+    if isinstance(x, dict):
+        return {str(k): jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [jsonable(v) for v in x]
+    if hasattr(x, "item") and not isinstance(x, (str, bytes)):
+        x = x.item()
+    if isinstance(x, float):
+        return json_float(x)
+    if isinstance(x, (bool, int, str)) or x is None:
+        return x
+    return str(x)
 
 
 def json_float(x: float | None) -> float | str | None:

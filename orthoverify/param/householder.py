@@ -191,10 +191,22 @@ def wy_t(u: Array, b: Backend) -> Array:
     return b.triu(g, 1) + b.diag(b.diagonal(g)) / 2
 
 
+def _columns_scaled(b: Backend, u: Array) -> Array:
+    """U with each column divided by its largest entry (floating point only).
+
+    ``U T^-1 U'`` is unchanged by column scaling (U -> US gives T -> STS), and without it
+    U'U overflows or underflows for columns far from unit size.
+    """
+    if b.exact or u.shape[1] == 0:
+        return u
+    scales = b.stack([b.max_abs(u[:, j]) for j in range(u.shape[1])])
+    return u / scales.reshape(1, -1)
+
+
 def compact_wy(u: Any, u1: Any = None, *, backend: BackendLike = None) -> Array:
     """``I - U T^-1 U'`` (eq. 13); with ``u1`` given, the m = n variant ``(I - U T^-1 U') H_1(u_1)``."""
     b = resolve(backend, u)
-    uu = _check_u(b, u)
+    uu = _columns_scaled(b, _check_u(b, u))
     n, m = uu.shape
     w = b.eye(n) - uu @ b.solve_triangular(wy_t(uu, b), b.transpose(uu), upper=True)
     if u1 is not None:
@@ -400,7 +412,7 @@ def _alg2_vector(b: Backend, x: Array, variant: Variant) -> tuple[Array, bool]:
         first = -(s * (s / (x[0] + nx)))
     else:
         first = x[0] - nx
-    u = b.concat([first.reshape(1), tail])
+    u = b.concat([b.stack([first]), tail])
     return u / b.norm(u), False
 
 

@@ -1,0 +1,5 @@
+import sys
+
+from orthoverify.cli import main
+
+sys.exit(main())

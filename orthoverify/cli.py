@@ -1,0 +1,173 @@
+"""The ``orthoverify`` command line: a stable contract that scripts depend on.
+
+Exit status: 0 when no check errored (a refuted claim is a finding, not an error), 1 when a
+check errored, 2 on bad usage; ``replay`` exits 0 when the counterexample reproduces and 1
+when it does not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn, TextIO
+
+from orthoverify import __version__
+from orthoverify.errors import OrthoverifyError
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with exit status 2 and a one-line hint on bad usage."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def _csv(value: str) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def _positive_int(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {n}")
+    return n
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="orthoverify", description="Executable verification of orthogonal RNN parametrisations.")
+    p.add_argument("--version", action="version", version=f"orthoverify {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    pl = sub.add_parser("list", help="list every registered claim")
+    pl.add_argument("--json", action="store_true", help="print the claims as JSON")
+
+    pc = sub.add_parser("check", help="run the checks of claims and decide their verdicts")
+    pc.add_argument("claims", nargs="*", metavar="ID-OR-GLOB", help="claim ids or globs (default: all)")
+    pc.add_argument("--profile", default="default", choices=["quick", "default", "thorough"])
+    pc.add_argument("--backend", type=_csv, default=None, metavar="NAME,...",
+                    help="restrict to these backends (numpy-float32, numpy-float64, torch-float32, torch-float64, "
+                         "mpmath, sympy, flops)")
+    pc.add_argument("--device", default="cpu", help="device for torch backends: cpu or cuda")
+    pc.add_argument("--seed", type=int, default=0)
+    pc.add_argument("--workers", type=_positive_int, default=None, help="processes (default: CPU count)")
+    pc.add_argument("--json", dest="json_path", default=None, metavar="PATH",
+                    help="where to write the JSON result (default: reports/check-<profile>.json)")
+    pc.add_argument("--quiet", action="store_true", help="no progress lines")
+
+    pr = sub.add_parser("replay", help="replay a recorded counterexample")
+    pr.add_argument("result", metavar="RESULT.json")
+    pr.add_argument("claim", metavar="CLAIM_ID")
+    return p
+
+
+def _list(args: argparse.Namespace, out: TextIO) -> int:
+    from orthoverify.engine import get_registry
+
+    claims = list(get_registry())
+    if args.json:
+        json.dump([c.describe() for c in claims], out, indent=1)
+        out.write("\n")
+        return EXIT_OK
+    for c in claims:
+        out.write(f"{c.id}\n  paper: {c.paper}   where: {c.where}   kind: {c.kind}\n  {c.statement}\n")
+    return EXIT_OK
+
+
+def _progress(stream: TextIO) -> Any:
+    def report(done: int, total: int, ev: Any) -> None:
+        mark = "ERROR" if ev.error else ("pass" if ev.passed else ("REFUTED" if ev.counterexample else "fail"))
+        stream.write(f"[{done:>3}/{total}] {ev.claim} :: {ev.check} [{ev.backend}] {mark} ({ev.seconds:.1f}s)\n")
+        stream.flush()
+
+    return report
+
+
+def _fmt_ratio(ratio: tuple[float, float] | None) -> str:
+    if ratio is None:
+        return "-"
+    r, t = ratio
+    return f"{r:.3g} / {t:g}"
+
+
+def summary_table(result: Any) -> str:
+    """The summary printed after a run: claim, verdict, evidence methods, worst ratio."""
+    rows = [("claim", "verdict", "methods", "worst ratio / threshold")]
+    for c in result.claims:
+        rows.append((c.claim.id, c.verdict, ",".join(c.methods), _fmt_ratio(c.worst_ratio)))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    counts = result.counts()
+    lines.append("")
+    lines.append(
+        f"{len(result.claims)} claims: "
+        + ", ".join(f"{v} {k}" for k, v in counts.items())
+        + f"  (profile {result.profile}, seed {result.seed}, {result.seconds:.1f}s)"
+    )
+    return "\n".join(lines)
+
+
+def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from orthoverify.engine import run_checks, write_json
+
+    result = run_checks(
+        args.claims or None,
+        profile=args.profile,
+        seed=args.seed,
+        backends=args.backend,
+        device=args.device,
+        workers=args.workers,
+        progress=None if args.quiet else _progress(err),
+    )
+    path = args.json_path or os.path.join("reports", f"check-{args.profile}.json")
+    written = write_json(result, path)
+    out.write(summary_table(result) + "\n")
+    for c in result.claims:
+        if c.verdict == "error":
+            for e in c.evidence:
+                if e.error:
+                    err.write(f"\nERROR in {c.claim.id} :: {e.check} [{e.backend}]\n{e.error}\n")
+    out.write(f"JSON result: {written}\n")
+    return EXIT_ERROR if result.errored else EXIT_OK
+
+
+def _replay(args: argparse.Namespace, out: TextIO) -> int:
+    from orthoverify.engine import replay_from_file
+
+    rep = replay_from_file(args.result, args.claim)
+    out.write("\n".join(rep.lines()) + "\n")
+    return EXIT_OK if rep.reproduced else EXIT_ERROR
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Entry point of the ``orthoverify`` command; returns the exit status."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "list":
+            return _list(args, out)
+        if args.command == "check":
+            return _check(args, out, err)
+        if args.command == "replay":
+            return _replay(args, out)
+    except OrthoverifyError as exc:  # unknown claim, backend, profile, missing GPU, bad result file
+        err.write(f"orthoverify: error: {exc}\n")
+        return EXIT_USAGE
+    except (OSError, ValueError) as exc:
+        err.write(f"orthoverify: error: {exc}\n")
+        return EXIT_USAGE
+    return EXIT_USAGE
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

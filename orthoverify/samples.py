@@ -1,0 +1,179 @@
+"""Seeded samplers of test inputs: random, structured and exact.
+
+Float samplers return float64 NumPy arrays (a backend rounds them on conversion); exact
+samplers return object arrays of SymPy rationals. Everything takes a NumPy Generator, so a
+seed reproduces every case.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+
+import numpy as np
+
+
+def haar_orthogonal(rng: np.random.Generator, n: int) -> np.ndarray:
+    """A Haar-distributed orthogonal matrix (QR of a Gaussian matrix, signs fixed; Mezzadri 2007)."""
+    if n == 0:
+        return np.zeros((0, 0))
+    z = rng.standard_normal((n, n))
+    q, r = np.linalg.qr(z)
+    return q * np.sign(np.diag(r))
+
+
+def cayley(a: np.ndarray) -> np.ndarray:
+    """``(I - A)(I + A)^-1`` for skew-symmetric A: orthogonal, with no eigenvalue -1."""
+    n = a.shape[0]
+    eye = np.eye(n)
+    return np.linalg.solve((eye + a).T, (eye - a).T).T
+
+
+def random_skew(rng: np.random.Generator, n: int, scale: float = 1.0) -> np.ndarray:
+    """A skew-symmetric matrix with N(0, scale^2) entries above the diagonal."""
+    g = rng.standard_normal((n, n)) * scale
+    return np.triu(g, 1) - np.triu(g, 1).T
+
+
+def near_identity(rng: np.random.Generator, n: int, delta: float) -> np.ndarray:
+    """An orthogonal matrix within about ``delta`` of I (Cayley transform of a small skew matrix)."""
+    return cayley(random_skew(rng, n, delta))
+
+
+def random_permutation(rng: np.random.Generator, n: int) -> np.ndarray:
+    """A random permutation matrix."""
+    return np.eye(n)[rng.permutation(n)]
+
+
+def random_signs(rng: np.random.Generator, n: int) -> np.ndarray:
+    """A random diagonal sign matrix."""
+    return np.diag(rng.choice([-1.0, 1.0], size=n))
+
+
+def structured_orthogonal(rng: np.random.Generator, n: int) -> Iterator[tuple[str, np.ndarray]]:
+    """Named orthogonal matrices where parametrisations tend to break: I, -I, sign matrices,
+    permutations, det -1, near-identity at several scales, a rotation by pi (eigenvalue -1),
+    a single reflection, and Haar with both determinants."""
+    if n == 0:
+        return
+    eye = np.eye(n)
+    yield "identity", eye
+    yield "minus-identity", -eye
+    yield "signs", random_signs(rng, n)
+    yield "last-sign-flipped", np.diag([1.0] * (n - 1) + [-1.0])
+    yield "permutation", random_permutation(rng, n)
+    yield "signed-permutation", random_signs(rng, n) @ random_permutation(rng, n)
+    for delta in (1e-3, 1e-6, 1e-9, 1e-12):
+        yield f"near-identity-{delta:g}", near_identity(rng, n, delta)
+    if n >= 2:
+        rot = eye.copy()
+        rot[:2, :2] = [[-1.0, 0.0], [0.0, -1.0]]
+        q = haar_orthogonal(rng, n)
+        yield "rotation-by-pi", q @ rot @ q.T
+        v = rng.standard_normal(n)
+        yield "reflection", eye - 2 * np.outer(v, v) / (v @ v)
+    q = haar_orthogonal(rng, n)
+    yield "haar", q
+    flip = q.copy()
+    flip[:, 0] *= -1
+    yield "haar-det-flipped", flip
+
+
+def reflection_vectors(
+    rng: np.random.Generator, n: int, m: int, *, log10_range: float = 0.0
+) -> np.ndarray:
+    """``U`` of eq. 9 (n x m, column j zero above row j) with Gaussian entries; each column is
+    scaled by 10^s, s uniform in [-log10_range, log10_range] (reflections are scale-invariant,
+    so large and tiny columns must give the same matrix)."""
+    u = np.tril(rng.standard_normal((n, m)))
+    if log10_range > 0 and m > 0:
+        u = u * 10.0 ** rng.uniform(-log10_range, log10_range, size=m)
+    for j in range(m):  # a zero column is outside the domain of eq. 6: redraw its pivot
+        if not np.any(u[j:, j]):
+            u[j, j] = 1.0
+    return u
+
+
+def reflection_sizes(n: int, *, include_square: bool = False) -> list[int]:
+    """Numbers of reflections m to try for size n: 1, about n/2, n - 1 (and n when asked)."""
+    ms = sorted({m for m in (1, n // 2, n - 1) if 1 <= m <= n - 1})
+    if include_square and n >= 1:
+        ms.append(n)
+    return ms
+
+
+def upper_positive(rng: np.random.Generator, n: int) -> np.ndarray:
+    """A well-conditioned upper-triangular matrix with positive diagonal."""
+    r = np.triu(rng.standard_normal((n, n))) / max(n, 1) ** 0.5
+    np.fill_diagonal(r, 1.0 + rng.uniform(0.0, 1.0, size=n))
+    return r
+
+
+# ----------------------------------------------------------------------------- exact samplers
+def rational_skew(rng: np.random.Generator, n: int, bound: int = 3) -> np.ndarray:
+    """A skew-symmetric object matrix of small integers (SymPy Integers)."""
+    import sympy
+
+    a = np.full((n, n), sympy.Integer(0), dtype=object)
+    for i in range(n):
+        for j in range(i + 1, n):
+            v = sympy.Integer(int(rng.integers(-bound, bound + 1)))
+            a[i, j], a[j, i] = v, -v
+    return a
+
+
+def rational_orthogonal(rng: np.random.Generator, n: int, *, det: int = 1) -> np.ndarray:
+    """An exactly orthogonal matrix with rational entries and determinant ``det``: the Cayley
+    transform of an integer skew matrix (determinant 1; I + A is invertible for skew A) times a
+    random signed permutation of the required sign."""
+    import sympy
+
+    a = sympy.Matrix(rational_skew(rng, n))
+    eye = sympy.eye(n)
+    q = (eye - a) * (eye + a).inv()
+    perm = rng.permutation(n)
+    signs = [int(s) for s in rng.choice([-1, 1], size=n)]
+    sp = np.zeros((n, n))
+    for i, j in enumerate(perm):
+        sp[i, j] = signs[i]
+    if round(np.linalg.det(sp)) != det:
+        signs[0] = -signs[0]
+    p = sympy.Matrix(n, n, lambda i, j: signs[i] if perm[i] == j else 0)
+    return np.array((q * p).tolist(), dtype=object)
+
+
+def rational_upper(rng: np.random.Generator, n: int, bound: int = 4) -> np.ndarray:
+    """An upper-triangular object matrix of small integers with positive diagonal."""
+    import sympy
+
+    r = np.full((n, n), sympy.Integer(0), dtype=object)
+    for i in range(n):
+        r[i, i] = sympy.Integer(int(rng.integers(1, bound + 1)))
+        for j in range(i + 1, n):
+            r[i, j] = sympy.Integer(int(rng.integers(-bound, bound + 1)))
+    return r
+
+
+def rational_vectors(rng: np.random.Generator, n: int, m: int, bound: int = 5) -> np.ndarray:
+    """``U`` of eq. 9 with small nonzero-column integer entries (SymPy Integers)."""
+    import sympy
+
+    u = np.full((n, m), sympy.Integer(0), dtype=object)
+    for j in range(m):
+        while True:
+            col = [int(rng.integers(-bound, bound + 1)) for _ in range(n - j)]
+            if any(col):
+                break
+        for i, v in enumerate(col):
+            u[j + i, j] = sympy.Integer(v)
+    return u
+
+
+def signed_permutations(n: int) -> Iterator[np.ndarray]:
+    """Every n x n signed permutation matrix (2^n n! of them), as float64 arrays."""
+    for perm in itertools.permutations(range(n)):
+        for signs in itertools.product((1.0, -1.0), repeat=n):
+            p = np.zeros((n, n))
+            for i, j in enumerate(perm):
+                p[i, j] = signs[i]
+            yield p

@@ -1,0 +1,166 @@
+"""The engine on planted claims: verdicts come from evidence, counterexamples replay, seeds
+reproduce results, and results follow the documented JSON schema."""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from orthoverify.engine import (
+    Counterexample,
+    Evidence,
+    SerialExecutor,
+    decide,
+    load_json,
+    replay_counterexample,
+    replay_from_file,
+    run_checks,
+    to_json,
+    write_json,
+)
+from orthoverify.engine.registry import Registry
+from orthoverify.errors import RegistryError
+from tests.conftest import PLANTED
+
+
+@pytest.fixture(scope="module")
+def planted_result():  # type: ignore[no-untyped-def]
+    return run_checks(None, profile="quick", seed=3, workers=1, modules=PLANTED)
+
+
+def verdicts(result) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    return {c.claim.id: c.verdict for c in result.claims}
+
+
+def test_planted_verdicts(planted_result) -> None:  # type: ignore[no-untyped-def]
+    assert verdicts(planted_result) == {
+        "planted.true_reflection_orthogonal": "verified",
+        "planted.false_reflection_fixes_u": "refuted",
+        "planted.false_square": "refuted",
+        "planted.rounding_only": "inconclusive",
+        "planted.crashes": "error",
+    }
+
+
+def test_true_claim_has_every_evidence_passing(planted_result) -> None:  # type: ignore[no-untyped-def]
+    c = next(c for c in planted_result.claims if c.claim.id == "planted.true_reflection_orthogonal")
+    assert c.counterexample is None
+    backends = {e.backend for e in c.evidence}
+    assert {"numpy-float32", "numpy-float64", "torch-float64-cpu", "mpmath-50"} <= backends
+    assert all(e.passed and e.worst_ratio is not None and e.worst_ratio <= e.threshold for e in c.evidence)
+    assert {e.method for e in c.evidence} == {"float", "high-precision", "search"}
+
+
+def test_false_claim_counterexample_is_confirmed_and_replays(planted_result) -> None:  # type: ignore[no-untyped-def]
+    c = next(c for c in planted_result.claims if c.claim.id == "planted.false_reflection_fixes_u")
+    cx = c.counterexample
+    assert cx is not None
+    assert cx.precision_digits == 50
+    assert float(cx.value) > 1e40  # an O(1) discrepancy in units of 50-digit eps
+    assert set(cx.inputs) == {"n", "u"}
+    rep = replay_counterexample(c.claim.id, cx, modules=PLANTED)
+    assert rep.reproduced
+    assert rep.float64 is not None and rep.float64.ratio > 30
+
+
+def test_symbolic_counterexample_is_exact(planted_result) -> None:  # type: ignore[no-untyped-def]
+    c = next(c for c in planted_result.claims if c.claim.id == "planted.false_square")
+    cx = c.counterexample
+    assert cx is not None and cx.precision_digits == "exact"
+    a = float(eval(cx.inputs["a"], {}))  # a rational like "-3/2"
+    assert float(cx.value) == pytest.approx(2 * a)
+    assert replay_counterexample(c.claim.id, cx, modules=PLANTED).reproduced
+
+
+def test_rounding_failure_is_not_a_counterexample(planted_result) -> None:  # type: ignore[no-untyped-def]
+    c = next(c for c in planted_result.claims if c.claim.id == "planted.rounding_only")
+    (ev,) = c.evidence
+    assert not ev.passed and ev.counterexample is None
+    assert "NOT confirmed" in ev.notes
+
+
+def test_crash_is_an_error_with_traceback(planted_result) -> None:  # type: ignore[no-untyped-def]
+    c = next(c for c in planted_result.claims if c.claim.id == "planted.crashes")
+    assert c.verdict == "error"
+    assert "planted crash" in (c.evidence[0].error or "")
+    assert planted_result.errored
+
+
+def test_json_schema_and_replay_from_file(planted_result, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = write_json(planted_result, tmp_path / "r.json")
+    data = load_json(path)
+    for key in ("orthoverify", "profile", "seed", "environment", "claims"):
+        assert key in data
+    for key in ("python", "numpy", "torch", "mpmath", "sympy", "device"):
+        assert key in data["environment"]
+    for c in data["claims"]:
+        for key in ("id", "paper", "where", "statement", "verdict", "evidence", "counterexample", "notes"):
+            assert key in c
+        for e in c["evidence"]:
+            for key in ("method", "backend", "cases", "worst_ratio", "threshold", "seconds", "passed"):
+                assert key in e
+        if c["counterexample"] is not None:
+            for key in ("inputs", "quantity", "value", "precision_digits"):
+                assert key in c["counterexample"]
+    json.dumps(data, allow_nan=False)  # strict JSON
+    rep = replay_from_file(path, "planted.false_reflection_fixes_u", modules=PLANTED)
+    assert rep.reproduced
+
+
+def _stable(result) -> list:  # type: ignore[no-untyped-def]
+    out = []
+    for c in to_json(result)["claims"]:
+        ev = [{k: v for k, v in e.items() if k != "seconds"} for e in c["evidence"]]
+        out.append((c["id"], c["verdict"], c["counterexample"], ev))
+    return out
+
+
+def test_same_seed_same_result_across_executors(planted_result) -> None:  # type: ignore[no-untyped-def]
+    again = run_checks(None, profile="quick", seed=3, workers=2, modules=PLANTED)
+    assert _stable(again) == _stable(planted_result)
+    threads = run_checks(None, profile="quick", seed=3, executor=ThreadPoolExecutor(2), modules=PLANTED)
+    assert _stable(threads) == _stable(planted_result)
+
+
+def test_other_seed_other_cases(planted_result) -> None:  # type: ignore[no-untyped-def]
+    other = run_checks(["planted.false_reflection_fixes_u"], profile="quick", seed=4, workers=1, modules=PLANTED)
+    assert other.claims[0].verdict == "refuted"
+    assert other.claims[0].counterexample != planted_result.claims[1].counterexample
+
+
+def test_selection_by_glob_and_errors() -> None:
+    reg = Registry(PLANTED)
+    assert [c.id for c in reg.select(["planted.false_*"])] == ["planted.false_reflection_fixes_u", "planted.false_square"]
+    with pytest.raises(RegistryError, match="no claim matches"):
+        reg.select(["planted.nothing*"])
+    with pytest.raises(RegistryError):
+        run_checks(["planted.true_reflection_orthogonal"], profile="nope", modules=PLANTED)
+
+
+def test_backend_selection_restricts_evidence() -> None:
+    r = run_checks(["planted.true_reflection_orthogonal"], profile="quick", backends=["numpy-float64"],
+                   workers=1, modules=PLANTED)
+    assert {e.backend for e in r.claims[0].evidence} == {"numpy-float64"}
+    r = run_checks(["planted.false_square"], profile="quick", backends=["numpy-float64"], workers=1, modules=PLANTED)
+    assert r.claims[0].verdict == "inconclusive" and not r.claims[0].evidence
+
+
+def test_decide_rules() -> None:
+    ok = Evidence("c", "k", "float", "b", passed=True)
+    bad = Evidence("c", "k", "float", "b", passed=False)
+    cx = Evidence("c", "k", "float", "b", passed=False,
+                  counterexample=Counterexample({}, "q", "1", 50, "k"))
+    err = Evidence("c", "k", "float", "b", passed=False, error="boom")
+    assert decide([ok, ok]) == "verified"
+    assert decide([ok, bad]) == "inconclusive"
+    assert decide([ok, cx]) == "refuted"
+    assert decide([cx, err]) == "error"
+    assert decide([]) == "inconclusive"
+
+
+def test_serial_executor_runs_in_process() -> None:
+    fut = SerialExecutor().submit(lambda x: x + 1, 1)
+    assert fut.result() == 2
