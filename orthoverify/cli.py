@@ -53,14 +53,24 @@ def build_parser() -> argparse.ArgumentParser:
     pc = sub.add_parser("check", help="run the checks of claims and decide their verdicts")
     pc.add_argument("claims", nargs="*", metavar="ID-OR-GLOB", help="claim ids or globs (default: all)")
     pc.add_argument("--profile", default="default", choices=["quick", "default", "thorough"])
-    pc.add_argument("--backend", type=_csv, default=None, metavar="NAME,...",
-                    help="restrict to these backends (numpy-float32, numpy-float64, torch-float32, torch-float64, "
-                         "mpmath, sympy, flops)")
+    pc.add_argument(
+        "--backend",
+        type=_csv,
+        default=None,
+        metavar="NAME,...",
+        help="restrict to these backends (numpy-float32, numpy-float64, torch-float32, torch-float64, "
+        "mpmath, sympy, flops)",
+    )
     pc.add_argument("--device", default="cpu", help="device for torch backends: cpu or cuda")
     pc.add_argument("--seed", type=int, default=0)
     pc.add_argument("--workers", type=_positive_int, default=None, help="processes (default: CPU count)")
-    pc.add_argument("--json", dest="json_path", default=None, metavar="PATH",
-                    help="where to write the JSON result (default: reports/check-<profile>.json)")
+    pc.add_argument(
+        "--json",
+        dest="json_path",
+        default=None,
+        metavar="PATH",
+        help="where to write the JSON result (default: reports/check-<profile>.json)",
+    )
     pc.add_argument("--quiet", action="store_true", help="no progress lines")
 
     pr = sub.add_parser("replay", help="replay a recorded counterexample")
@@ -70,9 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _list(args: argparse.Namespace, out: TextIO) -> int:
-    from orthoverify.engine import get_registry
+    from orthoverify.engine.registry import default_modules, get_registry
 
-    claims = list(get_registry())
+    claims = list(get_registry(default_modules()))
     if args.json:
         json.dump([c.describe() for c in claims], out, indent=1)
         out.write("\n")
@@ -118,6 +128,7 @@ def summary_table(result: Any) -> str:
 
 def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from orthoverify.engine import run_checks, write_json
+    from orthoverify.engine.registry import default_modules
 
     result = run_checks(
         args.claims or None,
@@ -126,6 +137,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         backends=args.backend,
         device=args.device,
         workers=args.workers,
+        modules=default_modules(),
         progress=None if args.quiet else _progress(err),
     )
     path = args.json_path or os.path.join("reports", f"check-{args.profile}.json")
@@ -142,8 +154,9 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _replay(args: argparse.Namespace, out: TextIO) -> int:
     from orthoverify.engine import replay_from_file
+    from orthoverify.engine.registry import default_modules
 
-    rep = replay_from_file(args.result, args.claim)
+    rep = replay_from_file(args.result, args.claim, modules=default_modules())
     out.write("\n".join(rep.lines()) + "\n")
     return EXIT_OK if rep.reproduced else EXIT_ERROR
 

@@ -79,9 +79,7 @@ def structured_orthogonal(rng: np.random.Generator, n: int) -> Iterator[tuple[st
     yield "haar-det-flipped", flip
 
 
-def reflection_vectors(
-    rng: np.random.Generator, n: int, m: int, *, log10_range: float = 0.0
-) -> np.ndarray:
+def reflection_vectors(rng: np.random.Generator, n: int, m: int, *, log10_range: float = 0.0) -> np.ndarray:
     """``U`` of eq. 9 (n x m, column j zero above row j) with Gaussian entries; each column is
     scaled by 10^s, s uniform in [-log10_range, log10_range] (reflections are scale-invariant,
     so large and tiny columns must give the same matrix)."""

@@ -27,19 +27,19 @@ _SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 
 @st.composite
 def reflection_vector(draw: Any, k: int, *, max_exponent: int = 100) -> np.ndarray:
-    """A nonzero length-k vector whose entries span 10^-max_exponent .. 10^max_exponent."""
-    mant = draw(st.lists(st.floats(-1.0, 1.0, allow_nan=False), min_size=k, max_size=k))
+    """A nonzero length-k vector whose entries are 0 or of magnitude 10^-max_exponent ..
+    10^max_exponent (three significant digits), so that every entry is representable in any
+    arithmetic whose range covers 10^+-max_exponent."""
+    mant = draw(st.lists(st.integers(-999, 999), min_size=k, max_size=k))
     exps = draw(st.lists(st.integers(-max_exponent, max_exponent), min_size=k, max_size=k))
-    v = np.array([m * 10.0**e for m, e in zip(mant, exps, strict=True)])
+    v = np.array([m / 1000 * 10.0**e for m, e in zip(mant, exps, strict=True)])
     if not np.any(v):
         v[draw(st.integers(0, k - 1))] = 10.0 ** draw(st.integers(-max_exponent, max_exponent))
     return v
 
 
 @st.composite
-def householder_vectors(
-    draw: Any, n: int, m: int, *, max_exponent: int = 100, within_column: int = 8
-) -> np.ndarray:
+def householder_vectors(draw: Any, n: int, m: int, *, max_exponent: int = 100, within_column: int = 8) -> np.ndarray:
     """``U`` of eq. 9 (n x m): each column has its own scale 10^e (|e| <= max_exponent) and
     entries spread over 10^within_column, from a seed."""
     rng = np.random.default_rng(draw(_SEEDS))

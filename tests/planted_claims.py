@@ -70,7 +70,10 @@ def crashing(ctx: RunContext) -> Iterator[Case]:
 
 CLAIMS = [
     Claim(
-        id="planted.true_reflection_orthogonal", paper="planted", where="test", kind="identity",
+        id="planted.true_reflection_orthogonal",
+        paper="planted",
+        where="test",
+        kind="identity",
         statement="H_n(u) is orthogonal",
         checks=(
             PropertyCheck("float", q_true, cases_u, FLOAT_HP, "||H'H - I|| / (n eps)"),
@@ -78,7 +81,10 @@ CLAIMS = [
         ),
     ),
     Claim(
-        id="planted.false_reflection_fixes_u", paper="planted", where="test", kind="identity",
+        id="planted.false_reflection_fixes_u",
+        paper="planted",
+        where="test",
+        kind="identity",
         statement="H_n(u) u = u",
         checks=(
             PropertyCheck("float", q_false, cases_u, FLOAT_HP, "||H u - u|| / (n eps ||u||)"),
@@ -86,17 +92,27 @@ CLAIMS = [
         ),
     ),
     Claim(
-        id="planted.false_square", paper="planted", where="test", kind="identity",
+        id="planted.false_square",
+        paper="planted",
+        where="test",
+        kind="identity",
         statement="(a + 1)^2 = a^2 + 1",
         checks=(SymbolicCheck("symbolic", sym_false),),
     ),
     Claim(
-        id="planted.rounding_only", paper="planted", where="test", kind="identity",
+        id="planted.rounding_only",
+        paper="planted",
+        where="test",
+        kind="identity",
         statement="(1 + x) - 1 = x",
         checks=(PropertyCheck("float", q_rounding, cases_u, ("numpy-float64",), "relative error / eps"),),
     ),
     Claim(
-        id="planted.crashes", paper="planted", where="test", kind="identity", statement="crashes",
+        id="planted.crashes",
+        paper="planted",
+        where="test",
+        kind="identity",
+        statement="crashes",
         checks=(PropertyCheck("float", q_true, crashing, ("numpy-float64",), "n/a"),),
     ),
 ]

@@ -133,7 +133,10 @@ def test_other_seed_other_cases(planted_result) -> None:  # type: ignore[no-unty
 
 def test_selection_by_glob_and_errors() -> None:
     reg = Registry(PLANTED)
-    assert [c.id for c in reg.select(["planted.false_*"])] == ["planted.false_reflection_fixes_u", "planted.false_square"]
+    assert [c.id for c in reg.select(["planted.false_*"])] == [
+        "planted.false_reflection_fixes_u",
+        "planted.false_square",
+    ]
     with pytest.raises(RegistryError, match="no claim matches"):
         reg.select(["planted.nothing*"])
     with pytest.raises(RegistryError):
@@ -141,8 +144,9 @@ def test_selection_by_glob_and_errors() -> None:
 
 
 def test_backend_selection_restricts_evidence() -> None:
-    r = run_checks(["planted.true_reflection_orthogonal"], profile="quick", backends=["numpy-float64"],
-                   workers=1, modules=PLANTED)
+    r = run_checks(
+        ["planted.true_reflection_orthogonal"], profile="quick", backends=["numpy-float64"], workers=1, modules=PLANTED
+    )
     assert {e.backend for e in r.claims[0].evidence} == {"numpy-float64"}
     r = run_checks(["planted.false_square"], profile="quick", backends=["numpy-float64"], workers=1, modules=PLANTED)
     assert r.claims[0].verdict == "inconclusive" and not r.claims[0].evidence
@@ -151,8 +155,7 @@ def test_backend_selection_restricts_evidence() -> None:
 def test_decide_rules() -> None:
     ok = Evidence("c", "k", "float", "b", passed=True)
     bad = Evidence("c", "k", "float", "b", passed=False)
-    cx = Evidence("c", "k", "float", "b", passed=False,
-                  counterexample=Counterexample({}, "q", "1", 50, "k"))
+    cx = Evidence("c", "k", "float", "b", passed=False, counterexample=Counterexample({}, "q", "1", 50, "k"))
     err = Evidence("c", "k", "float", "b", passed=False, error="boom")
     assert decide([ok, ok]) == "verified"
     assert decide([ok, bad]) == "inconclusive"

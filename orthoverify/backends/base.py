@@ -43,6 +43,9 @@ class Backend(ABC):
     method: Method
     #: Unit roundoff of the arithmetic; 0.0 for exact arithmetic.
     eps: float
+    #: Smallest positive normal number (below it gradual underflow loses relative accuracy);
+    #: 0.0 where the exponent range is effectively unbounded (mpmath) or arithmetic is exact.
+    tiny: float = 0.0
     #: Decimal digits of the arithmetic, or None when exact.
     digits: int | None
 
@@ -208,9 +211,7 @@ class Backend(ABC):
         """Convert ``x`` to a native array and reject bad dtypes, shapes and non-finite values."""
         arr = self.asarray(x, name=name)
         if ndim is not None and arr.ndim != ndim:
-            raise ShapeError(
-                f"{name} must be {ndim}-dimensional, got shape {tuple(arr.shape)}"
-            )
+            raise ShapeError(f"{name} must be {ndim}-dimensional, got shape {tuple(arr.shape)}")
         if not self.all_finite(arr):
             raise NonFiniteError(f"{name} contains NaN or Inf")
         return arr
@@ -233,8 +234,7 @@ def exact_decimal(v: float) -> str:
         return str(v)
     if v == 0.0:
         return "-0" if math.copysign(1.0, v) < 0 else "0"
-    d = Decimal(v)
-    return format(d.normalize(), "E") if abs(v) < 1e-6 or abs(v) >= 1e16 else format(d, "f")
+    return str(Decimal(v))  # exact: every binary float has a finite decimal expansion
 
 
 def nested_map(fn: Any, x: Any) -> Any:

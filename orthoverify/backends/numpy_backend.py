@@ -41,6 +41,7 @@ class NumpyBackend(Backend):
         self.dtype = np.dtype(dtype)
         self.name = f"numpy-{dtype}"
         self.eps = float(np.finfo(self.dtype).eps) / 2
+        self.tiny = float(np.finfo(self.dtype).tiny)
         self.digits = int(np.finfo(self.dtype).precision)
 
     def asarray(self, x: Any, *, name: str = "array") -> Array:

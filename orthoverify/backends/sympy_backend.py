@@ -88,7 +88,10 @@ class SympyBackend(ObjectBackend):
             try:
                 return sympy.Rational(v)
             except (TypeError, ValueError):
-                return sympy.sympify(v)
+                e = sympy.sympify(v)  # an exact algebraic number such as "sqrt(2)/2"
+                if e.free_symbols or not e.is_number:
+                    raise ValueError(f"{v!r} is not a number (pass SymPy symbols as objects)") from None
+                return e
         if hasattr(v, "man_exp"):  # an mpmath mpf: its exact binary value
             man, exp = v.man_exp
             return sympy.Integer(int(man)) * sympy.Integer(2) ** int(exp)

@@ -31,8 +31,7 @@ class TorchBackend(Backend):
             raise ValueError(f"unsupported torch dtype {dtype}")
         if device.startswith("cuda") and not cuda_available():
             raise BackendError(
-                "CUDA was requested but torch.cuda.is_available() is False on this machine; "
-                "use --device cpu"
+                "CUDA was requested but torch.cuda.is_available() is False on this machine; use --device cpu"
             )
         if not (device == "cpu" or device.startswith("cuda")):
             raise BackendError(f"unknown device {device!r}: use 'cpu' or 'cuda'")
@@ -40,6 +39,7 @@ class TorchBackend(Backend):
         self.device = torch.device(device)
         self.name = f"torch-{dtype}"
         self.eps = float(torch.finfo(self.dtype).eps) / 2
+        self.tiny = float(torch.finfo(self.dtype).tiny)
         self.digits = 6 if dtype == "float32" else 15
 
     @property
@@ -87,11 +87,6 @@ class TorchBackend(Backend):
 
     def sum(self, x: Array) -> Scalar:
         return torch.sum(x)
-
-    def norm(self, x: Array) -> Scalar:
-        # torch.linalg.vector_norm scales internally and has a well-defined gradient at the
-        # maximum entry, unlike the generic max-abs scaling.
-        return torch.linalg.vector_norm(x)
 
     def transpose(self, x: Array) -> Array:
         return x.transpose(0, 1)

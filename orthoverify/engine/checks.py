@@ -63,7 +63,9 @@ class RunContext:
 
 def derive_seed(seed: int, claim: str, check: str) -> int:
     """The seed of one check, stable across runs, processes and backends."""
-    return int(np.random.SeedSequence([seed, zlib.crc32(claim.encode()), zlib.crc32(check.encode())]).generate_state(1)[0])
+    return int(
+        np.random.SeedSequence([seed, zlib.crc32(claim.encode()), zlib.crc32(check.encode())]).generate_state(1)[0]
+    )
 
 
 def case_strings(b: Backend, case: Case) -> dict[str, Any]:
@@ -160,8 +162,10 @@ class Check(ABC):
             hp2 = get_backend(f"mpmath-{2 * (hp.digits or 50)}")
             m_hp2 = as_measure(self.replay(inputs, hp2))
             e1, e2 = m_hp.error, m_hp2.error
-            converged = e1 is not None and e2 is not None and (
-                (math.isinf(e1) and math.isinf(e2)) or (e2 > 0 and abs(e1 - e2) <= 0.01 * e2)
+            converged = (
+                e1 is not None
+                and e2 is not None
+                and ((math.isinf(e1) and math.isinf(e2)) or (e2 > 0 and abs(e1 - e2) <= 0.01 * e2))
             )
             confirmed = converged and _fails(m_hp.ratio, thr)
             how = (
@@ -334,8 +338,9 @@ class SymbolicCheck(Check):
         import sympy
 
         label = inputs.get("identity")
-        ctx = RunContext(claim="replay", check=self.name, backend=get_backend("sympy"),
-                         profile=_replay_profile(), seed=0)
+        ctx = RunContext(
+            claim="replay", check=self.name, backend=get_backend("sympy"), profile=_replay_profile(), seed=0
+        )
         for lab, expr in self.build(ctx):
             if lab != label:
                 continue
@@ -366,7 +371,7 @@ def _witness(expr: Any) -> tuple[dict[str, Any], str]:
     for _ in range(50):
         point = {s: sympy.Rational(rng.randint(-9, 9), rng.randint(1, 5)) for s in syms}
         try:
-            val = sympy.nsimplify(sympy.sympify(expr).subs(point))
+            val = sympy.cancel(sympy.sympify(expr).subs(point))
         except ZeroDivisionError:
             continue
         if val.is_finite and val != 0:
@@ -413,8 +418,9 @@ class FunctionCheck(Check):
             return self._evidence(
                 ctx, cases=out.cases, worst_ratio=out.worst_ratio, passed=out.passed, notes=out.notes, data=out.data
             )
-        return self._finish(ctx, cases=out.cases, worst=out.worst_ratio or math.inf, failure=out.failure,
-                            notes=out.notes, data=out.data)
+        return self._finish(
+            ctx, cases=out.cases, worst=out.worst_ratio or math.inf, failure=out.failure, notes=out.notes, data=out.data
+        )
 
     def replay(self, inputs: Mapping[str, Any], b: Backend) -> Measure:
         if self.replay_fn is None:

@@ -1,7 +1,8 @@
 """LAPACK-style test ratios: every float comparison reduced to one number on one scale.
 
-A ratio divides an error by what rounding alone could explain: ``dim * eps * scale``, with
-eps the unit roundoff of the arithmetic. A correct, stable computation gives ratios of order
+A ratio divides an error by what rounding alone could explain: ``dim * (eps * scale + tiny)``,
+with eps the unit roundoff of the arithmetic and tiny its smallest normal number (the
+absolute error gradual underflow may add; 0 at high precision). A correct, stable computation gives ratios of order
 1; a check passes when the ratio is at most its threshold (30, as in LAPACK's tests, unless a
 claim's notes justify another). Exact arithmetic has no rounding: its ratio is 0 when the
 difference is exactly zero and infinity otherwise.
@@ -54,12 +55,12 @@ def _exact_gap(b: Backend, diff: Array) -> Measure:
 
 
 def residual(b: Backend, r: Array, dim: int, scale: float = 1.0) -> Measure:
-    """``||r||_F / (dim * eps * scale)`` for a residual that is zero in exact arithmetic."""
+    """``||r||_F / (dim * (eps * scale + tiny))`` for a residual that is zero in exact arithmetic."""
     if b.exact:
         return _exact_gap(b, r)
     num = b.to_float(b.norm(r))
     sc = scale if scale > 0 else 1.0
-    den = max(dim, 1) * b.eps * sc
+    den = max(dim, 1) * (b.eps * sc + b.tiny)
     return Measure(num / den if math.isfinite(num) else math.inf, error=num / sc)
 
 
@@ -85,6 +86,7 @@ def scaled(error: float, dim: int, eps: float) -> Measure:
 
 def worst(*measures: Measure) -> Measure:
     """The measure with the largest ratio (NaN counts as largest)."""
+
     def key(m: Measure) -> float:
         return math.inf if math.isnan(m.ratio) else m.ratio
 

@@ -9,13 +9,23 @@ from __future__ import annotations
 
 import fnmatch
 import importlib
-from collections.abc import Iterable, Sequence
+import os
+from collections.abc import Iterator, Sequence
 
 from orthoverify.engine.model import Claim
 from orthoverify.errors import RegistryError
 
 DEFAULT_MODULES: tuple[str, ...] = ("orthoverify.claims.householder",)
 """The claim families registered in orthoverify, one module per paper key."""
+
+EXTRA_ENV = "ORTHOVERIFY_EXTRA_CLAIMS"
+"""Environment variable naming extra claims modules (comma-separated) for the command line."""
+
+
+def default_modules() -> tuple[str, ...]:
+    """orthoverify's claim modules plus any named in ``$ORTHOVERIFY_EXTRA_CLAIMS``."""
+    extra = tuple(m.strip() for m in os.environ.get(EXTRA_ENV, "").split(",") if m.strip())
+    return DEFAULT_MODULES + tuple(m for m in extra if m not in DEFAULT_MODULES)
 
 
 class Registry:
@@ -25,7 +35,10 @@ class Registry:
         self.modules = tuple(modules)
         self._claims: dict[str, Claim] = {}
         for name in self.modules:
-            module = importlib.import_module(name)
+            try:
+                module = importlib.import_module(name)
+            except ImportError as exc:
+                raise RegistryError(f"cannot import claims module {name}: {exc}") from exc
             claims = getattr(module, "CLAIMS", None)
             if claims is None:
                 raise RegistryError(f"claims module {name} has no CLAIMS list")
@@ -49,7 +62,7 @@ class Registry:
     def __contains__(self, claim_id: object) -> bool:
         return claim_id in self._claims
 
-    def __iter__(self) -> Iterable[Claim]:  # type: ignore[override]
+    def __iter__(self) -> Iterator[Claim]:
         return iter(self._claims.values())
 
     def __len__(self) -> int:

@@ -40,9 +40,7 @@ class Replay:
         return out
 
 
-def replay_counterexample(
-    claim_id: str, cx: Counterexample, *, modules: tuple[str, ...] = DEFAULT_MODULES
-) -> Replay:
+def replay_counterexample(claim_id: str, cx: Counterexample, *, modules: tuple[str, ...] = DEFAULT_MODULES) -> Replay:
     """Recompute a counterexample's quantity with the check that recorded it."""
     registry = get_registry(modules)
     if claim_id not in registry:

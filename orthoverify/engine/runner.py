@@ -201,7 +201,12 @@ Progress = Callable[[int, int, Evidence], None]
 
 
 def plan(
-    claims: Sequence[Claim], *, profile: str, seed: int, device: str, backends: Sequence[str] | None,
+    claims: Sequence[Claim],
+    *,
+    profile: str,
+    seed: int,
+    device: str,
+    backends: Sequence[str] | None,
     modules: tuple[str, ...],
 ) -> list[Task]:
     """The tasks of a run, in registry order."""
@@ -243,19 +248,16 @@ def run_checks(
     results: dict[int, Evidence] = {}
     try:
         futures = {ex.submit(execute, t): i for i, t in enumerate(tasks)}
-        done = 0
         from concurrent.futures import as_completed
 
-        for fut in as_completed(futures):
+        for done, fut in enumerate(as_completed(futures), start=1):
             i = futures[fut]
             try:
                 ev = fut.result()
             except BrokenProcessPool as exc:
                 t = tasks[i]
-                ev = Evidence(t.claim, t.check, "float", t.backend, passed=False,
-                              error=f"worker process died: {exc}")
+                ev = Evidence(t.claim, t.check, "float", t.backend, passed=False, error=f"worker process died: {exc}")
             results[i] = ev
-            done += 1
             if progress is not None:
                 progress(done, len(tasks), ev)
     finally:

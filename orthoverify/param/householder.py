@@ -38,6 +38,7 @@ __all__ = [
     "m_map",
     "orthogonality_ratio",
     "reflection",
+    "reflector_apply",
     "reflector_product",
     "theorem2_gradients",
     "u_to_vectors",
@@ -93,9 +94,7 @@ def h1(u: Any, n: int, *, backend: BackendLike = None, require_orthogonal: bool 
         raise ShapeError(f"n must be >= 1, got {n}")
     val = uu.reshape(1)
     if require_orthogonal and not (b.equal(val[0], 1) or b.equal(val[0], -1)):
-        raise DomainError(
-            f"u_1 = {b.to_float(val[0])!r} but W is orthogonal only when u_1 is +1 or -1 (Sec. 4, eq. 7)"
-        )
+        raise DomainError(f"u_1 = {b.to_float(val[0])!r} but W is orthogonal only when u_1 is +1 or -1 (Sec. 4, eq. 7)")
     return b.block_diag(b.eye(n - 1), b.diag(val))
 
 
@@ -112,9 +111,7 @@ def _check_vectors(b: Backend, vectors: Sequence[Any]) -> tuple[list[Array], int
     k0 = vs[0].shape[0]
     lengths = [v.shape[0] for v in vs]
     if lengths != list(range(k0, n + 1)):
-        raise ShapeError(
-            f"vectors must be (u_k, ..., u_n) with len(u_i) = i, got lengths {lengths}"
-        )
+        raise ShapeError(f"vectors must be (u_k, ..., u_n) with len(u_i) = i, got lengths {lengths}")
     return vs, n
 
 
@@ -150,7 +147,7 @@ def u_to_vectors(u: Any, u1: Any = None, *, backend: BackendLike = None) -> list
     """Inverse of :func:`vectors_to_u`: ``(u_1?, u_{n-m+1}, ..., u_n)`` from U (and u_1)."""
     b = resolve(backend, u)
     uu = matrix(b, u, "U")
-    n, m = uu.shape
+    m = uu.shape[1]
     out = [uu[j:, j] for j in range(m)]
     out.reverse()
     if u1 is not None:
@@ -182,6 +179,19 @@ def reflector_product(u: Any, *, backend: BackendLike = None) -> Array:
     for j in range(m):
         w = w @ _householder_block(b, uu[:, j])
     return w
+
+
+def reflector_apply(u: Any, h: Any, *, backend: BackendLike = None) -> Array:
+    """``prod_j (I - 2 U_j U_j' / ||U_j||^2) h``, applying the reflections to h one at a time
+    (last column first) without forming the product: O(nm) instead of O(n^2 m)."""
+    b = resolve(backend, u)
+    uu = _check_u(b, u)
+    n, m = uu.shape
+    v, vec = vector_or_columns(b, h, "h", n)
+    for j in range(m - 1, -1, -1):
+        col = uu[:, j : j + 1]
+        v = v - col @ ((2 / (b.transpose(col) @ col)) * (b.transpose(col) @ v))
+    return v.reshape(n) if vec else v
 
 
 # --------------------------------------------------------------------------- Prop. 1
@@ -474,4 +484,3 @@ def inverse(q: Any, *, backend: BackendLike = None, threshold: float = 30.0) -> 
             threshold=threshold,
         )
     return algorithm2(qq, backend=b, variant="stable").vectors
-
