@@ -89,3 +89,18 @@ def test_every_counterexample_replays(quick: Path) -> None:
         assert cx["precision_digits"] == "exact" or cx["precision_digits"] >= 50
         rep = replay_from_file(quick, c["id"])
         assert rep.reproduced, c["id"]
+
+
+def test_same_seed_same_verdicts_and_counterexamples(quick: Path) -> None:
+    import json
+
+    ids = ["householder.algorithm2_float", "householder.theorem2_proof", "householder.flops", "householder.theorem1"]
+    again = run_checks(ids, profile="quick", seed=0, workers=2)
+    before = {c["id"]: c for c in json.loads(quick.read_text())["claims"]}
+    for c in again.claims:
+        old = before[c.claim.id]
+        assert c.verdict == old["verdict"]
+        cx = c.counterexample
+        assert (cx.to_json() if cx else None) == old["counterexample"]
+        for e, e_old in zip(c.evidence, old["evidence"], strict=True):
+            assert e.to_json()["worst_ratio"] == e_old["worst_ratio"]

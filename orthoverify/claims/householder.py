@@ -963,21 +963,27 @@ def _reference_backend(b: Backend) -> Backend:
     return b if b.method == "high-precision" else get_backend("mpmath")
 
 
+def against_high_precision_definition(
+    b: Backend, u: Array, h: Array, c: Array, computed: Mapping[str, Array]
+) -> Measure:
+    """Values computed on b (keys "c", "dl_dh", "dl_du") against the definition evaluated at high
+    precision on b's rounded inputs: W h, W'c and central differences of c' W(U) h; scaled as in
+    :func:`gradient_measure`, in units of b's eps (or of the differences' accuracy, if larger)."""
+    r = _reference_backend(b)
+    ur, hr, cr = (r.asarray(b.to_strings(x)) for x in (u, h, c))
+    out, fu, fh, eps = _definition_gradients(r, ur, hr, cr)
+    refs = {"c": out, "dl_dh": fh, "dl_du": fu}
+    pairs = {k: (r.asarray(b.to_strings(x)), refs[k]) for k, x in computed.items()}
+    m = gradient_measure(r, ur, hr, cr, pairs, eps)
+    return scaled(m.error or 0.0, u.shape[0], max(eps, b.eps))
+
+
 def q_theorem2_fd(b: Backend, case: Case) -> Measure:
     """Eqs. 14-15 on b against central differences of L = c' W(U) h (W by its definition)
     computed at high precision on the same inputs; dL/dh against W'c there."""
     u, h, c = _grad_inputs(b, case)
     gu, gh = hh.theorem2_gradients(u, h, c, backend=b)
-    r = _reference_backend(b)
-    ur, hr, cr = (r.asarray(b.to_strings(x)) for x in (u, h, c))
-    _out, fu, fh, eps = _definition_gradients(r, ur, hr, cr)
-    pairs = {"dl_du": (r.asarray(b.to_strings(gu)), fu), "dl_dh": (r.asarray(b.to_strings(gh)), fh)}
-    m = gradient_measure(r, ur, hr, cr, pairs, eps)
-    return scaled(m.error or 0.0, u.shape[0], max(eps, b.eps))
-
-
-def _rel(b: Backend, x: Array, ref: Array) -> float:
-    return b.to_float(b.norm(x - ref)) / max(b.to_float(b.norm(ref)), 1e-300)
+    return against_high_precision_definition(b, u, h, c, {"dl_du": gu, "dl_dh": gh})
 
 
 def _column_scales(b: Backend, u: Array) -> Array:
@@ -1371,15 +1377,7 @@ def q_algorithm1_exact(b: Backend, case: Case) -> Measure:
 def q_algorithm1_fd(b: Backend, case: Case) -> Measure:
     """Algorithm 1 on b against high-precision central differences of c'W(U)h (and W h, W'c)."""
     res, u, h, c = _alg1_all(b, case)
-    r = _reference_backend(b)
-    ur, hr, cr = (r.asarray(b.to_strings(x)) for x in (u, h, c))
-    out, fu, fh, eps = _definition_gradients(r, ur, hr, cr)
-    pairs = {
-        k: (r.asarray(b.to_strings(x)), ref)
-        for k, x, ref in (("c", res.c, out), ("dl_dh", res.dl_dh, fh), ("dl_du", res.dl_du, fu))
-    }
-    m = gradient_measure(r, ur, hr, cr, pairs, eps)
-    return scaled(m.error or 0.0, u.shape[0], max(eps, b.eps))
+    return against_high_precision_definition(b, u, h, c, {"c": res.c, "dl_dh": res.dl_dh, "dl_du": res.dl_du})
 
 
 def q_algorithm1_matlab(b: Backend, case: Case) -> Measure:

@@ -120,12 +120,15 @@ class Check(ABC):
         raise NotImplementedError(f"check {self.name} cannot replay counterexamples")
 
     def _evidence(self, ctx: RunContext, **kw: Any) -> Evidence:
+        exact = ctx.backend.exact or getattr(self, "exact", False)
+        if exact:  # exact arithmetic has no rounding to measure: no ratio, no threshold
+            kw["worst_ratio"] = None
         return Evidence(
             claim=ctx.claim,
             check=self.name,
             method=self.method_on(ctx.backend),
             backend=ctx.backend.label,
-            threshold=self.threshold,
+            threshold=None if exact else self.threshold,
             **kw,
         )
 
@@ -151,7 +154,7 @@ class Check(ABC):
         thr = self.threshold if self.threshold is not None else THRESHOLD
         inputs = case_strings(b, case)
         if b.exact or getattr(self, "exact", False):
-            cx = Counterexample(inputs, self.quantity_name, measure.display, "exact", self.name, thr)
+            cx = Counterexample(inputs, self.quantity_name, measure.display, "exact", self.name)
             return cx, f"exact counterexample: {self.quantity_name} = {measure.display}"
         hp = confirm_backend(b)
         m_hp = as_measure(self.replay(inputs, hp))
