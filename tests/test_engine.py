@@ -167,3 +167,25 @@ def test_decide_rules() -> None:
 def test_serial_executor_runs_in_process() -> None:
     fut = SerialExecutor().submit(lambda x: x + 1, 1)
     assert fut.result() == 2
+
+
+def test_confirmation_modes_distinguish_maths_from_rounding() -> None:
+    """An unstable formula's float failure is no counterexample to an exact statement ("value":
+    the discrepancy shrinks with the precision) but is one to a floating-point statement
+    ("ratio": the test ratio stays large in 50-digit arithmetic)."""
+    import dataclasses
+
+    from orthoverify.backends import get_backend
+    from orthoverify.claims import householder as hc
+    from orthoverify.engine import PropertyCheck, RunContext, get_profile
+
+    check = PropertyCheck(
+        "near_aligned", hc.q_algorithm2_printed, hc.cases_algorithm2_near_aligned, ("numpy-float64",), "ratio"
+    )
+    ctx = RunContext("x", "near_aligned", get_backend("numpy-float64"), get_profile("quick"), 0)
+    as_exact_claim = check.run(ctx)
+    assert not as_exact_claim.passed and as_exact_claim.counterexample is None
+    assert "NOT confirmed" in as_exact_claim.notes
+    as_float_claim = dataclasses.replace(check, confirm="ratio").run(ctx)
+    assert as_float_claim.counterexample is not None
+    assert as_float_claim.counterexample.precision_digits == 50

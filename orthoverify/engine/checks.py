@@ -142,7 +142,7 @@ class Check(ABC):
         notes: str = "",
         data: dict[str, Any] | None = None,
     ) -> Evidence:
-        """Evidence from a scan of cases, confirming the first failure at high precision."""
+        """Evidence from a scan of cases, confirming the given (worst) failure at high precision."""
         ev = self._evidence(ctx, cases=cases, worst_ratio=worst, passed=failure is None, notes=notes, data=data or {})
         if failure is not None:
             case, measure = failure
@@ -164,18 +164,13 @@ class Check(ABC):
         else:
             hp2 = get_backend(f"mpmath-{2 * (hp.digits or 50)}")
             m_hp2 = as_measure(self.replay(inputs, hp2))
-            e1, e2 = m_hp.error, m_hp2.error
-            converged = (
-                e1 is not None
-                and e2 is not None
-                and ((math.isinf(e1) and math.isinf(e2)) or (e2 > 0 and abs(e1 - e2) <= 0.01 * e2))
-            )
+            # the unscaled discrepancy; a measure without one gives it through its ratio (ratio * eps
+            # is the error over the check's dimension factor, the same factor at both precisions)
+            e1 = m_hp.error if m_hp.error is not None else m_hp.ratio * hp.eps
+            e2 = m_hp2.error if m_hp2.error is not None else m_hp2.ratio * hp2.eps
+            converged = (math.isinf(e1) and math.isinf(e2)) or (e2 > 0 and abs(e1 - e2) <= 0.01 * e2)
             confirmed = converged and _fails(m_hp.ratio, thr)
-            how = (
-                f"discrepancy {e1:.3g} at {hp.digits} digits, {e2:.3g} at {hp2.digits} digits"
-                if e1 is not None and e2 is not None
-                else f"ratio {m_hp.display} at {hp.digits} digits"
-            )
+            how = f"discrepancy {e1:.3g} at {hp.digits} digits, {e2:.3g} at {hp2.digits} digits"
         if confirmed:
             f64 = measure.display
             if b.name != "numpy-float64":

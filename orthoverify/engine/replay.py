@@ -35,7 +35,7 @@ class Replay:
         if self.float64 is not None:
             out.append(f"float64: {self.float64.display}")
         out.append(f"{'exact' if self.digits == 'exact' else f'{self.digits} digits'}: {self.high_precision.display}")
-        out.append(f"recorded: {cx.value} (threshold {cx.threshold})")
+        out.append(f"recorded: {cx.value}" + (f" (threshold {cx.threshold:g})" if cx.threshold is not None else ""))
         out.append("reproduced: yes" if self.reproduced else "reproduced: NO")
         return out
 
