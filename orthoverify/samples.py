@@ -50,35 +50,6 @@ def random_signs(rng: np.random.Generator, n: int) -> np.ndarray:
     return np.diag(rng.choice([-1.0, 1.0], size=n))
 
 
-def structured_orthogonal(rng: np.random.Generator, n: int) -> Iterator[tuple[str, np.ndarray]]:
-    """Named orthogonal matrices where parametrisations tend to break: I, -I, sign matrices,
-    permutations, det -1, near-identity at several scales, a rotation by pi (eigenvalue -1),
-    a single reflection, and Haar with both determinants."""
-    if n == 0:
-        return
-    eye = np.eye(n)
-    yield "identity", eye
-    yield "minus-identity", -eye
-    yield "signs", random_signs(rng, n)
-    yield "last-sign-flipped", np.diag([1.0] * (n - 1) + [-1.0])
-    yield "permutation", random_permutation(rng, n)
-    yield "signed-permutation", random_signs(rng, n) @ random_permutation(rng, n)
-    for delta in (1e-3, 1e-6, 1e-9, 1e-12):
-        yield f"near-identity-{delta:g}", near_identity(rng, n, delta)
-    if n >= 2:
-        rot = eye.copy()
-        rot[:2, :2] = [[-1.0, 0.0], [0.0, -1.0]]
-        q = haar_orthogonal(rng, n)
-        yield "rotation-by-pi", q @ rot @ q.T
-        v = rng.standard_normal(n)
-        yield "reflection", eye - 2 * np.outer(v, v) / (v @ v)
-    q = haar_orthogonal(rng, n)
-    yield "haar", q
-    flip = q.copy()
-    flip[:, 0] *= -1
-    yield "haar-det-flipped", flip
-
-
 def reflection_vectors(rng: np.random.Generator, n: int, m: int, *, log10_range: float = 0.0) -> np.ndarray:
     """``U`` of eq. 9 (n x m, column j zero above row j) with Gaussian entries; each column is
     scaled by 10^s, s uniform in [-log10_range, log10_range] (reflections are scale-invariant,

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 from orthoverify.backends import Array, Backend
 
@@ -91,18 +90,3 @@ def worst(*measures: Measure) -> Measure:
         return math.inf if math.isnan(m.ratio) else m.ratio
 
     return max(measures, key=key)
-
-
-def float_agreement(x: Any, ref: Any, dim: int, eps: float) -> Measure:
-    """Agreement of two float64 NumPy arrays at a stated unit roundoff ``eps`` (for comparing a
-    backend's result against a reference computed elsewhere, e.g. at 50 digits)."""
-    import numpy as np
-
-    xa = np.asarray(x, dtype=np.float64)
-    ra = np.asarray(ref, dtype=np.float64)
-    if xa.shape != ra.shape:
-        return Measure(math.inf, f"shape {xa.shape} != {ra.shape}")
-    num = float(np.linalg.norm(xa - ra))
-    scale = float(np.linalg.norm(ra))
-    sc = scale if scale > 0 else 1.0
-    return Measure(num / (max(dim, 1) * eps * sc) if math.isfinite(num) else math.inf, error=num / sc)
