@@ -189,3 +189,35 @@ def test_confirmation_modes_distinguish_maths_from_rounding() -> None:
     as_float_claim = dataclasses.replace(check, confirm="ratio").run(ctx)
     assert as_float_claim.counterexample is not None
     assert as_float_claim.counterexample.precision_digits == 50
+
+
+def test_search_does_not_depend_on_loaded_modules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hypothesis mixes literals of loaded local modules into generation; the engine's searches
+    must not, or a seed would give different cases in different worker histories."""
+    import dataclasses
+    import importlib
+    import sys
+
+    from orthoverify.backends import get_backend
+    from orthoverify.engine import RunContext, SearchCheck, get_profile
+    from tests import planted_claims as pc
+
+    seen: list[list[str]] = []
+
+    def recording(b, case):  # type: ignore[no-untyped-def]
+        seen[-1].append(repr(case))
+        return pc.q_true(b, case)
+
+    check = SearchCheck("search", recording, pc.strategy_u, ("numpy-float64",), "ratio")
+    ctx = RunContext("x", "search", get_backend("numpy-float64"), get_profile("quick"), 11)
+    seen.append([])
+    check.run(ctx)
+    (tmp_path / "many_constants.py").write_text("VALUES = [" + ", ".join(str(v / 7) for v in range(1, 400)) + "]\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.import_module("many_constants")
+    try:
+        seen.append([])
+        dataclasses.replace(check).run(ctx)
+    finally:
+        sys.modules.pop("many_constants", None)
+    assert seen[0] == seen[1]

@@ -24,10 +24,11 @@ inconclusive).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import zlib
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -224,6 +225,37 @@ class _Found(Exception):
     """Raised inside a Hypothesis probe when a case exceeds the threshold."""
 
 
+@contextlib.contextmanager
+def _no_local_constants() -> Iterator[None]:
+    """Keep Hypothesis from drawing constants mined from loaded local modules.
+
+    Hypothesis (6.131 and later) mixes into generation the literals of every local module in
+    ``sys.modules``. Which modules a worker has loaded depends on the tasks it ran before, and
+    whether orthoverify is installed in site-packages or in place, so a seed would not give the
+    same search. Global constants (0, 1, inf, ...) are kept. Older versions need nothing.
+    """
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # pragma: no cover
+        yield
+        return
+    original = getattr(providers, "_get_local_constants", None)
+    cache = getattr(providers, "CONSTANTS_CACHE", None)
+    if original is None or not hasattr(providers, "Constants"):
+        yield
+        return
+    empty = providers.Constants()
+    providers._get_local_constants = lambda: empty
+    if cache is not None:
+        cache.cache.clear()
+    try:
+        yield
+    finally:
+        providers._get_local_constants = original
+        if cache is not None:
+            cache.cache.clear()
+
+
 @dataclass(frozen=True)
 class SearchCheck(Check):
     """Hypothesis hunts for a case whose ratio exceeds ``threshold``, steering by ``target``."""
@@ -275,7 +307,8 @@ class SearchCheck(Check):
                 raise _Found
 
         try:
-            probe()
+            with _no_local_constants():
+                probe()
         except _Found:
             pass  # Hypothesis re-ran the shrunk case last: state["failure"] holds it
         return self._finish(
