@@ -34,7 +34,7 @@ def expr_is_zero(e: Any) -> bool:
             return False
         if sympy.simplify(e) == 0:
             return True
-        return not _witness_nonzero(e)
+        return nonzero_point(e) is None
     if e.is_algebraic is not False:
         try:
             return bool(sympy.minimal_polynomial(e, _X) == _X)
@@ -45,19 +45,23 @@ def expr_is_zero(e: Any) -> bool:
     return abs(sympy.N(e, 60)) == 0
 
 
-def _witness_nonzero(e: Any) -> bool:
-    """True when ``e`` is visibly nonzero at some random rational point (60-digit value)."""
-    rng = random.Random(1234)
+def nonzero_point(e: Any, *, tries: int = 50) -> tuple[dict[Any, Any], Any] | None:
+    """A small rational point where ``e`` is visibly nonzero, and e's exact value there; None
+    when no such point turns up (seeded, so the same expression gives the same point)."""
+    e = sympy.sympify(e)
+    rng = random.Random(7)
     syms = sorted(e.free_symbols, key=str)
-    for _ in range(5):
-        point = {s: sympy.Rational(rng.randint(-97, 97), rng.randint(1, 13)) for s in syms}
+    for _ in range(tries):
+        point = {s: sympy.Rational(rng.randint(-9, 9), rng.randint(1, 5)) for s in syms}
         try:
-            val = sympy.N(e.subs(point), 60)
-        except (ZeroDivisionError, TypeError):
+            val = sympy.cancel(e.subs(point))
+        except ZeroDivisionError:
             continue
-        if val.is_finite and abs(val) > sympy.Float("1e-40", 60):
-            return True
-    return False
+        if val.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo) or val == 0:
+            continue
+        if val.is_Rational or abs(sympy.N(val, 60)) > sympy.Float("1e-40", 60):
+            return point, val
+    return None
 
 
 class SympyBackend(ObjectBackend):

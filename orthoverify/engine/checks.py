@@ -393,21 +393,13 @@ def _replay_profile() -> Profile:
 
 def _witness(expr: Any) -> tuple[dict[str, Any], str]:
     """A rational point where ``expr`` is nonzero, and its exact value there."""
-    import random
+    from orthoverify.backends.sympy_backend import nonzero_point
 
-    import sympy
-
-    syms = sorted(sympy.sympify(expr).free_symbols, key=str)
-    rng = random.Random(7)
-    for _ in range(50):
-        point = {s: sympy.Rational(rng.randint(-9, 9), rng.randint(1, 5)) for s in syms}
-        try:
-            val = sympy.cancel(sympy.sympify(expr).subs(point))
-        except ZeroDivisionError:
-            continue
-        if val.is_finite and val != 0:
-            return {str(s): str(v) for s, v in point.items()}, str(val)
-    return {}, str(expr)
+    found = nonzero_point(expr)
+    if found is None:
+        return {}, str(expr)
+    point, value = found
+    return {str(s): str(v) for s, v in point.items()}, str(value)
 
 
 @dataclass
