@@ -4,6 +4,7 @@ __version__ = "0.1.0"
 
 from orthoverify.errors import (
     BackendError,
+    ConvergenceError,
     DomainError,
     DTypeError,
     InputError,
@@ -19,6 +20,7 @@ from orthoverify.errors import (
 
 __all__ = [
     "BackendError",
+    "ConvergenceError",
     "DTypeError",
     "DomainError",
     "InputError",

@@ -49,6 +49,10 @@ class DTypeError(InputError, TypeError):
     """An array has a dtype orthoverify does not support for this operation."""
 
 
+class ConvergenceError(OrthoverifyError):
+    """An iterative algorithm did not meet its stopping rule within its step limit."""
+
+
 class BackendError(OrthoverifyError):
     """A backend name is unknown or the backend cannot run here (e.g. CUDA without a GPU)."""
 

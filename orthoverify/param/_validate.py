@@ -43,3 +43,12 @@ def vector_or_columns(b: Backend, x: Any, name: str, n: int) -> tuple[Array, boo
     if arr.ndim == 2 and arr.shape[0] == n:
         return arr, False
     raise ShapeError(f"{name} must have shape ({n},) or ({n}, B), got {tuple(arr.shape)}")
+
+
+def orthogonality_ratio(w: Array, b: Backend) -> float:
+    """``||W'W - I||_F / (n eps)``: the LAPACK-style test ratio of orthogonality (0 if exact)."""
+    n = w.shape[0]
+    resid = b.transpose(w) @ w - b.eye(n)
+    if b.exact:
+        return 0.0 if b.is_zero(resid) else float("inf")
+    return b.to_float(b.norm(resid)) / (max(n, 1) * b.eps)

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from orthoverify.backends import Array, Backend, Scalar
 from orthoverify.errors import DomainError, NotOrthogonalError, ShapeError, SingularError, ZeroVectorError
-from orthoverify.param._validate import BackendLike, matrix, resolve, vector, vector_or_columns
+from orthoverify.param._validate import BackendLike, matrix, orthogonality_ratio, resolve, vector, vector_or_columns
 
 __all__ = [
     "Algorithm1Result",
@@ -460,15 +460,6 @@ def algorithm2(a: Any, *, backend: BackendLike = None, variant: Variant = "print
     vectors.append(u1)
     vectors.reverse()
     return Algorithm2Result(vectors, q, r, aligned)
-
-
-def orthogonality_ratio(w: Array, b: Backend) -> float:
-    """``||W'W - I||_F / (n eps)``: the LAPACK-style test ratio of orthogonality (0 if exact)."""
-    n = w.shape[0]
-    resid = b.transpose(w) @ w - b.eye(n)
-    if b.exact:
-        return 0.0 if b.is_zero(resid) else float("inf")
-    return b.to_float(b.norm(resid)) / (max(n, 1) * b.eps)
 
 
 def inverse(q: Any, *, backend: BackendLike = None, threshold: float = 30.0) -> list[Array]:
