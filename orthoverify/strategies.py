@@ -19,6 +19,7 @@ __all__ = [
     "orthogonal_matrices",
     "reflection_vector",
     "skew_symmetric",
+    "skew_wide",
     "well_conditioned",
 ]
 
@@ -85,3 +86,14 @@ def well_conditioned(draw: Any, n: int, *, max_condition: float = 1e3) -> np.nda
     rng = np.random.default_rng(draw(_SEEDS))
     s = 10.0 ** rng.uniform(0.0, np.log10(max_condition), size=n)
     return samples.haar_orthogonal(rng, n) @ np.diag(s) @ samples.haar_orthogonal(rng, n)
+
+
+@st.composite
+def skew_wide(draw: Any, n: int, *, max_exponent: int = 8) -> np.ndarray:
+    """A skew-symmetric n x n matrix with one overall scale 10^e (|e| <= max_exponent) and
+    entries of three significant digits spread over 10^3 below it (some exactly zero)."""
+    rng = np.random.default_rng(draw(_SEEDS))
+    scale = 10.0 ** draw(st.integers(-max_exponent, max_exponent))
+    g = np.round(rng.uniform(-1, 1, size=(n, n)) * 1000) / 1000 * 10.0 ** rng.uniform(-3, 0, size=(n, n))
+    g = np.where(rng.uniform(size=(n, n)) < 0.15, 0.0, g) * scale
+    return np.triu(g, 1) - np.triu(g, 1).T

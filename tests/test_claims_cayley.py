@@ -1,0 +1,109 @@
+"""Every cayley.* claim of the catalogue is registered, the quick profile decides each one from
+its evidence, and each counterexample replays from the JSON result."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from orthoverify.engine import get_registry, replay_from_file, run_checks, write_json
+
+CATALOGUE = {
+    "cayley.bijection",
+    "cayley.example_2x2",
+    "cayley.theorem3_1",
+    "cayley.theorem3_2",
+    "cayley.skew_update",
+    "cayley.orthogonality_drift",
+    "cayley.three_layers",
+    "cayley.modrelu_real",
+    "cayley.init",
+    "cayley.parameter_count",
+}
+ADDED = {"cayley.init.corrected", "cayley.parameter_count.corrected", "cayley.table_params"}
+# what the evidence says today: a change that flips one of these must be explained
+EXPECTED = {cid: "verified" for cid in CATALOGUE | ADDED} | {
+    "cayley.init": "refuted",
+    "cayley.parameter_count": "refuted",
+    "cayley.table_params": "refuted",
+}
+
+
+def test_catalogue_ids_are_registered() -> None:
+    ids = {c.id for c in get_registry() if c.paper == "cayley"}
+    assert ids == CATALOGUE | ADDED
+    shared = Path(__file__).resolve().parents[2] / "shared" / "CLAIMS.md"
+    if shared.exists():
+        listed = set(re.findall(r"^\| (cayley\.[a-z0-9_.]+) \|", shared.read_text(), re.M))
+        assert listed <= ids
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    result = run_checks(["cayley.*"], profile="quick", seed=0, workers=2)
+    return write_json(result, tmp_path_factory.mktemp("r") / "quick.json")
+
+
+def test_quick_profile_verdicts(quick: Path) -> None:
+    data = json.loads(quick.read_text())
+    got = {c["id"]: c["verdict"] for c in data["claims"]}
+    assert got == EXPECTED
+    for c in data["claims"]:
+        assert all(e["error"] is None for e in c["evidence"])
+        if c["verdict"] == "verified":
+            assert all(e["passed"] for e in c["evidence"])
+
+
+def test_theorem3_1_evidence_covers_every_method(quick: Path) -> None:
+    data = json.loads(quick.read_text())
+    (claim,) = [c for c in data["claims"] if c["id"] == "cayley.theorem3_1"]
+    checks = {(e["check"], e["backend"]) for e in claim["evidence"]}
+    assert ("exhaustive_all_d_high_precision", "mpmath-50") in checks
+    assert ("certificate_at_50_digits", "mpmath-50") in checks
+    assert ("algorithm_float_up_to_512", "numpy-float64") in checks
+    assert ("algorithm_exact", "sympy") in checks
+    assert any(e["method"] == "search" for e in claim["evidence"])
+
+
+def test_drift_verdict_states_what_was_measured(quick: Path) -> None:
+    data = json.loads(quick.read_text())
+    (claim,) = [c for c in data["claims"] if c["id"] == "cayley.orthogonality_drift"]
+    assert {e["backend"] for e in claim["evidence"]} == {"numpy-float32", "numpy-float64"}
+    for e in claim["evidence"]:
+        assert "10000 steps" in e["notes"] and "multiplicative/additive" in e["notes"]
+        assert e["data"]["step"][-1] == 10000
+        assert max(e["data"]["additive"]) <= 30 < e["data"]["multiplicative"][-1]
+
+
+def test_every_counterexample_replays(quick: Path) -> None:
+    data = json.loads(quick.read_text())
+    refuted = [c for c in data["claims"] if c["verdict"] == "refuted"]
+    assert {c["id"] for c in refuted} == {k for k, v in EXPECTED.items() if v == "refuted"}
+    for c in refuted:
+        assert c["counterexample"]["precision_digits"] == "exact"
+        rep = replay_from_file(quick, c["id"])
+        assert rep.reproduced, c["id"]
+
+
+def test_init_counterexample_is_the_split_block(quick: Path) -> None:
+    data = json.loads(quick.read_text())
+    (claim,) = [c for c in data["claims"] if c["id"] == "cayley.init"]
+    cx = claim["counterexample"]
+    assert cx["inputs"]["n"] == "2" and cx["inputs"]["D"] in (["-1", "1"], ["1", "-1"])
+    assert "(lam - 1)*(lam + 1)" in cx["value"]
+
+
+def test_same_seed_same_results(quick: Path) -> None:
+    ids = ["cayley.theorem3_1", "cayley.bijection", "cayley.init"]
+    again = run_checks(ids, profile="quick", seed=0, workers=1)
+    before = {c["id"]: c for c in json.loads(quick.read_text())["claims"]}
+    for c in again.claims:
+        old = before[c.claim.id]
+        assert c.verdict == old["verdict"]
+        cx = c.counterexample
+        assert (cx.to_json() if cx else None) == old["counterexample"]
+        for e, e_old in zip(c.evidence, old["evidence"], strict=True):
+            assert e.to_json()["worst_ratio"] == e_old["worst_ratio"]
