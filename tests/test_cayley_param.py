@@ -176,7 +176,7 @@ def test_three_layers_and_modrelu() -> None:
 def test_init_blocks_eigenvalues() -> None:
     rng = np.random.default_rng(7)
     t = cy.init_angles(rng, 9)
-    assert np.all((0 <= t) & (t <= math.pi / 2))
+    assert np.all((t >= 0) & (t <= math.pi / 2))
     s = cy.init_s(t)
     a = cy.init_blocks(s, 9)
     assert a.shape == (9, 9) and np.all(np.abs(a) <= 1)

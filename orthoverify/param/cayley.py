@@ -14,7 +14,9 @@
      pivot lies in [1, 2] and |det(I + W D)| >= 1: I + W D is invertible, in O(n^3).
   2. pair flips: while some |a_jk| > 1, flip d_j and d_k. That multiplies |det(I + W D)| by
      a_jk^2 > 1 and updates A by a rank-2 principal pivot (O(n^2)). Since |det(I + W D)|
-     <= 2^n, at most n ln 2 / (2 ln t) flips have |a_jk| >= t for any t > 1.
+     <= 2^n and step 1 leaves it >= 1, at most n ln 2 / (2 ln t) flips have |a_jk| >= t for
+     any t > 1 (polynomial for any bound 1 + delta; for the exact bound 1 the loop terminates,
+     since no D repeats, but no polynomial bound on its flips is proved: see proofs/cayley.md).
 
 * :func:`cayley_gradient`: Theorem 3.2, dL/dA = V' - V with V = (I + A)^-T dL/dW (D + W').
 * :func:`three_layers` (Sec. 4), :func:`modrelu_real` and :func:`modrelu_printed` (Sec. 4.1,
@@ -320,10 +322,13 @@ class Certificate:
 
     ``max_abs`` is max |a_ij| of the returned A (recomputed from W and D by a fresh solve);
     ``excess_ratio`` is ``max(0, max_abs - bound) / (n eps)`` (0 or infinity when exact).
-    I + W D is invertible because ``neumann`` = ||I - (I + W D)(I + A)/2||_inf < 1 (then
-    (I + W D)(I + A)/2 is invertible by the Neumann series, so I + W D is); independently,
-    sign-chosen elimination found |det(I + W D0)| = exp(initial_log_det) >= 1 with every pivot
-    at least ``min_pivot`` >= 1, and each flip multiplied |det| by a_jk^2 > 1.
+    I + W D is shown invertible by ``neumann`` = ||I - (I + W D)(I + A)/2||_inf < 1 (then
+    (I + W D)(I + A)/2 is invertible by the Neumann series, so I + W D is). The residual is
+    computed in the working arithmetic, not bounded by interval arithmetic: in floating point
+    it is evidence with a wide margin (about 1e-13 against 1), exact only in exact arithmetic.
+    Independently, sign-chosen elimination found |det(I + W D0)| = exp(initial_log_det) >= 1
+    with every pivot at least ``min_pivot`` >= 1, and each flip multiplied |det| by a_jk^2 > 1
+    (``log_det`` is their running sum; from a given D, initial_log_det is that D's, in float64).
     """
 
     n: int
@@ -467,15 +472,18 @@ def scaled_cayley_inverse(
     precision); else phase 1 (:func:`sign_choice`) supplies it. ``bound`` must be >= 1 (1 is
     the theorem's and cannot be lowered in general: a rotation by pi/2 needs it). In floating
     point a flip is made only when |a_jk| exceeds the bound by more than 4 n eps (rounding).
-    Raises :class:`NotOrthogonalError` for non-orthogonal W and :class:`ConvergenceError`
-    if more than ``max_flips`` flips (default 20 n + 100) were needed.
+
+    Termination: in exact arithmetic every flip strictly increases |det(I + W D)| <= 2^n, so no
+    D repeats. In floating point the loop stops with :class:`ConvergenceError` if a D repeats
+    (a cycle rounding made) or ``log_det`` exceeds n ln 2 (impossible exactly); ``max_flips``
+    (default: no limit) caps the flips. :class:`NotOrthogonalError` for non-orthogonal W.
     """
     b = resolve(backend, w)
     ww = _require_orthogonal(b, w, "W", threshold)
     n = ww.shape[0]
     if not bound >= 1.0:
         raise DomainError(f"bound must be >= 1 (Theorem 3.1's 1 is attained by a rotation by pi/2), got {bound}")
-    cap = 20 * n + 100 if max_flips is None else max_flips
+    cap = math.inf if max_flips is None else max_flips
     slack = 0.0 if b.exact else 4 * n * b.eps
     limit = b.scalar(bound) + b.scalar(slack) if not b.exact else b.scalar(bound)
 
@@ -488,6 +496,8 @@ def scaled_cayley_inverse(
         signs = _signs(b, d, n)
         try:
             a, _ = _fresh(b, ww, signs)
+            sign, logdet = np.linalg.slogdet(b.to_numpy(b.eye(n) + ww * _row(b, signs)))
+            initial_log_det = float(logdet) if sign != 0 else -math.inf
         except SingularError:
             signs, a = None, None
     if signs is None or a is None:
@@ -500,6 +510,7 @@ def scaled_cayley_inverse(
     refreshes = 0
     since_refresh = 0
     current = list(signs)
+    seen = {tuple(current)}
     while True:
         j, k, v = _largest(b, a)
         if not b.positive(v - limit):
@@ -512,12 +523,18 @@ def scaled_cayley_inverse(
         if flips >= cap:
             raise ConvergenceError(
                 f"scaled_cayley_inverse needed more than {cap} pair flips (n = {n}); max|a_ij| is still "
-                f"{b.to_float(v):.6g}. Pass max_flips to allow more."
+                f"{b.to_float(v):.6g}. Pass a larger max_flips (or None) to allow more."
             )
         log_det += 2 * math.log(b.to_float(v))
         a = pair_flip(a, j, k, backend=b)
         current[j], current[k] = -current[j], -current[k]
         flips += 1
+        if tuple(current) in seen or log_det > n * math.log(2) + 1e-6 * max(1.0, n):
+            raise ConvergenceError(
+                f"pair flips cycled after {flips} flips (n = {n}, largest |a_jk| {b.to_float(v):.17g}): rounding "
+                "broke the strict increase of |det(I + W D)|; retry at higher precision (backend='mpmath')"
+            )
+        seen.add(tuple(current))
         since_refresh += 1
         if since_refresh >= max(n, 8):
             a, _ = _fresh(b, ww, current)
