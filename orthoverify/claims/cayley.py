@@ -32,6 +32,7 @@ from orthoverify.engine.checks import (
 )
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import THRESHOLD, Measure, agreement, residual, scaled, worst
+from orthoverify.engine.ratios import flag as _flag
 from orthoverify.engine.reference import central_gradient, exact_gradient, fd_eps
 from orthoverify.errors import DomainError, SingularError
 from orthoverify.param import cayley as cy
@@ -47,10 +48,6 @@ NO_CHECK = math.inf  # skewness is exact by construction where this is passed
 
 def _sympy() -> Backend:
     return get_backend("sympy")
-
-
-def _flag(ok: bool, what: str) -> Measure:
-    return Measure(0.0, "holds", error=0.0) if ok else Measure(math.inf, f"fails: {what}", error=math.inf)
 
 
 def _fnorm(b: Backend, x: Array) -> float:

@@ -29,6 +29,7 @@ from orthoverify.engine.checks import (
 )
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, agreement, residual, scaled, worst
+from orthoverify.engine.ratios import flag as _flag
 from orthoverify.engine.reference import central_gradient, exact_gradient, fd_eps
 from orthoverify.errors import NotOrthogonalError
 from orthoverify.param import householder as hh
@@ -45,11 +46,6 @@ EXACT = ("sympy",)
 def _exponent_range(b: Backend) -> int:
     """How far from 1 input magnitudes may range on ``b`` without leaving its float range."""
     return 15 if b.eps > 1e-10 else 100
-
-
-def _flag(ok: bool, what: str) -> Measure:
-    """An exact yes/no condition as a measure (ratio 0 or infinity)."""
-    return Measure(0.0, "holds", error=0.0) if ok else Measure(math.inf, f"fails: {what}", error=math.inf)
 
 
 def _is_sign(b: Backend, x: Any) -> bool:

@@ -90,3 +90,9 @@ def worst(*measures: Measure) -> Measure:
         return math.inf if math.isnan(m.ratio) else m.ratio
 
     return max(measures, key=key)
+
+
+def flag(ok: bool, what: str) -> Measure:
+    """An exact yes/no condition as a measure: ratio 0 when it holds, infinity (naming what
+    fails) when it does not."""
+    return Measure(0.0, "holds", error=0.0) if ok else Measure(math.inf, f"fails: {what}", error=math.inf)
