@@ -123,6 +123,19 @@ def rational_upper(rng: np.random.Generator, n: int, bound: int = 4) -> np.ndarr
     return r
 
 
+def rational_matrix(rng: np.random.Generator, n: int, m: int, bound: int = 6, max_den: int = 4) -> np.ndarray:
+    """An n x m object matrix of rationals p/q, |p| <= bound, 1 <= q <= max_den (SymPy)."""
+    import sympy
+
+    return np.array(
+        [
+            [sympy.Rational(int(rng.integers(-bound, bound + 1)), int(rng.integers(1, max_den + 1))) for _ in range(m)]
+            for _ in range(n)
+        ],
+        dtype=object,
+    )
+
+
 def rational_vectors(rng: np.random.Generator, n: int, m: int, bound: int = 5) -> np.ndarray:
     """``U`` of eq. 9 with small nonzero-column integer entries (SymPy Integers)."""
     import sympy

@@ -162,7 +162,7 @@ def test_not_orthogonal_reports_ratio() -> None:
     with pytest.raises(NotOrthogonalError) as info:
         hh.inverse(q)
     assert info.value.ratio > 30 and info.value.threshold == 30
-    assert "||Q'Q - I|| / (n eps)" in str(info.value)
+    assert "||Q'Q - I||_F / (n eps)" in str(info.value)
 
 
 def test_singular_input_to_algorithm2() -> None:

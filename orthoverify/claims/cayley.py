@@ -20,6 +20,8 @@ import sympy
 
 from orthoverify import samples
 from orthoverify.backends import FLOAT_BACKENDS, Array, Backend, get_backend
+from orthoverify.claims._common import exact_backend as _sympy
+from orthoverify.claims._common import symbol_array as _symbols
 from orthoverify.claims.householder import orthogonal_input, structured_orthogonal_cases
 from orthoverify.engine.checks import (
     Case,
@@ -46,10 +48,6 @@ EXACT = ("sympy",)
 NO_CHECK = math.inf  # skewness is exact by construction where this is passed
 
 
-def _sympy() -> Backend:
-    return get_backend("sympy")
-
-
 def _fnorm(b: Backend, x: Array) -> float:
     return 1.0 if b.exact else b.to_float(b.norm(x))
 
@@ -67,20 +65,6 @@ def _skew_symbols(prefix: str, n: int) -> np.ndarray:
             s = sympy.Symbol(f"{prefix}{i}{j}", real=True)
             a[i, j], a[j, i] = s, -s
     return a
-
-
-def _dense_symbols(prefix: str, n: int) -> np.ndarray:
-    return np.array(sympy.symbols(f"{prefix}0:{n}_0:{n}", real=True), dtype=object).reshape(n, n)
-
-
-def _rational_dense(rng: np.random.Generator, n: int, bound: int = 5) -> np.ndarray:
-    return np.array(
-        [
-            [sympy.Rational(int(rng.integers(-bound, bound + 1)), int(rng.integers(1, 4))) for _ in range(n)]
-            for _ in range(n)
-        ],
-        dtype=object,
-    )
 
 
 def _signs_case(rng: np.random.Generator, n: int) -> list[int]:
@@ -729,7 +713,11 @@ def _grad_cases(ctx: RunContext, *, sizes: Sequence[int], exact: bool = False) -
         for k in range(ctx.profile.cases):
             d = [-1] * n if k == 0 else _signs_case(rng, n)
             if exact:
-                yield {"A": samples.rational_skew(rng, n), "d": d, "G": _rational_dense(rng, n)}
+                yield {
+                    "A": samples.rational_skew(rng, n),
+                    "d": d,
+                    "G": samples.rational_matrix(rng, n, n, bound=5, max_den=3),
+                }
             else:
                 scale = (0.1, 1.0, 10.0, 100.0)[k % 4]
                 yield {"A": samples.random_skew(rng, n, scale), "d": d, "G": rng.standard_normal((n, n))}
@@ -753,7 +741,7 @@ def sym_theorem3_2(ctx: RunContext) -> Iterator[tuple[str, Any]]:
     b = _sympy()
     for n in (2, 3):
         a = _skew_symbols("a", n)
-        g = _dense_symbols("g", n)
+        g = _symbols("g", n, n)
         for d in itertools.product((1, -1), repeat=n):
             if n == 3 and d not in ((1, 1, 1), (-1, 1, 1), (-1, -1, -1)):
                 continue
@@ -837,7 +825,7 @@ def sym_skew_update(ctx: RunContext) -> Iterator[tuple[str, Any]]:
     lam = sympy.Symbol("lam", positive=True)
     for n in ctx.profile.symbolic_sizes:
         a = _skew_symbols("a", n)
-        g = _dense_symbols("g", n)
+        g = _symbols("g", n, n)
         d = tuple([-1] + [1] * (n - 1))
         grad = cy.cayley_gradient(a, d, g, backend=b)
         step = a - lam * grad
@@ -999,7 +987,11 @@ def cases_three_layers(ctx: RunContext) -> Iterator[Case]:
         for k in range(ctx.profile.cases):
             d = _signs_case(rng, n)
             if exact:
-                yield {"A": samples.rational_skew(rng, n), "d": d, "h": _rational_dense(rng, n)[:, :2]}
+                yield {
+                    "A": samples.rational_skew(rng, n),
+                    "d": d,
+                    "h": samples.rational_matrix(rng, n, 2, bound=5, max_den=3),
+                }
             else:
                 bsz = 1 + k
                 yield {"A": samples.random_skew(rng, n, 10.0 ** (k - 1)), "d": d, "h": rng.standard_normal((n, bsz))}

@@ -18,6 +18,8 @@ import sympy
 
 from orthoverify import samples
 from orthoverify.backends import FLOAT_BACKENDS, Array, Backend
+from orthoverify.claims._common import exact_backend as _sympy
+from orthoverify.claims._common import symbol_array as _symbols
 from orthoverify.engine.checks import (
     Case,
     FunctionCheck,
@@ -58,12 +60,6 @@ def _nm(sizes: Iterable[int], *, include_square: bool = False, min_n: int = 1) -
             continue
         for m in samples.reflection_sizes(n, include_square=include_square):
             yield n, m
-
-
-def _symbols(prefix: str, n: int, m: int | None = None) -> np.ndarray:
-    if m is None:
-        return np.array(sympy.symbols(f"{prefix}0:{n}", real=True), dtype=object).reshape(n)
-    return np.array(sympy.symbols(f"{prefix}0:{n}_0:{m}", real=True), dtype=object).reshape(n, m)
 
 
 def _lower_symbols(prefix: str, n: int, m: int) -> np.ndarray:
@@ -156,12 +152,6 @@ def sym_reflection(ctx: RunContext) -> Iterator[tuple[str, Any]]:
                     continue
                 yield f"n={n},k={k}: H x - x for x = w_{j} _|_ v", h @ x - x
             yield f"n={n},k={k}: det H + 1", sympy.Matrix(h.tolist()).det() + 1
-
-
-def _sympy() -> Backend:
-    from orthoverify.backends import get_backend
-
-    return get_backend("sympy")
 
 
 def fn_h1_iff(ctx: RunContext) -> Outcome:
@@ -1199,13 +1189,6 @@ def _rational_vec(rng: np.random.Generator, n: int) -> np.ndarray:
     return samples.rational_vectors(rng, n, 1)[:, 0]
 
 
-def _rational_dense(rng: np.random.Generator, n: int, m: int) -> np.ndarray:
-    return np.array(
-        [[sympy.Rational(int(rng.integers(-6, 7)), int(rng.integers(1, 5))) for _ in range(m)] for _ in range(n)],
-        dtype=object,
-    )
-
-
 def cases_proof(ctx: RunContext) -> Iterator[Case]:
     rng = ctx.rng()
     for n, m in ((2, 1), (3, 1), (3, 2), (4, 2)):
@@ -1215,7 +1198,7 @@ def cases_proof(ctx: RunContext) -> Iterator[Case]:
             "U": samples.rational_vectors(rng, n, m),
             "h": _rational_vec(rng, n),
             "c": _rational_vec(rng, n),
-            "dU": _rational_dense(rng, n, m),
+            "dU": samples.rational_matrix(rng, n, m),
             "dh": _rational_vec(rng, n),
         }
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from orthoverify.backends import Array, Backend, get_backend, infer_backend
-from orthoverify.errors import ShapeError
+from orthoverify.errors import NotOrthogonalError, ShapeError
 
 BackendLike = Backend | str | None
 
@@ -52,3 +52,17 @@ def orthogonality_ratio(w: Array, b: Backend) -> float:
     if b.exact:
         return 0.0 if b.is_zero(resid) else float("inf")
     return b.to_float(b.norm(resid)) / (max(n, 1) * b.eps)
+
+
+def require_orthogonal(b: Backend, x: Any, name: str, threshold: float) -> Array:
+    """A finite square matrix that is orthogonal to within ``threshold`` (a test ratio of
+    ||X'X - I||_F / (n eps)); else :class:`NotOrthogonalError` carrying the ratio."""
+    xx = matrix(b, x, name, square=True)
+    r = orthogonality_ratio(xx, b)
+    if not r <= threshold:
+        raise NotOrthogonalError(
+            f"{name} is not orthogonal: ||{name}'{name} - I||_F / (n eps) = {r:.3g} > {threshold}",
+            ratio=r,
+            threshold=threshold,
+        )
+    return xx

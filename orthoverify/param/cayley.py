@@ -37,8 +37,15 @@ from typing import Any
 import numpy as np
 
 from orthoverify.backends import Array, Backend
-from orthoverify.errors import ConvergenceError, DomainError, NotOrthogonalError, ShapeError, SingularError
-from orthoverify.param._validate import BackendLike, matrix, orthogonality_ratio, resolve, vector_or_columns
+from orthoverify.errors import ConvergenceError, DomainError, ShapeError, SingularError
+from orthoverify.param._validate import (
+    BackendLike,
+    matrix,
+    orthogonality_ratio,
+    require_orthogonal,
+    resolve,
+    vector_or_columns,
+)
 
 __all__ = [
     "Certificate",
@@ -128,16 +135,9 @@ def _solve(b: Backend, lhs: Array, rhs: Array, what: str) -> Array:
 
 
 def _require_orthogonal(b: Backend, w: Any, name: str, threshold: float) -> Array:
-    ww = matrix(b, w, name, square=True)
+    ww = require_orthogonal(b, w, name, threshold)
     if ww.shape[0] == 0:
         raise ShapeError(f"{name} must be at least 1 x 1")
-    r = orthogonality_ratio(ww, b)
-    if not r <= threshold:
-        raise NotOrthogonalError(
-            f"{name} is not orthogonal: ||{name}'{name} - I||_F / (n eps) = {r:.3g} > {threshold}",
-            ratio=r,
-            threshold=threshold,
-        )
     return ww
 
 

@@ -21,8 +21,16 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from orthoverify.backends import Array, Backend, Scalar
-from orthoverify.errors import DomainError, NotOrthogonalError, ShapeError, SingularError, ZeroVectorError
-from orthoverify.param._validate import BackendLike, matrix, orthogonality_ratio, resolve, vector, vector_or_columns
+from orthoverify.errors import DomainError, ShapeError, SingularError, ZeroVectorError
+from orthoverify.param._validate import (
+    BackendLike,
+    matrix,
+    orthogonality_ratio,
+    require_orthogonal,
+    resolve,
+    vector,
+    vector_or_columns,
+)
 
 __all__ = [
     "Algorithm1Result",
@@ -466,12 +474,5 @@ def inverse(q: Any, *, backend: BackendLike = None, threshold: float = 30.0) -> 
     """Reflection vectors ``(u_1, ..., u_n)`` with ``M_1(u_1, ..., u_n) = Q`` for orthogonal Q
     (Theorem 1's construction, through the stable Algorithm 2)."""
     b = resolve(backend, q)
-    qq = matrix(b, q, "Q", square=True)
-    ratio = orthogonality_ratio(qq, b)
-    if ratio > threshold:
-        raise NotOrthogonalError(
-            f"Q is not orthogonal: ||Q'Q - I|| / (n eps) = {ratio:.3g} > {threshold}",
-            ratio=ratio,
-            threshold=threshold,
-        )
+    qq = require_orthogonal(b, q, "Q", threshold)
     return algorithm2(qq, backend=b, variant="stable").vectors
