@@ -45,9 +45,16 @@ def cuda_available() -> bool:
     return _cuda()
 
 
-@functools.cache
 def get_backend(name: str, device: str = "cpu") -> Backend:
-    """The backend called ``name`` (see the module docstring); ``device`` applies to torch."""
+    """The backend called ``name`` (see the module docstring); ``device`` applies to torch.
+
+    One instance per (name, device) for torch and per name otherwise, so that e.g. every
+    50-digit mpmath backend shares one context."""
+    return _get_backend(name, device if name.startswith("torch") else "cpu")
+
+
+@functools.cache
+def _get_backend(name: str, device: str) -> Backend:
     if name in ("numpy-float32", "numpy-float64"):
         return NumpyBackend(name.split("-")[1])
     if name in ("torch-float32", "torch-float64"):

@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from orthoverify.errors import DTypeError, NonFiniteError, ShapeError
+from orthoverify.errors import BackendError, DTypeError, NonFiniteError, ShapeError
 
 Array = Any
 """A native array of some backend (numpy.ndarray, torch.Tensor, or an object ndarray)."""
@@ -105,6 +105,14 @@ class Backend(ABC):
     def sign(self, x: Scalar) -> Scalar:
         """Sign of a scalar: -1, 0 or 1 in this arithmetic."""
 
+    def exp(self, x: Any) -> Any:
+        """Exponential (scalar or elementwise)."""
+        raise BackendError(f"backend {self.name} has no exponential")
+
+    def log(self, x: Any) -> Any:
+        """Natural logarithm of positive values (scalar or elementwise)."""
+        raise BackendError(f"backend {self.name} has no logarithm")
+
     # ----------------------------------------------------------------- reductions
     @abstractmethod
     def max_abs(self, x: Array) -> Scalar:
@@ -172,6 +180,11 @@ class Backend(ABC):
     @abstractmethod
     def solve(self, a: Array, b: Array) -> Array:
         """Solve a x = b for square a."""
+
+    def svd(self, a: Array) -> tuple[Array, Array, Array]:
+        """Full SVD ``a = U diag(s) V'`` (U, V square orthogonal, s descending and >= 0), as
+        (U, s, V). Exact arithmetic has none: singular values are irrational in general."""
+        raise BackendError(f"backend {self.name} cannot compute an SVD")
 
     def solve_triangular(self, t: Array, b: Array, *, upper: bool) -> Array:
         """Solve t x = b for triangular t by substitution (generic; fast backends override)."""

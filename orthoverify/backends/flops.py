@@ -27,7 +27,7 @@ Counting rules
 Attribution
 -----------
 On each counted operation the Python frames are walked upwards (``sys._getframe``) to the
-first frame whose source line carries a marker comment ``# Alg1 <label>`` (e.g. ``# Alg1
+first frame whose source line carries a marker comment ``# Alg1 <label>`` or ``# Count <label>`` (e.g. ``# Alg1
 line 8``); the count is keyed by ``(label, k, kind)`` with ``k`` read from that frame's
 locals (None when there is no int ``k``); the label ends at the next ``#`` (so a trailing
 ``# noqa`` is not part of it). Operations with no marked frame are keyed by label
@@ -79,7 +79,7 @@ OTHER = "other"
 Key = tuple[str, int | None, str]
 """A count's key: (label, k, kind)."""
 
-_MARKER = re.compile(r"#\s*Alg1\s+(?P<label>[^#]*[^#\s])")
+_MARKER = re.compile(r"#\s*(?:Alg1|Count)\s+(?P<label>[^#]*[^#\s])")
 _MARKS: dict[tuple[str, int], str | None] = {}
 
 

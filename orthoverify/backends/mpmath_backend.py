@@ -44,6 +44,8 @@ class MpmathBackend(ObjectBackend):
         return self.ctx.one
 
     def _from_number(self, v: Any) -> Scalar:
+        if hasattr(v, "_mpf_"):  # an mpf of any mpmath context: carry every digit (never via float)
+            return self.ctx.make_mpf(v._mpf_)
         if isinstance(v, mpmath.mpf):
             return self.ctx.mpf(v)
         if isinstance(v, (int, float, str)):
@@ -70,6 +72,23 @@ class MpmathBackend(ObjectBackend):
 
     def sign(self, x: Scalar) -> Scalar:
         return self.ctx.mpf(self.ctx.sign(x))
+
+    def exp(self, x: Any) -> Any:
+        return self._map(self.ctx.exp, x)
+
+    def log(self, x: Any) -> Any:
+        return self._map(self.ctx.log, x)
+
+    def svd(self, a: Array) -> tuple[Array, Array, Array]:
+        m, n = a.shape
+        if m < n:  # mpmath's full SVD wants rows >= columns: use the transpose
+            v, s, u = self.svd(self.transpose(a))
+            return u, s, v
+        u, s, vt = self.ctx.svd_r(self.ctx.matrix(a.tolist()), full_matrices=True)
+        uu = self.asarray([[u[i, j] for j in range(m)] for i in range(m)])
+        ss = self.asarray([s[i] for i in range(min(m, n))]) if n else self.zeros(0)
+        vv = self.asarray([[vt[j, i] for j in range(n)] for i in range(n)])
+        return uu, ss, vv
 
     def is_zero(self, x: Any) -> bool:
         if hasattr(x, "reshape"):

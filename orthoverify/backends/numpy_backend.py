@@ -71,6 +71,16 @@ class NumpyBackend(Backend):
     def sign(self, x: Scalar) -> Scalar:
         return np.sign(x)
 
+    def exp(self, x: Any) -> Any:
+        return np.exp(x)
+
+    def log(self, x: Any) -> Any:
+        return np.log(x)
+
+    def svd(self, a: Array) -> tuple[Array, Array, Array]:
+        u, s, vt = np.linalg.svd(a, full_matrices=True)
+        return u, s, vt.T
+
     def max_abs(self, x: Array) -> Scalar:
         a = np.asarray(x)
         return np.max(np.abs(a)) if a.size else self.dtype.type(0)

@@ -118,6 +118,12 @@ class SympyBackend(ObjectBackend):
     def sqrt(self, x: Any) -> Any:
         return self._map(sympy.sqrt, x)
 
+    def exp(self, x: Any) -> Any:
+        return self._map(sympy.exp, x)
+
+    def log(self, x: Any) -> Any:
+        return self._map(sympy.log, x)
+
     def abs(self, x: Any) -> Any:
         return self._map(sympy.Abs, x)
 

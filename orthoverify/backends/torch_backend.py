@@ -80,6 +80,16 @@ class TorchBackend(Backend):
     def sign(self, x: Scalar) -> Scalar:
         return torch.sign(x)
 
+    def exp(self, x: Any) -> Any:
+        return torch.exp(x)
+
+    def log(self, x: Any) -> Any:
+        return torch.log(x)
+
+    def svd(self, a: Array) -> tuple[Array, Array, Array]:
+        u, s, vh = torch.linalg.svd(a, full_matrices=True)
+        return u, s, vh.mT
+
     def max_abs(self, x: Array) -> Scalar:
         if x.numel() == 0:
             return self.scalar(0)
