@@ -15,7 +15,11 @@ from collections.abc import Iterator, Sequence
 from orthoverify.engine.model import Claim
 from orthoverify.errors import RegistryError
 
-DEFAULT_MODULES: tuple[str, ...] = ("orthoverify.claims.householder", "orthoverify.claims.cayley")
+DEFAULT_MODULES: tuple[str, ...] = (
+    "orthoverify.claims.householder",
+    "orthoverify.claims.cayley",
+    "orthoverify.claims.svd",
+)
 """The claim families registered in orthoverify, one module per paper key."""
 
 EXTRA_ENV = "ORTHOVERIFY_EXTRA_CLAIMS"
