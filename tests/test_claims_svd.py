@@ -4,14 +4,14 @@ evidence, and each counterexample replays from the JSON result."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from orthoverify.claims import svd as svd_claims
-from orthoverify.engine import get_registry, replay_from_file, run_checks, write_json
+from orthoverify.engine import get_registry, replay_from_file
+from tests.claims_common import assert_verdicts, catalogue_ids, quick_run
 
 CATALOGUE = {
     "svd.reflector",
@@ -67,26 +67,18 @@ EXPECTED = {cid: ("refuted" if cid in REFUTED else "verified") for cid in CATALO
 def test_catalogue_ids_are_registered() -> None:
     ids = {c.id for c in get_registry() if c.paper == "svd"}
     assert ids == CATALOGUE | ADDED
-    shared = Path(__file__).resolve().parents[2] / "shared" / "CLAIMS.md"
-    if shared.exists():
-        listed = set(re.findall(r"^\| (svd\.[a-z0-9_.]+) \|", shared.read_text(), re.M))
+    listed = catalogue_ids("svd")
+    if listed is not None:
         assert listed == CATALOGUE
 
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    result = run_checks(["svd.*"], profile="quick", seed=0, workers=2)
-    return write_json(result, tmp_path_factory.mktemp("r") / "quick.json")
+    return quick_run("svd.*", tmp_path_factory)
 
 
 def test_quick_profile_verdicts(quick: Path) -> None:
-    data = json.loads(quick.read_text())
-    got = {c["id"]: c["verdict"] for c in data["claims"]}
-    assert got == EXPECTED
-    for c in data["claims"]:
-        assert all(e["error"] is None for e in c["evidence"])
-        if c["verdict"] == "verified":
-            assert all(e["passed"] for e in c["evidence"])
+    assert_verdicts(quick, EXPECTED)
 
 
 def test_every_counterexample_replays(quick: Path) -> None:

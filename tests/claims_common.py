@@ -1,0 +1,37 @@
+"""Shared by the per-paper claim tests: the catalogue's ids, one quick run, its verdicts."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from orthoverify.engine import run_checks, write_json
+
+SHARED_CLAIMS = Path(__file__).resolve().parents[2] / "shared" / "CLAIMS.md"
+
+
+def catalogue_ids(paper: str) -> set[str] | None:
+    """The ids ../shared/CLAIMS.md lists for a paper key (None where the catalogue is absent)."""
+    if not SHARED_CLAIMS.exists():
+        return None
+    return set(re.findall(rf"^\| ({paper}\.[a-z0-9_.]+) \|", SHARED_CLAIMS.read_text(), re.M))
+
+
+def quick_run(pattern: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Run the claims matching ``pattern`` on the quick profile (seed 0) and write the JSON."""
+    result = run_checks([pattern], profile="quick", seed=0, workers=2)
+    return write_json(result, tmp_path_factory.mktemp("r") / "quick.json")
+
+
+def assert_verdicts(path: Path, expected: dict[str, str]) -> None:
+    """Verdicts as expected, no check crashed, and every check of a verified claim passed."""
+    data = json.loads(path.read_text())
+    got = {c["id"]: c["verdict"] for c in data["claims"]}
+    assert got == expected
+    for c in data["claims"]:
+        assert all(e["error"] is None for e in c["evidence"])
+        if c["verdict"] == "verified":
+            assert all(e["passed"] for e in c["evidence"])
