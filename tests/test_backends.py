@@ -134,3 +134,13 @@ def test_sympy_backend_is_exact() -> None:
     assert x[0] == sympy.Rational(3602879701896397, 36028797018963968)
     assert b.asarray(["0.1"])[0] == sympy.Rational(1, 10)
     assert b.asarray(["3/7"])[0] == sympy.Rational(3, 7)
+
+
+def test_mpmath_values_keep_their_digits_across_precisions() -> None:
+    """An mpf made at another precision is carried exactly, never rounded through float64."""
+    a, b = get_backend("mpmath"), get_backend("mpmath-100")
+    assert get_backend("mpmath", "cpu") is a
+    x = b.asarray(["0.12345678901234567890123456789012345678901234567890123"])
+    assert abs(a.asarray(x)[0] - a.scalar("0.1234567890123456789012345678901234567890123456789")) < 1e-48
+    y = a.asarray(["0.1234567890123456789012345678901234567890"])
+    assert abs(b.asarray(y)[0] - b.scalar("0.1234567890123456789012345678901234567890")) < 1e-45

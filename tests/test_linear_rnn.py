@@ -265,12 +265,6 @@ def test_classify() -> None:
     assert lr.classify([0.0, 2.0]) == "degenerate"
 
 
-def test_carry_keeps_digits_across_mpmath_contexts() -> None:
-    a, b = get_backend("mpmath"), get_backend("mpmath-100")
-    x = a.asarray(["0.1234567890123456789012345678901234567890"])
-    assert abs(lr.carry(b, x)[0] - b.scalar("0.1234567890123456789012345678901234567890")) < 1e-45
-
-
 # =============================================================================== the claims
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:

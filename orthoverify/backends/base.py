@@ -102,8 +102,8 @@ class Backend(ABC):
         """Absolute value (scalar or elementwise)."""
 
     @abstractmethod
-    def sign(self, x: Scalar) -> Scalar:
-        """Sign of a scalar: -1, 0 or 1 in this arithmetic."""
+    def sign(self, x: Any) -> Any:
+        """Sign: -1, 0 or 1 in this arithmetic (scalar or elementwise)."""
 
     def exp(self, x: Any) -> Any:
         """Exponential (scalar or elementwise)."""

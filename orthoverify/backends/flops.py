@@ -503,9 +503,8 @@ class FlopBackend(ObjectBackend):
     def abs(self, x: Any) -> Any:
         return self._map(abs, x)
 
-    def sign(self, x: Scalar) -> Scalar:
-        v = float(x)
-        return Flop(float((v > 0) - (v < 0)))
+    def sign(self, x: Any) -> Any:
+        return self._map(lambda v: Flop(float((float(v) > 0) - (float(v) < 0))), x)
 
     def is_zero(self, x: Any) -> bool:
         if hasattr(x, "reshape"):

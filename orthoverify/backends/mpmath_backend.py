@@ -70,8 +70,8 @@ class MpmathBackend(ObjectBackend):
     def abs(self, x: Any) -> Any:
         return self._map(abs, x)
 
-    def sign(self, x: Scalar) -> Scalar:
-        return self.ctx.mpf(self.ctx.sign(x))
+    def sign(self, x: Any) -> Any:
+        return self._map(lambda v: self.ctx.mpf(self.ctx.sign(v)), x)
 
     def exp(self, x: Any) -> Any:
         return self._map(self.ctx.exp, x)

@@ -127,10 +127,13 @@ class SympyBackend(ObjectBackend):
     def abs(self, x: Any) -> Any:
         return self._map(sympy.Abs, x)
 
-    def sign(self, x: Scalar) -> Scalar:
-        if expr_is_zero(x):
-            return sympy.Integer(0)
-        return sympy.Integer(1) if self.positive(x) else sympy.Integer(-1)
+    def sign(self, x: Any) -> Any:
+        def one(v: Any) -> Any:
+            if expr_is_zero(v):
+                return sympy.Integer(0)
+            return sympy.Integer(1) if self.positive(v) else sympy.Integer(-1)
+
+        return self._map(one, x)
 
     def norm(self, x: Array) -> Scalar:
         return sympy.sqrt(self.sum(x * x))

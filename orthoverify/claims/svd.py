@@ -660,7 +660,11 @@ def fn_theorem3_sharp(ctx: RunContext) -> Outcome:
                 d = sympy.Matrix(mm - b.eye(n)).det()
                 cases += 1
                 if d != 0:
-                    inputs = {"n": str(n), "U": sv_strings(_padded(us, n)), "V": sv_strings(_padded(vs, n))}
+                    inputs = {
+                        "n": str(n),
+                        "U": b.to_strings(b.asarray(_padded(us, n))),
+                        "V": b.to_strings(b.asarray(_padded(vs, n))),
+                    }
                     return Outcome(False, cases, failure=(inputs, Measure(math.inf, f"det(M - I) = {d}")))
     u = _symbols("u", 3)
     v = _symbols("v", 3)
@@ -670,10 +674,6 @@ def fn_theorem3_sharp(ctx: RunContext) -> Outcome:
     if sym != 0:
         return Outcome(False, cases, failure=({"n": "3", "symbolic": "1"}, Measure(math.inf, str(sym))))
     return Outcome(True, cases, notes=f"det(M - I) = 0 for k1 + k2 = n + 3, n = 3..{top}; symbolic for n = 3")
-
-
-def sv_strings(x: np.ndarray) -> Any:
-    return [[str(v) for v in row] for row in np.asarray(x, dtype=object)]
 
 
 THEOREM3 = Claim(
@@ -810,7 +810,7 @@ def fn_lemma1_sharp(ctx: RunContext) -> Outcome:
                 beyond = sharp < n and not b.is_zero(vk[k1][:, sharp] - vk[k2][:, sharp])
                 data[f"n={n},k1={k1},k2={k2}"] = {"stated": n - k2, "agree up to": sharp, "differs next": beyond}
                 if not same:
-                    inputs = {"V": sv_strings(_padded(vecs, n)), "k1": str(k1), "k2": str(k2)}
+                    inputs = {"V": b.to_strings(b.asarray(_padded(vecs, n))), "k1": str(k1), "k2": str(k2)}
                     return Outcome(False, cases, failure=(inputs, Measure(math.inf, f"column {sharp} differs")))
     return Outcome(True, cases, notes="columns agree for i <= n - max(k1, k2) + 1", data=data)
 
@@ -1440,9 +1440,28 @@ def _swap(xs: list[Any], i: int, x: Any) -> list[Any]:
     return [*xs[:i], x, *xs[i + 1 :]]
 
 
-def _along(f: Any) -> Callable[[Array], Any]:
-    """A one-argument function of the moved parameter (its index bound as a default)."""
-    return lambda x: f(x)
+def _reference_grads(
+    grad: Callable[[Callable[[Array], Any], Array], Array],
+    loss: Any,
+    h: Array,
+    us: list[Array],
+    s: Array,
+    vs: list[Array],
+) -> tuple[Array, list[Array], Array, list[Array]]:
+    """dL/dh, dL/du_i, dL/ds, dL/dv_i of ``loss(h, us, s, vs)`` by a reference ``grad(f, x)``."""
+
+    def at_u(i: int) -> Array:
+        return grad(lambda x: loss(h, _swap(us, i, x), s, vs), us[i])
+
+    def at_v(i: int) -> Array:
+        return grad(lambda x: loss(h, us, s, _swap(vs, i, x)), vs[i])
+
+    return (
+        grad(lambda x: loss(x, us, s, vs), h),
+        [at_u(i) for i in range(len(us))],
+        grad(lambda x: loss(h, us, x, vs), s),
+        [at_v(i) for i in range(len(vs))],
+    )
 
 
 def _alg1_measure(b: Backend, case: Case, variant: sv.Variant, ref: str) -> Measure:
@@ -1469,24 +1488,14 @@ def _alg1_measure(b: Backend, case: Case, variant: sv.Variant, ref: str) -> Meas
         rvs: list[Any] = list(grads[2 + m1 :])
         rb = b
     elif ref == "exact":
-        rh = exact_gradient(lambda x: loss(x, us, s, vs), h)
-        rus = [exact_gradient(_along(lambda x, i=i: loss(h, _swap(us, i, x), s, vs)), us[i]) for i in range(m1)]
-        rs = exact_gradient(lambda x: loss(h, us, x, vs), s)
-        rvs = [exact_gradient(_along(lambda x, i=i: loss(h, us, s, _swap(vs, i, x))), vs[i]) for i in range(m2)]
+        rh, rus, rs, rvs = _reference_grads(exact_gradient, loss, h, us, s, vs)
         rb = b
     else:  # 50-digit central differences on b's inputs
         rb = get_backend("mpmath") if b.method != "high-precision" else b
         conv = lambda x: rb.asarray(b.to_strings(x))  # noqa: E731
-        hr, usr, sr, vsr, gr = conv(h), [conv(x) for x in us], conv(s), [conv(x) for x in vs], conv(g)
-        lr = _alg1_loss(rb, gr, n, m1, m2, smap)
-        rh = central_gradient(lambda x: lr(x, usr, sr, vsr), hr, rb)
-        rus = [
-            central_gradient(_along(lambda x, i=i: lr(hr, _swap(usr, i, x), sr, vsr)), usr[i], rb) for i in range(m1)
-        ]
-        rs = central_gradient(lambda x: lr(hr, usr, x, vsr), sr, rb)
-        rvs = [
-            central_gradient(_along(lambda x, i=i: lr(hr, usr, sr, _swap(vsr, i, x))), vsr[i], rb) for i in range(m2)
-        ]
+        lr = _alg1_loss(rb, conv(g), n, m1, m2, smap)
+        fd = lambda f, x: central_gradient(f, x, rb)  # noqa: E731
+        rh, rus, rs, rvs = _reference_grads(fd, lr, conv(h), [conv(x) for x in us], conv(s), [conv(x) for x in vs])
     eps = b.eps if ref != "fd" else max(b.eps, fd_eps(rb))
 
     def cmp(x: Array, y: Array) -> Measure:

@@ -37,7 +37,6 @@ __all__ = [
     "CriticalPoint",
     "GlobalMinimum",
     "Problem",
-    "carry",
     "claim1_gradient_printed",
     "classify",
     "data_moments",
@@ -712,29 +711,13 @@ def find_critical_points(
     return _refine_all(ph, raw, digits)
 
 
-def carry(b: Backend, x: Any) -> Any:
-    """``x`` in backend b's arithmetic without losing digits: mpmath numbers made in another mpmath
-    context (another precision) are re-created from their exact binary value, where the backend's
-    own conversion would round them through float64; anything else goes through ``b.asarray``."""
-    if b.family == "mpmath":
-        arr = np.asarray(x, dtype=object)
-        if arr.size and any(hasattr(v, "_mpf_") for v in arr.reshape(-1)):
-            ctx = b.ctx  # type: ignore[attr-defined]
-            out = np.empty(arr.shape, dtype=object)
-            flat = out.reshape(-1)
-            for i, v in enumerate(arr.reshape(-1)):
-                flat[i] = ctx.make_mpf(v._mpf_) if hasattr(v, "_mpf_") else b.scalar(v)
-            return out
-    return b.asarray(x)
-
-
 def _hp_input(hp: Backend, x: Any) -> Any:
     """Inputs for the high-precision problem: strings and SymPy/mpmath values keep their digits."""
     if hasattr(x, "detach"):
         x = x.detach().cpu().numpy()
     if isinstance(x, (int, float, str)):
         return x
-    return carry(hp, x)
+    return hp.asarray(x)  # mpmath values of any precision keep their digits (MpmathBackend)
 
 
 def _refine_all(ph: Problem, raw: Sequence[np.ndarray], digits: int) -> list[CriticalPoint]:

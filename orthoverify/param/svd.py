@@ -20,8 +20,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import numpy as np
-
 from orthoverify.backends import Array, Backend, Scalar
 from orthoverify.errors import DomainError, NonFiniteError, ShapeError, ZeroVectorError
 from orthoverify.param._validate import (
@@ -153,11 +151,7 @@ def _radius(b: Backend, r: Any) -> Scalar:
 def _tanh_half(b: Backend, s: Array) -> Array:
     """``2 (f(s) - 1/2) = tanh(s/2)`` for the sigmoid f, from exp(-|s|) so nothing overflows."""
     e = b.exp(-b.abs(s))
-    if b.family in ("numpy", "torch"):
-        sg = b.sign(s)
-    else:
-        sg = np.array([b.sign(v) for v in s.reshape(-1)], dtype=object).reshape(s.shape)
-    return sg * (1 - e) / (1 + e)
+    return b.sign(s) * (1 - e) / (1 + e)
 
 
 def sigma_map(s_hat: Any, sigma_star: Any = 1, r: Any = 1, *, backend: BackendLike = None) -> Array:
