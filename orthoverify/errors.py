@@ -45,6 +45,10 @@ class NotOrthogonalError(InputError):
         self.threshold = threshold
 
 
+class NotUnitaryError(NotOrthogonalError):
+    """A complex matrix that must be unitary is not, within the stated test-ratio threshold."""
+
+
 class DTypeError(InputError, TypeError):
     """An array has a dtype orthoverify does not support for this operation."""
 

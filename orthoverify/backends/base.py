@@ -113,6 +113,22 @@ class Backend(ABC):
         """Natural logarithm of positive values (scalar or elementwise)."""
         raise BackendError(f"backend {self.name} has no logarithm")
 
+    def cos(self, x: Any) -> Any:
+        """Cosine (scalar or elementwise): phases e^(i theta) = cos theta + i sin theta."""
+        raise BackendError(f"backend {self.name} has no cosine")
+
+    def sin(self, x: Any) -> Any:
+        """Sine (scalar or elementwise)."""
+        raise BackendError(f"backend {self.name} has no sine")
+
+    def atan2(self, y: Any, x: Any) -> Any:
+        """The angle of the point (x, y) in (-pi, pi] (scalar or elementwise; 0 at the origin)."""
+        raise BackendError(f"backend {self.name} has no atan2")
+
+    def pi(self) -> Scalar:
+        """The constant pi in this arithmetic (exact for exact arithmetic)."""
+        raise BackendError(f"backend {self.name} has no pi")
+
     # ----------------------------------------------------------------- reductions
     @abstractmethod
     def max_abs(self, x: Array) -> Scalar:

@@ -506,6 +506,18 @@ class FlopBackend(ObjectBackend):
     def sign(self, x: Any) -> Any:
         return self._map(lambda v: Flop(float((float(v) > 0) - (float(v) < 0))), x)
 
+    def cos(self, x: Any) -> Any:
+        """Free, like ``abs``: trigonometric values only build phases and FFT twiddle factors,
+        which do not depend on the vector a counted product is applied to."""
+        return self._map(lambda v: Flop(math.cos(float(v))), x)
+
+    def sin(self, x: Any) -> Any:
+        """Free (see :meth:`cos`)."""
+        return self._map(lambda v: Flop(math.sin(float(v))), x)
+
+    def pi(self) -> Scalar:
+        return Flop(math.pi)
+
     def is_zero(self, x: Any) -> bool:
         if hasattr(x, "reshape"):
             return all(float(v) == 0 for v in x.reshape(-1))

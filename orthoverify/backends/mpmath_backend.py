@@ -79,6 +79,18 @@ class MpmathBackend(ObjectBackend):
     def log(self, x: Any) -> Any:
         return self._map(self.ctx.log, x)
 
+    def cos(self, x: Any) -> Any:
+        return self._map(self.ctx.cos, x)
+
+    def sin(self, x: Any) -> Any:
+        return self._map(self.ctx.sin, x)
+
+    def atan2(self, y: Any, x: Any) -> Any:
+        return self._map2(self.ctx.atan2, y, x)
+
+    def pi(self) -> Scalar:
+        return +self.ctx.pi
+
     def svd(self, a: Array) -> tuple[Array, Array, Array]:
         m, n = a.shape
         if m < n:  # mpmath's full SVD wants rows >= columns: use the transpose

@@ -77,6 +77,18 @@ class NumpyBackend(Backend):
     def log(self, x: Any) -> Any:
         return np.log(x)
 
+    def cos(self, x: Any) -> Any:
+        return np.cos(x)
+
+    def sin(self, x: Any) -> Any:
+        return np.sin(x)
+
+    def atan2(self, y: Any, x: Any) -> Any:
+        return np.arctan2(y, x)
+
+    def pi(self) -> Scalar:
+        return self.dtype.type(np.pi)
+
     def svd(self, a: Array) -> tuple[Array, Array, Array]:
         u, s, vt = np.linalg.svd(a, full_matrices=True)
         return u, s, vt.T

@@ -91,6 +91,16 @@ class ObjectBackend(Backend):
             return out
         return fn(x)
 
+    def _map2(self, fn: Any, x: Any, y: Any) -> Any:
+        if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            xs, ys = np.broadcast_arrays(np.asarray(x, dtype=object), np.asarray(y, dtype=object))
+            out = np.empty(xs.shape, dtype=object)
+            flat = out.reshape(-1)
+            for i, (a, c) in enumerate(zip(xs.reshape(-1), ys.reshape(-1), strict=True)):
+                flat[i] = fn(a, c)
+            return out
+        return fn(x, y)
+
     def to_numpy(self, x: Array) -> np.ndarray:
         return np.asarray(nested_map(float, x), dtype=np.float64)
 

@@ -64,6 +64,13 @@ def nonzero_point(e: Any, *, tries: int = 50) -> tuple[dict[Any, Any], Any] | No
     return None
 
 
+def _atan2(y: Any, x: Any) -> Any:
+    """SymPy's atan2, with 0 at the origin (where SymPy gives nan) like every other backend."""
+    if expr_is_zero(y) and expr_is_zero(x):
+        return sympy.Integer(0)
+    return sympy.atan2(y, x)
+
+
 class SympyBackend(ObjectBackend):
     """Exact arithmetic on object arrays of SymPy expressions."""
 
@@ -123,6 +130,18 @@ class SympyBackend(ObjectBackend):
 
     def log(self, x: Any) -> Any:
         return self._map(sympy.log, x)
+
+    def cos(self, x: Any) -> Any:
+        return self._map(sympy.cos, x)
+
+    def sin(self, x: Any) -> Any:
+        return self._map(sympy.sin, x)
+
+    def atan2(self, y: Any, x: Any) -> Any:
+        return self._map2(_atan2, y, x)
+
+    def pi(self) -> Scalar:
+        return sympy.pi
 
     def abs(self, x: Any) -> Any:
         return self._map(sympy.Abs, x)

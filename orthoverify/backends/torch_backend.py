@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -85,6 +86,18 @@ class TorchBackend(Backend):
 
     def log(self, x: Any) -> Any:
         return torch.log(x)
+
+    def cos(self, x: Any) -> Any:
+        return torch.cos(x)
+
+    def sin(self, x: Any) -> Any:
+        return torch.sin(x)
+
+    def atan2(self, y: Any, x: Any) -> Any:
+        return torch.atan2(y, x)
+
+    def pi(self) -> Scalar:
+        return self.scalar(math.pi)
 
     def svd(self, a: Array) -> tuple[Array, Array, Array]:
         u, s, vh = torch.linalg.svd(a, full_matrices=True)
