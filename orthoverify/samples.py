@@ -159,3 +159,61 @@ def signed_permutations(n: int) -> Iterator[np.ndarray]:
             for i, j in enumerate(perm):
                 p[i, j] = signs[i]
             yield p
+
+
+# ----------------------------------------------------------------------------- complex samplers
+def haar_unitary(rng: np.random.Generator, n: int) -> np.ndarray:
+    """A Haar-distributed unitary matrix (QR of a complex Gaussian matrix, phases fixed)."""
+    if n == 0:
+        return np.zeros((0, 0), dtype=complex)
+    z = (rng.standard_normal((n, n)) + 1j * rng.standard_normal((n, n))) / np.sqrt(2)
+    q, r = np.linalg.qr(z)
+    d = np.diag(r)
+    return q * (d / np.abs(d))
+
+
+def structured_unitaries(rng: np.random.Generator, n: int) -> list[tuple[str, np.ndarray]]:
+    """Unitaries with structure that general-position samples miss: diagonal phases (with a
+    repeated phase), a permutation, a permutation with phases, the identity, -I, a real
+    orthogonal matrix, a matrix near the identity, and one whose first column starts with 0."""
+    ph = np.exp(1j * rng.uniform(-np.pi, np.pi, n))
+    if n > 1:
+        ph[1] = ph[0]
+    perm = np.eye(n)[rng.permutation(n)]
+    a = rng.standard_normal((n, n)) + 1j * rng.standard_normal((n, n))
+    skew_h = (a - a.conj().T) * 1e-6
+    eye = np.eye(n)
+    near = np.linalg.solve(eye + skew_h, eye - skew_h)
+    out = [
+        ("phases", np.diag(ph)),
+        ("permutation", perm.astype(complex)),
+        ("phased-permutation", perm * ph),
+        ("identity", eye.astype(complex)),
+        ("minus-identity", -eye.astype(complex)),
+        ("real-orthogonal", haar_orthogonal(rng, n).astype(complex)),
+        ("near-identity", near),
+    ]
+    if n > 1:
+        anti = np.eye(n)[::-1].astype(complex)  # every column's first entry is 0 but the last
+        out.append(("anti-diagonal", anti * ph))
+    return out
+
+
+def rational_unitary(rng: np.random.Generator, n: int, bound: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """An exactly unitary matrix with Gaussian-rational entries, as (real part, imaginary part)
+    object arrays of SymPy rationals: the Cayley transform (I - A)(I + A)^-1 of a skew-Hermitian
+    A with small integer parts (I + A is invertible: A's eigenvalues are imaginary)."""
+    import sympy
+
+    a = sympy.zeros(n, n)
+    for i in range(n):
+        a[i, i] = sympy.I * int(rng.integers(-bound, bound + 1))
+        for j in range(i + 1, n):
+            v = int(rng.integers(-bound, bound + 1)) + sympy.I * int(rng.integers(-bound, bound + 1))
+            a[i, j] = v
+            a[j, i] = -sympy.conjugate(v)
+    eye = sympy.eye(n)
+    q = ((eye - a) * (eye + a).inv()).applyfunc(sympy.expand)
+    re = np.array([[sympy.re(q[i, j]) for j in range(n)] for i in range(n)], dtype=object)
+    im = np.array([[sympy.im(q[i, j]) for j in range(n)] for i in range(n)], dtype=object)
+    return re, im

@@ -19,6 +19,7 @@ DEFAULT_MODULES: tuple[str, ...] = (
     "orthoverify.claims.householder",
     "orthoverify.claims.cayley",
     "orthoverify.claims.svd",
+    "orthoverify.claims.unitary",
 )
 """The claim families registered in orthoverify, one module per paper key."""
 

@@ -481,10 +481,11 @@ def _fft_pow2(b: Backend, x: CArray, sign: int) -> CArray:
         return x
     even = _fft_pow2(b, x[0::2], sign)
     odd = _fft_pow2(b, x[1::2], sign)
-    t = _twiddles(b, n // 2, n, sign) * odd  # Count fft butterfly
-    return CArray(
-        b.concat([even.re + t.re, even.re - t.re]), b.concat([even.im + t.im, even.im - t.im])
-    )  # Count fft butterfly
+    tw = _twiddles(b, n // 2, n, sign)
+    t = tw * odd  # Count fft butterfly
+    top = even + t  # Count fft butterfly
+    bottom = even - t  # Count fft butterfly
+    return CArray(b.concat([top.re, bottom.re]), b.concat([top.im, bottom.im]))
 
 
 def _chirp(b: Backend, n: int, m: int, sign: int) -> CArray:

@@ -1,0 +1,105 @@
+"""Every unitary.* claim of the catalogue is registered, the quick profile decides each one from
+its evidence, and each counterexample replays from the JSON result."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from orthoverify.claims import unitary as unitary_claims
+from orthoverify.engine import get_registry, replay_from_file
+from tests.claims_common import assert_verdicts, catalogue_ids, quick_run
+
+CATALOGUE = {
+    "unitary.complex_block",
+    "unitary.rnn_equivalence",
+    "unitary.modrelu_real",
+    "unitary.corollary1",
+    "unitary.lemma1",
+    "unitary.building_blocks",
+    "unitary.composition",
+    "unitary.coverage",
+    "unitary.gradient_bound",
+    "unitary.modrelu",
+    "unitary.init_h0",
+}
+ADDED = {
+    "unitary.modrelu_real.corrected",
+    "unitary.corollary1_proof",
+    "unitary.corollary1_proof.corrected",
+    "unitary.lemma1.corrected",
+    "unitary.coverage_threshold",
+    "unitary.gradient_bound_modrelu",
+    "unitary.gradient_bound_modrelu.corrected",
+    "unitary.chain_rule",
+    "unitary.chain_rule.corrected",
+    "unitary.init_silent",
+}
+REFUTED = {
+    "unitary.modrelu_real",
+    "unitary.corollary1_proof",
+    "unitary.lemma1",
+    "unitary.gradient_bound_modrelu",
+    "unitary.chain_rule",
+}
+# what the evidence says today: a change that flips one of these must be explained
+EXPECTED = {cid: ("refuted" if cid in REFUTED else "verified") for cid in CATALOGUE | ADDED}
+
+
+def test_catalogue_ids_are_registered() -> None:
+    ids = {c.id for c in get_registry() if c.paper == "unitary"}
+    assert ids == CATALOGUE | ADDED
+    listed = catalogue_ids("unitary")
+    if listed is not None:
+        assert listed == CATALOGUE
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return quick_run("unitary.*", tmp_path_factory)
+
+
+def test_quick_profile_verdicts(quick: Path) -> None:
+    assert_verdicts(quick, EXPECTED)
+
+
+def test_every_counterexample_replays(quick: Path) -> None:
+    data = json.loads(quick.read_text())
+    for c in data["claims"]:
+        if c["verdict"] == "refuted":
+            rep = replay_from_file(quick, c["id"])
+            assert rep.reproduced, c["id"]
+
+
+def test_claims_are_checked_by_independent_methods(quick: Path) -> None:
+    data = json.loads(quick.read_text())
+    by_id = {c["id"]: c for c in data["claims"]}
+    for cid in ("unitary.complex_block", "unitary.rnn_equivalence", "unitary.corollary1", "unitary.building_blocks"):
+        methods = {e["method"] for e in by_id[cid]["evidence"]}
+        backends = {e["backend"] for e in by_id[cid]["evidence"]}
+        assert "symbolic" in methods and "mpmath-50" in backends, cid
+        assert any("float32" in b for b in backends), cid
+
+
+def test_printed_modrelu_indices_fail_for_every_n() -> None:
+    """k_n = 0 and k~_n = k~_2n = 0 for every n: the printed 1-based formulas leave the range."""
+    from orthoverify.param.unitary import modrelu_real_indices
+
+    for n in range(1, 40):
+        idx = {i: (k, kt) for i, k, kt in modrelu_real_indices(n, "printed")}
+        assert idx[n][0] == 0 and idx[n][1] == 0 and idx[2 * n][1] == 0
+        fixed = modrelu_real_indices(n, "corrected")
+        assert all(1 <= k <= 2 * n and 1 <= kt <= n for _, k, kt in fixed)
+
+
+def test_lemma1_counterexample_is_a_valid_decomposition() -> None:
+    """The refutation's V is unitary and V D V* is the real identity: the hypothesis holds."""
+    import sympy
+
+    inputs = {"V_re": [["1", "0"], ["0", "0"]], "V_im": [["0", "0"], ["0", "1"]], "D": ["1", "1"]}
+    v = sympy.Matrix([[1, 0], [0, sympy.I]])
+    assert v.H * v == sympy.eye(2) and v * v.H == sympy.eye(2)
+    m = unitary_claims.replay_lemma1_printed(inputs, unitary_claims._sympy())
+    assert m.ratio == float("inf") and "no conjugate column" in (m.value or "")
