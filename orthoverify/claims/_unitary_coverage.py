@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from orthoverify import samples
 from orthoverify.backends import Array, Backend, get_backend
 from orthoverify.engine.checks import Case, FunctionCheck, Outcome, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
@@ -342,9 +343,7 @@ def fn_haar_targets(ctx: RunContext) -> Outcome:
     missed: list[str] = []
     for n in plan.haar_sizes:
         for _ in range(plan.haar_targets):
-            z = rng.standard_normal((n, n)) + 1j * rng.standard_normal((n, n))
-            q, r = np.linalg.qr(z)
-            u = q * (np.diag(r) / np.abs(np.diag(r)))  # Haar (Mezzadri's phase correction)
+            u = samples.haar_unitary(rng, n)
             best, tries = math.inf, 0
             while tries < 5 and not best <= 30:
                 tries += 1

@@ -241,7 +241,7 @@ COMPLEX_BLOCK = Claim(
 def _native_act(b: Backend, z: Any, act: str) -> Any:
     """Apply a separable activation to the real and imaginary parts of native complex z."""
     c = _from_native(b, z)
-    f = un._separable(b, act)
+    f = un.separable_activation(b, act)
     return _native(b, CArray(f(c.re), f(c.im)))
 
 

@@ -63,6 +63,7 @@ __all__ = [
     "polish_unitary",
     "real_rnn",
     "require_unitary",
+    "separable_activation",
     "split_matrix",
     "split_vector",
     "unitarity_ratio",
@@ -814,7 +815,9 @@ def modrelu_real(a: Any, bias: Any, *, backend: BackendLike = None, convention: 
 Activation = Callable[[Array], Array] | str
 
 
-def _separable(b: Backend, act: Activation) -> Callable[[Array], Array]:
+def separable_activation(b: Backend, act: Activation) -> Callable[[Array], Array]:
+    """An activation applied entry by entry (to real and imaginary parts separately): a callable,
+    or ``relu``, ``leaky_relu`` (slope 1/10) or ``identity`` in the backend's arithmetic."""
     if callable(act):
         return act
     if act == "relu":
@@ -845,7 +848,7 @@ def complex_rnn(
         if activation == "modrelu":
             h = modrelu(z, bias, backend=b)
         else:
-            f = _separable(b, activation)
+            f = separable_activation(b, activation)
             h = CArray(f(z.re), f(z.im))
         out.append(h)
     return out
@@ -867,7 +870,7 @@ def real_rnn(
         if activation == "modrelu":
             h = modrelu_real(a, bias, backend=b)
         else:
-            h = _separable(b, activation)(a)
+            h = separable_activation(b, activation)(a)
         out.append(h)
     return out
 
