@@ -35,3 +35,25 @@ def assert_verdicts(path: Path, expected: dict[str, str]) -> None:
         assert all(e["error"] is None for e in c["evidence"])
         if c["verdict"] == "verified":
             assert all(e["passed"] for e in c["evidence"])
+
+
+def assert_registered(paper: str, catalogue: set[str], added: set[str], *, catalogue_exact: bool = True) -> None:
+    """The registry holds exactly the catalogue's ids plus the added ones, and the catalogue
+    (when this checkout sits beside it) lists exactly ``catalogue`` (or a subset of the registry)."""
+    from orthoverify.engine import get_registry
+
+    ids = {c.id for c in get_registry() if c.paper == paper}
+    assert ids == catalogue | added
+    listed = catalogue_ids(paper)
+    if listed is not None:
+        assert listed == catalogue if catalogue_exact else listed <= ids
+
+
+def assert_counterexamples_replay(path: Path) -> None:
+    """Every refuted claim of a result carries a counterexample that replays from the JSON."""
+    from orthoverify.engine import replay_from_file
+
+    data = json.loads(path.read_text())
+    for c in data["claims"]:
+        if c["verdict"] == "refuted":
+            assert replay_from_file(path, c["id"]).reproduced, c["id"]

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from orthoverify.claims import unitary as unitary_claims
-from orthoverify.engine import get_registry, replay_from_file
-from tests.claims_common import assert_verdicts, catalogue_ids, quick_run
+from tests.claims_common import assert_counterexamples_replay, assert_registered, assert_verdicts, quick_run
 
+PAPER = "unitary"
 CATALOGUE = {
     "unitary.complex_block",
     "unitary.rnn_equivalence",
@@ -49,16 +49,12 @@ EXPECTED = {cid: ("refuted" if cid in REFUTED else "verified") for cid in CATALO
 
 
 def test_catalogue_ids_are_registered() -> None:
-    ids = {c.id for c in get_registry() if c.paper == "unitary"}
-    assert ids == CATALOGUE | ADDED
-    listed = catalogue_ids("unitary")
-    if listed is not None:
-        assert listed == CATALOGUE
+    assert_registered(PAPER, CATALOGUE, ADDED)
 
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return quick_run("unitary.*", tmp_path_factory)
+    return quick_run(f"{PAPER}.*", tmp_path_factory)
 
 
 def test_quick_profile_verdicts(quick: Path) -> None:
@@ -66,11 +62,7 @@ def test_quick_profile_verdicts(quick: Path) -> None:
 
 
 def test_every_counterexample_replays(quick: Path) -> None:
-    data = json.loads(quick.read_text())
-    for c in data["claims"]:
-        if c["verdict"] == "refuted":
-            rep = replay_from_file(quick, c["id"])
-            assert rep.reproduced, c["id"]
+    assert_counterexamples_replay(quick)
 
 
 def test_claims_are_checked_by_independent_methods(quick: Path) -> None:

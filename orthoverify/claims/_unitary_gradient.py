@@ -528,6 +528,18 @@ def _trajectory(act: str, bias_mode: str, n: int) -> Callable[[RunContext], Outc
     return fn
 
 
+def _trajectory_check(act: str, bias_mode: str, n: int) -> FunctionCheck:
+    """The check that records ||dC/dh_t|| against t for one uRNN run (a report's plot)."""
+    return FunctionCheck(
+        "trajectory_urnn",
+        _trajectory(act, bias_mode, n),
+        ("torch-float64",),
+        "float",
+        BOUND_RATIO,
+        replay_fn=replay_bound,
+    )
+
+
 # =============================================================================== symbolic lemmas
 def sym_isometry(ctx: RunContext) -> Iterator[tuple[str, Any]]:
     """The step of eq. 4: for orthogonal W, ||W' D v|| = ||D v|| (so ||W' D|| = ||D W'|| = ||D||).
@@ -724,14 +736,7 @@ GRADIENT_BOUND = Claim(
         PropertyCheck("exact", q_bound, cases_bound_exact, EXACT, "max_t<T ||dC/dh_t||^2 <= ||dC/dh_T||^2 (exact)"),
         SearchCheck("search", q_bound_search, _search_strategy("relu", 0.0, 0.0), SEARCH, BOUND_RATIO),
         PropertyCheck("autograd_vs_backward", q_autograd, cases_bound_relu, TORCH, AGREE_RATIO),
-        FunctionCheck(
-            "trajectory_urnn",
-            _trajectory("relu", "mixed", 8),
-            ("torch-float64",),
-            "float",
-            BOUND_RATIO,
-            replay_fn=replay_bound,
-        ),
+        _trajectory_check("relu", "mixed", 8),
         SymbolicCheck("isometry_step", sym_isometry, "||W'Dv||^2 - ||Dv||^2 (exact)"),
     ),
     notes=(
@@ -756,14 +761,7 @@ MODRELU_PRINTED = Claim(
         PropertyCheck("hand_built", q_bound, _hand(HAND_MODRELU_PRINTED), ("sympy", "mpmath"), BOUND_RATIO),
         PropertyCheck("random_cases", q_bound, cases_modrelu_any, ("numpy-float64", "torch-float64"), BOUND_RATIO),
         PropertyCheck("autograd_vs_backward", q_autograd, cases_modrelu_any, TORCH, AGREE_RATIO),
-        FunctionCheck(
-            "trajectory_urnn",
-            _trajectory("modrelu", "positive", 4),
-            ("torch-float64",),
-            "float",
-            BOUND_RATIO,
-            replay_fn=replay_bound,
-        ),
+        _trajectory_check("modrelu", "positive", 4),
         SymbolicCheck("jacobian_eigenvalues", sym_modrelu_jacobian, "exact difference"),
     ),
     notes=(
@@ -791,14 +789,7 @@ MODRELU_CORRECTED = Claim(
         PropertyCheck("hand_built", q_bound, _hand(HAND_MODRELU_CORRECTED), ("sympy", "mpmath"), BOUND_RATIO),
         PropertyCheck("random_and_structured", q_bound, cases_modrelu_nonpositive, FLOAT_HP, BOUND_RATIO),
         PropertyCheck("autograd_vs_backward", q_autograd, cases_modrelu_nonpositive, TORCH, AGREE_RATIO),
-        FunctionCheck(
-            "trajectory_urnn",
-            _trajectory("modrelu", "nonpositive", 8),
-            ("torch-float64",),
-            "float",
-            BOUND_RATIO,
-            replay_fn=replay_bound,
-        ),
+        _trajectory_check("modrelu", "nonpositive", 8),
         SymbolicCheck("jacobian_eigenvalues", sym_modrelu_jacobian, "exact difference"),
     ),
     notes=(
