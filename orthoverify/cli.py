@@ -1,8 +1,8 @@
 """The ``orthoverify`` command line: a stable contract that scripts depend on.
 
 Exit status: 0 when no check errored (a refuted claim is a finding, not an error), 1 when a
-check errored, 2 on bad usage; ``replay`` exits 0 when the counterexample reproduces and 1
-when it does not.
+check errored, 2 on bad usage (including an unreadable result file for ``report`` or
+``replay``); ``replay`` exits 0 when the counterexample reproduces and 1 when it does not.
 """
 
 from __future__ import annotations
@@ -72,6 +72,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="where to write the JSON result (default: reports/check-<profile>.json)",
     )
     pc.add_argument("--quiet", action="store_true", help="no progress lines")
+    pc.add_argument(
+        "--report",
+        dest="report_dir",
+        default=None,
+        metavar="DIR",
+        help="also write the HTML and Markdown reports of this run into DIR (as `orthoverify report` does)",
+    )
+
+    pp = sub.add_parser("report", help="render result files as HTML and Markdown reports (runs side by side)")
+    pp.add_argument("results", nargs="+", metavar="RESULT.json")
+    pp.add_argument("--format", dest="formats", type=_csv, default=["html", "md"], metavar="html,md")
+    pp.add_argument("--out", default="reports", metavar="DIR", help="folder to write into (default: reports)")
+    pp.add_argument("--labels", type=_csv, default=None, metavar="A,B,...", help="one label per result file")
+    pp.add_argument("--name", default="report", help="file name of the reports, without extension (default: report)")
 
     pr = sub.add_parser("replay", help="replay a recorded counterexample")
     pr.add_argument("result", metavar="RESULT.json")
@@ -149,7 +163,20 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 if e.error:
                     err.write(f"\nERROR in {c.claim.id} :: {e.check} [{e.backend}]\n{e.error}\n")
     out.write(f"JSON result: {written}\n")
+    if args.report_dir is not None:
+        from orthoverify.report import render_report
+
+        for p in render_report([written], out_dir=args.report_dir):
+            out.write(f"report: {p}\n")
     return EXIT_ERROR if result.errored else EXIT_OK
+
+
+def _report(args: argparse.Namespace, out: TextIO) -> int:
+    from orthoverify.report import render_report
+
+    for p in render_report(args.results, formats=args.formats, out_dir=args.out, labels=args.labels, name=args.name):
+        out.write(f"report: {p}\n")
+    return EXIT_OK
 
 
 def _replay(args: argparse.Namespace, out: TextIO) -> int:
@@ -173,6 +200,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
             return _check(args, out, err)
         if args.command == "replay":
             return _replay(args, out)
+        if args.command == "report":
+            return _report(args, out)
     except OrthoverifyError as exc:  # unknown claim, backend, profile, missing GPU, bad result file
         err.write(f"orthoverify: error: {exc}\n")
         return EXIT_USAGE

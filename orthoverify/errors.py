@@ -67,3 +67,7 @@ class RegistryError(OrthoverifyError):
 
 class ReplayError(OrthoverifyError):
     """A counterexample cannot be replayed (missing claim, check, or malformed inputs)."""
+
+
+class ReportError(OrthoverifyError):
+    """A result file cannot be read or rendered into a report."""

@@ -92,6 +92,48 @@ def confirm_backend(b: Backend, digits: int = 50) -> Backend:
     return get_backend("mpmath" if digits == 50 else f"mpmath-{digits}")
 
 
+def case_size(case: Case) -> int | None:
+    """The size n of a case, for the report's ratio-against-n figures: its ``n`` when it has
+    one, else the largest dimension of its array inputs (None when it has none)."""
+    n = case.get("n")
+    if isinstance(n, (int, np.integer)) and not isinstance(n, bool):
+        return int(n)
+    dims = [max(np.shape(v)) for v in case.values() if isinstance(v, (np.ndarray, list)) and np.ndim(v) > 0]
+    dims = [d for d in dims if d > 0]
+    return max(dims) if dims else None
+
+
+class CaseLog:
+    """Per-size summaries of a scan's ratios (cases, worst, median) and the named per-case
+    ``stats`` of its measures: the data behind the report's figures, kept in evidence ``data``."""
+
+    def __init__(self) -> None:
+        self.ratios: dict[int, list[float]] = {}
+        self.stats: dict[str, list[list[float]]] = {}  # [n, value] per case
+
+    def add(self, case: Case, m: Measure) -> None:
+        n = case_size(case)
+        if n is not None:
+            self.ratios.setdefault(n, []).append(m.ratio)
+        for key, value in (m.stats or {}).items():
+            self.stats.setdefault(key, []).append([n if n is not None else 0, float(value)])
+
+    def data(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.ratios:
+            rows = []
+            for n in sorted(self.ratios):
+                r = self.ratios[n]
+                finite = sorted(x for x in r if not math.isnan(x))
+                worst = max(r, key=lambda x: math.inf if math.isnan(x) else x)
+                median = finite[len(finite) // 2] if finite else math.nan
+                rows.append([n, len(r), worst, median])
+            out["by_n"] = rows
+        if self.stats:
+            out["stats"] = self.stats
+        return out
+
+
 def _fails(ratio: float, threshold: float) -> bool:
     return not (ratio <= threshold)  # NaN fails
 
@@ -208,14 +250,16 @@ class PropertyCheck(Check):
         worst = 0.0
         count = 0
         failure: tuple[Case, Measure] | None = None
+        log = CaseLog()
         for case in self.cases(ctx):
             m = as_measure(self.quantity(ctx.backend, case))
             count += 1
+            log.add(case, m)
             if _fails(m.ratio, worst):
                 worst = m.ratio
                 if _fails(m.ratio, thr):  # confirm the worst failing case: the clearest counterexample
                     failure = (case, m)
-        return self._finish(ctx, cases=count, worst=worst, failure=failure)
+        return self._finish(ctx, cases=count, worst=worst, failure=failure, data=log.data())
 
     def replay(self, inputs: Mapping[str, Any], b: Backend) -> Measure:
         return as_measure(self.quantity(b, inputs))
@@ -281,6 +325,7 @@ class SearchCheck(Check):
         thr = self.threshold if self.threshold is not None else THRESHOLD
         state: dict[str, Any] = {"count": 0, "worst": 0.0, "failure": None}
         b = ctx.backend
+        log = CaseLog()
 
         @settings(
             max_examples=ctx.profile.search_examples,
@@ -298,6 +343,7 @@ class SearchCheck(Check):
         def probe(case: Case) -> None:
             m = as_measure(self.quantity(b, case))
             state["count"] += 1
+            log.add(case, m)
             if _fails(m.ratio, state["worst"]):
                 state["worst"] = m.ratio
             if math.isfinite(m.ratio):
@@ -317,6 +363,7 @@ class SearchCheck(Check):
             worst=state["worst"],
             failure=state["failure"],
             notes=f"Hypothesis search, {state['count']} examples, seed {ctx.seed}",
+            data=log.data(),
         )
 
     def replay(self, inputs: Mapping[str, Any], b: Backend) -> Measure:

@@ -95,6 +95,7 @@ class Evidence:
             "threshold": self.threshold,
             "seconds": round(self.seconds, 4),
             "passed": bool(self.passed),
+            "refutes": self.counterexample is not None,
             "notes": self.notes,
             "error": self.error,
             "data": jsonable(self.data),

@@ -11,6 +11,7 @@ difference is exactly zero and infinity otherwise.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from orthoverify.backends import Array, Backend
@@ -22,12 +23,14 @@ THRESHOLD = 30.0
 class Measure:
     """A test ratio; ``error`` is the unscaled discrepancy (relative to the reference's
     size) that the ratio divides by ``dim * eps``, and ``value`` an optional display of the
-    quantity that breaks a claim (for counterexamples)."""
+    quantity that breaks a claim (for counterexamples). ``stats`` are named values a check
+    records per case for the report's figures (e.g. the max|a_ij| of a scaled Cayley inverse)."""
 
     ratio: float
     value: str | None = None
     note: str = ""
     error: float | None = None
+    stats: Mapping[str, float] | None = None
 
     @property
     def display(self) -> str:

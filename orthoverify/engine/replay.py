@@ -6,7 +6,8 @@ recomputed by the check that found it, in float64 and at high precision (or exac
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +29,16 @@ class Replay:
     high_precision: Measure
     digits: int | str
     reproduced: bool
+    rounded: list[tuple[str, str]] = field(default_factory=list)
+    """For an exact counterexample: the quantity in float64 and at 50 digits where the check
+    can evaluate it in floating point (label, display), or why not."""
 
     def lines(self) -> list[str]:
         cx = self.counterexample
         out = [f"claim: {self.claim}", f"check: {cx.check}", f"quantity: {cx.quantity}"]
         if self.float64 is not None:
             out.append(f"float64: {self.float64.display}")
+        out += [f"{label}: {text}" for label, text in self.rounded]
         out.append(f"{'exact' if self.digits == 'exact' else f'{self.digits} digits'}: {self.high_precision.display}")
         out.append(f"recorded: {cx.value}" + (f" (threshold {cx.threshold:g})" if cx.threshold is not None else ""))
         out.append("reproduced: yes" if self.reproduced else "reproduced: NO")
@@ -49,12 +54,43 @@ def replay_counterexample(claim_id: str, cx: Counterexample, *, modules: tuple[s
     thr = cx.threshold if cx.threshold is not None else 30.0
     if cx.precision_digits == "exact":
         hp = check.replay(cx.inputs, get_backend("sympy"))
-        return Replay(claim_id, cx, None, hp, "exact", not (hp.ratio <= thr))
+        rounded = [(label, _rounded(check, cx.inputs, name)) for label, name in _ROUNDED]
+        return Replay(claim_id, cx, None, hp, "exact", not (hp.ratio <= thr), rounded)
     digits = int(cx.precision_digits)
     hp = check.replay(cx.inputs, get_backend(f"mpmath-{digits}"))
     f64 = check.replay(cx.inputs, get_backend("numpy-float64"))
     reproduced = not (hp.ratio <= thr)
     return Replay(claim_id, cx, f64, hp, digits, reproduced)
+
+
+_ROUNDED = (("float64", "numpy-float64"), ("50 digits", "mpmath-50"))
+
+
+def _decimal(x: Any, digits: int) -> Any:
+    """Exact rational strings ``p/q`` (recursively) as decimal strings with ``digits`` digits."""
+    if isinstance(x, list):
+        return [_decimal(v, digits) for v in x]
+    if isinstance(x, str) and "/" in x:
+        try:
+            q = Fraction(x)
+        except (ValueError, ZeroDivisionError):
+            return x
+        import mpmath
+
+        with mpmath.workdps(digits + 5):
+            return mpmath.nstr(mpmath.mpf(q.numerator) / q.denominator, digits)
+    return x
+
+
+def _rounded(check: Any, inputs: dict[str, Any], backend: str) -> str:
+    """An exact counterexample's quantity evaluated in floating point, or why it cannot be."""
+    b = get_backend(backend)
+    digits = 17 if b.digits is None or b.digits < 17 else b.digits + 10
+    try:
+        m = check.replay({k: _decimal(v, digits) for k, v in inputs.items()}, b)
+    except Exception as exc:  # the check is exact-only: say so, never fail the replay on it
+        return f"not evaluated ({type(exc).__name__}: {str(exc).splitlines()[0][:120]})"
+    return m.display
 
 
 def replay_from_file(path: str | Path, claim_id: str, *, modules: tuple[str, ...] = DEFAULT_MODULES) -> Replay:

@@ -1,0 +1,193 @@
+"""What the HTML and Markdown reports both say, computed once: rows of the tables, the
+counterexample lines, the replay commands, the proof links. The renderers only lay it out."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from orthoverify.engine.model import VERDICTS
+from orthoverify.report.model import PAPER_TITLES, ClaimRow, ProofEntry, Report, fmt_num, proof_entry, relative_link
+
+MAX_INPUT_CHARS = 3000
+"""Counterexample inputs longer than this are shortened in the report (the JSON has them all)."""
+
+
+def paper_title(key: str) -> str:
+    return PAPER_TITLES.get(key, key)
+
+
+def run_rows(report: Report) -> list[tuple[str, list[str]]]:
+    """The runs side by side: (field, one value per run)."""
+    runs = report.runs
+    rows: list[tuple[str, list[str]]] = [
+        ("result file", [r.path for r in runs]),
+        ("profile", [r.profile for r in runs]),
+        ("seed", [str(r.seed) for r in runs]),
+        ("duration", [f"{r.seconds:.1f} s" for r in runs]),
+        ("started", [str(r.data.get("started", "–")) for r in runs]),
+        ("workers", [str(r.data.get("workers", "–")) for r in runs]),
+        ("orthoverify", [str(r.data.get("orthoverify", "–")) for r in runs]),
+        ("claims", [str(len(r.data["claims"])) for r in runs]),
+    ]
+    keys: list[str] = []
+    for r in runs:
+        keys += [k for k in r.environment if k not in keys and k != "orthoverify"]
+    rows += [(k, [str(r.environment.get(k, "–")) for r in runs]) for k in keys]
+    return rows
+
+
+def verdict_rows(report: Report) -> list[tuple[str, list[int]]]:
+    """Counts per verdict, one column per run, and the total."""
+    counts = [r.counts() for r in report.runs]
+    rows = [(v, [c.get(v, 0) for c in counts]) for v in VERDICTS]
+    rows.append(("total", [len(r.data["claims"]) for r in report.runs]))
+    return rows
+
+
+def paper_rows(report: Report) -> list[tuple[str, list[str]]]:
+    """Counts per paper, one cell per run ("13 verified, 5 refuted")."""
+    out = []
+    for p in report.papers():
+        cells = []
+        for r in report.runs:
+            c = r.counts(p)
+            cells.append(", ".join(f"{n} {v}" for v, n in c.items() if n) or "–")
+        out.append((p, cells))
+    return out
+
+
+@dataclass(frozen=True)
+class EvidenceRow:
+    run: str
+    check: str
+    method: str
+    backend: str
+    cases: str
+    ratio: str
+    seconds: str
+    result: str
+    notes: str
+
+
+def evidence_rows(report: Report, claim: ClaimRow) -> list[EvidenceRow]:
+    out = []
+    for i, entry in claim.present():
+        for ev in entry.get("evidence", []):
+            if ev.get("error"):
+                result = "error"
+            elif ev.get("passed"):
+                result = "pass"
+            elif ev.get("refutes", (entry.get("counterexample") or {}).get("check") == ev["check"]):
+                result = "counterexample"
+            else:
+                result = "fail"
+            thr = ev.get("threshold")
+            wr = ev.get("worst_ratio")
+            if wr is None and thr is None:
+                ratio = "exact"
+            else:
+                ratio = f"{fmt_num(wr)} / {fmt_num(thr)}" if thr is not None else fmt_num(wr)
+            notes = ev.get("notes") or ""
+            if ev.get("error"):
+                notes = (notes + " " + str(ev["error"]).strip().splitlines()[0]).strip()
+            out.append(
+                EvidenceRow(
+                    report.runs[i].label,
+                    ev["check"],
+                    ev.get("method", ""),
+                    ev.get("backend", ""),
+                    str(ev.get("cases", "")),
+                    ratio,
+                    f"{float(ev.get('seconds', 0.0)):.2f}",
+                    result,
+                    notes,
+                )
+            )
+    return out
+
+
+@dataclass(frozen=True)
+class CounterexampleView:
+    run: str
+    check: str
+    quantity: str
+    value: str
+    precision: str
+    float64: str | None
+    threshold: str | None
+    inputs: str
+    truncated: bool
+    replay: str
+
+
+def counterexample_view(report: Report, claim: ClaimRow) -> CounterexampleView | None:
+    found = claim.counterexample()
+    if found is None:
+        return None
+    i, cx = found
+    digits = cx.get("precision_digits")
+    precision = "exact" if digits == "exact" else f"{digits} digits"
+    inputs = format_inputs(cx.get("inputs") or {})
+    truncated = len(inputs) > MAX_INPUT_CHARS
+    if truncated:
+        inputs = inputs[:MAX_INPUT_CHARS] + "\n…"
+    thr = cx.get("threshold")
+    return CounterexampleView(
+        report.runs[i].label,
+        str(cx.get("check", "")),
+        str(cx.get("quantity", "")),
+        str(cx.get("value", "")),
+        precision,
+        cx.get("float64_value"),
+        fmt_num(thr) if thr is not None else None,
+        inputs,
+        truncated,
+        replay_command(report.runs[i].path, claim.id),
+    )
+
+
+def format_inputs(inputs: dict[str, Any]) -> str:
+    """Counterexample inputs, one per line: ``name = value`` (matrices as nested lists)."""
+    lines = []
+    for k, v in inputs.items():
+        text = v if isinstance(v, str) else json.dumps(v, separators=(", ", ": "))
+        lines.append(f"{k} = {text}")
+    return "\n".join(lines)
+
+
+def replay_command(path: str, claim_id: str) -> str:
+    return f"orthoverify replay {shlex.quote(path)} {shlex.quote(claim_id)}"
+
+
+@dataclass(frozen=True)
+class ProofLink:
+    href: str
+    label: str
+    entry: ProofEntry | None
+
+
+def proof_link(report: Report, claim: ClaimRow, out_dir: Path) -> ProofLink | None:
+    """Where the claim's proof notes are, relative to the report's folder."""
+    if report.proofs_dir is None:
+        return None
+    entry = proof_entry(report.proofs_dir, claim.paper, claim.id)
+    f = report.proofs_dir / f"{claim.paper}.md"
+    if not f.is_file():
+        return None
+    href = relative_link(f, out_dir) + (f"#{entry.anchor}" if entry is not None else "")
+    return ProofLink(href, f"proofs/{claim.paper}.md" + (f" — {claim.id}" if entry is not None else ""), entry)
+
+
+def verdict_summary(report: Report, claim: ClaimRow) -> list[tuple[str, str | None]]:
+    """(run label, verdict or None) for every run."""
+    return [(r.label, v) for r, v in zip(report.runs, claim.verdicts(), strict=True)]
+
+
+def worst_ratio_text(entry: dict[str, Any] | None) -> str:
+    if entry is None or entry.get("worst_ratio") is None:
+        return "–"
+    return f"{fmt_num(entry['worst_ratio'])} / {fmt_num(entry.get('worst_ratio_threshold'))}"

@@ -1,0 +1,226 @@
+"""The Markdown report: the HTML report's content for reading on a code host, with the
+figures as SVG files in ``figures/`` beside it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from orthoverify.report import content as ct
+from orthoverify.report.figures import Figure, claim_figure, report_figures
+from orthoverify.report.model import ClaimRow, Report, github_slug
+
+_SPECIAL = re.compile(r"([\\`*_\[\]<>#|])")
+
+
+def text(x: object) -> str:
+    """Free text (a statement, a note) with Markdown's special characters escaped, so that
+    ``W*``, ``a_ij``, ``|x|`` or ``<= 1`` read as written."""
+    return _SPECIAL.sub(r"\\\1", str(x)).replace("\n", " ")
+
+
+def code(x: object) -> str:
+    """An inline code span that survives backticks in its content."""
+    s = str(x).replace("\n", " ")
+    ticks = "`"
+    while ticks in s:
+        ticks += "`"
+    pad = " " if s.startswith("`") or s.endswith("`") else ""
+    return f"{ticks}{pad}{s}{pad}{ticks}"
+
+
+def cell(x: object) -> str:
+    """Text for a table cell: pipes escaped, newlines flattened."""
+    return str(x).replace("|", "\\|").replace("\n", " ")
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return [*out, ""]
+
+
+def verdict_text(v: str | None) -> str:
+    if v is None:
+        return "not run"
+    return f"**{v}**" if v in ("refuted", "error") else v
+
+
+def claim_heading(c: ClaimRow) -> str:
+    return f"{c.id}"
+
+
+def claim_link(c: ClaimRow) -> str:
+    return f"[`{c.id}`](#{github_slug(claim_heading(c))})"
+
+
+def _fence(text: str, lang: str = "") -> list[str]:
+    fence = "```"
+    while fence in text:
+        fence += "`"
+    return [fence + lang, text, fence, ""]
+
+
+def _counterexample(report: Report, claim: ClaimRow) -> list[str]:
+    cx = ct.counterexample_view(report, claim)
+    if cx is None:
+        return []
+    out = [
+        "**Counterexample**",
+        "",
+        f"- check `{cx.check}` (run {cx.run})",
+        f"- {text(cx.quantity)} = {code(cx.value)} ({cx.precision})",
+    ]
+    if cx.float64 is not None:
+        out.append(f"- in float64: {code(cx.float64)}")
+    if cx.threshold is not None:
+        out.append(f"- threshold: {cx.threshold}")
+    more = " (shortened; the JSON result has every digit)" if cx.truncated else ""
+    out += ["", f"Inputs{more}:", "", *_fence(cx.inputs), "Replay it (float64 and high precision):", ""]
+    out += _fence(cx.replay, "bash")
+    return out
+
+
+def _figure(fig: Figure, fig_dir: str) -> list[str]:
+    out = [f"![{text(fig.title)}]({fig_dir}/{fig.ident}.svg)", "", f"*{text(fig.title)}.* {text(fig.caption)}", ""]
+    if fig.rows:
+        out += ["<details><summary>Data</summary>", ""]
+        out += _table([cell(h) for h in fig.header], [[cell(c) for c in r] for r in fig.rows])
+        out += ["</details>", ""]
+    return out
+
+
+def render_markdown(report: Report, out_dir: Path, fig_dir: str, figures: list[Figure] | None = None) -> str:
+    """The whole report as Markdown; figures are referenced as ``fig_dir/<ident>.svg``."""
+    from orthoverify import __version__
+
+    figs = report_figures(report) if figures is None else figures
+    labels = [r.label for r in report.runs]
+    multi = len(labels) > 1
+    md: list[str] = ["# orthoverify verification report", ""]
+    md += [f"Runs: {', '.join(f'`{lb}`' for lb in labels)}.", ""]
+    errata = report.errata()
+    errata_heading = f"Errata ({len(errata)})"
+    md += ["- [Summary](#summary)", f"- [Errata](#{github_slug(errata_heading)})", "- [Figures](#figures)"]
+    md += [f"- [`{p}`: {ct.paper_title(p)}](#{github_slug(p + ': ' + ct.paper_title(p))})" for p in report.papers()]
+    md += ["", "## Summary", ""]
+    md += _table(["verdict", *labels], [[v, *(str(n) for n in ns)] for v, ns in ct.verdict_rows(report)])
+    md += ["### Per paper", ""]
+    md += _table(
+        ["paper", *labels], [[f"`{p}` {cell(ct.paper_title(p))}", *cells] for p, cells in ct.paper_rows(report)]
+    )
+    md += ["### Runs", ""]
+    md += _table(["", *labels], [[k, *(cell(v) for v in vals)] for k, vals in ct.run_rows(report)])
+    if multi:
+        dis = report.disagreements()
+        if dis:
+            md += [f"### Where the runs disagree ({len(dis)})", ""]
+            md += _table(["claim", *labels], [[claim_link(c), *(verdict_text(v) for v in c.verdicts())] for c in dis])
+        else:
+            md += ["Every claim present in several runs has the same verdict in each.", ""]
+    md += ["### Claims at a glance", ""]
+    rows = []
+    for c in report.claims:
+        entry = next((e for _, e in c.present()), None)
+        rows.append(
+            [claim_link(c), *(verdict_text(v) for v in c.verdicts()), cell(c.where), ct.worst_ratio_text(entry)]
+        )
+    md += _table(["claim", *labels, "where", "worst ratio / threshold"], rows)
+
+    md += [f"## {errata_heading}", ""]
+    if not errata:
+        md += ["No claim was refuted.", ""]
+    for c in errata:
+        md += [f"### Erratum: {c.id}", ""]
+        md += [f"{claim_link(c)} {' '.join(verdict_text(v) for v in c.verdicts())} · {text(c.where)} · `{c.paper}`", ""]
+        md += [f"> {text(c.statement)}", ""]
+        breaks = [r for r in ct.evidence_rows(report, c) if r.result == "counterexample"]
+        if breaks:
+            md += ["**What breaks it.**", ""]
+            md += [f"- `{r.check}` \\[{r.backend}\\]: {text(r.notes)}" for r in breaks]
+            md += [""]
+        md += _counterexample(report, c)
+        fix = report.corrected(c.id)
+        if fix is not None:
+            verdicts = " ".join(verdict_text(v) for v in fix.verdicts())
+            md += [f"**Corrected** ({claim_link(fix)} {verdicts}):", "", f"> {text(fix.statement)}", ""]
+        else:
+            md += ["*No corrected statement is registered for this claim.*", ""]
+
+    md += ["## Figures", ""]
+    if not figs:
+        md += ["These runs recorded no data for figures.", ""]
+    for f in figs:
+        md += _figure(f, fig_dir)
+
+    for p in report.papers():
+        md += [f"## {p}: {ct.paper_title(p)}", ""]
+        for c in (c for c in report.claims if c.paper == p):
+            md += _claim(report, c, out_dir, fig_dir)
+    md += [
+        "---",
+        "",
+        f"Rendered by orthoverify {__version__} from {', '.join(f'`{r.path}`' for r in report.runs)}. A verdict is "
+        "earned by the checks listed under each claim; every counterexample replays with the command shown.",
+        "",
+    ]
+    return "\n".join(md)
+
+
+def _claim(report: Report, c: ClaimRow, out_dir: Path, fig_dir: str) -> list[str]:
+    multi = len(report.runs) > 1
+    md = [f"### {claim_heading(c)}", ""]
+    md += [
+        " · ".join(f"{lb}: {verdict_text(v)}" if multi else verdict_text(v) for lb, v in ct.verdict_summary(report, c))
+    ]
+    md += [
+        "",
+        f"{text(c.where)} · kind: {c.kind}"
+        + (f" · corrects [`{c.corrects}`](#{github_slug(c.corrects)})" if c.corrects else ""),
+        "",
+    ]
+    md += [f"> {text(c.statement)}", ""]
+    notes = next((e.get("notes") for _, e in c.present() if e.get("notes")), "")
+    if notes:
+        md += [f"**Notes.** {text(notes)}", ""]
+    rows = ct.evidence_rows(report, c)
+    header = (["run"] if multi else []) + [
+        "check",
+        "method",
+        "backend",
+        "cases",
+        "worst ratio / threshold",
+        "time (s)",
+        "result",
+    ]
+    body = [
+        ([cell(r.run)] if multi else [])
+        + [
+            f"`{r.check}`",
+            r.method,
+            r.backend,
+            r.cases,
+            r.ratio,
+            r.seconds,
+            verdict_text(r.result) if r.result != "pass" else "pass",
+        ]
+        for r in rows
+    ]
+    md += _table(header, body)
+    with_notes = [r for r in rows if r.notes]
+    if with_notes:
+        md += [f"<details><summary>Evidence notes ({len(with_notes)})</summary>", ""]
+        md += [
+            f"- `{r.check}` \\[{r.backend}\\]{' (' + r.run + ')' if multi else ''}: {text(r.notes)}" for r in with_notes
+        ]
+        md += ["", "</details>", ""]
+    md += _counterexample(report, c)
+    fig = claim_figure(report, c)
+    if fig is not None:
+        md += [f"![{text(fig.title)}]({fig_dir}/{fig.ident}.svg)", ""]
+    link = ct.proof_link(report, c, out_dir)
+    if link is None:
+        md += [f"Proof notes: `proofs/{c.paper}.md` (not found beside this report).", ""]
+    else:
+        md += [f"Proof notes: [{link.label}]({link.href})", ""]
+    return md

@@ -1,0 +1,292 @@
+"""Result files merged into one report model: runs side by side, claims in registry order.
+
+A report is a pure function of the JSON results it is given (and of the proof notes it links
+to): nothing is re-run, so the same files always give the same report.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from orthoverify.engine.model import VERDICTS
+from orthoverify.errors import ReportError
+
+PAPER_TITLES: dict[str, str] = {
+    "householder": (
+        "Mhammedi, Hellicar, Rahman, Bailey. Efficient Orthogonal Parametrisation of Recurrent Neural Networks "
+        "Using Householder Reflections. ICML 2017 (oRNN)"
+    ),
+    "cayley": (
+        "Helfrich, Willmott, Ye. Orthogonal Recurrent Neural Networks with Scaled Cayley Transform. ICML 2018 (scoRNN)"
+    ),
+    "svd": (
+        "Zhang, Lei, Dhillon. Stabilizing Gradients for Deep Neural Networks via Efficient SVD Parameterization. "
+        "ICML 2018 (svdRNN)"
+    ),
+    "unitary": (
+        "Arjovsky, Shah, Bengio. Unitary Evolution Recurrent Neural Networks. ICML 2016 (uRNN), with Sec. 3 and 4.3 "
+        "of the Householder paper"
+    ),
+}
+"""Paper keys of orthoverify's claim families; a key not listed here is shown as itself."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """One result file: its label in the report and its contents."""
+
+    label: str
+    path: str
+    data: dict[str, Any]
+
+    @property
+    def profile(self) -> str:
+        return str(self.data.get("profile", "?"))
+
+    @property
+    def seed(self) -> Any:
+        return self.data.get("seed")
+
+    @property
+    def seconds(self) -> float:
+        return float(self.data.get("seconds", 0.0))
+
+    @property
+    def environment(self) -> dict[str, Any]:
+        env = self.data.get("environment") or {}
+        return dict(env) if isinstance(env, dict) else {}
+
+    def counts(self, paper: str | None = None) -> dict[str, int]:
+        out = dict.fromkeys(VERDICTS, 0)
+        for c in self.data["claims"]:
+            if paper is None or c.get("paper") == paper:
+                out[c["verdict"]] = out.get(c["verdict"], 0) + 1
+        return out
+
+
+@dataclass
+class ClaimRow:
+    """One claim across the runs: its statement, and its entry in each run (None where absent)."""
+
+    id: str
+    paper: str
+    where: str
+    statement: str
+    kind: str
+    corrects: str | None
+    entries: list[dict[str, Any] | None] = field(default_factory=list)
+
+    def verdicts(self) -> list[str | None]:
+        return [e["verdict"] if e is not None else None for e in self.entries]
+
+    def present(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        """(run index, entry) for the runs that have this claim."""
+        for i, e in enumerate(self.entries):
+            if e is not None:
+                yield i, e
+
+    @property
+    def refuted(self) -> bool:
+        return "refuted" in self.verdicts()
+
+    @property
+    def disagreement(self) -> bool:
+        seen = {v for v in self.verdicts() if v is not None}
+        return len(seen) > 1
+
+    def counterexample(self) -> tuple[int, dict[str, Any]] | None:
+        """The first run's recorded counterexample (run index, counterexample)."""
+        for i, e in self.present():
+            if e.get("counterexample"):
+                return i, e["counterexample"]
+        return None
+
+
+@dataclass
+class Report:
+    """Everything a renderer needs: the runs and the claims (union over runs, first-seen order)."""
+
+    runs: list[Run]
+    claims: list[ClaimRow]
+    proofs_dir: Path | None = None
+
+    def papers(self) -> list[str]:
+        out: list[str] = []
+        for c in self.claims:
+            if c.paper not in out:
+                out.append(c.paper)
+        return out
+
+    def claim(self, claim_id: str) -> ClaimRow | None:
+        for c in self.claims:
+            if c.id == claim_id:
+                return c
+        return None
+
+    def corrected(self, claim_id: str) -> ClaimRow | None:
+        return self.claim(claim_id + ".corrected")
+
+    def errata(self) -> list[ClaimRow]:
+        """Every claim refuted in at least one run."""
+        return [c for c in self.claims if c.refuted]
+
+    def disagreements(self) -> list[ClaimRow]:
+        return [c for c in self.claims if c.disagreement]
+
+    def evidence(self) -> Iterator[tuple[int, ClaimRow, dict[str, Any]]]:
+        """(run index, claim, evidence) for every evidence entry of every run."""
+        for c in self.claims:
+            for i, e in c.present():
+                for ev in e.get("evidence", []):
+                    yield i, c, ev
+
+
+def _label(path: Path, data: dict[str, Any]) -> str:
+    device = (data.get("environment") or {}).get("device")
+    base = path.stem
+    return f"{base} ({device})" if device and device != "cpu" else base
+
+
+def load_run(path: str | Path, label: str | None = None) -> Run:
+    """Read one result file; a file that is not an orthoverify result raises ReportError."""
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text())
+    except FileNotFoundError:
+        raise ReportError(f"result file {p} does not exist") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ReportError(f"cannot read result file {p}: {exc}") from None
+    if not isinstance(data, dict) or "claims" not in data or "orthoverify" not in data:
+        raise ReportError(f"{p} is not an orthoverify result (no 'claims' or 'orthoverify' key)")
+    for c in data["claims"]:
+        if not isinstance(c, dict) or not {"id", "verdict", "statement", "paper"} <= set(c):
+            raise ReportError(f"{p}: a claim entry lacks id, verdict, statement or paper: {str(c)[:80]}")
+        if c["verdict"] not in VERDICTS:
+            raise ReportError(f"{p}: claim {c['id']} has an unknown verdict {c['verdict']!r}")
+    return Run(label or _label(p, data), str(path), data)
+
+
+def load_report(paths: Sequence[str | Path], labels: Sequence[str] | None = None) -> Report:
+    """Merge result files into one report; labels default to the file names (made unique)."""
+    if not paths:
+        raise ReportError("no result files given")
+    if labels is not None and len(labels) != len(paths):
+        raise ReportError(f"{len(labels)} labels for {len(paths)} result files")
+    runs: list[Run] = []
+    for i, p in enumerate(paths):
+        run = load_run(p, labels[i] if labels is not None else None)
+        taken = {r.label for r in runs}
+        label, k = run.label, 2
+        while label in taken:
+            label, k = f"{run.label} #{k}", k + 1
+        runs.append(Run(label, run.path, run.data))
+    rows: dict[str, ClaimRow] = {}
+    for i, run in enumerate(runs):
+        for c in run.data["claims"]:
+            row = rows.get(c["id"])
+            if row is None:
+                row = ClaimRow(
+                    c["id"], c["paper"], c.get("where", ""), c["statement"], c.get("kind", ""), c.get("corrects")
+                )
+                row.entries = [None] * len(runs)
+                rows[c["id"]] = row
+            row.entries[i] = c
+    return Report(runs, list(rows.values()), find_proofs_dir())
+
+
+def find_proofs_dir() -> Path | None:
+    """The ``proofs/`` folder: under the working directory, else beside the installed package's source."""
+    here = Path.cwd() / "proofs"
+    if here.is_dir():
+        return here
+    src = Path(__file__).resolve().parents[2] / "proofs"
+    return src if src.is_dir() else None
+
+
+# ------------------------------------------------------------------------------ proof notes
+_HEADING = re.compile(r"^(#{2,3}) (.+?)\s*$", re.M)
+
+
+def github_slug(heading: str) -> str:
+    """The anchor a code host (GitHub) gives a Markdown heading: lower case, punctuation dropped,
+    spaces to hyphens."""
+    s = heading.strip().lower()
+    s = re.sub(r"[^\w\- ]", "", s)
+    return s.replace(" ", "-")
+
+
+@dataclass(frozen=True)
+class ProofEntry:
+    """A claim's entry in ``proofs/<paper>.md``: the file, the heading's anchor, the text."""
+
+    file: Path
+    anchor: str
+    heading: str
+    body: str
+
+
+def proof_entry(proofs_dir: Path | None, paper: str, claim_id: str) -> ProofEntry | None:
+    """The section of ``proofs/<paper>.md`` whose heading starts with ``claim_id`` (to the next heading
+    of the same or a higher level)."""
+    if proofs_dir is None:
+        return None
+    f = proofs_dir / f"{paper}.md"
+    if not f.is_file():
+        return None
+    text = f.read_text()
+    matches = list(_HEADING.finditer(text))
+    for k, m in enumerate(matches):
+        title = m.group(2)
+        if title == claim_id or title.startswith(claim_id + " "):
+            level = len(m.group(1))
+            end = len(text)
+            for m2 in matches[k + 1 :]:
+                if len(m2.group(1)) <= level:
+                    end = m2.start()
+                    break
+            body = text[m.end() : end].strip()
+            body = re.sub(r"\n-{3,}\s*$", "", body).strip()
+            return ProofEntry(f, github_slug(title), title, body)
+    return None
+
+
+def relative_link(target: Path, out_dir: Path) -> str:
+    """A link from a file in ``out_dir`` to ``target``, with forward slashes."""
+    try:
+        rel = os.path.relpath(target.resolve(), out_dir.resolve())
+    except ValueError:  # another drive on Windows
+        rel = str(target.resolve())
+    return rel.replace(os.sep, "/")
+
+
+def fmt_num(x: Any, digits: int = 3) -> str:
+    """A ratio, time or count for a table: compact, with inf/nan as written in the JSON."""
+    if x is None:
+        return "–"
+    if isinstance(x, str):
+        return x
+    if isinstance(x, bool):
+        return str(x)
+    if isinstance(x, int):
+        return str(x)
+    xf = float(x)
+    if math.isnan(xf):
+        return "nan"
+    if math.isinf(xf):
+        return "inf" if xf > 0 else "-inf"
+    return f"{xf:.{digits}g}"
+
+
+def as_float(x: Any) -> float:
+    """A JSON number or one of the strings "inf", "-inf", "nan" as a float."""
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return math.nan
