@@ -221,3 +221,32 @@ def test_search_does_not_depend_on_loaded_modules(tmp_path: Path, monkeypatch: p
     finally:
         sys.modules.pop("many_constants", None)
     assert seen[0] == seen[1]
+
+
+def test_scans_record_ratios_by_size_for_the_figures(planted_result) -> None:  # type: ignore[no-untyped-def]
+    true = next(c for c in planted_result.claims if c.claim.id == "planted.true_reflection_orthogonal")
+    ev = next(e for e in true.evidence if e.check == "float" and e.backend == "numpy-float64")
+    rows = ev.data["by_n"]
+    assert [r[0] for r in rows] == [2, 3, 5] and all(r[1] == 3 for r in rows)  # n, cases
+    assert max(r[2] for r in rows) == ev.worst_ratio and all(r[3] <= r[2] for r in rows)  # worst, median
+    search = next(e for e in true.evidence if e.check == "search")
+    assert sum(r[1] for r in search.data["by_n"]) == search.cases
+
+
+def test_case_size_and_stats() -> None:
+    import numpy as np
+
+    from orthoverify.engine.checks import CaseLog, case_size
+    from orthoverify.engine.ratios import Measure
+
+    assert case_size({"n": 4, "u": np.zeros(9)}) == 4
+    assert case_size({"A": np.zeros((3, 5)), "family": "x", "k": 2}) == 5
+    assert case_size({"family": "x"}) is None
+    log = CaseLog()
+    log.add({"A": np.zeros((2, 2))}, Measure(1.0, stats={"max|a_ij|": 0.5}))
+    log.add({"A": np.zeros((2, 2))}, Measure(float("nan")))
+    log.add({"A": np.zeros((4, 4))}, Measure(3.0))
+    data = log.data()
+    assert data["stats"] == {"max|a_ij|": [[2, 0.5]]}
+    assert data["by_n"][0][:2] == [2, 2] and np.isnan(data["by_n"][0][2])  # NaN counts as the worst
+    assert data["by_n"][1] == [4, 1, 3.0, 3.0]

@@ -27,3 +27,16 @@ def test_ci_runs_command_two_exactly() -> None:
 def test_constraints_pin_torch_but_library_range_stays_open() -> None:
     assert "torch==2.13.0" in (ROOT / "constraints.txt").read_text()
     assert '"torch>=2.1"' in (ROOT / "pyproject.toml").read_text()
+
+
+def test_main_command_writes_the_reports() -> None:
+    assert "orthoverify check --report reports" in commands()[0]
+
+
+def test_ci_installs_chromium_and_requires_the_browser_tests() -> None:
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "apt-get install" in ci and "chromium" in ci
+    lines = [line.strip() for line in ci.splitlines()]
+    assert lines.index(
+        "export ORTHOVERIFY_REQUIRE_BROWSER=1  # the browser tests fail, not skip, if Chromium is missing"
+    ) < (lines.index(commands()[1]))
