@@ -123,6 +123,24 @@ class CounterexampleView:
     truncated: bool
     replay: str
 
+    def items(self) -> list[tuple[str, str, str]]:
+        """The facts to list, each as (text before, code value or "", text after)."""
+        out = [
+            ("check ", self.check, f" (run {self.run})"),
+            (f"{self.quantity} = ", self.value, f" ({self.precision})"),
+        ]
+        if self.float64 is not None:
+            out.append(("in float64: ", self.float64, ""))
+        if self.threshold is not None:
+            out.append((f"threshold: {self.threshold}", "", ""))
+        return out
+
+    @property
+    def inputs_heading(self) -> str:
+        return "Inputs" + (" (shortened; the JSON result has every digit)" if self.truncated else "") + ":"
+
+    replay_heading = "Replay it (float64 and high precision):"
+
 
 def counterexample_view(report: Report, claim: ClaimRow) -> CounterexampleView | None:
     found = claim.counterexample()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,33 +54,42 @@ def _ident(*parts: str) -> str:
     return "fig-" + s.lower()
 
 
+def _add_worst(series: dict[str, dict[int, float]], key: str, ev: dict[str, Any]) -> None:
+    """Fold an evidence's per-size worst ratios into the series ``key`` (the max at each n)."""
+    per = series.setdefault(key, {})
+    for n, _cases, worst, _median in _by_n(ev):
+        if math.isfinite(worst):
+            per[n] = max(per.get(n, 0.0), worst)
+
+
+def _ratio_chart(ss: list[Series], ident: str, title: str, xlabel: str) -> str:
+    """Test ratios against n: log-log, with the threshold drawn."""
+    return line_chart(
+        ss,
+        ident=ident,
+        title=title,
+        xlabel=xlabel,
+        ylabel="worst test ratio",
+        xlog=True,
+        ylog=True,
+        refs=[RefLine(THRESHOLD, "threshold 30")],
+    )
+
+
 def ratio_against_n(report: Report) -> Figure | None:
     """Worst test ratio against n per backend, over every passing ratio check of every claim."""
     series: dict[str, dict[int, float]] = {}
     for run, _claim, ev in report.evidence():
         if not ev.get("passed") or not _ratio_evidence(ev):
             continue
-        key = ev["backend"] + _suffix(report, run)
-        per = series.setdefault(key, {})
-        for n, _cases, worst, _median in _by_n(ev):
-            if math.isfinite(worst):
-                per[n] = max(per.get(n, 0.0), worst)
+        _add_worst(series, ev["backend"] + _suffix(report, run), ev)
     series = {k: v for k, v in series.items() if v}
     if not series:
         return None
     ss = [Series(k, sorted(v), [v[n] for n in sorted(v)]) for k, v in sorted(series.items())]
     ns = sorted({n for v in series.values() for n in v})
     rows = tuple((str(n), *(fmt_num(series[s.label].get(n)) for s in ss)) for n in ns)
-    svg = line_chart(
-        ss,
-        ident="fig-ratio-n",
-        title="Worst test ratio against n, per backend",
-        xlabel="n (largest input dimension)",
-        ylabel="worst test ratio",
-        xlog=True,
-        ylog=True,
-        refs=[RefLine(THRESHOLD, "threshold 30")],
-    )
+    svg = _ratio_chart(ss, "fig-ratio-n", "Worst test ratio against n, per backend", "n (largest input dimension)")
     return Figure(
         "fig-ratio-n",
         "Worst test ratio against n, per backend",
@@ -104,25 +113,13 @@ def coverage_residuals(report: Report) -> Figure | None:
             or "rank" in ev["check"]
         ):
             continue  # reconstruction residuals only (rank checks measure something else)
-        per = series.setdefault(f"{claim.id} [{ev['backend']}]{_suffix(report, run)}", {})
-        for n, _cases, worst, _median in _by_n(ev):
-            if math.isfinite(worst):
-                per[n] = max(per.get(n, 0.0), worst)
+        _add_worst(series, f"{claim.id} [{ev['backend']}]{_suffix(report, run)}", ev)
     series = {k: v for k, v in series.items() if len(v) >= 2}
     if not series:
         return None
     ss = [Series(k, sorted(v), [v[n] for n in sorted(v)]) for k, v in series.items()]
     rows = tuple((s.label, str(len(s.x)), fmt_num(max(s.y))) for s in ss)
-    svg = line_chart(
-        ss,
-        ident="fig-coverage",
-        title="Coverage: reconstruction residuals against n",
-        xlabel="n",
-        ylabel="worst test ratio",
-        xlog=True,
-        ylog=True,
-        refs=[RefLine(THRESHOLD, "threshold 30")],
-    )
+    svg = _ratio_chart(ss, "fig-coverage", "Coverage: reconstruction residuals against n", "n")
     return Figure(
         "fig-coverage",
         "Coverage: reconstruction residuals against n",
@@ -332,20 +329,6 @@ def claim_figure(report: Report, claim: ClaimRow) -> Figure | None:
         return None
     ident = _ident("claim", claim.id)
     title = f"{claim.id}: worst test ratio against n"
-    svg = line_chart(
-        ss,
-        ident=ident,
-        title=title,
-        xlabel="n",
-        ylabel="worst test ratio",
-        xlog=True,
-        ylog=True,
-        refs=[RefLine(THRESHOLD, "threshold 30")],
-    )
+    svg = _ratio_chart(ss, ident, title, "n")
     rows = tuple((s.label, " ".join(f"{x}:{fmt_num(y)}" for x, y in zip(s.x, s.y, strict=True))) for s in ss)
     return Figure(ident, title, "Worst test ratio at each n, per check and backend.", svg, ("series", "n:worst"), rows)
-
-
-def flatten(rows: Iterable[Sequence[Any]]) -> list[list[str]]:
-    """Rows of a figure's data as strings (for tables)."""
-    return [[str(c) for c in r] for r in rows]

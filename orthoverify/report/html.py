@@ -142,20 +142,12 @@ def _counterexample(report: Report, claim: ClaimRow) -> str:
     cx = ct.counterexample_view(report, claim)
     if cx is None:
         return ""
-    lines = [
-        f"<li>check <code>{esc(cx.check)}</code> (run {esc(cx.run)})</li>",
-        f"<li>{esc(cx.quantity)} = <code>{esc(cx.value)}</code> ({esc(cx.precision)})</li>",
-    ]
-    if cx.float64 is not None:
-        lines.append(f"<li>in float64: <code>{esc(cx.float64)}</code></li>")
-    if cx.threshold is not None:
-        lines.append(f"<li>threshold: {esc(cx.threshold)}</li>")
-    more = " (shortened; the JSON result has every digit)" if cx.truncated else ""
+    lines = [f"<li>{esc(a)}{f'<code>{esc(v)}</code>' if v else ''}{esc(b)}</li>" for a, v, b in cx.items()]
     return (
         '<div class="cx"><h4>Counterexample</h4><ul>'
         + "".join(lines)
-        + f"</ul><p>Inputs{more}:</p><pre>{esc(cx.inputs)}</pre>"
-        + f"<p>Replay it (float64 and high precision):</p><pre><code>{esc(cx.replay)}</code></pre></div>"
+        + f"</ul><p>{esc(cx.inputs_heading)}</p><pre>{esc(cx.inputs)}</pre>"
+        + f"<p>{esc(cx.replay_heading)}</p><pre><code>{esc(cx.replay)}</code></pre></div>"
     )
 
 

@@ -65,18 +65,9 @@ def _counterexample(report: Report, claim: ClaimRow) -> list[str]:
     cx = ct.counterexample_view(report, claim)
     if cx is None:
         return []
-    out = [
-        "**Counterexample**",
-        "",
-        f"- check `{cx.check}` (run {cx.run})",
-        f"- {text(cx.quantity)} = {code(cx.value)} ({cx.precision})",
-    ]
-    if cx.float64 is not None:
-        out.append(f"- in float64: {code(cx.float64)}")
-    if cx.threshold is not None:
-        out.append(f"- threshold: {cx.threshold}")
-    more = " (shortened; the JSON result has every digit)" if cx.truncated else ""
-    out += ["", f"Inputs{more}:", "", *_fence(cx.inputs), "Replay it (float64 and high precision):", ""]
+    out = ["**Counterexample**", ""]
+    out += [f"- {text(a)}{code(v) if v else ''}{text(b)}" for a, v, b in cx.items()]
+    out += ["", text(cx.inputs_heading), "", *_fence(cx.inputs), cx.replay_heading, ""]
     out += _fence(cx.replay, "bash")
     return out
 
