@@ -73,6 +73,14 @@ class EvidenceRow:
     notes: str
 
 
+EVIDENCE_COLUMNS = ("check", "method", "backend", "cases", "worst ratio / threshold", "time (s)", "result")
+
+
+def evidence_header(multi: bool) -> list[str]:
+    """The evidence table's columns (with the run's label first when several runs are merged)."""
+    return (["run"] if multi else []) + list(EVIDENCE_COLUMNS)
+
+
 def evidence_rows(report: Report, claim: ClaimRow) -> list[EvidenceRow]:
     out = []
     for i, entry in claim.present():

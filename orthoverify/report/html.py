@@ -229,15 +229,7 @@ def _claim(report: Report, c: ClaimRow, out_dir: Path) -> str:
         parts.append(f"<p><strong>Notes.</strong> {esc(text)}{run}</p>")
     rows = ct.evidence_rows(report, c)
     multi = len(report.runs) > 1
-    header = (["run"] if multi else []) + [
-        "check",
-        "method",
-        "backend",
-        "cases",
-        "worst ratio / threshold",
-        "time (s)",
-        "result",
-    ]
+    header = ct.evidence_header(multi)
     body = []
     for r in rows:
         cells = ([esc(r.run)] if multi else []) + [

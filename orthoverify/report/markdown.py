@@ -175,15 +175,7 @@ def _claim(report: Report, c: ClaimRow, out_dir: Path, fig_dir: str) -> list[str
     if notes:
         md += [f"**Notes.** {text(notes)}", ""]
     rows = ct.evidence_rows(report, c)
-    header = (["run"] if multi else []) + [
-        "check",
-        "method",
-        "backend",
-        "cases",
-        "worst ratio / threshold",
-        "time (s)",
-        "result",
-    ]
+    header = ct.evidence_header(multi)
     body = [
         ([cell(r.run)] if multi else [])
         + [
