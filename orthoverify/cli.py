@@ -87,6 +87,17 @@ def build_parser() -> argparse.ArgumentParser:
     pp.add_argument("--labels", type=_csv, default=None, metavar="A,B,...", help="one label per result file")
     pp.add_argument("--name", default="report", help="file name of the reports, without extension (default: report)")
 
+    pv = sub.add_parser("validate", help="run the conformance checks on someone else's implementation")
+    pv.add_argument("target", metavar="TARGET", help="a built-in adapter name or module:attribute")
+    pv.add_argument("--kind", default=None, help="what the target computes (see `orthoverify validate --list`)")
+    pv.add_argument("--dtype", type=_csv, default=["float32", "float64"], metavar="float32,float64")
+    pv.add_argument("--device", default="cpu", help="cpu or cuda")
+    pv.add_argument("--profile", default="default", choices=["quick", "default", "thorough"])
+    pv.add_argument("--seed", type=int, default=0)
+    pv.add_argument("--timeout", type=float, default=30.0, help="seconds one call of the target may take")
+    pv.add_argument("--json", dest="json_path", default=None, metavar="PATH")
+    pv.add_argument("--report", dest="report_dir", default=None, metavar="DIR")
+
     pr = sub.add_parser("replay", help="replay a recorded counterexample")
     pr.add_argument("result", metavar="RESULT.json")
     pr.add_argument("claim", metavar="CLAIM_ID")
@@ -179,6 +190,43 @@ def _report(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+EXIT_TARGET = 3
+
+
+def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from orthoverify.conformance import TargetLoadError, validate
+    from orthoverify.engine import write_json
+
+    try:
+        result = validate(
+            args.target,
+            kind=args.kind,
+            dtypes=args.dtype,
+            device=args.device,
+            profile=args.profile,
+            seed=args.seed,
+            timeout=args.timeout,
+        )
+    except TargetLoadError as exc:
+        err.write(f"orthoverify: cannot load the target: {exc}\n")
+        return EXIT_TARGET
+    out.write(summary_table(result) + "\n")
+    for c in result.claims:
+        for e in c.evidence:
+            if not e.passed and (e.notes or e.error):
+                out.write(f"  {c.claim.id} [{e.backend}]: {(e.error or e.notes).strip().splitlines()[0]}\n")
+    name = args.target.replace(":", "-").replace("/", "-")
+    path = args.json_path or os.path.join("reports", f"validate-{name}.json")
+    written = write_json(result, path)
+    out.write(f"JSON result: {written}\n")
+    if args.report_dir is not None:
+        from orthoverify.report import render_report
+
+        for p in render_report([written], out_dir=args.report_dir, name=f"validate-{name}"):
+            out.write(f"report: {p}\n")
+    return EXIT_OK if all(c.verdict == "verified" for c in result.claims) else EXIT_ERROR
+
+
 def _replay(args: argparse.Namespace, out: TextIO) -> int:
     from orthoverify.engine import replay_from_file
     from orthoverify.engine.registry import default_modules
@@ -202,6 +250,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
             return _replay(args, out)
         if args.command == "report":
             return _report(args, out)
+        if args.command == "validate":
+            return _validate(args, out, err)
     except OrthoverifyError as exc:  # unknown claim, backend, profile, missing GPU, bad result file
         err.write(f"orthoverify: error: {exc}\n")
         return EXIT_USAGE

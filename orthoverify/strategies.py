@@ -13,13 +13,16 @@ import numpy as np
 from hypothesis import strategies as st
 
 from orthoverify import samples
+from orthoverify.errors import DomainError
 
 __all__ = [
     "householder_vectors",
     "orthogonal_matrices",
+    "orthogonal_matrices_det",
     "reflection_vector",
     "skew_symmetric",
     "skew_wide",
+    "unitary_matrices",
     "well_conditioned",
 ]
 
@@ -97,3 +100,70 @@ def skew_wide(draw: Any, n: int, *, max_exponent: int = 8) -> np.ndarray:
     g = np.round(rng.uniform(-1, 1, size=(n, n)) * 1000) / 1000 * 10.0 ** rng.uniform(-3, 0, size=(n, n))
     g = np.where(rng.uniform(size=(n, n)) < 0.15, 0.0, g) * scale
     return np.triu(g, 1) - np.triu(g, 1).T
+
+
+def orthogonal_matrices_det(n: int, det: int, *, near_identity: bool = True) -> st.SearchStrategy[np.ndarray]:
+    """Orthogonal matrices of :func:`orthogonal_matrices` with determinant ``det`` (+1 or -1):
+    where the drawn matrix has the other sign, one drawn column is negated (exact, so the
+    matrix stays as orthogonal as it was)."""
+    if det not in (1, -1) or isinstance(det, bool):
+        raise DomainError(f"det must be +1 or -1, got {det!r}")
+    if n < 0 or (n == 0 and det == -1):
+        raise DomainError(f"no {n} x {n} orthogonal matrix has determinant {det}")
+    return _orthogonal_det(n, det, near_identity)
+
+
+@st.composite
+def _orthogonal_det(draw: Any, n: int, det: int, near_identity: bool) -> np.ndarray:
+    q = draw(orthogonal_matrices(n, near_identity=near_identity))
+    if n == 0:
+        return q
+    col = draw(st.integers(0, n - 1))
+    sign, _ = np.linalg.slogdet(q)
+    if sign != det:
+        q = q.copy()
+        q[:, col] = -q[:, col]
+    return q
+
+
+@st.composite
+def unitary_matrices(draw: Any, n: int, *, near_identity: bool = True) -> np.ndarray:
+    """Complex128 n x n unitary matrices biased towards the hard cases: Haar-random, diagonal
+    phases (a drawn number of distinct values, so phases repeat; optionally exactly 1, i, -1,
+    -i), a real orthogonal matrix, one within 10^-e of the identity (0 <= e <= 16), or the
+    identity; optionally times a phased permutation."""
+    rng = np.random.default_rng(draw(_SEEDS))
+    kinds = ["haar", "phases", "real-orthogonal", "near-identity", "identity"]
+    if not near_identity:
+        kinds.remove("near-identity")
+    base = draw(st.sampled_from(kinds))
+    if base == "haar":
+        w = samples.haar_unitary(rng, n)
+    elif base == "phases":
+        w = np.diag(_draw_phases(draw, rng, n))
+    elif base == "real-orthogonal":
+        w = samples.haar_orthogonal(rng, n).astype(complex)
+    elif base == "near-identity":
+        delta = 10.0 ** (-draw(st.floats(0.0, 16.0)))
+        g = rng.standard_normal((n, n)) + 1j * rng.standard_normal((n, n))
+        h = (g - g.conj().T) * (delta / 2)  # skew-Hermitian: its Cayley transform is unitary
+        eye = np.eye(n)
+        w = np.linalg.solve(eye + h, eye - h)
+    else:
+        w = np.eye(n, dtype=complex)
+    if n and draw(st.booleans()):
+        w = (samples.random_permutation(rng, n) * _draw_phases(draw, rng, n)[:, None]) @ w
+    return np.asarray(w, dtype=np.complex128)
+
+
+def _draw_phases(draw: Any, rng: np.random.Generator, n: int) -> np.ndarray:
+    """n unit complex numbers taking a drawn number k <= n of distinct values (repeats when
+    k < n), either exactly 1, i, -1, -i or uniform on the circle."""
+    if n == 0:
+        return np.zeros(0, dtype=complex)
+    k = draw(st.integers(1, n))
+    if draw(st.booleans()):
+        pool = np.array([1, 1j, -1, -1j])[rng.integers(0, 4, size=k)]
+    else:
+        pool = np.exp(1j * rng.uniform(-np.pi, np.pi, size=k))
+    return pool[rng.integers(0, k, size=n)]

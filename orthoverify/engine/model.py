@@ -20,7 +20,7 @@ KINDS: tuple[str, ...] = ("identity", "coverage", "gradient", "bound", "count", 
 VERDICTS: tuple[str, ...] = ("verified", "refuted", "inconclusive", "error")
 METHODS: tuple[str, ...] = ("symbolic", "high-precision", "float", "exhaustive", "search", "measured")
 
-_ID = re.compile(r"^[a-z][a-z0-9]*(\.[a-z0-9_]+)+$")
+_ID = re.compile(r"^[a-z][a-z0-9]*(\.[a-z0-9_-]+)+$")
 
 
 @dataclass(frozen=True)

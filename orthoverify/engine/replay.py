@@ -100,5 +100,9 @@ def replay_from_file(path: str | Path, claim_id: str, *, modules: tuple[str, ...
         if c["id"] == claim_id:
             if c.get("counterexample") is None:
                 raise ReplayError(f"claim {claim_id} has no counterexample in {path} (verdict {c['verdict']})")
+            if claim_id.startswith("conformance."):
+                from orthoverify.conformance.replay import replay_conformance
+
+                return replay_conformance(data, claim_id, c["counterexample"])  # type: ignore[return-value]
             return replay_counterexample(claim_id, Counterexample.from_json(c["counterexample"]), modules=modules)
     raise ReplayError(f"claim {claim_id} is not in {path}")

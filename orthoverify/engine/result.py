@@ -49,6 +49,7 @@ def to_json(result: RunResult) -> dict[str, Any]:
         "seconds": round(result.seconds, 2),
         "summary": result.counts(),
         "claims": [claim_json(c) for c in result.claims],
+        **result.meta,
     }
 
 

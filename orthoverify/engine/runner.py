@@ -157,6 +157,8 @@ class RunResult:
     started: str
     seconds: float
     environment: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+    """Extra top-level JSON keys (``validate``: the target and kind of a conformance run)."""
 
     @property
     def errored(self) -> bool:

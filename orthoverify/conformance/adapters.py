@@ -1,0 +1,202 @@
+"""Targets: built-in adapters for implementations people use, and users' own callables.
+
+An adapter turns a library's API into a kind's signature and states the conventions it
+bridges. ``load_target(spec, kind)`` accepts an adapter name or ``module:attribute`` naming a
+callable or a ``torch.nn.Module`` class (constructed with no arguments; its ``forward`` is the
+target).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from orthoverify.conformance.checks import Target
+from orthoverify.conformance.kinds import KINDS, Params
+from orthoverify.errors import OrthoverifyError
+
+
+class TargetLoadError(OrthoverifyError):
+    """The target cannot be imported, found, or constructed (exit status 3)."""
+
+
+@dataclass(frozen=True)
+class Adapter:
+    """A built-in target: its kind, how to build the callable, what it bridges."""
+
+    name: str
+    kind: str
+    build: Callable[[], Callable[..., Any]]
+    description: str
+    domain: Callable[[Params], str | None] | None = None
+    requires: str | None = None
+
+
+def _torch_orthogonal(orthogonal_map: str) -> Callable[[], Callable[..., Any]]:
+    def build() -> Callable[..., Any]:
+        from torch.nn.utils.parametrizations import orthogonal
+
+        cache: dict[tuple[int, torch.dtype, str], Any] = {}
+
+        def f(x: torch.Tensor) -> torch.Tensor:
+            n = x.shape[-1]
+            key = (n, x.dtype, str(x.device))
+            if key not in cache:
+                torch.manual_seed(0)
+                layer = torch.nn.Linear(n, n, bias=False).to(dtype=x.dtype, device=x.device)
+                orthogonal(layer, orthogonal_map=orthogonal_map)
+                params: Any = layer.parametrizations
+                cache[key] = params.weight[0]
+            out: torch.Tensor = cache[key](x)
+            return out
+
+        return f
+
+    return build
+
+
+def _householder_product() -> Callable[..., Any]:
+    def f(u: torch.Tensor) -> torch.Tensor:
+        n, m = u.shape[-2], u.shape[-1]
+        idx = torch.arange(m, device=u.device)
+        pivots = u[..., idx, idx]
+        v = torch.tril(u) / pivots.unsqueeze(-2)  # LAPACK's convention: unit pivot, zeros above it
+        tau = 2.0 / (v * v).sum(dim=-2)
+        full = torch.zeros(*u.shape[:-1], n, dtype=u.dtype, device=u.device)
+        full[..., :m] = v
+        taus = torch.zeros(*u.shape[:-2], n, dtype=u.dtype, device=u.device)
+        taus[..., :m] = tau
+        return torch.linalg.householder_product(full, taus)
+
+    return f
+
+
+def _pivot_domain(p: Params) -> str | None:
+    u = p["U"]
+    m = u.shape[1]
+    if any(u[j, j] == 0.0 for j in range(m)):
+        return "a zero pivot u_jj: LAPACK's form I - tau v v' with v_j = 1 cannot express H(u)"
+    return None
+
+
+def _geotorch(which: str) -> Callable[[], Callable[..., Any]]:
+    def build() -> Callable[..., Any]:
+        try:
+            import geotorch  # noqa: F401
+            from geotorch.so import SO
+        except ImportError as exc:
+            raise TargetLoadError(
+                "geotorch is not installed: pip install 'orthoverify[geotorch]' (or pip install geotorch)"
+            ) from exc
+        cache: dict[tuple[int, torch.dtype, str], Any] = {}
+
+        def f(x: torch.Tensor) -> torch.Tensor:
+            n = x.shape[-1]
+            key = (n, x.dtype, str(x.device))
+            if key not in cache:
+                torch.manual_seed(0)
+                cache[key] = SO(size=(n, n), triv=which).to(dtype=x.dtype, device=x.device)
+            out: torch.Tensor = cache[key](x)
+            return out
+
+        return f
+
+    return build
+
+
+ADAPTERS: dict[str, Adapter] = {
+    a.name: a
+    for a in (
+        Adapter(
+            "torch-orthogonal-householder",
+            "orthogonal-map",
+            _torch_orthogonal("householder"),
+            "torch.nn.utils.parametrizations.orthogonal(orthogonal_map='householder'): the parametrization's map "
+            "from the unconstrained original X to the weight",
+        ),
+        Adapter(
+            "torch-orthogonal-cayley",
+            "orthogonal-map",
+            _torch_orthogonal("cayley"),
+            "torch.nn.utils.parametrizations.orthogonal(orthogonal_map='cayley') (use_trivialization=True)",
+        ),
+        Adapter(
+            "torch-orthogonal-matrix_exp",
+            "orthogonal-map",
+            _torch_orthogonal("matrix_exp"),
+            "torch.nn.utils.parametrizations.orthogonal(orthogonal_map='matrix_exp') (use_trivialization=True)",
+        ),
+        Adapter(
+            "torch-householder-product",
+            "householder-product",
+            _householder_product,
+            "torch.linalg.householder_product on LAPACK's form: v_j = u_j / u_jj (unit pivot), tau_j = 2 / v_j'v_j, "
+            "padded to n reflections with tau = 0",
+            domain=_pivot_domain,
+        ),
+        Adapter(
+            "geotorch-so-cayley",
+            "orthogonal-map",
+            _geotorch("cayley"),
+            "geotorch.SO(triv='cayley'): the map from the unconstrained X to SO(n)",
+            requires="geotorch",
+        ),
+        Adapter(
+            "geotorch-so-expm",
+            "orthogonal-map",
+            _geotorch("expm"),
+            "geotorch.SO(triv='expm'): the map from the unconstrained X to SO(n)",
+            requires="geotorch",
+        ),
+    )
+}
+
+
+def load_target(spec: str, kind: str | None = None) -> Target:
+    """The target named by ``spec``: a built-in adapter, or ``module:attribute``."""
+    if kind is not None and kind not in KINDS:
+        raise OrthoverifyError(f"unknown kind {kind!r}; choose from {', '.join(KINDS)}")
+    if spec in ADAPTERS:
+        a = ADAPTERS[spec]
+        if kind is not None and kind != a.kind:
+            raise OrthoverifyError(f"adapter {spec} is of kind {a.kind}, not {kind}")
+        return Target(spec, a.build(), KINDS[a.kind], a.description, a.domain)
+    if ":" not in spec:
+        raise TargetLoadError(
+            f"target {spec!r} is neither a built-in adapter ({', '.join(ADAPTERS)}) nor module:attribute"
+        )
+    if kind is None:
+        raise OrthoverifyError(f"target {spec} needs --kind (one of {', '.join(KINDS)})")
+    module_name, _, attr = spec.partition(":")
+    import os
+    import sys
+
+    if os.getcwd() not in sys.path:  # as `python -m` does: modules of the working directory are importable
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:
+        raise TargetLoadError(f"cannot import {module_name}: {type(exc).__name__}: {exc}") from exc
+    obj: Any = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise TargetLoadError(f"{module_name} has no attribute {attr}")
+        obj = getattr(obj, part)
+    if isinstance(obj, type) and issubclass(obj, torch.nn.Module):
+        try:
+            obj = obj()
+        except Exception as exc:
+            raise TargetLoadError(f"cannot construct {spec}() with no arguments: {type(exc).__name__}: {exc}") from exc
+    if not callable(obj):
+        raise TargetLoadError(f"{spec} is not callable")
+    return Target(spec, obj, KINDS[kind], getattr(obj, "__doc__", "") or "")
+
+
+def random_params(kind: str, n: int, seed: int = 0) -> dict[str, np.ndarray]:
+    """A parameter point of ``kind`` (for examples and users' own tests)."""
+    return KINDS[kind].draw(np.random.default_rng(seed), n, 1.0)

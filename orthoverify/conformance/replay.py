@@ -1,0 +1,86 @@
+"""Replaying a conformance counterexample: load the target named in the result, rebuild the
+parameters from their decimal strings, and re-run the check's quantity in each dtype."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from orthoverify.errors import ReplayError
+
+
+@dataclass(frozen=True)
+class ConformanceReplay:
+    """A re-run of a target on a recorded failing case."""
+
+    claim: str
+    target: str
+    values: list[tuple[str, str]]
+    recorded: str
+    reproduced: bool
+
+    def lines(self) -> list[str]:
+        out = [f"claim: {self.claim}", f"target: {self.target}"]
+        out += [f"{label}: {text}" for label, text in self.values]
+        out.append(f"recorded: {self.recorded}")
+        out.append("reproduced: yes" if self.reproduced else "reproduced: NO")
+        return out
+
+
+def replay_conformance(data: dict[str, Any], claim_id: str, cx: dict[str, Any]) -> ConformanceReplay:
+    """Re-run the quantity of a recorded conformance failure on the target of ``data``."""
+    from orthoverify.conformance import checks as ck
+    from orthoverify.conformance.adapters import load_target
+    from orthoverify.conformance.calls import CallFailure
+
+    meta = data.get("validate")
+    if not isinstance(meta, dict):
+        raise ReplayError(f"{claim_id}: the result names no validation target (no 'validate' key)")
+    target = load_target(str(meta["target"]), str(meta["kind"]))
+    check = str(cx["check"])
+    params, dtype = ck.params_of(cx["inputs"])
+    ctx = ck.Ctx(target, tuple(meta.get("dtypes") or (dtype,)))
+    values: list[tuple[str, str]] = []
+    failing = False
+    if check in ck.QUANTITIES:
+        dtypes = [dtype] if check == "float32" else sorted({dtype, "float64"}, key=lambda d: d != dtype)
+        for dt in dtypes:
+            c = ck.QUANTITIES[check](ctx, params, dt)
+            values.append((f"target in {dt}", c.display))
+            failing = failing or (dt == dtype and not (c.ratio <= 30.0))
+        if check == "forward" and target.kind.reference is not None:
+            out = ctx.run(params, dtype)
+            if not isinstance(out, CallFailure):
+                r = ck.agreement(ck.as_np(out), ck.reference_np(target.kind, params, 50), ck.EPS[ck.DTYPES[dtype]])
+                values.append(("against the 50-digit reference", f"ratio {r:.6g}"))
+    elif check == "coverage" and "Q" in params:
+        import numpy as np
+
+        q = params["Q"]
+        n = q.shape[0]
+        dist = min(ck._reach(ctx, q, np.random.default_rng(s).standard_normal((n, n)) * 0.1, 200) for s in range(3))
+        values.append(("min ||f(X) - Q||_F over 3 L-BFGS starts (float64)", f"{dist:.6g}"))
+        failing = not (dist < 1e-6)
+    elif check == "coverage":
+        out = ctx.run(params, dtype)
+        text = str(out) if isinstance(out, CallFailure) else "returned a tensor"
+        values.append((f"target in {dtype} at the preimage", text))
+        failing = isinstance(out, CallFailure)
+        if not isinstance(out, CallFailure):
+            ref = ck.reference_np(target.kind, params) if target.kind.reference is not None else None
+            if ref is not None:
+                r = ck.agreement(ck.as_np(out), ref, ck.EPS[ck.DTYPES[dtype]])
+                values.append(("||f(preimage) - Q|| ratio", f"{r:.6g}"))
+                failing = not (r <= 30.0)
+    else:  # output, bad_input: re-run the call
+        from orthoverify.conformance.calls import call
+
+        res = call(target.fn, *target.kind.args(params, ck.DTYPES[dtype], "cpu"), finite=(check != "bad_input"))
+        if isinstance(res, CallFailure):
+            values.append((f"target in {dtype}", str(res)))
+            failing = check == "output"
+        else:
+            finite = bool(res.detach().isfinite().all())
+            values.append((f"target in {dtype}", "finite output" if finite else "non-finite output"))
+            failing = check == "bad_input" and finite
+    return ConformanceReplay(claim_id, target.spec, values, str(cx.get("value", "")), failing)

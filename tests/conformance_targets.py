@@ -1,0 +1,121 @@
+"""Implementations for the conformance tests: correct ones, and ones broken on purpose, each
+in one way that one conformance check is meant to catch."""
+
+from __future__ import annotations
+
+import torch
+
+
+def _reflect(u: torch.Tensor) -> torch.Tensor:
+    n = u.shape[0]
+    return torch.eye(n, dtype=u.dtype, device=u.device) - 2 * torch.outer(u, u) / (u @ u)
+
+
+def householder(u: torch.Tensor) -> torch.Tensor:
+    """Correct: prod_j H(u_j), first column leftmost (batched over leading axes)."""
+    if u.dim() > 2:
+        return torch.stack([householder(x) for x in u])
+    q = torch.eye(u.shape[0], dtype=u.dtype, device=u.device)
+    for j in range(u.shape[1]):
+        q = q @ _reflect(torch.tril(u)[:, j])
+    return q
+
+
+def householder_wrong_sign(u: torch.Tensor) -> torch.Tensor:
+    """Broken: H(u) = 2uu'/u'u - I (the negated reflection): still orthogonal, the wrong matrix."""
+    if u.dim() > 2:
+        return torch.stack([householder_wrong_sign(x) for x in u])
+    q = torch.eye(u.shape[0], dtype=u.dtype, device=u.device)
+    for j in range(u.shape[1]):
+        q = q @ (-_reflect(torch.tril(u)[:, j]))
+    return q
+
+
+def householder_transposed(u: torch.Tensor) -> torch.Tensor:
+    """Broken: the factors in the other order (Q' instead of Q): a convention mismatch."""
+    return householder(u).transpose(-1, -2)
+
+
+class _CayleyMissingTerm(torch.autograd.Function):
+    """W = (I + A)^-1 (I - A) D with a backward that drops the (I + A)^-T G W' D... term."""
+
+    @staticmethod
+    def forward(ctx: torch.autograd.function.FunctionCtx, a: torch.Tensor, d: torch.Tensor) -> torch.Tensor:
+        eye = torch.eye(a.shape[-1], dtype=a.dtype, device=a.device)
+        w = torch.linalg.solve(eye + a, eye - a) * d.unsqueeze(-2)
+        ctx.save_for_backward(a, d, w)
+        return w
+
+    @staticmethod
+    def backward(ctx: torch.autograd.function.FunctionCtx, g: torch.Tensor) -> tuple[torch.Tensor, None]:
+        a, d, _w = ctx.saved_tensors  # type: ignore[attr-defined]
+        eye = torch.eye(a.shape[-1], dtype=a.dtype, device=a.device)
+        v = torch.linalg.solve((eye + a).transpose(-1, -2), g) @ torch.diag(d)  # missing the "+ W'" term
+        return v.transpose(-1, -2) - v, None
+
+
+def cayley(a: torch.Tensor, d: torch.Tensor) -> torch.Tensor:
+    """Correct scaled Cayley transform, autograd through the solve."""
+    eye = torch.eye(a.shape[-1], dtype=a.dtype, device=a.device)
+    return torch.linalg.solve(eye + a, eye - a) * d.unsqueeze(-2)
+
+
+def cayley_missing_gradient_term(a: torch.Tensor, d: torch.Tensor) -> torch.Tensor:
+    """Broken backward (forward correct)."""
+    out: torch.Tensor = _CayleyMissingTerm.apply(a, d)  # type: ignore[no-untyped-call]
+    return out
+
+
+def cayley_float32_drift(a: torch.Tensor, d: torch.Tensor) -> torch.Tensor:
+    """Broken float32 path: A is rounded to bfloat16 first (still orthogonal, 2^-8 accurate)."""
+    if a.dtype == torch.float32:
+        a = a.to(torch.bfloat16).to(torch.float32)
+    return cayley(a, d)
+
+
+def circulant(x: torch.Tensor, *, broken: bool = False) -> torch.Tensor:
+    """An orthogonal circulant matrix F^-1 diag(e^{i theta}) F with theta odd-symmetric (from X's
+    first row), through torch.fft; ``broken`` uses an unnormalised inverse FFT."""
+    if x.dim() > 2:
+        return torch.stack([circulant(v, broken=broken) for v in x])
+    n = x.shape[-1]
+    t = x[0]
+    theta = (t - torch.roll(torch.flip(t, (0,)), 1)) / 2
+    lam = torch.polar(torch.ones_like(theta), theta)
+    cdt = torch.complex64 if x.dtype == torch.float32 else torch.complex128
+    fe = torch.fft.fft(torch.eye(n, dtype=cdt, device=x.device), dim=0)
+    y = torch.fft.ifft(lam.unsqueeze(-1) * fe, dim=0, norm="forward" if broken else "backward")
+    return y.real
+
+
+def circulant_unnormalised_fft(x: torch.Tensor) -> torch.Tensor:
+    return circulant(x, broken=True)
+
+
+def embed(w: torch.Tensor) -> torch.Tensor:
+    """Correct complex-to-real block form."""
+    return torch.cat([torch.cat([w.real, -w.imag], -1), torch.cat([w.imag, w.real], -1)], -2)
+
+
+def embed_wrong_block(w: torch.Tensor) -> torch.Tensor:
+    """Broken: [[Re, Im], [-Im, Re]] (the embedding of conj(W))."""
+    return torch.cat([torch.cat([w.real, w.imag], -1), torch.cat([-w.imag, w.real], -1)], -2)
+
+
+def raises(x: torch.Tensor) -> torch.Tensor:
+    raise RuntimeError("this target always fails")
+
+
+def hangs(x: torch.Tensor) -> torch.Tensor:
+    import time
+
+    time.sleep(3600)
+    return x
+
+
+def wrong_shape(x: torch.Tensor) -> torch.Tensor:
+    return torch.eye(x.shape[-1] + 1, dtype=x.dtype)
+
+
+def returns_nan(x: torch.Tensor) -> torch.Tensor:
+    return torch.full_like(x, float("nan"))
