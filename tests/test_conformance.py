@@ -128,3 +128,50 @@ def test_cli_exit_statuses_json_report_and_replay(tmp_path: Path) -> None:
     assert run("validate", "not-an-adapter")[0] == 3
     assert run("validate", T + "embed", "--kind", "no-such-kind")[0] == 2
     assert run("validate", T + "embed", "--kind", "complex-to-real", "--dtype", "float16")[0] == 2
+
+
+def test_pytest_plugin_runs_the_checks_as_tests(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    (tmp_path / "test_own.py").write_text("def test_own():\n    assert True\n")
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", str(tmp_path)]
+    good = subprocess.run(
+        [*args, "--orthoverify-target", T + "embed", "--orthoverify-kind", "complex-to-real"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        check=False,
+    )
+    assert good.returncode == 0 and "8 passed" in good.stdout, good.stdout + good.stderr
+    bad = subprocess.run(
+        [*args, "--orthoverify-target", T + "embed_wrong_block", "--orthoverify-kind", "complex-to-real"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        check=False,
+    )
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "complex-to-real.forward: refuted" in bad.stdout and "counterexample:" in bad.stdout
+    plain = subprocess.run(args, capture_output=True, text=True, cwd=tmp_path, env=env, check=False)
+    assert plain.returncode == 0 and "1 passed" in plain.stdout  # no target: the plugin adds nothing
+
+
+def test_geotorch_adapters_run_when_geotorch_is_installed() -> None:
+    pytest.importorskip("geotorch")
+    for name in ("geotorch-so-cayley", "geotorch-so-expm"):
+        r = validate(name, profile="quick")
+        by = {c.claim.id.rsplit(".", 1)[1]: c.verdict for c in r.claims}
+        assert "error" not in by.values(), by
+        assert by["output"] == by["gradient"] == by["determinism"] == "verified", by
+
+
+def test_own_parametrisations_pass() -> None:
+    for name in ("orthoverify-householder", "orthoverify-scaled-cayley"):
+        v = verdicts(name)
+        assert set(v.values()) == {"verified"}, (name, v)

@@ -51,7 +51,7 @@ class _Recorded(Check):
 Plan = list[tuple[str, Kind, str, Callable[[ck.Ctx], list[Evidence]]]]
 
 
-def _plan(kind_name: str, dtypes: tuple[str, ...]) -> Plan:
+def _plan(kind_name: str, dtypes: tuple[str, ...], has_inverse: bool = False) -> Plan:
     kind = KINDS[kind_name]
     p: Plan = [
         ("output", "identity", "the call returns a finite tensor of the declared shape and dtype", ck.check_output),
@@ -113,7 +113,7 @@ def _plan(kind_name: str, dtypes: tuple[str, ...]) -> Plan:
             lambda c: ck.scan(c, "determinism", ck.sized_cases(c, "determinism", scales=(1.0,))),
         )
     )
-    if kind.inverse is not None:
+    if kind.inverse is not None or has_inverse:
         p.append(("coverage", "coverage", "every orthogonal matrix is reached", ck.check_coverage))
     elif kind.name == "orthogonal-map":
         p.append(
@@ -158,7 +158,7 @@ def validate(
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     results = []
-    for name, claim_kind, statement, fn in _plan(t.kind.name, tuple(dtypes)):
+    for name, claim_kind, statement, fn in _plan(t.kind.name, tuple(dtypes), t.inverse is not None):
         cid = f"conformance.{t.kind.name}.{name}"
         claim = Claim(cid, "conformance", t.spec, statement, claim_kind, (_Recorded(name, statement),))
         c0 = time.perf_counter()

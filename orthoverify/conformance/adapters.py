@@ -37,27 +37,32 @@ class Adapter:
     requires: str | None = None
 
 
+def _per_dtype(make: Callable[[int, torch.dtype, str], Any]) -> Callable[[torch.Tensor], torch.Tensor]:
+    """A map X -> module(X) with one module per (n, dtype, device), built by ``make`` after
+    ``torch.manual_seed(0)`` (a library's parametrisation holds state such as a base point)."""
+    cache: dict[tuple[int, torch.dtype, str], Any] = {}
+
+    def f(x: torch.Tensor) -> torch.Tensor:
+        key = (x.shape[-1], x.dtype, str(x.device))
+        if key not in cache:
+            torch.manual_seed(0)
+            cache[key] = make(*key)
+        out: torch.Tensor = cache[key](x)
+        return out
+
+    return f
+
+
 def _torch_orthogonal(orthogonal_map: str) -> Callable[[], Callable[..., Any]]:
-    def build() -> Callable[..., Any]:
+    def make(n: int, dtype: torch.dtype, device: str) -> Any:
         from torch.nn.utils.parametrizations import orthogonal
 
-        cache: dict[tuple[int, torch.dtype, str], Any] = {}
+        layer = torch.nn.Linear(n, n, bias=False).to(dtype=dtype, device=device)
+        orthogonal(layer, orthogonal_map=orthogonal_map)
+        params: Any = layer.parametrizations
+        return params.weight[0]
 
-        def f(x: torch.Tensor) -> torch.Tensor:
-            n = x.shape[-1]
-            key = (n, x.dtype, str(x.device))
-            if key not in cache:
-                torch.manual_seed(0)
-                layer = torch.nn.Linear(n, n, bias=False).to(dtype=x.dtype, device=x.device)
-                orthogonal(layer, orthogonal_map=orthogonal_map)
-                params: Any = layer.parametrizations
-                cache[key] = params.weight[0]
-            out: torch.Tensor = cache[key](x)
-            return out
-
-        return f
-
-    return build
+    return lambda: _per_dtype(make)
 
 
 def _householder_product() -> Callable[..., Any]:
@@ -87,26 +92,61 @@ def _pivot_domain(p: Params) -> str | None:
 def _geotorch(which: str) -> Callable[[], Callable[..., Any]]:
     def build() -> Callable[..., Any]:
         try:
-            import geotorch  # noqa: F401
             from geotorch.so import SO
         except ImportError as exc:
             raise TargetLoadError(
                 "geotorch is not installed: pip install 'orthoverify[geotorch]' (or pip install geotorch)"
             ) from exc
-        cache: dict[tuple[int, torch.dtype, str], Any] = {}
 
-        def f(x: torch.Tensor) -> torch.Tensor:
-            n = x.shape[-1]
-            key = (n, x.dtype, str(x.device))
-            if key not in cache:
-                torch.manual_seed(0)
-                cache[key] = SO(size=(n, n), triv=which).to(dtype=x.dtype, device=x.device)
-            out: torch.Tensor = cache[key](x)
-            return out
+        def make(n: int, dtype: torch.dtype, device: str) -> Any:
+            default = torch.get_default_dtype()
+            torch.set_default_dtype(torch.float64)  # built in float64 (an orthogonal base), then cast:
+            try:  # every dtype then parametrises the same map
+                return SO(size=(n, n), triv=which).to(dtype=dtype, device=device)
+            finally:
+                torch.set_default_dtype(default)
 
-        return f
+        return _per_dtype(make)
 
     return build
+
+
+class _OwnHouseholder:
+    """orthoverify.nn.HouseholderOrthogonal(n) for every n, with its right_inverse."""
+
+    def __init__(self) -> None:
+        self.cache: dict[int, Any] = {}
+
+    def module(self, n: int) -> Any:
+        from orthoverify.nn import HouseholderOrthogonal
+
+        if n not in self.cache:
+            self.cache[n] = HouseholderOrthogonal(n, strict=True)
+        return self.cache[n]
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        if x.dim() > 2:  # the module takes one matrix: a batch is stacked
+            return torch.stack([self(xi) for xi in x])
+        out: torch.Tensor = self.module(x.shape[-1])(x)
+        return out
+
+    def right_inverse(self, w: torch.Tensor) -> torch.Tensor:
+        out: torch.Tensor = self.module(w.shape[-1]).right_inverse(w)
+        return out
+
+
+def _own_cayley() -> Callable[..., Any]:
+    """orthoverify.nn.ScaledCayleyOrthogonal(n, d) under the scaled-cayley signature f(A, d)."""
+    from orthoverify.nn import ScaledCayleyOrthogonal
+
+    def f(a: torch.Tensor, d: torch.Tensor) -> torch.Tensor:
+        if a.dim() > 2:
+            return torch.stack([f(ai, di) for ai, di in zip(a, d, strict=True)])
+        module = ScaledCayleyOrthogonal(a.shape[-1], d=[int(v) for v in d.tolist()])
+        out: torch.Tensor = module(a)  # reads the strict upper triangle: the same A
+        return out
+
+    return f
 
 
 ADAPTERS: dict[str, Adapter] = {
@@ -140,6 +180,19 @@ ADAPTERS: dict[str, Adapter] = {
             domain=_pivot_domain,
         ),
         Adapter(
+            "orthoverify-householder",
+            "orthogonal-map",
+            _OwnHouseholder,
+            "orthoverify.nn.HouseholderOrthogonal(n): W = H_n(u_n) ... H_1(u_1) from tril(X), u_1 = sign of "
+            "X[n-1, n-1]; coverage through its right_inverse (Theorem 1)",
+        ),
+        Adapter(
+            "orthoverify-scaled-cayley",
+            "scaled-cayley",
+            _own_cayley,
+            "orthoverify.nn.ScaledCayleyOrthogonal(n, d) called on A (it reads the strict upper triangle)",
+        ),
+        Adapter(
             "geotorch-so-cayley",
             "orthogonal-map",
             _geotorch("cayley"),
@@ -165,7 +218,8 @@ def load_target(spec: str, kind: str | None = None) -> Target:
         a = ADAPTERS[spec]
         if kind is not None and kind != a.kind:
             raise OrthoverifyError(f"adapter {spec} is of kind {a.kind}, not {kind}")
-        return Target(spec, a.build(), KINDS[a.kind], a.description, a.domain)
+        fn = a.build()
+        return Target(spec, fn, KINDS[a.kind], a.description, a.domain, getattr(fn, "right_inverse", None))
     if ":" not in spec:
         raise TargetLoadError(
             f"target {spec!r} is neither a built-in adapter ({', '.join(ADAPTERS)}) nor module:attribute"
@@ -194,7 +248,7 @@ def load_target(spec: str, kind: str | None = None) -> Target:
             raise TargetLoadError(f"cannot construct {spec}() with no arguments: {type(exc).__name__}: {exc}") from exc
     if not callable(obj):
         raise TargetLoadError(f"{spec} is not callable")
-    return Target(spec, obj, KINDS[kind], getattr(obj, "__doc__", "") or "")
+    return Target(spec, obj, KINDS[kind], getattr(obj, "__doc__", "") or "", None, getattr(obj, "right_inverse", None))
 
 
 def random_params(kind: str, n: int, seed: int = 0) -> dict[str, np.ndarray]:

@@ -37,6 +37,8 @@ class Target:
     description: str = ""
     domain: Callable[[Params], str | None] | None = None
     """Why a parameter point lies outside the target's declared domain (None: inside)."""
+    inverse: Callable[[torch.Tensor], torch.Tensor] | None = None
+    """The target's own inverse map (a parametrisation's ``right_inverse``), for coverage."""
 
 
 @dataclass
@@ -411,22 +413,15 @@ def scan(
 def _probe(ctx: Ctx, dtype: str, found: list[tuple[Params, str]], exp_top: int) -> Callable[[], None]:
     """The Hypothesis test of one dtype: draws (n, magnitude exponent, seed), records every case in
     ``found`` and raises AssertionError on the first non-orthogonal output."""
-    from hypothesis import HealthCheck, Phase, Verbosity, given, settings, target
+    from hypothesis import given, target
     from hypothesis import seed as hseed
     from hypothesis import strategies as st
 
+    from orthoverify.engine.checks import search_settings
+
     kind = ctx.target.kind
 
-    @settings(
-        max_examples=ctx.examples,
-        database=None,
-        deadline=None,
-        derandomize=False,
-        suppress_health_check=list(HealthCheck),
-        phases=(Phase.generate, Phase.target, Phase.shrink),
-        report_multiple_bugs=False,
-        verbosity=Verbosity.quiet,
-    )
+    @search_settings(ctx.examples)
     @hseed(ctx.seed)
     @given(st.sampled_from(kind.sizes), st.integers(-exp_top, exp_top), st.integers(0, 2**32 - 1))
     def probe(n: int, e: int, s: int) -> None:
@@ -494,13 +489,27 @@ def check_output(ctx: Ctx) -> list[Evidence]:
     return out
 
 
+def _target_inverse(ctx: Ctx) -> Callable[[np.ndarray], dict[str, np.ndarray] | None]:
+    """Parameters for a matrix through the target's own inverse map (float64)."""
+    inv = ctx.target.inverse
+    assert inv is not None
+
+    def params(q: np.ndarray) -> dict[str, np.ndarray] | None:
+        res = ctx.call(inv, torch.as_tensor(q))
+        return None if isinstance(res, CallFailure) else {"X": as_np(res)}
+
+    return params
+
+
 def check_coverage(ctx: Ctx) -> list[Evidence]:
-    """Targets of the claimed set (Haar, det -1, -I, permutations, near -I) reached through the
-    reference inverse map: the target's output at the preimage must equal the target matrix."""
+    """Targets of the claimed set (Haar of both determinants, -I, a cyclic shift) reached through an
+    inverse map (the reference's, or the target's own ``right_inverse``): the target's output at the
+    preimage must equal the target matrix."""
     from orthoverify import samples
 
     kind = ctx.target.kind
-    assert kind.inverse is not None
+    inverse = kind.inverse if ctx.target.inverse is None else _target_inverse(ctx)
+    assert inverse is not None
     rng = ctx.rng("coverage")
     targets: list[tuple[str, np.ndarray]] = []
     for n in kind.sizes:
@@ -516,7 +525,7 @@ def check_coverage(ctx: Ctx) -> list[Evidence]:
         t0 = time.perf_counter()
         worst, failure, count, skipped = 0.0, None, 0, 0
         for name, q in targets:
-            params = kind.inverse(q)
+            params = inverse(q)
             if params is None or ctx.outside(params) is not None:
                 skipped += 1
                 continue
@@ -629,14 +638,14 @@ def check_coverage_by_optimisation(ctx: Ctx) -> list[Evidence]:
 
 
 def check_bad_input(ctx: Ctx) -> list[Evidence]:
-    """A NaN parameter must raise or propagate (NaN out), never come back as a finite, plausible answer."""
+    """A parameter full of NaN must raise or propagate (NaN out), never come back as a finite answer."""
     kind = ctx.target.kind
     out = []
     for dtype in ctx.dtypes:
         params = kind.draw(ctx.rng("bad", dtype), kind.sizes[1], 1.0)
         name = next(iter(params))
         bad = {k: np.array(v, copy=True) for k, v in params.items()}
-        bad[name].flat[0] = np.nan
+        bad[name][...] = np.nan  # every entry: a target may ignore some (a diagonal, a triangle)
         t0 = time.perf_counter()
         res = ctx.call(ctx.target.fn, *kind.args(bad, DTYPES[dtype], ctx.device), finite=False)
         if isinstance(res, CallFailure):
@@ -647,7 +656,7 @@ def check_bad_input(ctx: Ctx) -> list[Evidence]:
             passed, what = False, "returned an all-finite result for a NaN input (the NaN was silently absorbed)"
         ev = _ev(ctx, "bad_input", dtype, "float", cases=1, seconds=time.perf_counter() - t0, passed=passed)
         ev.worst_ratio, ev.threshold = None, None
-        ev.notes = f"NaN in {name}[0]: the target {what}"
+        ev.notes = f"{name} all NaN: the target {what}"
         if not passed:
             ev.counterexample = Counterexample(inputs_of(bad, dtype), "output for a NaN input", what, 16, "bad_input")
         out.append(ev)

@@ -300,6 +300,24 @@ def _no_local_constants() -> Iterator[None]:
             cache.cache.clear()
 
 
+def search_settings(max_examples: int) -> Any:
+    """Hypothesis settings of every orthoverify search: no database, no deadline, targeted phases,
+    quiet; the caller fixes the seed, so a search is reproducible."""
+    from hypothesis import HealthCheck, Phase, Verbosity, settings
+
+    return settings(
+        max_examples=max_examples,
+        database=None,
+        deadline=None,
+        derandomize=False,
+        suppress_health_check=list(HealthCheck),
+        phases=(Phase.generate, Phase.target, Phase.shrink),
+        report_multiple_bugs=False,
+        print_blob=False,
+        verbosity=Verbosity.quiet,
+    )
+
+
 @dataclass(frozen=True)
 class SearchCheck(Check):
     """Hypothesis hunts for a case whose ratio exceeds ``threshold``, steering by ``target``."""
@@ -319,7 +337,7 @@ class SearchCheck(Check):
         return "search"
 
     def run(self, ctx: RunContext) -> Evidence:
-        from hypothesis import HealthCheck, Phase, Verbosity, given, settings, target
+        from hypothesis import given, target
         from hypothesis import seed as hseed
 
         thr = self.threshold if self.threshold is not None else THRESHOLD
@@ -327,17 +345,7 @@ class SearchCheck(Check):
         b = ctx.backend
         log = CaseLog()
 
-        @settings(
-            max_examples=ctx.profile.search_examples,
-            database=None,
-            deadline=None,
-            derandomize=False,
-            suppress_health_check=list(HealthCheck),
-            phases=(Phase.generate, Phase.target, Phase.shrink),
-            report_multiple_bugs=False,
-            print_blob=False,
-            verbosity=Verbosity.quiet,
-        )
+        @search_settings(ctx.profile.search_examples)
         @hseed(ctx.seed)
         @given(self.strategy(ctx))
         def probe(case: Case) -> None:
