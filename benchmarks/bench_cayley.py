@@ -26,13 +26,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import platform
 import statistics
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +38,9 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _timing import slope, take_turns
 
 from orthoverify.param.cayley import scaled_cayley_inverse
 from orthoverify.param.cayley_torch import scaled_cayley_weight
@@ -49,31 +50,6 @@ INVERSE_SIZES = [32, 64, 128, 256, 512, 1024]
 INVERSE_SIZES_QUICK = [32, 64, 128, 256]
 GRAD_SIZES = [64, 256, 512]
 GRAD_SIZES_QUICK = [64, 128]
-
-
-def take_turns(fns: dict[str, Callable[[], Any]], reps: int, budget_s: float) -> dict[str, list[float]]:
-    """Seconds per call of each function, after one warm-up call each; one call each per round,
-    rounds stop at ``reps`` or, after three, once ``budget_s`` has passed."""
-    for fn in fns.values():
-        fn()
-    times: dict[str, list[float]] = {name: [] for name in fns}
-    start = time.perf_counter()
-    for i in range(reps):
-        if i >= 3 and time.perf_counter() - start > budget_s:
-            break
-        for name, fn in fns.items():
-            t0 = time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - t0)
-    return times
-
-
-def slope(ns: list[int], secs: list[float]) -> float:
-    """Least-squares slope of log(seconds) against log(n) (nan with fewer than two points)."""
-    if len(ns) < 2:
-        return math.nan
-    x, y = np.log(np.asarray(ns, dtype=float)), np.log(np.asarray(secs, dtype=float))
-    return float(np.polyfit(x, y, 1)[0])
 
 
 def bench_inverse(sizes: list[int], reps: int, budget_s: float) -> list[dict[str, Any]]:
