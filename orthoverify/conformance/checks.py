@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -52,7 +52,6 @@ class Ctx:
     seed: int = 0
     timeout: float = DEFAULT_TIMEOUT
     examples: int = 100
-    notes: list[str] = field(default_factory=list)
     hung: str = ""
 
     def rng(self, *salt: str) -> np.random.Generator:
@@ -192,10 +191,16 @@ def q_batch(ctx: Ctx, params: Params, dtype: str) -> Case:
     """Three parameter sets stacked on a leading axis must give the three outputs stacked."""
     kind = ctx.target.kind
     dt = DTYPES[dtype]
-    rng = np.random.default_rng(int(abs(float(np.sum(next(iter(params.values()))))) * 1e6) % 2**32)
-    n = kind.out_shape(params)[0] if kind.name != "complex-to-real" else kind.out_shape(params)[0] // 2
-    sets = [params, *(kind.draw(rng, n, 1.0) for _ in range(2))]
-    sets = [s for s in sets if {k: v.shape for k, v in s.items()} == {k: v.shape for k, v in params.items()}]
+    rng = ctx.rng("batch", dtype)
+    shapes = {k: v.shape for k, v in params.items()}
+    n = next(iter(params.values())).shape[0]
+    sets = [params]
+    for _ in range(50):  # draws of the same size until two more have the same shapes (m varies for U)
+        if len(sets) == 3:
+            break
+        cand = kind.draw(rng, n, 1.0)
+        if {k: v.shape for k, v in cand.items()} == shapes:
+            sets.append(cand)
     singles = [ctx.run(s, dtype) for s in sets]
     for out in singles:
         if isinstance(out, CallFailure):
@@ -561,8 +566,8 @@ def check_coverage(ctx: Ctx) -> list[Evidence]:
     return out
 
 
-def _reach(ctx: Ctx, q: np.ndarray, x0: np.ndarray, steps: int) -> float:
-    """min ||f(X) - Q||_F found by L-BFGS from X0 (inf when the target fails or hangs)."""
+def _reach(ctx: Ctx, q: np.ndarray, x0: np.ndarray, steps: int) -> float | CallFailure:
+    """min ||f(X) - Q||_F found by L-BFGS from X0, or why the target could not be optimised."""
     x = torch.tensor(x0, dtype=torch.float64, requires_grad=True)
     qt = torch.as_tensor(q)
     opt = torch.optim.LBFGS(
@@ -582,10 +587,7 @@ def _reach(ctx: Ctx, q: np.ndarray, x0: np.ndarray, steps: int) -> float:
             return ((ctx.target.fn(x) - qt) ** 2).sum().sqrt().reshape(1)
 
     res = ctx.call(optimise, timeout=ctx.timeout * 20, finite=False)
-    if isinstance(res, CallFailure):
-        ctx.notes.append(f"coverage optimisation stopped: {res}")
-        return math.inf
-    return float(res[0])
+    return res if isinstance(res, CallFailure) else float(res[0])
 
 
 def check_coverage_by_optimisation(ctx: Ctx) -> list[Evidence]:
@@ -601,15 +603,20 @@ def check_coverage_by_optimisation(ctx: Ctx) -> list[Evidence]:
     t0 = time.perf_counter()
     table: dict[tuple[int, int], list[float]] = {}
     misses: list[tuple[int, int, np.ndarray, float]] = []
+    stopped = ""
     for n in kind.sizes[:3]:
         for det in (1, -1):
             for _ in range(per):
                 q = samples.haar_orthogonal(rng, n)
                 if np.linalg.det(q) * det < 0:
                     q[:, 0] *= -1
-                table.setdefault((n, det), []).append(dist := _reach(ctx, q, rng.standard_normal((n, n)) * 0.1, steps))
-                if dist >= 1e-6:
-                    misses.append((n, det, q, dist))
+                got = _reach(ctx, q, rng.standard_normal((n, n)) * 0.1, steps)
+                if isinstance(got, CallFailure):
+                    stopped = stopped or str(got)
+                    got = math.inf
+                table.setdefault((n, det), []).append(got)
+                if got >= 1e-6:
+                    misses.append((n, det, q, got))
     reached = {k: sum(d < 1e-6 for d in v) for k, v in table.items()}
     partial = [k for k, v in table.items() if 0 < reached[k] < len(v)]
     nothing = [n for n in kind.sizes[:3] if reached[(n, 1)] + reached[(n, -1)] == 0]
@@ -627,6 +634,8 @@ def check_coverage_by_optimisation(ctx: Ctx) -> list[Evidence]:
     missed = [f"det {'+1' if d > 0 else '-1'} at n = {n}" for (n, d), r in reached.items() if r == 0]
     if missed:
         ev.notes += f". Never reached (a component of O(n) outside the image): {', '.join(missed)}"
+    if stopped:
+        ev.notes += f". The optimisation stopped: {stopped}"
     ev.data = {"reached": [[n, d, reached[(n, d)], len(v)] for (n, d), v in table.items()]}
     gaps = [m for m in misses if (m[0], m[1]) in partial]
     if gaps:
