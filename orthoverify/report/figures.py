@@ -313,7 +313,16 @@ def report_figures(report: Report) -> list[Figure]:
 
 
 def claim_figure(report: Report, claim: ClaimRow) -> Figure | None:
-    """One claim's worst test ratio against n per check and backend (when it ran on two sizes or more)."""
+    """One claim's worst test ratio against n per check and backend (when it ran on two sizes or more);
+    drawn once per report."""
+    key = "claim:" + claim.id
+    if key not in report.drawn:
+        report.drawn[key] = _claim_figure(report, claim)
+    fig: Figure | None = report.drawn[key]
+    return fig
+
+
+def _claim_figure(report: Report, claim: ClaimRow) -> Figure | None:
     ss: list[Series] = []
     for run, entry in claim.present():
         for ev in entry.get("evidence", []):

@@ -116,6 +116,8 @@ class Report:
     runs: list[Run]
     claims: list[ClaimRow]
     proofs_dir: Path | None = None
+    drawn: dict[str, Any] = field(default_factory=dict, repr=False)
+    """Figures already drawn, by id (each format of a report reuses them)."""
 
     def papers(self) -> list[str]:
         out: list[str] = []
