@@ -181,6 +181,19 @@ def _require_finite(inp: _In, name: str, threshold: float, err_msg: str) -> None
     )
 
 
+def _worst(
+    ratios: np.ndarray, resid: np.ndarray, batch: tuple[int, ...]
+) -> tuple[float, tuple[int, ...], tuple[int, int]]:
+    """The worst ratio over a batch (NaN counts as infinite), the index of its matrix, and the
+    largest entry of that matrix's residual."""
+    flat = np.where(np.isnan(ratios), np.inf, ratios).reshape(-1)
+    b = int(np.argmax(flat))
+    bidx = tuple(int(k) for k in np.unravel_index(b, batch)) if batch else ()
+    mat = resid[bidx] if batch else resid
+    i, j = (int(k) for k in np.unravel_index(int(np.argmax(np.abs(mat))), mat.shape))
+    return float(flat[b]), bidx, (i, j)
+
+
 def _fro(x: np.ndarray, axis: tuple[int, ...] | None = None) -> np.ndarray:
     """Frobenius norms over ``axis`` (all axes when None), scaled against overflow."""
     a = np.abs(x)
@@ -221,15 +234,10 @@ def _gram_check(inp: _In, name: str, what: str, threshold: float, err_msg: str, 
     dim = max(n, m, 1)
     if resid.size == 0:
         return 0.0
-    ratios = _fro(resid, axis=(-2, -1)) / (dim * inp.eps)
-    flat = np.where(np.isnan(ratios), np.inf, ratios).reshape(-1)
-    b = int(np.argmax(flat))
-    ratio = float(flat[b])
+    ratio, bidx, (i, j) = _worst(_fro(resid, axis=(-2, -1)) / (dim * inp.eps), resid, batch)
     if ratio <= threshold:
         return ratio
-    bidx = tuple(int(i) for i in np.unravel_index(b, batch)) if batch else ()
     worst_mat = resid[bidx] if batch else resid
-    i, j = (int(k) for k in np.unravel_index(int(np.argmax(np.abs(worst_mat))), worst_mat.shape))
     lines = [
         f"ratio = ||{form}||_F / (n eps), n = max(rows, cols) = {dim}, eps = {_fmt_eps(inp.eps)}",
         inp.describe(),
@@ -361,16 +369,11 @@ def assert_skew_symmetric(a: Any, *, threshold: float = 30.0, err_msg: str = "")
     sym = inp.values + np.swapaxes(inp.values, -1, -2)
     scale = _fro(inp.values, axis=(-2, -1))
     scale = np.where(scale > 0, scale, 1.0)
-    ratios = _fro(sym, axis=(-2, -1)) / (n * inp.eps * scale)
-    flat = np.where(np.isnan(ratios), np.inf, ratios).reshape(-1)
-    b = int(np.argmax(flat))
-    ratio = float(flat[b])
+    ratio, bidx, (i, j) = _worst(_fro(sym, axis=(-2, -1)) / (n * inp.eps * scale), sym, batch)
     if ratio <= threshold:
         return ratio
-    bidx = tuple(int(i) for i in np.unravel_index(b, batch)) if batch else ()
     worst = sym[bidx] if batch else sym
     mat = inp.values[bidx] if batch else inp.values
-    i, j = (int(k) for k in np.unravel_index(int(np.argmax(np.abs(worst))), worst.shape))
     lines = [f"ratio = ||A + A^T||_F / (n eps ||A||_F), n = {n}, eps = {_fmt_eps(inp.eps)}", inp.describe()]
     if batch:
         lines.append(f"worst matrix of the batch: a{_fmt_index(bidx)}")
