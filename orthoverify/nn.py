@@ -37,7 +37,9 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from orthoverify.backends import infer_backend
 from orthoverify.backends.base import reject_dtype
+from orthoverify.engine.ratios import THRESHOLD
 from orthoverify.errors import (
     ConvergenceError,
     DomainError,
@@ -49,6 +51,7 @@ from orthoverify.errors import (
     SingularError,
 )
 from orthoverify.param import cayley, householder, svd, unitary
+from orthoverify.param._validate import orthogonality_ratio
 from orthoverify.param.cayley_torch import scaled_cayley_weight
 from orthoverify.param.householder_torch import householder_apply
 
@@ -58,24 +61,26 @@ __all__ = [
     "SVDParametrization",
     "ScaledCayleyOrthogonal",
     "URNNUnitary",
-    "orthogonality_ratio",
 ]
 
-THRESHOLD = 30.0
-"""Test-ratio threshold (LAPACK's 30) above which a weight counts as not orthogonal."""
 
 _FLOAT_DTYPES = (torch.float32, torch.float64)
 
 
 # --------------------------------------------------------------------------- validation
-def _size(value: object, name: str) -> int:
-    """A positive integer size (bool and float are refused): ShapeError naming the argument."""
+def _integer(value: object, name: str, what: str) -> int:
+    """An integer argument (bool and float are refused): ShapeError naming the argument."""
     if isinstance(value, bool):
-        raise ShapeError(f"{name} must be a positive integer, got {value!r}")
+        raise ShapeError(f"{name} must be {what}, got {value!r}")
     try:
-        v = operator.index(value)  # type: ignore[arg-type]
+        return operator.index(value)  # type: ignore[arg-type]
     except TypeError:
-        raise ShapeError(f"{name} must be a positive integer, got {value!r}") from None
+        raise ShapeError(f"{name} must be {what}, got {value!r}") from None
+
+
+def _size(value: object, name: str) -> int:
+    """A positive integer size: ShapeError naming the argument."""
+    v = _integer(value, name, "a positive integer")
     if v < 1:
         raise ShapeError(f"{name} must be >= 1, got {v}")
     return v
@@ -85,12 +90,7 @@ def _count(value: object, name: str, n: int) -> int:
     """A number of reflections in [1, n] (None means n): DomainError when outside."""
     if value is None:
         return n
-    if isinstance(value, bool):
-        raise ShapeError(f"{name} must be an integer, got {value!r}")
-    try:
-        v = operator.index(value)  # type: ignore[arg-type]
-    except TypeError:
-        raise ShapeError(f"{name} must be an integer, got {value!r}") from None
+    v = _integer(value, name, "an integer")
     if not 1 <= v <= n:
         raise DomainError(f"{name} = {v} reflections for n = {n}: need 1 <= {name} <= n")
     return v
@@ -126,12 +126,10 @@ def _weight(w: object, size: int) -> Tensor:
     return ww
 
 
-def orthogonality_ratio(w: Tensor) -> float:
-    """``||W'W - I||_F / (n eps)`` in W's own dtype (the test ratio right_inverse routes on)."""
-    n = w.shape[0]
-    eye = torch.eye(n, dtype=w.dtype, device=w.device)
-    eps = torch.finfo(w.dtype).eps
-    return float(torch.linalg.matrix_norm(w.transpose(0, 1) @ w - eye)) / (max(n, 1) * eps)
+def _orthogonality(w: Tensor) -> float:
+    """The project's orthogonality test ratio ``||W'W - I||_F / (n eps)`` of W in its own dtype."""
+    wd = w.detach()
+    return orthogonality_ratio(wd, infer_backend(wd))
 
 
 def _not_orthogonal(ratio: float, what: str) -> NotOrthogonalError:
@@ -251,7 +249,7 @@ class HouseholderOrthogonal(_Parametrization):
     def right_inverse(self, W: Tensor) -> Tensor:
         """X with forward(X) = W; see the class doc for what is supported."""
         w = _weight(W, self.n)
-        ratio = orthogonality_ratio(w)
+        ratio = _orthogonality(w)
         if not ratio <= THRESHOLD:
             return self._fresh(w, ratio, "HouseholderOrthogonal")
         if self.m < self.n:
@@ -345,7 +343,7 @@ class ScaledCayleyOrthogonal(_Parametrization):
     def right_inverse(self, W: Tensor) -> Tensor:
         """X (A's strict upper triangle) with forward(X) = W; see the class doc."""
         w = _weight(W, self.n)
-        ratio = orthogonality_ratio(w)
+        ratio = _orthogonality(w)
         if not ratio <= THRESHOLD:
             return self._fresh(w, ratio, "ScaledCayleyOrthogonal")
         try:
@@ -470,7 +468,7 @@ class SVDParametrization(_Parametrization):
             else f"its singular values lie in [{float(sv.min()):.6g}, {float(sv.max()):.6g}], outside the open "
             f"interval ({lo:g}, {hi:g}) that eq. 8's sigma map reaches"
         )
-        if self.strict or orthogonality_ratio(w) <= THRESHOLD:
+        if self.strict or _orthogonality(w) <= THRESHOLD:
             raise DomainError(f"W is not reachable by SVDParametrization: {why}")
         return self.initial_x(dtype=w.dtype, device=w.device)
 
@@ -548,7 +546,7 @@ class URNNUnitary(_Parametrization):
     def right_inverse(self, W: Tensor) -> Tensor:
         """Supported only as re-initialisation for a non-orthogonal W; see the class doc."""
         w = _weight(W, 2 * self.n)
-        ratio = orthogonality_ratio(w)
+        ratio = _orthogonality(w)
         if not ratio <= THRESHOLD:
             return self._fresh(w, ratio, "URNNUnitary")
         raise DomainError(
