@@ -98,6 +98,16 @@ def build_parser() -> argparse.ArgumentParser:
     pv.add_argument("--json", dest="json_path", default=None, metavar="PATH")
     pv.add_argument("--report", dest="report_dir", default=None, metavar="DIR")
 
+    pb = sub.add_parser("bench", help="time implementations as ratios against baselines measured in the same run")
+    pb.add_argument("cases", nargs="*", metavar="CASE-GLOB", help="case names or globs (default: all)")
+    pb.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    pb.add_argument(
+        "--json", dest="json_path", default=None, metavar="PATH", help="default: reports/bench-<device>.json"
+    )
+    pb.add_argument("--quick", action="store_true", help="small sizes only (a smoke run)")
+    pb.add_argument("--budget", type=float, default=2.0, metavar="SECONDS", help="timing budget per measurement")
+    pb.add_argument("--list", dest="list_cases", action="store_true", help="list the cases and exit")
+
     pr = sub.add_parser("replay", help="replay a recorded counterexample")
     pr.add_argument("result", metavar="RESULT.json")
     pr.add_argument("claim", metavar="CLAIM_ID")
@@ -227,6 +237,25 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK if all(c.verdict == "verified" for c in result.claims) else EXIT_ERROR
 
 
+def _bench(args: argparse.Namespace, out: TextIO) -> int:
+    from orthoverify.bench import all_cases, run_bench, select_cases, write_bench_json
+
+    if args.list_cases:
+        chosen = select_cases(args.cases) if args.cases else list(all_cases().values())
+        for c in chosen:
+            out.write(f"{c.name}  {c.description}\n")
+        return EXIT_OK
+
+    def progress(line: str) -> None:
+        out.write(line + "\n")
+        out.flush()
+
+    doc = run_bench(args.cases, device=args.device, quick=args.quick, budget_s=args.budget, progress=progress)
+    path = args.json_path or os.path.join("reports", f"bench-{args.device}.json")
+    out.write(f"JSON result: {write_bench_json(doc, path)}\n")
+    return EXIT_OK
+
+
 def _replay(args: argparse.Namespace, out: TextIO) -> int:
     from orthoverify.engine import replay_from_file
     from orthoverify.engine.registry import default_modules
@@ -252,6 +281,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
             return _report(args, out)
         if args.command == "validate":
             return _validate(args, out, err)
+        if args.command == "bench":
+            return _bench(args, out)
     except OrthoverifyError as exc:  # unknown claim, backend, profile, missing GPU, bad result file
         err.write(f"orthoverify: error: {exc}\n")
         return EXIT_USAGE

@@ -1,0 +1,3 @@
+"""Benchmark cases: highprec (see orthoverify.bench.core)."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""Benchmark cases: householder (see orthoverify.bench.core)."""
+
+from __future__ import annotations
