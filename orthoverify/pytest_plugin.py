@@ -3,8 +3,9 @@ per conformance check of the target to a project's own test run.
 
 Registered through the ``pytest11`` entry point, so installing orthoverify is enough; without
 ``--orthoverify-target`` it does nothing. The checks run once (on the first of their tests);
-each test passes when its check is verified and otherwise fails with the check's evidence and
-the counterexample.
+each test passes when its check is verified, is skipped when the check does not apply to the
+target (inconclusive: say, no forward-mode derivative), and otherwise fails with the check's
+evidence and the counterexample.
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ class ConformanceItem(pytest.Item):
                 continue
             if c.verdict == "verified":
                 return
+            if c.verdict == "inconclusive":  # not applicable (no forward mode, no batches): nothing measured
+                why = "; ".join((e.notes or "").strip() for e in c.evidence if not e.passed) or "nothing measured"
+                pytest.skip(f"{c.claim.id}: inconclusive: {why[:400]}")
             lines = [f"{c.claim.id}: {c.verdict}", f"claim: {c.claim.statement}"]
             for e in c.evidence:
                 status = "pass" if e.passed else ("ERROR" if e.error else "FAIL")

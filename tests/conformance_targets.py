@@ -119,3 +119,110 @@ def wrong_shape(x: torch.Tensor) -> torch.Tensor:
 
 def returns_nan(x: torch.Tensor) -> torch.Tensor:
     return torch.full_like(x, float("nan"))
+
+
+def _reflections(u: torch.Tensor) -> torch.Tensor:
+    """prod_j H(u_j) over the columns of tril(u), first leftmost, H(0) = I."""
+    q = torch.eye(u.shape[0], dtype=u.dtype, device=u.device)
+    for j in range(u.shape[1]):
+        col = torch.tril(u)[:, j]
+        if bool((col != 0).any()):
+            q = q @ _reflect(col)
+    return q
+
+
+def svd(u: torch.Tensor, v: torch.Tensor, sigma: torch.Tensor) -> torch.Tensor:
+    """Correct svdRNN weight Q(U) diag(sigma) Q(V)' (batched over a leading axis)."""
+    if u.dim() > 2:
+        return torch.stack([svd(*a) for a in zip(u, v, sigma, strict=True)])
+    return (_reflections(u) * sigma) @ _reflections(v).transpose(0, 1)
+
+
+def svd_v_not_transposed(u: torch.Tensor, v: torch.Tensor, sigma: torch.Tensor) -> torch.Tensor:
+    """Broken: Q(U) diag(sigma) Q(V), V's product not transposed (a convention mismatch)."""
+    if u.dim() > 2:
+        return torch.stack([svd_v_not_transposed(*a) for a in zip(u, v, sigma, strict=True)])
+    return (_reflections(u) * sigma) @ _reflections(v)
+
+
+def urnn(x: torch.Tensor, perm: torch.Tensor, *, unnormalised: bool = False) -> torch.Tensor:
+    """Correct uRNN W = D3 R2 F^-1 D2 Pi R1 F D1 in plain torch (torch.fft with norm="ortho");
+    ``unnormalised``: neither F nor F^-1 is scaled (fft's "backward", ifft's "forward"), so W is n
+    times the unitary matrix."""
+    if x.dim() > 2:
+        return torch.stack([urnn(xi, pi, unnormalised=unnormalised) for xi, pi in zip(x, perm, strict=True)])
+    n = x.shape[1]
+    cdt = torch.complex64 if x.dtype == torch.float32 else torch.complex128
+
+    def diag(w: torch.Tensor) -> torch.Tensor:
+        return torch.polar(torch.ones_like(w), w).unsqueeze(-1)
+
+    def reflect(re: torch.Tensor, im: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        v = torch.complex(re, im).unsqueeze(-1)
+        return h - 2 * v @ (v.conj().transpose(0, 1) @ h) / (v.abs() ** 2).sum()
+
+    h = torch.eye(n, dtype=cdt, device=x.device)
+    h = diag(x[0]) * h
+    h = torch.fft.fft(h, dim=0, norm="backward" if unnormalised else "ortho")
+    h = reflect(x[3], x[4], h)
+    h = h[perm]
+    h = diag(x[1]) * h
+    h = torch.fft.ifft(h, dim=0, norm="forward" if unnormalised else "ortho")
+    h = reflect(x[5], x[6], h)
+    return diag(x[2]) * h
+
+
+def urnn_unnormalised_fft(x: torch.Tensor, perm: torch.Tensor) -> torch.Tensor:
+    """Broken: F = torch.fft.fft without normalisation and F^-1 = ifft with norm="forward" (no 1/n
+    anywhere): W is then n times a unitary matrix."""
+    return urnn(x, perm, unnormalised=True)
+
+
+def urnn_no_batches(x: torch.Tensor, perm: torch.Tensor) -> torch.Tensor:
+    """Correct, but takes one parameter set at a time (a stacked X raises)."""
+    if x.dim() != 2:
+        raise ValueError("one X at a time")
+    return urnn(x, perm)
+
+
+class _CayleyWrongJvp(torch.autograd.Function):
+    """Correct forward and backward, a forward-mode rule with the wrong sign."""
+
+    @staticmethod
+    def forward(a: torch.Tensor, d: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
+        return cayley(a, d)
+
+    @staticmethod
+    def setup_context(
+        ctx: torch.autograd.function.FunctionCtx, inputs: tuple[torch.Tensor, ...], output: torch.Tensor
+    ) -> None:
+        a, d = inputs
+        ctx.save_for_backward(a, d, output)
+        ctx.save_for_forward(a, d, output)
+
+    @staticmethod
+    def backward(ctx: torch.autograd.function.FunctionCtx, g: torch.Tensor) -> tuple[torch.Tensor, None]:  # type: ignore[override]
+        a, d, w = ctx.saved_tensors  # type: ignore[attr-defined]
+        eye = torch.eye(a.shape[-1], dtype=a.dtype, device=a.device)
+        v = torch.linalg.solve((eye + a).transpose(-1, -2), g * d.unsqueeze(-2) + g @ w.transpose(-1, -2))
+        return -v, None
+
+    @staticmethod
+    def jvp(ctx: torch.autograd.function.FunctionCtx, da: torch.Tensor, _dd: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
+        a, d, w = ctx.saved_tensors  # type: ignore[attr-defined]
+        eye = torch.eye(a.shape[-1], dtype=a.dtype, device=a.device)
+        return torch.linalg.solve(eye + a, da @ w + da * d.unsqueeze(-2))  # sign dropped: should be -(...)
+
+
+def cayley_wrong_jvp(a: torch.Tensor, d: torch.Tensor) -> torch.Tensor:
+    out: torch.Tensor = _CayleyWrongJvp.apply(a, d)  # type: ignore[no-untyped-call]
+    return out
+
+
+_CALLS = [0]
+
+
+def householder_noisy(u: torch.Tensor) -> torch.Tensor:
+    """Broken: every other call is perturbed by 1e-6 (as a device that computes differently would be)."""
+    _CALLS[0] += 1
+    return householder(u) * (1.0 + 1e-6 * (_CALLS[0] % 2))

@@ -45,6 +45,7 @@ from orthoverify.param.cayley_torch import (
     skew_from_upper,
 )
 from orthoverify.samples import haar_orthogonal
+from orthoverify.testing import assert_allclose_ratio
 
 THRESHOLD = 30.0
 DTYPES = [torch.float32, torch.float64]
@@ -166,7 +167,29 @@ def test_gradcheck_float64(n: int, kind: str) -> None:
     p.requires_grad_(True)
     # only the strict upper triangle is a parameter: gradcheck perturbs every entry, and the
     # others rightly have derivative 0
-    assert torch.autograd.gradcheck(lambda x: ScaledCayleyFunction.apply(x, d), (p,))
+    assert torch.autograd.gradcheck(lambda x: ScaledCayleyFunction.apply(x, d)[0], (p,))
+
+
+@pytest.mark.parametrize(("n", "kind"), [(1, "random"), (3, "all-minus"), (5, "random")])
+def test_forward_mode_matches_autograd_through_solve(n: int, kind: str) -> None:
+    """jvp (dW = -(I + A)^-1 dA (W + D)) against forward mode through torch.linalg.solve and
+    against gradcheck's forward-mode numerical comparison."""
+    from torch.func import jvp
+
+    p, d, _ = make(n, torch.float64, kind, seed=5)
+    t = torch.randn(n, n, dtype=torch.float64, generator=torch.Generator().manual_seed(9))
+    eye = torch.eye(n, dtype=torch.float64)
+
+    def through_solve(x: torch.Tensor) -> torch.Tensor:
+        a = torch.triu(x, 1) - torch.triu(x, 1).T
+        return torch.linalg.solve(eye + a, (eye - a) * d)
+
+    _, got = jvp(lambda x: scaled_cayley_weight(x, d), (p,), (t,))
+    _, want = jvp(through_solve, (p,), (t,))
+    assert_allclose_ratio(got, want)
+    assert torch.autograd.gradcheck(
+        lambda x: ScaledCayleyFunction.apply(x, d)[0], (p.requires_grad_(True),), check_forward_ad=True
+    )
 
 
 def test_d_as_sequence_and_int_tensor() -> None:

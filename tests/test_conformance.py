@@ -25,11 +25,18 @@ def verdicts(spec: str, kind: str | None = None, **kw: object) -> dict[str, str]
 
 @pytest.mark.parametrize(
     ("spec", "kind"),
-    [(T + "householder", "householder-product"), (T + "cayley", "scaled-cayley"), (T + "embed", "complex-to-real")],
+    [
+        (T + "householder", "householder-product"),
+        (T + "cayley", "scaled-cayley"),
+        (T + "embed", "complex-to-real"),
+        (T + "svd", "svd-parametrisation"),
+        (T + "urnn", "unitary-composition"),
+    ],
 )
 def test_correct_implementations_pass_every_check(spec: str, kind: str) -> None:
     v = verdicts(spec, kind)
     assert set(v.values()) == {"verified"}, v
+    assert "jvp" in v  # forward mode was checked, not skipped
 
 
 @pytest.mark.parametrize(
@@ -41,6 +48,8 @@ def test_correct_implementations_pass_every_check(spec: str, kind: str) -> None:
         (T + "cayley_float32_drift", "scaled-cayley", "float32", "orthogonal"),
         (T + "circulant_unnormalised_fft", "orthogonal-map", "orthogonal", "determinism"),
         (T + "embed_wrong_block", "complex-to-real", "forward", "output"),
+        (T + "svd_v_not_transposed", "svd-parametrisation", "forward", "batch"),
+        (T + "urnn_unnormalised_fft", "unitary-composition", "orthogonal", "determinism"),
     ],
 )
 def test_each_broken_implementation_is_caught_by_its_check(
@@ -147,7 +156,10 @@ def test_pytest_plugin_runs_the_checks_as_tests(tmp_path: Path) -> None:
         env=env,
         check=False,
     )
-    assert good.returncode == 0 and "8 passed" in good.stdout, good.stdout + good.stderr
+    from orthoverify.conformance import _plan
+
+    tests = len(_plan("complex-to-real", ("float32", "float64"))) + 1  # one per check, and test_own
+    assert good.returncode == 0 and f"{tests} passed" in good.stdout, good.stdout + good.stderr
     bad = subprocess.run(
         [*args, "--orthoverify-target", T + "embed_wrong_block", "--orthoverify-kind", "complex-to-real"],
         capture_output=True,
@@ -172,6 +184,70 @@ def test_geotorch_adapters_run_when_geotorch_is_installed() -> None:
 
 
 def test_own_parametrisations_pass() -> None:
-    for name in ("orthoverify-householder", "orthoverify-scaled-cayley"):
+    for name in ("orthoverify-householder", "orthoverify-scaled-cayley", "orthoverify-svd", "orthoverify-urnn"):
         v = verdicts(name)
         assert set(v.values()) == {"verified"}, (name, v)
+
+
+def test_the_unnormalised_fft_fails_forward_too() -> None:
+    """W = n x unitary: the forward check against the reference says by how much."""
+    r = validate(T + "urnn_unnormalised_fft", kind="unitary-composition", profile="quick")
+    fwd = next(c for c in r.claims if c.claim.id.endswith(".forward"))
+    assert fwd.verdict == "refuted" and fwd.counterexample is not None
+
+
+def test_a_check_that_does_not_apply_is_inconclusive_not_failed(tmp_path: Path) -> None:
+    """A target without batches: `batch` is inconclusive with the reason, the rest verified, exit 0."""
+    r = validate(T + "urnn_no_batches", kind="unitary-composition", profile="quick")
+    by = {c.claim.id.rsplit(".", 1)[1]: c for c in r.claims}
+    assert by["batch"].verdict == "inconclusive"
+    assert all(e.cases == 0 and "Not applicable" in e.notes for e in by["batch"].evidence)
+    assert {k for k, c in by.items() if c.verdict != "verified"} == {"batch"}
+    code, out, _ = run(
+        "validate", T + "urnn_no_batches", "--kind", "unitary-composition", "--profile", "quick",
+        "--dtype", "float64", "--json", str(tmp_path / "r.json"),
+    )  # fmt: skip
+    assert code == 0 and "Not applicable" in out
+
+
+def test_forward_mode_is_checked_against_the_reference() -> None:
+    """jvp of a target whose forward-mode rule is wrong is refuted; one without a rule is inconclusive."""
+    from orthoverify.conformance import checks as ck
+    from orthoverify.conformance.adapters import load_target
+
+    t = load_target(T + "cayley_wrong_jvp", "scaled-cayley")
+    ctx = ck.Ctx(t, ("float64",), profile="quick", examples=5)
+    ev = ck.scan(ctx, "jvp", ck.sized_cases(ctx, "jvp", scales=(1.0,), dtypes=("float64",)))
+    assert not ev[0].passed and ev[0].counterexample is not None and ev[0].worst_ratio > 30
+    t2 = load_target(T + "cayley_missing_gradient_term", "scaled-cayley")
+    ctx2 = ck.Ctx(t2, ("float64",), profile="quick", examples=5)
+    ev2 = ck.scan(ctx2, "jvp", ck.sized_cases(ctx2, "jvp", scales=(1.0,), dtypes=("float64",)))
+    assert ev2[0].cases == 0 and "no forward-mode derivative" in ev2[0].notes
+
+
+def test_devices_check_compares_two_devices() -> None:
+    """The cpu/cuda agreement check (planned when a GPU is there), exercised cpu against cpu: a
+    target whose output depends on the call count is caught."""
+    import torch
+
+    from orthoverify.conformance import _plan
+    from orthoverify.conformance import checks as ck
+    from orthoverify.conformance.adapters import load_target
+
+    names = [p[0] for p in _plan("householder-product", ("float64",), device="cpu")]
+    assert ("devices" in names) == torch.cuda.is_available()
+    good = ck.Ctx(load_target(T + "householder", "householder-product"), ("float64",), other_device="cpu")
+    assert ck.scan(good, "devices", ck.sized_cases(good, "devices", scales=(1.0,)))[0].passed
+    bad = ck.Ctx(load_target(T + "householder_noisy", "householder-product"), ("float64",), other_device="cpu")
+    ev = ck.scan(bad, "devices", ck.sized_cases(bad, "devices", scales=(1.0,)))[0]
+    assert not ev.passed and ev.counterexample is not None
+
+
+@pytest.mark.cuda
+def test_devices_check_on_cuda() -> None:
+    import torch
+
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU (torch.cuda.is_available() is False)")
+    v = verdicts(T + "householder", "householder-product", device="cuda")
+    assert v["devices"] == "verified" and set(v.values()) == {"verified"}, v

@@ -51,7 +51,15 @@ class _Recorded(Check):
 Plan = list[tuple[str, Kind, str, Callable[[ck.Ctx], list[Evidence]]]]
 
 
-def _plan(kind_name: str, dtypes: tuple[str, ...], has_inverse: bool = False) -> Plan:
+def other_device(device: str) -> str | None:
+    """The device the ``devices`` check compares ``device`` with: cuda from cpu when a GPU is
+    there, cpu from cuda; None when there is no second device."""
+    if device.startswith("cuda"):
+        return "cpu"
+    return "cuda" if torch.cuda.is_available() else None
+
+
+def _plan(kind_name: str, dtypes: tuple[str, ...], has_inverse: bool = False, device: str = "cpu") -> Plan:
     kind = KINDS[kind_name]
     p: Plan = [
         ("output", "identity", "the call returns a finite tensor of the declared shape and dtype", ck.check_output),
@@ -88,6 +96,21 @@ def _plan(kind_name: str, dtypes: tuple[str, ...], has_inverse: bool = False) ->
             lambda c: ck.scan(c, "gradient", ck.sized_cases(c, "gradient", scales=(1.0,), dtypes=("float64",))),
         )
     )
+    p.append(
+        (
+            "jvp",
+            "gradient",
+            "the target's forward-mode derivative (torch.func.jvp) along a random direction equals the directional "
+            "derivative"
+            + (
+                " (50-digit central differences of the reference)"
+                if kind.reference is not None
+                else " (float64 central differences of the target)"
+            )
+            + "; not applicable when the target has no forward-mode derivative",
+            lambda c: ck.scan(c, "jvp", ck.sized_cases(c, "jvp", scales=(1.0,), dtypes=("float64",))),
+        )
+    )
     if "float32" in dtypes and "float64" in dtypes:
         p.append(
             (
@@ -113,8 +136,18 @@ def _plan(kind_name: str, dtypes: tuple[str, ...], has_inverse: bool = False) ->
             lambda c: ck.scan(c, "determinism", ck.sized_cases(c, "determinism", scales=(1.0,))),
         )
     )
+    second = other_device(device)
+    if second is not None:
+        p.append(
+            (
+                "devices",
+                "identity",
+                f"the output on {second} agrees with the output on {device} (test ratio)",
+                lambda c: ck.scan(c, "devices", ck.sized_cases(c, "devices", scales=(1.0,))),
+            )
+        )
     if kind.inverse is not None or has_inverse:
-        p.append(("coverage", "coverage", "every orthogonal matrix is reached", ck.check_coverage))
+        p.append(("coverage", "coverage", kind.coverage_statement, ck.check_coverage))
     elif kind.name == "orthogonal-map":
         p.append(
             (
@@ -155,10 +188,11 @@ def validate(
     if device.startswith("cuda") and not torch.cuda.is_available():
         raise BackendError("--device cuda, but torch.cuda.is_available() is False")
     ctx = ck.Ctx(t, tuple(dtypes), device, profile, seed, timeout, EXAMPLES[profile])
+    ctx.other_device = other_device(device) or ctx.other_device
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     results = []
-    for name, claim_kind, statement, fn in _plan(t.kind.name, tuple(dtypes), t.inverse is not None):
+    for name, claim_kind, statement, fn in _plan(t.kind.name, tuple(dtypes), t.inverse is not None, device):
         cid = f"conformance.{t.kind.name}.{name}"
         claim = Claim(cid, "conformance", t.spec, statement, claim_kind, (_Recorded(name, statement),))
         c0 = time.perf_counter()
@@ -193,6 +227,12 @@ def validate(
         environment=environment(device),
     )
     res.meta = {
-        "validate": {"target": t.spec, "kind": t.kind.name, "dtypes": list(dtypes), "description": t.description}
+        "validate": {
+            "target": t.spec,
+            "kind": t.kind.name,
+            "dtypes": list(dtypes),
+            "description": t.description,
+            "devices": [device, other_device(device)] if other_device(device) else [device],
+        }
     }
     return res

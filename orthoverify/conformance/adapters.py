@@ -149,6 +149,38 @@ def _own_cayley() -> Callable[..., Any]:
     return f
 
 
+def _own_svd() -> Callable[..., Any]:
+    """orthoverify.nn.SVDParametrization(n, m1, m2) (sigma* = 1, r = 1) under f(U, V, sigma):
+    X = [U, V, s] with s = sigma_map_inverse(sigma), which eq. 8 maps back to sigma."""
+    from orthoverify.nn import SVDParametrization
+    from orthoverify.param.svd import sigma_map_inverse
+
+    def f(u: torch.Tensor, v: torch.Tensor, sigma: torch.Tensor) -> torch.Tensor:
+        if u.dim() > 2:
+            return torch.stack([f(ui, vi, si) for ui, vi, si in zip(u, v, sigma, strict=True)])
+        module = SVDParametrization(u.shape[0], u.shape[1], v.shape[1])
+        s = sigma_map_inverse(sigma)
+        out: torch.Tensor = module(torch.cat([u, v, s.reshape(-1, 1)], dim=1))
+        return out
+
+    return f
+
+
+def _own_urnn() -> Callable[..., Any]:
+    """orthoverify.nn.URNNUnitary(n, perm) under f(X, perm): its real block output [[Re W, -Im W],
+    [Im W, Re W]] turned back into the complex W."""
+    from orthoverify.nn import URNNUnitary
+
+    def f(x: torch.Tensor, perm: torch.Tensor) -> torch.Tensor:
+        if x.dim() > 2:
+            return torch.stack([f(xi, pi) for xi, pi in zip(x, perm, strict=True)])
+        n = x.shape[1]
+        block = URNNUnitary(n, permutation=[int(v) for v in perm.tolist()])(x)
+        return torch.complex(block[:n, :n], block[n:, :n])
+
+    return f
+
+
 ADAPTERS: dict[str, Adapter] = {
     a.name: a
     for a in (
@@ -191,6 +223,19 @@ ADAPTERS: dict[str, Adapter] = {
             "scaled-cayley",
             _own_cayley,
             "orthoverify.nn.ScaledCayleyOrthogonal(n, d) called on A (it reads the strict upper triangle)",
+        ),
+        Adapter(
+            "orthoverify-svd",
+            "svd-parametrisation",
+            _own_svd,
+            "orthoverify.nn.SVDParametrization(n, m1, m2) with sigma* = 1, r = 1, called on X = [U, V, s] with "
+            "s = 2 artanh(sigma - 1) (eq. 8 inverted)",
+        ),
+        Adapter(
+            "orthoverify-urnn",
+            "unitary-composition",
+            _own_urnn,
+            "orthoverify.nn.URNNUnitary(n, perm) called on X; its real block form turned back into complex W",
         ),
         Adapter(
             "geotorch-so-cayley",

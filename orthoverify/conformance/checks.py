@@ -53,6 +53,8 @@ class Ctx:
     timeout: float = DEFAULT_TIMEOUT
     examples: int = 100
     hung: str = ""
+    other_device: str = "cuda"
+    """The device the ``devices`` check compares against (planned only when it is available)."""
 
     def rng(self, *salt: str) -> np.random.Generator:
         import zlib
@@ -62,21 +64,26 @@ class Ctx:
     def label(self, dtype: str) -> str:
         return f"torch-{dtype}-{self.device}"
 
-    def run(self, params: Params, dtype: str, *, check_output: bool = True) -> torch.Tensor | CallFailure:
+    def run(
+        self, params: Params, dtype: str, *, check_output: bool = True, device: str | None = None
+    ) -> torch.Tensor | CallFailure:
+        """The target's output for ``params`` in ``dtype`` (as the checks compare it: see Kind.view)."""
         if self.hung:  # an abandoned call may still be running: do not pile up more of them
             return CallFailure("timeout", f"not called: an earlier call hung ({self.hung})")
         kind = self.target.kind
         dt = DTYPES[dtype]
         out = call(
             self.target.fn,
-            *kind.args(params, dt, self.device),
+            *kind.args(params, dt, device or self.device),
             timeout=self.timeout,
             shape=kind.out_shape(params) if check_output else None,
             dtype=kind.out_dtype(dt) if check_output else None,
         )
-        if isinstance(out, CallFailure) and out.kind == "timeout":
-            self.hung = out.message
-        return out
+        if isinstance(out, CallFailure):
+            if out.kind == "timeout":
+                self.hung = out.message
+            return out
+        return kind.view(out) if check_output else out
 
     def call(self, fn: Callable[..., Any], *args: Any, timeout: float | None = None, **kw: Any) -> Any:
         """``calls.call`` that stops calling a target once one call has hung."""
@@ -156,13 +163,20 @@ def reference_np(kind: Kind, params: Params, digits: int | None = None) -> np.nd
     return np.asarray(b.to_numpy(kind.reference(params, b)), dtype=np.float64)
 
 
+def rounded(params: Params, dtype: str) -> dict[str, np.ndarray]:
+    """The parameters as the target receives them in ``dtype`` (float32 rounds them): the reference
+    is evaluated on these, so the comparison measures the target, not the rounding of its input."""
+    np_dt = np.float32 if dtype == "float32" else np.float64
+    return {k: np.asarray(v, dtype=np.float64).astype(np_dt).astype(np.float64) for k, v in params.items()}
+
+
 def q_forward(ctx: Ctx, params: Params, dtype: str) -> Case:
     kind = ctx.target.kind
     out = ctx.run(params, dtype)
     if isinstance(out, CallFailure):
         return Case(math.inf, str(out))
     kappa = _kappa(kind, params)
-    r = agreement(as_np(out), reference_np(kind, params), EPS[DTYPES[dtype]]) / kappa
+    r = agreement(as_np(out), reference_np(kind, rounded(params, dtype)), EPS[DTYPES[dtype]]) / kappa
     return Case(r, f"||f - reference||_F / (n eps{_kappa_text(kappa)} ||reference||) = {r:.6g}")
 
 
@@ -208,7 +222,8 @@ def q_batch(ctx: Ctx, params: Params, dtype: str) -> Case:
     stacked = [torch.stack(parts) for parts in zip(*(kind.args(s, dt, ctx.device) for s in sets), strict=True)]
     out = ctx.call(ctx.target.fn, *stacked, shape=(len(sets), *kind.out_shape(params)))
     if isinstance(out, CallFailure):
-        return Case(math.nan, f"batched call: {out}")
+        return Case(math.nan, f"the target does not take stacked parameters: {out}")
+    out = kind.view(out)
     r = max(agreement(as_np(out[i]), as_np(s), EPS[dt]) for i, s in enumerate(singles) if isinstance(s, torch.Tensor))
     return Case(r, f"max ||batch[i] - single_i|| ratio = {r:.6g}")
 
@@ -222,12 +237,12 @@ def _loss_grad(ctx: Ctx, params: Params, dtype: str, g: np.ndarray) -> dict[str,
     box: dict[str, Any] = {}
 
     def loss(*xs: torch.Tensor) -> torch.Tensor:
-        leaves = [x.detach().requires_grad_(True) for x in xs]
-        box["leaves"] = leaves
-        out = ctx.target.fn(*leaves)
+        leaves = [x.detach().requires_grad_(x.is_floating_point() or x.is_complex()) for x in xs]
+        out = kind.view(ctx.target.fn(*leaves))
         lval = (out * torch.as_tensor(g, dtype=out.dtype, device=out.device)).sum()
-        grads = torch.autograd.grad(lval, leaves, allow_unused=True)
-        box["grads"] = grads
+        wrt = [x for x in leaves if x.requires_grad]
+        got = iter(torch.autograd.grad(lval, wrt, allow_unused=True))
+        box["grads"] = [next(got) if x.requires_grad else None for x in leaves]
         return lval
 
     res = ctx.call(loss, *args, finite=True)
@@ -258,7 +273,7 @@ def _reference_grad(kind: Kind, params: Params, g: np.ndarray, digits: int = 50)
         base = {k: b.asarray(v) for k, v in params.items()}
         grad = np.zeros(params[name].shape)
         for idx in np.ndindex(*params[name].shape):
-            if kind.name == "householder-product" and idx[0] < idx[1]:
+            if name in kind.tril and idx[0] < idx[1]:
                 continue  # entries above the diagonal are not parameters (eq. 9)
             vals = []
             for sgn in (1, -1):
@@ -282,7 +297,7 @@ def _reference_grad(kind: Kind, params: Params, g: np.ndarray, digits: int = 50)
 def q_gradient(ctx: Ctx, params: Params, dtype: str) -> Case:
     kind = ctx.target.kind
     rng = np.random.default_rng(7)
-    g = rng.standard_normal(kind.out_shape(params))
+    g = rng.standard_normal(kind.view_shape(params))
     got = _loss_grad(ctx, params, dtype, g)
     if isinstance(got, CallFailure):
         return Case(math.inf, f"backward: {got}")
@@ -299,12 +314,11 @@ def q_gradient(ctx: Ctx, params: Params, dtype: str) -> Case:
     if kind.name == "scaled-cayley":  # only the skew part of dL/dA is defined: compare G - G'
         got = {k: v - v.T for k, v in got.items()}
         ref = {k: v - v.T for k, v in ref.items()}
-    if kind.name == "householder-product":
-        got = {k: np.tril(v) for k, v in got.items()}
-        ref = {k: np.tril(v) for k, v in ref.items()}
+    got = {k: np.tril(v) if k in kind.tril else v for k, v in got.items()}
+    ref = {k: np.tril(v) if k in kind.tril else v for k, v in ref.items()}
     num = math.sqrt(sum(float(np.sum((got[k] - ref[k]) ** 2)) for k in ref))
     scale = math.sqrt(sum(float(np.sum(ref[k] ** 2)) for k in ref)) or 1.0
-    n = kind.out_shape(params)[0]
+    n = kind.view_shape(params)[0]
     fd_eps = eps if kind.reference is not None else max(eps, 1e-7)
     r = num / (n * fd_eps * scale)
     return Case(r, f"||grad - {how}|| / (n eps ||reference grad||) = {r:.6g}")
@@ -331,6 +345,100 @@ def _fd_target(ctx: Ctx, params: Params, g: np.ndarray) -> dict[str, np.ndarray]
     return out
 
 
+def _tangent(kind: Kind, params: Params, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """A random direction in the differentiable parameters that stays in the domain's shape
+    (lower trapezoidal where eq. 9 says so, skew for the scaled Cayley A)."""
+    out = {}
+    for name in kind.differentiable:
+        t = rng.standard_normal(np.shape(params[name]))
+        if name in kind.tril:
+            t = np.tril(t)
+        if kind.name == "scaled-cayley":
+            t = np.triu(t, 1) - np.triu(t, 1).T
+        out[name] = t
+    return out
+
+
+def _reference_direction(kind: Kind, params: Params, tangent: dict[str, np.ndarray], digits: int = 50) -> np.ndarray:
+    """(ref(P + h T) - ref(P - h T)) / 2h at ``digits`` digits (h = 1e-20: error ~1e-40)."""
+    import mpmath
+
+    assert kind.reference is not None
+    b = get_backend(f"mpmath-{digits}")
+    h = mpmath.mpf("1e-20")
+    vals = []
+    for sgn in (1, -1):
+        p = {k: b.asarray(v) for k, v in params.items()}
+        for name, t in tangent.items():
+            p[name] = p[name] + b.asarray(t) * (sgn * h)
+        vals.append(kind.reference(p, b))
+    return np.asarray(b.to_numpy((vals[0] - vals[1]) / (2 * h)), dtype=np.float64)
+
+
+def q_jvp(ctx: Ctx, params: Params, dtype: str) -> Case:
+    """Forward-mode derivative (torch.func.jvp) along a random direction against 50-digit central
+    differences of the reference (float64 differences of the target for kinds without one); NaN
+    (not applicable) when the target has no forward-mode derivative."""
+    kind = ctx.target.kind
+    dt = DTYPES[dtype]
+    tangent = _tangent(kind, params, np.random.default_rng(11))
+    primals = kind.args(params, dt, ctx.device)
+    if kind.name == "complex-to-real":  # one complex argument: its tangent is re + i im
+        tangents = {0: torch.complex(torch.as_tensor(tangent["re"]), torch.as_tensor(tangent["im"]))}
+    else:
+        tangents = {i: torch.as_tensor(tangent[name]) for i, name in enumerate(params) if name in tangent}
+    which = sorted(tangents)
+
+    def forward_mode() -> torch.Tensor:
+        from torch.func import jvp
+
+        def f(*xs: torch.Tensor) -> torch.Tensor:
+            args = list(primals)
+            for i, x in zip(which, xs, strict=True):
+                args[i] = x
+            return kind.view(ctx.target.fn(*args))
+
+        ts = tuple(tangents[i].to(dtype=primals[i].dtype, device=primals[i].device) for i in which)
+        return jvp(f, tuple(primals[i] for i in which), ts)[1]
+
+    got = ctx.call(forward_mode, finite=True)
+    if isinstance(got, CallFailure):
+        msg = got.message.lower()
+        if got.kind == "raised" and ("forward" in msg or "jvp" in msg or "not implemented" in msg):
+            return Case(math.nan, f"no forward-mode derivative: {got.message[:200]}")
+        return Case(math.inf, f"jvp: {got}")
+    eps = EPS[dt]
+    if kind.reference is not None:
+        ref = _reference_direction(kind, rounded(params, dtype), tangent)
+        how, fd_eps = "50-digit central differences of the reference", eps
+    else:
+        h = 1e-6
+        lo_hi = []
+        for sgn in (1, -1):
+            p = {k: np.asarray(v, dtype=np.float64) + sgn * h * tangent.get(k, 0.0) for k, v in params.items()}
+            res = ctx.run(p, "float64")
+            if isinstance(res, CallFailure):
+                return Case(math.inf, f"finite differences of the target: {res}")
+            lo_hi.append(as_np(res))
+        ref = (lo_hi[0] - lo_hi[1]) / (2 * h)
+        how, fd_eps = "float64 central differences of the target", max(eps, 1e-7)
+    n = ref.shape[-1]
+    scale = float(np.linalg.norm(ref)) or 1.0
+    r = float(np.linalg.norm(as_np(got) - ref)) / (n * fd_eps * scale)
+    return Case(r, f"||jvp - {how}|| / (n eps ||reference||) = {r:.6g}")
+
+
+def q_devices(ctx: Ctx, params: Params, dtype: str) -> Case:
+    """The output on ``ctx.other_device`` against the output on ``ctx.device`` (test ratio)."""
+    here, there = ctx.run(params, dtype), ctx.run(params, dtype, device=ctx.other_device)
+    for where, out in ((ctx.device, here), (ctx.other_device, there)):
+        if isinstance(out, CallFailure):
+            return Case(math.inf, f"on {where}: {out}")
+    assert isinstance(here, torch.Tensor) and isinstance(there, torch.Tensor)
+    r = agreement(as_np(there), as_np(here), EPS[DTYPES[dtype]])
+    return Case(r, f"||f on {ctx.other_device} - f on {ctx.device}|| / (n eps ||f||) = {r:.6g}")
+
+
 QUANTITIES: dict[str, Callable[[Ctx, Params, str], Case]] = {
     "orthogonal": q_orthogonal,
     "forward": q_forward,
@@ -338,6 +446,8 @@ QUANTITIES: dict[str, Callable[[Ctx, Params, str], Case]] = {
     "determinism": q_determinism,
     "batch": q_batch,
     "gradient": q_gradient,
+    "jvp": q_jvp,
+    "devices": q_devices,
 }
 
 
@@ -362,10 +472,10 @@ def scan(
         t0 = time.perf_counter()
         c = q(ctx, params, dtype)
         st["t"] += time.perf_counter() - t0
-        st["cases"] += 1
-        if math.isnan(c.ratio):
+        if math.isnan(c.ratio):  # the check does not apply to this target (say, no batched calls)
             st["nan"] = c.display
             continue
+        st["cases"] += 1
         if _fails(c.ratio, st["worst"]):
             st["worst"] = c.ratio
             if _fails(c.ratio):
@@ -387,7 +497,8 @@ def scan(
         if st["skipped"]:
             ev.notes = (ev.notes + f" {st['skipped']} cases outside the target's declared domain were skipped.").strip()
         if st["cases"] == 0 and st["nan"] is not None:
-            ev.notes = (ev.notes + f" Not applicable: {st['nan']}").strip()
+            ev.worst_ratio = None
+            ev.notes = (ev.notes + f" Not applicable (nothing was measured, so no verdict): {st['nan']}").strip()
         if st["fail"] is not None:
             params, c = st["fail"]
             again = q(ctx, params, dtype)
@@ -518,6 +629,9 @@ def check_coverage(ctx: Ctx) -> list[Evidence]:
     rng = ctx.rng("coverage")
     targets: list[tuple[str, np.ndarray]] = []
     for n in kind.sizes:
+        if kind.coverage_targets is not None:
+            targets += kind.coverage_targets(rng, n)
+            continue
         q = samples.haar_orthogonal(rng, n)
         targets.append(("haar", q))
         q2 = q.copy()
@@ -554,7 +668,8 @@ def check_coverage(ctx: Ctx) -> list[Evidence]:
             seconds=time.perf_counter() - t0,
             passed=failure is None and count > 0,
         )
-        ev.notes = f"{count} targets reached through orthoverify's inverse map" + (
+        how = "the target's own right_inverse" if ctx.target.inverse is not None else "orthoverify's inverse map"
+        ev.notes = f"{count} targets reached through {how}" + (
             f"; {skipped} outside the target's domain" if skipped else ""
         )
         if failure is not None:

@@ -19,6 +19,7 @@ from orthoverify import samples
 from orthoverify.backends import Backend
 from orthoverify.param import cayley as cy
 from orthoverify.param import householder as hh
+from orthoverify.param import svd as sv
 from orthoverify.param import unitary as un
 
 Params = Mapping[str, np.ndarray]
@@ -47,9 +48,32 @@ class Kind:
     condition: Callable[[Params], float] | None = None
     """The condition number that scales forward and orthogonality ratios (LAPACK's solve ratio
     ||x - x*|| / (n eps kappa ||x||)): the accuracy any backward-stable algorithm can promise."""
+    tril: tuple[str, ...] = ()
+    """Parameters read on eq. 9's lower-trapezoidal pattern (entries above the diagonal are not
+    parameters: gradients and tangents there are not compared)."""
+    complex_output: bool = False
+    """The target returns a complex n x n matrix; checks compare its real 2n x 2n block form
+    [[Re W, -Im W], [Im W, Re W]] (orthogonal exactly when W is unitary)."""
+    coverage_targets: Callable[[np.random.Generator, int], list[tuple[str, np.ndarray]]] | None = None
+    """Matrices of the set the kind claims to cover (None: O(n), both determinants)."""
+    coverage_statement: str = "every orthogonal matrix is reached"
 
     def out_dtype(self, dtype: torch.dtype) -> torch.dtype:
+        if self.complex_output:
+            return torch.complex64 if dtype == torch.float32 else torch.complex128
         return dtype
+
+    def view_shape(self, p: Params) -> tuple[int, ...]:
+        """Shape of the output as the checks compare it (the real block form of a complex output)."""
+        shape = self.out_shape(p)
+        return tuple(2 * s for s in shape) if self.complex_output else shape
+
+    def view(self, out: torch.Tensor) -> torch.Tensor:
+        """The output as the checks compare it: real, the block form of a complex W."""
+        if not self.complex_output:
+            return out
+        re, im = out.real, out.imag
+        return torch.cat([torch.cat([re, -im], dim=-1), torch.cat([im, re], dim=-1)], dim=-2)
 
 
 def _t(x: np.ndarray, dtype: torch.dtype, device: str) -> torch.Tensor:
@@ -122,6 +146,7 @@ HOUSEHOLDER_PRODUCT = Kind(
     reference=householder_reference,
     differentiable=("U",),
     inverse=householder_inverse,
+    tril=("U",),
 )
 
 
@@ -201,5 +226,144 @@ COMPLEX_TO_REAL = Kind(
 )
 
 
-KINDS: dict[str, Kind] = {k.name: k for k in (ORTHOGONAL_MAP, HOUSEHOLDER_PRODUCT, SCALED_CAYLEY, COMPLEX_TO_REAL)}
-"""Kinds implemented in this release (svd-parametrisation and unitary-composition are not yet)."""
+# ------------------------------------------------------------------------------ svd-parametrisation
+SIGMA_RANGE = (0.05, 1.95)
+"""Where the checks draw singular values: inside svdRNN's default interval (sigma* - r, sigma* + r) = (0, 2)."""
+
+
+def _reflections_np(b: Backend, u: Any) -> Any:
+    """prod_j H(u_j) over the columns of u, the first column leftmost, with H(0) = I (svdRNN's eq. 1)."""
+    n, m = u.shape
+    w = b.eye(n)
+    for j in range(m):
+        w = w @ sv.reflector(u[:, j], n, backend=b)
+    return w
+
+
+def svd_reference(p: Params, b: Backend) -> Any:
+    """Q(U) diag(sigma) Q(V)' with Q(U) = H(u_1) ... H(u_m1) over the columns of U."""
+    qu = _reflections_np(b, b.asarray(p["U"]))
+    qv = _reflections_np(b, b.asarray(p["V"]))
+    sigma = b.asarray(p["sigma"])
+    return (qu * sigma) @ qv.T
+
+
+def _draw_svd(rng: np.random.Generator, n: int, scale: float) -> dict[str, np.ndarray]:
+    return {
+        "U": _draw_householder(rng, n, scale)["U"],
+        "V": _draw_householder(rng, n, scale)["U"],
+        "sigma": rng.uniform(*SIGMA_RANGE, size=n),
+    }
+
+
+def pack_columns(vectors: list[Any], n: int) -> np.ndarray:
+    """Eq. 9's lower-trapezoidal block from ``[u_k, ..., u_n]`` (increasing length): column j
+    holds u_{n-j} in its last n - j rows."""
+    m = len(vectors)
+    out = np.zeros((n, m))
+    for j in range(m):
+        out[j:, j] = np.asarray(vectors[m - 1 - j], dtype=float).reshape(-1)
+    return out
+
+
+def svd_inverse(w: np.ndarray) -> dict[str, np.ndarray]:
+    """U, V (m1 = m2 = n) and sigma with Q(U) diag(sigma) Q(V)' = W: Theorem 2 of the svdRNN paper
+    through :func:`~orthoverify.param.svd.svd_parameters`."""
+    res = sv.svd_parameters(w, backend="numpy-float64")
+    n = w.shape[0]
+    return {"U": pack_columns(res.us, n), "V": pack_columns(res.vs, n), "sigma": np.asarray(res.sigma, dtype=float)}
+
+
+def svd_targets(rng: np.random.Generator, n: int) -> list[tuple[str, np.ndarray]]:
+    """Matrices with singular values inside SIGMA_RANGE: random, repeated, orthogonal, diagonal."""
+    lo, hi = 0.1, 1.9
+    q1, q2 = samples.haar_orthogonal(rng, n), samples.haar_orthogonal(rng, n)
+    s = rng.uniform(lo, hi, size=n)
+    rep = np.full(n, rng.uniform(lo, hi))
+    rep[0] = lo
+    return [
+        ("random singular values", (q1 * s) @ q2.T),
+        ("repeated singular values", (q2 * rep) @ q1.T),
+        ("orthogonal (every sigma = 1)", q1 @ q2.T),
+        ("diagonal, decreasing", np.diag(np.sort(s)[::-1])),
+    ]
+
+
+SVD_PARAMETRISATION = Kind(
+    name="svd-parametrisation",
+    signature="f(U: Tensor[n, m1], V: Tensor[n, m2], sigma: Tensor[n]) -> Tensor[n, n], 1 <= m1, m2 <= n",
+    conventions=(
+        "W = Q(U) diag(sigma) Q(V)' (svdRNN, eq. 3: M_{k1,k2} = H_n(u_n)...H_k1(u_k1) Sigma H_k2(v_k2)...H_n(v_n)) "
+        "with Q(U) = H(u_1) ... H(u_m1) over the columns of U, the first column leftmost, H(u) = I - 2uu'/u'u and "
+        "H(0) = I (eq. 1). U and V are lower trapezoidal as in eq. 9 (column j = the paper's u_{n-j}, zero above "
+        "row j). sigma is taken as given (eq. 8's map from unconstrained s is the target's business); the checks "
+        "draw sigma in (0.05, 1.95). Coverage: with m1 = m2 = n every n x n matrix is reached (Theorem 2)."
+    ),
+    draw=_draw_svd,
+    args=lambda p, dt, dev: (_t(p["U"], dt, dev), _t(p["V"], dt, dev), _t(p["sigma"], dt, dev)),
+    out_shape=lambda p: (p["U"].shape[0], p["U"].shape[0]),
+    reference=svd_reference,
+    differentiable=("U", "V", "sigma"),
+    inverse=svd_inverse,
+    orthogonal_output=False,
+    tril=("U", "V"),
+    coverage_targets=svd_targets,
+    coverage_statement="every n x n matrix with singular values in the drawn range is reached (Theorem 2)",
+)
+
+
+# ------------------------------------------------------------------------------ unitary-composition
+def urnn_of(p: Params, b: Backend) -> un.URNNParameters:
+    """The uRNN parameters of a (7, n) X and a permutation given as numbers."""
+    x = b.asarray(p["X"])
+    perm = [round(float(v)) for v in np.asarray(p["perm"], dtype=object).reshape(-1)]
+    return un.urnn_parameters(x[0], x[1], x[2], (x[3], x[4]), (x[5], x[6]), perm, backend=b)
+
+
+def urnn_reference(p: Params, b: Backend) -> Any:
+    """The real block form of W = D3 R2 F^-1 D2 Pi R1 F D1 (dense factor product)."""
+    return un.embed_matrix(un.urnn_matrix(urnn_of(p, b)), backend=b)
+
+
+def _draw_urnn(rng: np.random.Generator, n: int, scale: float) -> dict[str, np.ndarray]:
+    x = rng.uniform(-1.0, 1.0, size=(7, n))
+    x[:3] *= np.pi
+    return {"X": x * scale, "perm": rng.permutation(n).astype(float)}
+
+
+def _urnn_args(p: Params, dt: torch.dtype, dev: str) -> tuple[Any, ...]:
+    perm = torch.as_tensor(np.rint(np.asarray(p["perm"], dtype=np.float64)).astype(np.int64), device=dev)
+    return (_t(p["X"], dt, dev), perm)
+
+
+UNITARY_COMPOSITION = Kind(
+    name="unitary-composition",
+    signature="f(X: Tensor[7, n], perm: LongTensor[n]) -> complex Tensor[n, n]",
+    conventions=(
+        "W = D3 R2 F^-1 D2 Pi R1 F D1 (uRNN, Arjovsky et al. Sec. 2). Rows 0, 1, 2 of X are the phases w1, w2, w3 "
+        "of D_k = diag(exp(i w_k)); rows 3, 4 are Re and Im of v1 and rows 5, 6 of v2, with R_k = I - 2 v_k v_k* / "
+        "||v_k||^2. F is the unitary DFT, F_jk = exp(-2 pi i jk / n) / sqrt(n); (Pi x)_i = x[perm[i]]. Output "
+        "complex64 for float32 X, complex128 for float64; the checks compare its real block form "
+        "[[Re W, -Im W], [Im W, Re W]], orthogonal exactly when W is unitary. Gradients with respect to X."
+    ),
+    draw=_draw_urnn,
+    args=_urnn_args,
+    out_shape=lambda p: (p["X"].shape[1], p["X"].shape[1]),
+    reference=urnn_reference,
+    differentiable=("X",),
+    complex_output=True,
+)
+
+
+KINDS: dict[str, Kind] = {
+    k.name: k
+    for k in (
+        ORTHOGONAL_MAP,
+        HOUSEHOLDER_PRODUCT,
+        SCALED_CAYLEY,
+        SVD_PARAMETRISATION,
+        UNITARY_COMPOSITION,
+        COMPLEX_TO_REAL,
+    )
+}
+"""Every kind, by name."""

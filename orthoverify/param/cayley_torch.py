@@ -153,8 +153,9 @@ class ScaledCayleyFunction(torch.autograd.Function):
     """
 
     @staticmethod
-    def forward(ctx: Any, p: Tensor, d: Any) -> Tensor:
-        """Solve (I + A) W = (I - A) D once; raises orthoverify errors on bad inputs."""
+    def forward(p: Tensor, d: Any) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+        """Solve (I + A) W = (I - A) D once; raises orthoverify errors on bad inputs. Returns W and,
+        for backward and forward mode, the LU factors, pivots and signs (not differentiable)."""
         pp = _check_p(p)
         n = pp.shape[0]
         dd = _check_d(d, n, pp)
@@ -169,11 +170,17 @@ class ScaledCayleyFunction(torch.autograd.Function):
                 f"W = (I + A)^-1 (I - A) D overflowed: the solve with I + A gave NaN or Inf (max|a_ij| = "
                 f"{float(a.abs().max()):.3g} is too large for {_dtype_name(pp.dtype)})"
             )
-        ctx.save_for_backward(lu, piv, w, dd)
-        return w
+        return w, lu, piv, dd
 
     @staticmethod
-    def backward(ctx: Any, grad_w: Tensor) -> tuple[Tensor | None, None]:
+    def setup_context(ctx: Any, inputs: tuple[Any, ...], output: tuple[Tensor, ...]) -> None:
+        w, lu, piv, dd = output
+        ctx.mark_non_differentiable(lu, piv, dd)
+        ctx.save_for_backward(lu, piv, w, dd)
+        ctx.save_for_forward(lu, piv, w, dd)
+
+    @staticmethod
+    def backward(ctx: Any, grad_w: Tensor, *_: Any) -> tuple[Tensor | None, None]:
         """Theorem 3.2: ``triu(V' - V, 1)`` with V from one adjoint solve on the saved LU factors."""
         if torch.is_grad_enabled():  # create_graph=True asked for a graph of this backward
             raise NotImplementedError(
@@ -188,11 +195,22 @@ class ScaledCayleyFunction(torch.autograd.Function):
         v = torch.linalg.lu_solve(lu, piv, rhs, adjoint=True)  # (I + A)^-T G (D + W')
         return (v.transpose(0, 1) - v).triu(1), None
 
+    @staticmethod
+    def jvp(ctx: Any, dp: Tensor | None, _dd: Any) -> tuple[Tensor | None, None, None, None]:
+        """Forward mode: ``dW = -(I + A)^-1 dA (W + D)`` (differentiate (I + A) W = (I - A) D) with
+        dA = triu(dp, 1) - triu(dp, 1)', on the saved LU factors."""
+        lu, piv, w, dd = ctx.saved_tensors
+        if dp is None:
+            return None, None, None, None
+        da = skew_from_upper(dp)
+        dw = -torch.linalg.lu_solve(lu, piv, torch.addmm(da * dd, da, w))  # dA W + dA D
+        return dw, None, None, None
+
 
 def scaled_cayley_weight(p: Tensor, d: Any) -> Tensor:
     """``W = (I + A)^-1 (I - A) D`` through :class:`ScaledCayleyFunction` (A from p's strict
     upper triangle, d the signs of D)."""
-    return cast(Tensor, ScaledCayleyFunction.apply(p, d))
+    return cast(Tensor, ScaledCayleyFunction.apply(p, d)[0])
 
 
 # --------------------------------------------------------------------------- modules
