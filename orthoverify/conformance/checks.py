@@ -746,9 +746,17 @@ def check_coverage_by_optimisation(ctx: Ctx) -> list[Evidence]:
     ev.notes = f"L-BFGS (3 x {steps} iterations) from small random X, reached when ||f(X) - Q||_F < 1e-6: " + "; ".join(
         parts
     )
-    missed = [f"det {'+1' if d > 0 else '-1'} at n = {n}" for (n, d), r in reached.items() if r == 0]
+    missed = [
+        f"det {'+1' if d > 0 else '-1'} at n = {n}" for (n, d), r in reached.items() if r == 0 and n not in nothing
+    ]
     if missed:
         ev.notes += f". Never reached (a component of O(n) outside the image): {', '.join(missed)}"
+    if nothing:
+        ev.notes += (
+            f". No target of either determinant was reached at n = {', '.join(map(str, nothing))}: the optimisation "
+            "failed everywhere (flat or integer-valued directions, or starts outside the map's working region), so "
+            "coverage is unknown there (inconclusive), not refuted"
+        )
     if stopped:
         ev.notes += f". The optimisation stopped: {stopped}"
     ev.data = {"reached": [[n, d, reached[(n, d)], len(v)] for (n, d), v in table.items()]}
