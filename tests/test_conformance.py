@@ -251,3 +251,12 @@ def test_devices_check_on_cuda() -> None:
         pytest.skip("needs a CUDA GPU (torch.cuda.is_available() is False)")
     v = verdicts(T + "householder", "householder-product", device="cuda")
     assert v["devices"] == "verified" and set(v.values()) == {"verified"}, v
+
+
+def test_readme_names_every_kind_and_adapter() -> None:
+    from orthoverify.conformance import KINDS
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Validating an implementation") :]
+    for name in (*KINDS, *ADAPTERS):
+        assert f"`{name}`" in section, name
