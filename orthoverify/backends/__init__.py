@@ -4,7 +4,10 @@ Names used on the command line and in results:
 
 ``numpy-float32``, ``numpy-float64``, ``torch-float32``, ``torch-float64`` (``float``
 evidence; torch runs on ``--device cpu`` or ``cuda``), ``mpmath`` (50 digits) or
-``mpmath-D`` (D digits) (``high-precision`` evidence), ``sympy`` (exact, ``symbolic``).
+``mpmath-D`` (D digits) (``high-precision`` evidence), ``flint`` (50 digits) or ``flint-D``
+(Arb ball arithmetic; ``high-precision`` evidence, and the enclosures behind ``rigorous``
+evidence; needs the optional extra ``pip install 'orthoverify[flint]'``), ``sympy`` (exact,
+``symbolic``).
 """
 
 from __future__ import annotations
@@ -33,9 +36,32 @@ __all__ = [
     "Backend",
     "Scalar",
     "cuda_available",
+    "flint_available",
     "get_backend",
+    "high_precision_backend",
     "infer_backend",
+    "rigorous_backend_names",
 ]
+
+
+def flint_available() -> bool:
+    """True when python-flint (the optional ``flint`` extra) imports."""
+    from orthoverify.backends.flint_backend import flint_available as _available
+
+    return _available()
+
+
+def high_precision_backend(digits: int = DEFAULT_DIGITS) -> Backend:
+    """The fastest high-precision arithmetic installed: python-flint's Arb balls when available,
+    else mpmath (the fallback, always installed), at ``digits`` decimal digits."""
+    suffix = "" if digits == DEFAULT_DIGITS else f"-{digits}"
+    return get_backend(("flint" if flint_available() else "mpmath") + suffix)
+
+
+def rigorous_backend_names() -> tuple[str, ...]:
+    """Where a ``rigorous`` check runs: flint when installed; else mpmath, on which such a check
+    records itself as skipped (an unproved bound is never a passed one)."""
+    return ("flint",) if flint_available() else ("mpmath",)
 
 
 def cuda_available() -> bool:
@@ -69,6 +95,16 @@ def _get_backend(name: str, device: str) -> Backend:
         except ValueError:
             raise BackendError(f"bad mpmath backend name {name!r}: use mpmath-<digits>") from None
         return MpmathBackend(digits)
+    if name == "flint" or name.startswith("flint-"):
+        from orthoverify.backends.flint_backend import FlintBackend
+
+        if name == "flint":
+            return FlintBackend(DEFAULT_DIGITS)
+        try:
+            digits = int(name.split("-", 1)[1])
+        except ValueError:
+            raise BackendError(f"bad flint backend name {name!r}: use flint-<digits>") from None
+        return FlintBackend(digits)
     if name == "sympy":
         return SympyBackend()
     if name == "flops":
@@ -76,7 +112,8 @@ def _get_backend(name: str, device: str) -> Backend:
 
         return FlopBackend()
     raise BackendError(
-        f"unknown backend {name!r}; known backends: {', '.join(ALL_BACKENDS)}, flops (and mpmath-<digits>)"
+        f"unknown backend {name!r}; known backends: {', '.join(ALL_BACKENDS)}, flops, flint "
+        "(and mpmath-<digits>, flint-<digits>)"
     )
 
 
@@ -100,6 +137,13 @@ def infer_backend(x: Any) -> Backend:
             ctx = getattr(first, "context", None)
             digits = int(ctx.dps) if ctx is not None else DEFAULT_DIGITS
             return get_backend("mpmath" if digits == DEFAULT_DIGITS else f"mpmath-{digits}")
+        if getattr(type(first), "_orthoverify_ball", False):
+            from orthoverify.backends.flint_backend import FlintBackend
+
+            for digits in range(int(type(first).prec * 0.30103), 0, -1):  # the digits whose precision made it
+                if FlintBackend.prec_of(digits) == type(first).prec:
+                    return get_backend("flint" if digits == DEFAULT_DIGITS else f"flint-{digits}")
+            return get_backend("flint")
         if type(first).__module__.startswith("sympy"):
             return get_backend("sympy")
     return get_backend("numpy-float64")

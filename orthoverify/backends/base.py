@@ -29,7 +29,7 @@ Array = Any
 Scalar = Any
 """A native scalar of some backend (numpy float, 0-d tensor, mpf, SymPy expression)."""
 
-Method = Literal["symbolic", "high-precision", "float", "exhaustive", "search", "measured"]
+Method = Literal["symbolic", "high-precision", "rigorous", "float", "exhaustive", "search", "measured"]
 
 
 class Backend(ABC):

@@ -22,7 +22,15 @@ from orthoverify import samples
 from orthoverify.backends import FLOAT_BACKENDS, Array, Backend, get_backend
 from orthoverify.claims._common import exact_backend as _sympy
 from orthoverify.claims._common import symbol_array as _symbols
-from orthoverify.claims.householder import orthogonal_input, structured_orthogonal_cases
+from orthoverify.claims.householder import (
+    RIGOROUS,
+    RIGOROUS_SIZES,
+    frobenius,
+    orthogonal_input,
+    replay_frobenius,
+    rigorous_scan,
+    structured_orthogonal_cases,
+)
 from orthoverify.engine.checks import (
     Case,
     FunctionCheck,
@@ -225,6 +233,35 @@ def strategy_skew(ctx: RunContext) -> Any:
     return st.integers(1, 8).flatmap(lambda n: st.fixed_dictionaries({"A": skew_wide(n, max_exponent=top)}))
 
 
+def enclose_bijection(b: Backend, case: Case) -> Any:
+    """max(||W'W - I||_F, ||(I + W)^-1 (I - W) - A||_F) for W = cayley(A), from exact A."""
+    a = b.asarray(case["A"], name="A")
+    n = a.shape[0]
+    w = cy.cayley(a, backend=b)
+    back = cy.inverse_cayley(w, backend=b, threshold=math.inf)
+    orth, trip = frobenius(b, b.transpose(w) @ w - b.eye(n)), frobenius(b, back - a)
+    return orth.max(trip) if b.family == "flint" else max(orth, trip)
+
+
+def cases_bijection_rational(ctx: RunContext) -> Iterator[Case]:
+    """Integer skew-symmetric A (exact in Arb) with entries up to 4 in magnitude."""
+    rng = ctx.rng()
+    for n in RIGOROUS_SIZES:
+        for _ in range(2):
+            yield {"A": samples.rational_skew(rng, n, bound=4)}
+
+
+def fn_bijection_rigorous(ctx: RunContext) -> Outcome:
+    return rigorous_scan(
+        ctx,
+        cases_bijection_rational(ctx),
+        enclose_bijection,
+        bound="1e-40",
+        quantity="max(||W'W - I||_F, ||A~ - A||_F)",
+        digits=100,  # two solves with condition number ~ ||A||^2 widen 50-digit balls past 1e-40 at n = 16
+    )
+
+
 BIJECTION = Claim(
     id="cayley.bijection",
     paper=PAPER,
@@ -266,6 +303,15 @@ BIJECTION = Claim(
             strategy_skew,
             ("numpy-float64", "numpy-float32"),
             "max(||W'W - I|| / (1 + ||A||), ||A~ - A|| / (1 + ||A||^2)) / (n eps)",
+        ),
+        FunctionCheck(
+            "rigorous_rational",
+            fn_bijection_rigorous,
+            RIGOROUS,
+            "rigorous",
+            "max(||W'W - I||_F, ||A~ - A||_F)",
+            threshold=1e-40,
+            replay_fn=replay_frobenius(enclose_bijection),
         ),
     ),
     notes=(

@@ -17,7 +17,7 @@ import numpy as np
 import sympy
 
 from orthoverify import samples
-from orthoverify.backends import FLOAT_BACKENDS, Array, Backend
+from orthoverify.backends import FLOAT_BACKENDS, Array, Backend, rigorous_backend_names
 from orthoverify.claims._common import exact_backend as _sympy
 from orthoverify.claims._common import symbol_array as _symbols
 from orthoverify.engine.checks import (
@@ -42,6 +42,8 @@ FLOAT = FLOAT_BACKENDS
 FLOAT_HP = (*FLOAT_BACKENDS, "mpmath")
 TORCH = ("torch-float32", "torch-float64")
 EXACT = ("sympy",)
+RIGOROUS = rigorous_backend_names()
+RIGOROUS_SIZES = (4, 8, 16)
 
 
 # =============================================================================== helpers
@@ -75,6 +77,78 @@ def _u_and_u1(b: Backend, case: Case) -> tuple[Array, Array | None]:
     u = b.asarray(case["U"], name="U")
     u1 = b.asarray(case["u1"], name="u1") if "u1" in case else None
     return u, u1
+
+
+# =============================================================================== rigorous bounds
+def frobenius(b: Backend, x: Array) -> Any:
+    """||x||_F: on flint an Arb ball that contains it (every entry's enclosure counted), on
+    other backends the value in that arithmetic (how a rigorous counterexample replays)."""
+    if b.family == "flint":
+        from orthoverify.backends.flint_backend import frobenius_enclosure
+
+        return frobenius_enclosure(x)
+    return b.norm(x)
+
+
+def rigorous_scan(
+    ctx: RunContext, cases: Iterable[Case], enclose: Any, *, bound: str, quantity: str, digits: int | None = None
+) -> Outcome:
+    """Prove ``quantity <= bound`` on every case from the Arb enclosure ``enclose(b, case)``
+    (python-flint balls computed from the exact inputs, at ``digits`` when given, else at the
+    backend's digits). A case whose whole ball is above the bound is a proved violation (a
+    counterexample); one whose ball straddles it is undecided and fails the check without a
+    counterexample. Without python-flint the check is skipped."""
+    from orthoverify.backends import get_backend
+    from orthoverify.backends.flint_backend import INSTALL_HINT, prove_below, upper_bound
+
+    if ctx.backend.family != "flint":
+        return Outcome(
+            False,
+            0,
+            notes=f"skipped: {quantity} <= {bound} not proved ({INSTALL_HINT})",
+            data={"skipped": "python-flint is not installed"},
+        )
+    b = ctx.backend if digits is None else get_backend(f"flint-{digits}")
+    count, worst_upper, largest = 0, 0.0, "0"
+    undecided: list[str] = []
+    for case in cases:
+        ball = enclose(b, case)
+        proof = prove_below(ball, bound)
+        count += 1
+        if proof.status == "violated":
+            value = float(ball.mid())
+            display = f"{quantity} in [{proof.lower}, {proof.upper}]: {proof.text}"
+            return Outcome(
+                False,
+                count,
+                worst_ratio=value,
+                failure=(case, Measure(value, display, error=value)),
+                notes=f"case {count}: {quantity} {proof.text}",
+            )
+        if proof.status == "undecided":
+            undecided.append(f"case {count}: {proof.text}")
+        elif float(proof.upper) >= worst_upper:
+            worst_upper, largest = float(proof.upper), upper_bound(ball)
+    if undecided:
+        return Outcome(False, count, notes=f"{quantity} <= {bound} NOT proved: " + "; ".join(undecided))
+    return Outcome(
+        True,
+        count,
+        worst_ratio=worst_upper,
+        notes=f"proved from Arb enclosures ({b.label}): {quantity} <= {largest} < {bound} in all {count} cases",
+        data={"proved_upper": largest, "bound": bound},
+    )
+
+
+def replay_frobenius(enclose: Any) -> Any:
+    """A replay function for a rigorous check: the quantity's value on any backend."""
+
+    def replay(inputs: Mapping[str, Any], b: Backend) -> Measure:
+        q = enclose(b, inputs)
+        value = float(q.mid()) if b.family == "flint" else b.to_float(q)
+        return Measure(value, f"{value:.6g}", error=value)
+
+    return replay
 
 
 # =============================================================================== reflection
@@ -706,6 +780,29 @@ def cases_u1_necessary(ctx: RunContext) -> Iterator[Case]:
             yield {"U": samples.rational_vectors(rng, n, n - 1), "u1": np.array([sympy.Rational(u1)], dtype=object)}
 
 
+def enclose_orthogonal(b: Backend, case: Case) -> Any:
+    """||W'W - I||_F for W = M_{n-m+1}(u) by the definition, from the case's exact inputs."""
+    u, u1 = _u_and_u1(b, case)
+    n = u.shape[0]
+    w = hh.m_map(hh.u_to_vectors(u, u1, backend=b), backend=b)
+    return frobenius(b, b.transpose(w) @ w - b.eye(n))
+
+
+def cases_orthogonal_rational(ctx: RunContext) -> Iterator[Case]:
+    """Integer reflection vectors (exact in Arb) for m = 1, n/2, n - 1, and m = n with u_1 = +-1."""
+    rng = ctx.rng()
+    for n in RIGOROUS_SIZES:
+        for m in sorted({1, n // 2, n - 1}):
+            yield {"U": samples.rational_vectors(rng, n, m)}
+        yield {"U": samples.rational_vectors(rng, n, n - 1), "u1": np.array([int(rng.choice([-1, 1]))], dtype=object)}
+
+
+def fn_orthogonal_rigorous(ctx: RunContext) -> Outcome:
+    return rigorous_scan(
+        ctx, cases_orthogonal_rational(ctx), enclose_orthogonal, bound="1e-40", quantity="||W'W - I||_F"
+    )
+
+
 ORTHOGONAL_WHEN = Claim(
     id="householder.orthogonal_when",
     paper=PAPER,
@@ -725,6 +822,15 @@ ORTHOGONAL_WHEN = Claim(
             strategy_orthogonal_when,
             ("numpy-float64", "numpy-float32"),
             "||W'W - I||_F / (n eps)",
+        ),
+        FunctionCheck(
+            "rigorous_rational",
+            fn_orthogonal_rigorous,
+            RIGOROUS,
+            "rigorous",
+            "||W'W - I||_F",
+            threshold=1e-40,
+            replay_fn=replay_frobenius(enclose_orthogonal),
         ),
     ),
     notes="Columns are scaled over 10^+-100 (10^+-15 in float32); W is built by the definition and by compact WY.",

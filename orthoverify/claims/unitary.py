@@ -26,6 +26,7 @@ from orthoverify.claims._common import exact_backend as _sympy
 from orthoverify.claims._common import symbol_array as _symbols
 from orthoverify.claims._unitary_coverage import COVERAGE_CLAIMS
 from orthoverify.claims._unitary_gradient import GRADIENT_CLAIMS
+from orthoverify.claims.householder import RIGOROUS, RIGOROUS_SIZES, frobenius, replay_frobenius, rigorous_scan
 from orthoverify.engine.checks import (
     Case,
     FunctionCheck,
@@ -1278,6 +1279,46 @@ def fn_nlogn(ctx: RunContext) -> Outcome:
     )
 
 
+def enclose_composition(b: Backend, case: Case) -> Any:
+    """||W*W - I||_F for W = D3 R2 F^-1 D2 Pi R1 F D1, from the case's exact (binary) parameters:
+    the real and imaginary parts of W*W - I, together."""
+    p = un.urnn_parameters(
+        case["w1"],
+        case["w2"],
+        case["w3"],
+        (case["v1_re"], case["v1_im"]),
+        (case["v2_re"], case["v2_im"]),
+        [int(v) for v in case["perm"]],
+        backend=b,
+    )
+    w = un.urnn_matrix(p)
+    r = un.ct(b, w) @ w - un.ceye(b, p.n)
+    return frobenius(b, b.concat([r.re, r.im], axis=0))
+
+
+def cases_composition_rigorous(ctx: RunContext) -> Iterator[Case]:
+    """Random float64 parameters (exact binary numbers, so exact in Arb) for n = 4, 8, 16."""
+    rng = ctx.rng()
+    for n in RIGOROUS_SIZES:
+        r = un.urnn_random(rng, n)
+        yield {
+            "w1": r["w1"],
+            "w2": r["w2"],
+            "w3": r["w3"],
+            "v1_re": r["v1"][0],
+            "v1_im": r["v1"][1],
+            "v2_re": r["v2"][0],
+            "v2_im": r["v2"][1],
+            "perm": [str(v) for v in r["perm"]],
+        }
+
+
+def fn_composition_rigorous(ctx: RunContext) -> Outcome:
+    return rigorous_scan(
+        ctx, cases_composition_rigorous(ctx), enclose_composition, bound="1e-40", quantity="||W*W - I||_F"
+    )
+
+
 COMPOSITION = Claim(
     id="unitary.composition",
     paper=PAPER,
@@ -1294,6 +1335,15 @@ COMPOSITION = Claim(
         ),
         FunctionCheck("parameters", fn_parameter_count, ("sympy",), "exhaustive", "real parameters - 7n", exact=True),
         FunctionCheck("flops", fn_nlogn, ("flops",), "measured", "flops of W h", exact=True),
+        FunctionCheck(
+            "rigorous_unitary",
+            fn_composition_rigorous,
+            RIGOROUS,
+            "rigorous",
+            "||W*W - I||_F",
+            threshold=1e-40,
+            replay_fn=replay_frobenius(enclose_composition),
+        ),
     ),
     notes=(
         "Flops are counted by running the generic code (radix-2 FFT; Bluestein for other n) on the counting "

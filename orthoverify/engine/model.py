@@ -18,7 +18,7 @@ Verdict = Literal["verified", "refuted", "inconclusive", "error"]
 
 KINDS: tuple[str, ...] = ("identity", "coverage", "gradient", "bound", "count", "existence", "complexity")
 VERDICTS: tuple[str, ...] = ("verified", "refuted", "inconclusive", "error")
-METHODS: tuple[str, ...] = ("symbolic", "high-precision", "float", "exhaustive", "search", "measured")
+METHODS: tuple[str, ...] = ("symbolic", "high-precision", "rigorous", "float", "exhaustive", "search", "measured")
 
 _ID = re.compile(r"^[a-z][a-z0-9]*(\.[a-z0-9_-]+)+$")
 
@@ -176,17 +176,26 @@ class Claim:
         }
 
 
+def skipped(e: Evidence) -> bool:
+    """True for evidence of a check that could not run here (``data["skipped"]`` says why, e.g.
+    a ``rigorous`` check without python-flint): it is recorded, never passed, and decides nothing."""
+    return bool(e.data.get("skipped")) and not e.passed and e.error is None and e.counterexample is None
+
+
 def decide(evidence: list[Evidence]) -> Verdict:
     """The verdict a list of evidence earns (DESIGN.md: claims, evidence, verdicts).
 
-    error: a check crashed; refuted: a counterexample confirmed at high precision or exactly;
-    verified: every check ran and passed; inconclusive: otherwise (a failure that did not
-    survive confirmation, or nothing ran).
+    error: a check crashed; refuted: a counterexample confirmed at high precision or exactly
+    (for ``rigorous`` evidence: a violation proved by an enclosure); verified: every check that
+    ran passed (skipped evidence, see :func:`skipped`, is left out, but cannot verify a claim on
+    its own); inconclusive: otherwise (a failure that did not survive confirmation, a rigorous
+    bound neither proved nor refuted, or nothing ran).
     """
     if any(e.error is not None for e in evidence):
         return "error"
     if any(e.counterexample is not None for e in evidence):
         return "refuted"
-    if evidence and all(e.passed for e in evidence):
+    ran = [e for e in evidence if not skipped(e)]
+    if ran and all(e.passed for e in ran):
         return "verified"
     return "inconclusive"
