@@ -1,14 +1,11 @@
 """Measured flop counts of the uRNN product W h (orthoverify.param.unitary_flops) and a smoke
-test of benchmarks/bench_unitary.py (run on tiny n; nothing here is timed)."""
+test of the ``unitary.fft`` benchmark case (run on its quick sizes; nothing here is timed)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 from fractions import Fraction
-from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pytest
@@ -166,47 +163,31 @@ def test_bad_input() -> None:
         uf.nlogn_constant([1], [5])
 
 
-# --------------------------------------------------------------------------- the benchmark script
-def _bench() -> ModuleType:
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_unitary.py"
-    spec = importlib.util.spec_from_file_location("bench_unitary", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+# --------------------------------------------------------------------------- the benchmark case
+def test_bench_case_unitary_fft_rows() -> None:
+    """The ``unitary.fft`` case on its quick sizes: each path checked, then one row per (n, B, path)."""
+    from orthoverify.bench import run_bench
+    from orthoverify.bench.cases_unitary import BATCHES_QUICK, IMPLS, SIZES_QUICK, THRESHOLD
 
-
-def test_bench_functions_on_tiny_n(tmp_path: Path) -> None:
-    bench = _bench()
-    assert all(v <= bench.THRESHOLD for v in bench.verify_dense([2, 4, 8]).values())
-    rows = bench.run_cases([2, 4], [1, 3], reps=1, budget_s=0.0, generic_max=2, verbose=False)
+    doc = run_bench(["unitary.fft"], quick=True, budget_s=0.05)
+    rows = json.loads(json.dumps(doc))["results"]
     assert {(r["params"]["n"], r["params"]["B"], r["impl"]) for r in rows} == {
-        (n, b, i) for n in (2, 4) for b in (1, 3) for i in bench.IMPLS if i != "numpy-generic" or n <= 2
+        (n, b, i) for n in SIZES_QUICK for b in BATCHES_QUICK for i in IMPLS
     }
     for r in rows:
-        assert r["case"] == "unitary.urnn_apply" and r["check_passed"]
-        assert set(r["params"]) == {"n", "B", "dtype", "device", "impl"}
+        assert {"case", "params", "impl", "baseline", "seconds", "baseline_seconds", "ratio"} <= set(r)
+        assert r["case"] == "unitary.fft" and r["params"]["dtype"] == "float64"
         assert r["ratio"] == pytest.approx(r["baseline_seconds"] / r["seconds"])
-    fit = bench.fits(rows)
-    assert "dense/B=1" in fit and "numpy-native/B=3" in fit
-    assert "growth exponent" in bench.table(rows, fit)
-    assert bench.slope([2, 4, 8], [1.0, 4.0, 16.0]) == pytest.approx(2.0)
-    assert math.isnan(bench.slope([2], [1.0]))
-
-    out = tmp_path / "bench.json"
-    rc = bench.main(["--sizes", "2", "4", "--batches", "1", "--reps", "1", "--budget", "0", "--json", str(out)])
-    assert rc == 0
-    data = json.loads(out.read_text())
-    assert set(data) == {"setting", "results", "fits"}
-    assert len(data["results"]) == 2 * len(bench.IMPLS)
+        assert r["extra"]["check_ratio"] <= THRESHOLD
+        assert "exponent_all_n" in r["extra"]
 
 
 def test_bench_dense_w_matches_urnn_matrix() -> None:
-    bench = _bench()
-    p, _ = bench.parameters(8)
-    w = bench.dense_w(p, chunk=3)  # chunks that do not divide n
+    from orthoverify.bench.cases_unitary import THRESHOLD, check_ratio, dense_w, parameters
     from orthoverify.param.unitary import urnn_matrix
 
+    p, _ = parameters(8)
+    w = dense_w(p, chunk=3)  # chunks that do not divide n
     ref = urnn_matrix(p)
-    assert bench.ratio(w, ref.re + 1j * ref.im) <= bench.THRESHOLD
+    assert check_ratio(w, ref.re + 1j * ref.im) <= THRESHOLD
     assert np.allclose(w.conj().T @ w, np.eye(8))

@@ -193,7 +193,7 @@ def format_row(r: BenchResult) -> str:
     mem = f"  peak {r.peak_bytes / 2**20:.2f} MiB" if r.peak_bytes is not None else ""
     return (
         f"{r.case} [{params}] {r.impl} {r.seconds * 1e3:.3f} ms vs {r.baseline} "
-        f"{r.baseline_seconds * 1e3:.3f} ms: ratio {r.ratio:.2f}{mem}"
+        f"{r.baseline_seconds * 1e3:.3f} ms: ratio {r.ratio:.3g}{mem}"
     )
 
 

@@ -1348,7 +1348,7 @@ COMPOSITION = Claim(
     notes=(
         "Flops are counted by running the generic code (radix-2 FFT; Bluestein for other n) on the counting "
         "arithmetic; cos/sin (phases, twiddles) are free since they do not depend on h. Wall-clock growth for "
-        "n = 64..8192 is measured by benchmarks/bench_unitary.py."
+        "n = 64..8192 is measured by `orthoverify bench unitary.fft`."
     ),
 )
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 from datetime import datetime, timezone
 from typing import Any
 
@@ -168,6 +169,44 @@ def _plan(kind_name: str, dtypes: tuple[str, ...], has_inverse: bool = False, de
     return p
 
 
+def _evidence(ctx: ck.Ctx, cid: str, name: str, fn: Callable[[ck.Ctx], list[Evidence]]) -> list[Evidence]:
+    """The evidence of one check; a crash of orthoverify's own code is recorded as an error."""
+    c0 = time.perf_counter()
+    try:
+        evidence = fn(ctx)
+    except Exception as exc:  # a bug of orthoverify's, never of the target's: recorded as an error
+        import traceback
+
+        evidence = [
+            Evidence(
+                cid,
+                name,
+                "float",
+                ctx.label(ctx.dtypes[0]),
+                error=f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}",
+            )
+        ]
+    for ev in evidence:
+        ev.claim = cid
+        if not ev.seconds:
+            ev.seconds = time.perf_counter() - c0
+    return evidence
+
+
+def run_one_check(
+    spec: str, kind: str, name: str, dtypes: tuple[str, ...], device: str, profile: str, seed: int, timeout: float
+) -> list[Evidence]:
+    """One conformance check of the target ``spec``, loaded here: the task an executor (a Dask
+    worker) runs for ``validate(..., executor=...)``; the same evidence as the in-process run."""
+    t = load_target(spec, kind)
+    ctx = ck.Ctx(t, dtypes, device, profile, seed, timeout, EXAMPLES[profile])
+    ctx.other_device = other_device(device) or ctx.other_device
+    for check, _claim_kind, _statement, fn in _plan(t.kind.name, dtypes, t.inverse is not None, device):
+        if check == name:
+            return _evidence(ctx, f"conformance.{t.kind.name}.{name}", name, fn)
+    raise OrthoverifyError(f"kind {t.kind.name} has no conformance check {name!r}")
+
+
 def validate(
     target: str | ck.Target,
     *,
@@ -177,8 +216,18 @@ def validate(
     profile: str = "default",
     seed: int = 0,
     timeout: float = DEFAULT_TIMEOUT,
+    executor: Executor | None = None,
+    executor_name: str | None = None,
 ) -> RunResult:
-    """Run the conformance checks of ``kind`` on ``target`` and return the result (JSON-ready)."""
+    """Run the conformance checks of ``kind`` on ``target`` and return the result (JSON-ready).
+
+    With ``executor`` (see :func:`orthoverify.engine.executors.open_executor`, e.g. a Dask
+    cluster's) each check is a task that loads the target by name where it runs, so ``target``
+    must then be a spec string; the evidence is the same as in this process for the same seed.
+    ``executor_name`` is what the result records about it (default: serial, or the class name).
+    """
+    if executor is not None and not isinstance(target, str):
+        raise OrthoverifyError("with an executor the target must be given by name (an adapter or module:attribute)")
     t = load_target(target, kind) if isinstance(target, str) else target
     bad = [d for d in dtypes if d not in ck.DTYPES]
     if bad or not dtypes:
@@ -192,28 +241,25 @@ def validate(
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     results = []
-    for name, claim_kind, statement, fn in _plan(t.kind.name, tuple(dtypes), t.inverse is not None, device):
+    plan = _plan(t.kind.name, tuple(dtypes), t.inverse is not None, device)
+    futures = (
+        [
+            executor.submit(run_one_check, t.spec, t.kind.name, name, tuple(dtypes), device, profile, seed, timeout)
+            for name, *_ in plan
+        ]
+        if executor is not None
+        else None
+    )
+    for i, (name, claim_kind, statement, fn) in enumerate(plan):
         cid = f"conformance.{t.kind.name}.{name}"
         claim = Claim(cid, "conformance", t.spec, statement, claim_kind, (_Recorded(name, statement),))
-        c0 = time.perf_counter()
-        try:
-            evidence = fn(ctx)
-        except Exception as exc:  # a bug of orthoverify's, never of the target's: recorded as an error
-            import traceback
-
-            evidence = [
-                Evidence(
-                    cid,
-                    name,
-                    "float",
-                    ctx.label(dtypes[0]),
-                    error=f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}",
-                )
-            ]
-        for ev in evidence:
-            ev.claim = cid
-            if not ev.seconds:
-                ev.seconds = time.perf_counter() - c0
+        if futures is None:
+            evidence = _evidence(ctx, cid, name, fn)
+        else:
+            try:
+                evidence = futures[i].result()
+            except Exception as exc:  # a lost worker, a task that could not run there
+                evidence = [Evidence(cid, name, "float", ctx.label(dtypes[0]), error=f"{type(exc).__name__}: {exc}")]
         results.append(ClaimResult(claim, evidence, decide(evidence)))
     res = RunResult(
         profile=profile,
@@ -225,6 +271,7 @@ def validate(
         started=started,
         seconds=time.perf_counter() - t0,
         environment=environment(device),
+        executor=executor_name or ("serial" if executor is None else type(executor).__name__),
     )
     res.meta = {
         "validate": {

@@ -44,6 +44,7 @@ def to_json(result: RunResult) -> dict[str, Any]:
         "seed": result.seed,
         "environment": result.environment,
         "workers": result.workers,
+        "executor": result.executor,
         "backends": result.backends,
         "started": result.started,
         "seconds": round(result.seconds, 2),

@@ -159,6 +159,8 @@ class RunResult:
     environment: dict[str, Any] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
     """Extra top-level JSON keys (``validate``: the target and kind of a conformance run)."""
+    executor: str = "local"
+    """Where the tasks ran: local, serial, dask://HOST:PORT, ... (recorded in the JSON)."""
 
     @property
     def errored(self) -> bool:
@@ -229,10 +231,17 @@ def run_checks(
     device: str = "cpu",
     workers: int | None = None,
     executor: Executor | None = None,
+    executor_name: str | None = None,
     modules: Sequence[str] = DEFAULT_MODULES,
     progress: Progress | None = None,
 ) -> RunResult:
-    """Run the checks of every claim matching ``patterns`` and decide each verdict."""
+    """Run the checks of every claim matching ``patterns`` and decide each verdict.
+
+    ``executor`` (default: a local pool of ``workers`` processes, closed afterwards) runs the
+    tasks; ``executor_name`` is what the result records about it (see
+    :func:`orthoverify.engine.executors.open_executor`). A task whose worker died or was lost
+    becomes error evidence of that task; the others still count.
+    """
     get_profile(profile)  # fail early on a bad profile name
     if device != "cpu":
         get_backend("torch-float64", device)  # fail early when CUDA is missing
@@ -256,9 +265,8 @@ def run_checks(
             i = futures[fut]
             try:
                 ev = fut.result()
-            except BrokenProcessPool as exc:
-                t = tasks[i]
-                ev = Evidence(t.claim, t.check, "float", t.backend, passed=False, error=f"worker process died: {exc}")
+            except Exception as exc:  # execute() never raises: the worker died, or the executor lost the task
+                ev = _lost(tasks[i], exc)
             results[i] = ev
             if progress is not None:
                 progress(done, len(tasks), ev)
@@ -279,4 +287,23 @@ def run_checks(
         started=started,
         seconds=time.perf_counter() - t0,
         environment=environment(device),
+        executor=executor_name or _executor_name(ex, own),
     )
+
+
+def _lost(task: Task, exc: BaseException) -> Evidence:
+    """Error evidence for a task the executor could not bring back (a crashed or lost worker)."""
+    if isinstance(exc, BrokenProcessPool):
+        why = f"worker process died: {exc}"
+    else:
+        why = f"the executor lost this task ({type(exc).__name__}: {exc}); a worker may have crashed or been lost"
+    return Evidence(task.claim, task.check, "float", task.backend, passed=False, error=why)
+
+
+def _executor_name(ex: Executor, own: bool) -> str:
+    """What to record for an executor given without a name."""
+    if isinstance(ex, SerialExecutor):
+        return "serial"
+    if own:
+        return "local"
+    return type(ex).__name__

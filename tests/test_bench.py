@@ -1,0 +1,104 @@
+"""``orthoverify bench`` from the command line: listing, bad usage, and the JSON rows of quick runs
+of the cayley, unitary and suite cases. Nothing here asserts on speed: rows are checked for their
+schema and their correctness fields only."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+from orthoverify.bench import cases_suite
+from orthoverify.cli import main
+from tests.conftest import PLANTED
+
+ROW_KEYS = {"case", "params", "impl", "baseline", "seconds", "baseline_seconds", "ratio"}
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def rows_of(path: Path) -> list[dict[str, Any]]:
+    doc = json.loads(path.read_text())
+    assert doc["kind"] == "orthoverify-bench" and isinstance(doc["results"], list)
+    for r in doc["results"]:
+        assert set(r) >= ROW_KEYS, r
+        assert isinstance(r["params"], dict) and isinstance(r["impl"], str) and isinstance(r["baseline"], str)
+        assert r["seconds"] > 0 and r["baseline_seconds"] > 0
+        assert r["ratio"] == pytest.approx(r["baseline_seconds"] / r["seconds"])
+    return list(doc["results"])
+
+
+def test_list_names_the_cases() -> None:
+    code, out, _ = run("bench", "--list")
+    assert code == 0
+    names = [line.split()[0] for line in out.splitlines() if line.strip()]
+    for name in ("cayley.fwd_bwd", "cayley.inverse", "unitary.fft", "suite.family", "suite.profile.quick"):
+        assert name in names
+    code, out, _ = run("bench", "--list", "suite.profile.*")
+    assert code == 0
+    assert [line.split()[0] for line in out.splitlines()] == [
+        "suite.profile.quick",
+        "suite.profile.default",
+        "suite.profile.thorough",
+    ]
+    assert "machine unit" in out
+
+
+def test_default_selection_leaves_out_the_long_suite_profiles() -> None:
+    from orthoverify.bench import select_cases
+
+    default = {c.name for c in select_cases([])}
+    assert "suite.profile.quick" in default and "cayley.inverse" in default
+    assert not {"suite.profile.default", "suite.profile.thorough"} & default
+
+
+def test_unknown_glob_exits_2(tmp_path: Path) -> None:
+    code, _, err = run("bench", "nosuch.*", "--quick", "--json", str(tmp_path / "b.json"))
+    assert code == 2 and "no benchmark case matches 'nosuch.*'" in err
+    assert not (tmp_path / "b.json").exists()
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message on a machine without a GPU")
+def test_cuda_without_gpu_exits_2(tmp_path: Path) -> None:
+    code, _, err = run("bench", "cayley.*", "--device", "cuda", "--json", str(tmp_path / "b.json"))
+    assert code == 2 and "torch.cuda.is_available() is False" in err
+
+
+def test_quick_cayley_and_unitary(tmp_path: Path) -> None:
+    path = tmp_path / "bench.json"
+    code, out, _ = run("bench", "cayley.*", "unitary.fft", "--quick", "--budget", "0.02", "--json", str(path))
+    assert code == 0 and f"JSON result: {path}" in out
+    rows = rows_of(path)
+    assert {r["case"] for r in rows} == {"cayley.fwd_bwd", "cayley.inverse", "unitary.fft"}
+    inverse = [r for r in rows if r["case"] == "cayley.inverse"]
+    assert [r["params"]["n"] for r in inverse] == [32, 64]
+    for r in inverse:
+        assert r["extra"]["holds"] and r["extra"]["max_abs"] <= 1 + 1e-12
+        assert isinstance(r["extra"]["exponent_all_n"], float)  # the fitted growth exponent, value not asserted
+    assert all(r["params"]["device"] == "cpu" for r in rows if r["case"] == "cayley.fwd_bwd")
+    assert all(r["extra"]["check_ratio"] <= 30 for r in rows if r["case"] == "unitary.fft")
+
+
+def test_suite_family_on_planted_claims(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cases_suite, "FAMILY_MODULES", PLANTED)
+    monkeypatch.setattr(cases_suite, "WORKERS", 1)
+    path = tmp_path / "suite.json"
+    code, out, _ = run("bench", "suite.family", "--json", str(path))
+    assert code == 0, out
+    (row,) = rows_of(path)
+    assert row["case"] == "suite.family" and row["params"] == {
+        "family": "planted_claims",
+        "profile": "quick",
+        "workers": 1,
+    }
+    assert row["baseline"].startswith("machine unit")
+    assert row["extra"]["verdicts"] == {"verified": 1, "refuted": 2, "inconclusive": 1, "error": 1}
+    assert row["extra"]["machine_units"] == pytest.approx(1 / row["ratio"])
