@@ -1,3 +1,330 @@
-"""Benchmark cases: householder (see orthoverify.bench.core)."""
+"""Benchmark cases of the Householder and svdRNN products (see :mod:`orthoverify.bench.core`).
+
+``householder.forward`` / ``householder.fwd_bwd``: ``C = W X`` with W the product of m
+reflections (U with eq. 9's pattern, float64), forward only or forward plus backward of
+``<C, G>`` (gradients of U and X). The blocked compact-WY path
+(:func:`~orthoverify.param.householder_wy.householder_wy_apply`) is timed in turns against
+three baselines, one row each:
+
+- ``sequential``: Algorithm 1 (:func:`~orthoverify.param.householder_torch.householder_apply`,
+  strategy "store"); it takes m <= n - 1, so m = n runs as the first n - 1 reflections after
+  the last one (two calls);
+- ``householder_product``: ``torch.linalg.householder_product`` on the reflectors of U
+  (``v_j = U_j / U_jj``, ``tau_j = 2 / ||v_j||^2``, padded to n columns with tau = 0) and a
+  matmul, autograd through both;
+- ``dense``: ``W @ X`` with W precomputed (a leaf requiring grad in fwd_bwd).
+
+Before timing, every baseline's C is checked against the WY path's (test ratio
+``||C - C_wy|| / (n eps ||C_wy||) <= 30``), or the case stops: timing a wrong answer says
+nothing. Sequential runs only where ``m <= 1024`` and ``n m B <= 2^24`` (its Python loop over m
+reflections and, for "store", its n (m+1) B saved values make the rest take minutes and
+gigabytes), householder_product only for ``n <= 1024`` (it forms W in O(n^2 m)); rows the
+limits leave out are named in ``extra["not_measured"]``. Peak memory (timing.peak_bytes) is
+reported for the WY path and each baseline.
+
+``householder.memory_T``: Algorithm 1 over T time steps (``h_{t+1} = W h_t``, loss at the end),
+strategy "recompute" (O(nB) saved per step beyond U) against "store" (O(nmB) per step).
+
+``svd.fwd_bwd``: :func:`~orthoverify.param.householder_wy.svd_wy_apply` against autograd
+through the dense ``M_{1,1}(u, v, sigma)`` of :func:`orthoverify.param.svd.m_k1k2` (n
+reflections per side), forward plus backward.
+"""
 
 from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from orthoverify.bench.core import BenchContext, BenchResult, bench_case
+from orthoverify.bench.timing import peak_bytes, take_turns
+from orthoverify.errors import OrthoverifyError
+from orthoverify.param.householder_torch import Strategy, householder_apply
+from orthoverify.param.householder_wy import DEFAULT_BLOCK, householder_wy_apply, svd_wy_apply
+
+THRESHOLD = 30.0
+EPS = 2.0**-53  # float64 unit roundoff
+DTYPE = torch.float64
+SIZES = (64, 256, 512, 1024, 2048)
+SIZES_QUICK = (64, 256)
+BATCHES = (1, 32, 256)
+BATCHES_QUICK = (1, 32)
+SEQ_MAX_M = 1024
+SEQ_MAX_NMB = 2**24
+HP_MAX_N = 1024
+IMPL = f"wy (blocked compact WY, block {DEFAULT_BLOCK})"
+BASELINES = {
+    "sequential": "Algorithm 1 (householder_apply, store)",
+    "householder_product": "torch.linalg.householder_product + matmul",
+    "dense": "dense W @ X (W precomputed)",
+}
+
+Fn = Callable[[], Any]
+
+
+def grid(quick: bool) -> list[tuple[int, int, int]]:
+    """(n, m, B): m in {n/16, n/4, n}; quick: n in {64, 256}, m in {n/16, n}, B in {1, 32}."""
+    out = []
+    for n in SIZES_QUICK if quick else SIZES:
+        for m in (n // 16, n) if quick else (n // 16, n // 4, n):
+            for bsz in BATCHES_QUICK if quick else BATCHES:
+                out.append((n, m, bsz))
+    return out
+
+
+def inputs(n: int, m: int, bsz: int, device: str, seed: int = 0) -> tuple[torch.Tensor, ...]:
+    """U (eq. 9's pattern), X and G = dL/dC, float64, seeded by the sizes."""
+    gen = torch.Generator().manual_seed(hash((seed, n, m, bsz)) % 2**31)
+    u = torch.randn(n, m, generator=gen, dtype=DTYPE).tril()
+    x, g = (torch.randn(n, bsz, generator=gen, dtype=DTYPE) for _ in range(2))
+    return u.to(device), x.to(device), g.to(device)
+
+
+def sequential(u: torch.Tensor, x: torch.Tensor, strategy: Strategy = "store") -> torch.Tensor:
+    """Algorithm 1's ``W X``; for m = n the last reflection is applied by a second call."""
+    n, m = u.shape
+    if m < n:
+        return householder_apply(u, x, strategy=strategy)
+    return householder_apply(u[:, : n - 1], householder_apply(u[:, n - 1 :], x, strategy=strategy), strategy=strategy)
+
+
+def hp_product(u: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    """``W X`` through torch.linalg.householder_product: U_j / U_jj has the unit diagonal
+    householder_product assumes and gives the same reflection, with tau_j = 2 / ||v_j||^2."""
+    n, m = u.shape
+    v = u / torch.diagonal(u[:m]).reshape(1, m)
+    tau = 2 / (v * v).sum(0)
+    if m < n:
+        v = torch.cat([v, v.new_zeros(n, n - m)], dim=1)
+        tau = torch.cat([tau, tau.new_zeros(n - m)])
+    return torch.linalg.householder_product(v, tau) @ x
+
+
+def check_ratio(c: torch.Tensor, ref: torch.Tensor) -> float:
+    """``||c - ref||_F / (n eps ||ref||_F)`` (n = rows)."""
+    return float((c - ref).norm() / (ref.shape[0] * EPS * ref.norm()))
+
+
+def _verify(case: str, params: dict[str, Any], got: dict[str, torch.Tensor], ref: torch.Tensor) -> dict[str, float]:
+    ratios = {name: check_ratio(c, ref) for name, c in got.items()}
+    bad = {k: v for k, v in ratios.items() if not v <= THRESHOLD}
+    if bad:
+        raise OrthoverifyError(f"{case} {params}: C disagrees with the WY path (test ratios {bad}); not timed")
+    return ratios
+
+
+def _skips(n: int, m: int, bsz: int) -> dict[str, str]:
+    out = {}
+    if m > SEQ_MAX_M or n * m * bsz > SEQ_MAX_NMB:
+        out["sequential"] = f"not run: m > {SEQ_MAX_M} or n m B > 2^24 (Python loop over m; store keeps n(m+1)B)"
+    if n > HP_MAX_N:
+        out["householder_product"] = f"not run: n > {HP_MAX_N} (forms W in O(n^2 m))"
+    return out
+
+
+def _step(fn: Callable[..., torch.Tensor], leaves: tuple[torch.Tensor, ...], g: torch.Tensor) -> Fn:
+    """One forward + backward of ``<fn(*leaves), g>`` with fresh gradients."""
+
+    def run() -> None:
+        for t in leaves:
+            t.grad = None
+        (fn(*leaves) * g).sum().backward()
+
+    return run
+
+
+def _matmul(w: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    return w @ x
+
+
+def _no_grad(fn: Callable[..., torch.Tensor], *args: torch.Tensor) -> Fn:
+    """One forward call with autograd off."""
+
+    def run() -> None:
+        with torch.no_grad():
+            fn(*args)
+
+    return run
+
+
+def _householder(case: str, ctx: BenchContext, backward: bool) -> list[BenchResult]:
+    rows: list[BenchResult] = []
+    reps = 3 if ctx.quick else 5
+    for n, m, bsz in grid(ctx.quick):
+        params = {"n": n, "m": m, "B": bsz, "dtype": "float64"}
+        u, x, g = inputs(n, m, bsz, ctx.device)
+        with torch.no_grad():
+            c_wy = householder_wy_apply(u, x)
+            eye = torch.eye(n, dtype=DTYPE, device=ctx.device)
+            w = householder_wy_apply(u, eye)
+        skips = _skips(n, m, bsz)
+        impls: dict[str, Callable[..., torch.Tensor]] = {
+            "sequential": sequential,
+            "householder_product": hp_product,
+            "dense": lambda _u, xx, w=w: _matmul(w, xx),
+        }
+        impls = {k: f for k, f in impls.items() if k not in skips}
+        with torch.no_grad():
+            ratios = _verify(case, params, {k: f(u, x) for k, f in impls.items()}, c_wy)
+        fns: dict[str, Fn] = {}
+        if backward:
+            ul, xl, wl = (t.clone().requires_grad_(True) for t in (u, x, w))
+            fns["wy"] = _step(householder_wy_apply, (ul, xl), g)
+            for k, f in impls.items():
+                fns[k] = _step(_matmul, (wl, xl), g) if k == "dense" else _step(f, (ul, xl), g)
+        else:
+            fns["wy"] = _no_grad(householder_wy_apply, u, x)
+            for k, f in impls.items():
+                fns[k] = _no_grad(f, u, x)
+        times = take_turns(fns, reps, ctx.budget_s, ctx.device)
+        peaks = {k: peak_bytes(f, ctx.device) for k, f in fns.items()}
+        sec = statistics.median(times["wy"])
+        for k in impls:
+            rows.append(
+                BenchResult(
+                    case=case,
+                    params=params,
+                    impl=IMPL,
+                    baseline=BASELINES[k],
+                    seconds=sec,
+                    baseline_seconds=statistics.median(times[k]),
+                    peak_bytes=peaks["wy"],
+                    baseline_peak_bytes=peaks[k],
+                    extra={
+                        "check_ratio": ratios[k],
+                        "runs": len(times[k]),
+                        **({"not_measured": skips} if skips else {}),
+                    },
+                )
+            )
+    return rows
+
+
+@bench_case(
+    "householder.forward",
+    "W X by blocked compact WY vs Algorithm 1, householder_product + matmul and a dense W (forward only)",
+)
+def householder_forward(ctx: BenchContext) -> list[BenchResult]:
+    """One row per (n, m, B) and baseline, each checked against the WY path before timing."""
+    return _householder("householder.forward", ctx, backward=False)
+
+
+@bench_case(
+    "householder.fwd_bwd",
+    "W X forward + backward (dU, dX) by blocked compact WY vs Algorithm 1, householder_product + "
+    "matmul and a dense W leaf",
+)
+def householder_fwd_bwd(ctx: BenchContext) -> list[BenchResult]:
+    """One row per (n, m, B) and baseline, each checked against the WY path before timing."""
+    return _householder("householder.fwd_bwd", ctx, backward=True)
+
+
+def _unroll(u: torch.Tensor, h0: torch.Tensor, g: torch.Tensor, steps: int, strategy: Strategy) -> Fn:
+    """Forward + backward of ``<h_T, G>`` with ``h_{t+1} = W h_t`` through Algorithm 1."""
+
+    def run() -> None:
+        u.grad = None
+        h = h0
+        for _ in range(steps):
+            h = sequential(u, h, strategy)
+        (h * g).sum().backward()
+
+    return run
+
+
+@bench_case(
+    "householder.memory_T",
+    "Algorithm 1 over T time steps: peak memory and time of the recompute strategy vs store",
+)
+def householder_memory_t(ctx: BenchContext) -> list[BenchResult]:
+    """One row per T: impl "recompute" (O(nB) saved per step), baseline "store" (O(nmB) per step)."""
+    n = 64 if ctx.quick else 256
+    m, bsz = n, 32
+    rows = []
+    for steps in (16, 64):
+        u, h0, g = inputs(n, m, bsz, ctx.device, seed=1)
+        u.requires_grad_(True)
+        fns = {s: _unroll(u, h0, g, steps, s) for s in ("recompute", "store")}
+        times = take_turns(fns, 3, ctx.budget_s, ctx.device)
+        peaks = {s: peak_bytes(f, ctx.device) for s, f in fns.items()}
+        rows.append(
+            BenchResult(
+                case="householder.memory_T",
+                params={"n": n, "m": m, "B": bsz, "T": steps, "dtype": "float64"},
+                impl="Algorithm 1, recompute",
+                baseline="Algorithm 1, store",
+                seconds=statistics.median(times["recompute"]),
+                baseline_seconds=statistics.median(times["store"]),
+                peak_bytes=peaks["recompute"],
+                baseline_peak_bytes=peaks["store"],
+                extra={
+                    "store_saved_bytes_model": 8 * steps * n * (m + 1) * bsz,
+                    "recompute_saved_bytes_model": 8 * steps * n * bsz,
+                    "note": "m = n runs as n - 1 reflections after the last one (Algorithm 1 takes m <= n - 1)",
+                },
+            )
+        )
+    return rows
+
+
+def svd_inputs(
+    n: int, bsz: int, device: str
+) -> tuple[list[torch.Tensor], list[torch.Tensor], torch.Tensor, torch.Tensor, torch.Tensor]:
+    """[u_1..u_n], [v_1..v_n] (u_j of length j), sigma, X, G."""
+    gen = torch.Generator().manual_seed(n * 7 + bsz)
+    us = [torch.randn(j, generator=gen, dtype=DTYPE).to(device) for j in range(1, n + 1)]
+    vs = [torch.randn(j, generator=gen, dtype=DTYPE).to(device) for j in range(1, n + 1)]
+    sigma = (torch.rand(n, generator=gen, dtype=DTYPE) + 0.5).to(device)
+    x, g = (torch.randn(n, bsz, generator=gen, dtype=DTYPE).to(device) for _ in range(2))
+    return us, vs, sigma, x, g
+
+
+def _columns(vs: list[torch.Tensor], n: int) -> torch.Tensor:
+    """``(x_n | ... | x_1)``, each padded with leading zeros: svd_wy_apply's columns for eq. 3."""
+    return torch.stack([torch.cat([v.new_zeros(n - v.shape[0]), v]) for v in reversed(vs)], dim=1)
+
+
+@bench_case(
+    "svd.fwd_bwd",
+    "svdRNN U Sigma V' X forward + backward by blocked compact WY vs autograd through the dense svd.m_k1k2",
+)
+def svd_fwd_bwd(ctx: BenchContext) -> list[BenchResult]:
+    """One row per n (n reflections per side, B = 32), checked against the dense product first."""
+    from orthoverify.param.svd import m_k1k2
+
+    rows = []
+    bsz = 32
+    for n in (64,) if ctx.quick else (64, 256, 512):
+        us, vs, sigma, x, g = svd_inputs(n, bsz, ctx.device)
+        uu, uv = _columns(us, n), _columns(vs, n)
+        with torch.no_grad():
+            ratio = check_ratio(m_k1k2(us, vs, sigma) @ x, svd_wy_apply(uu, sigma, uv, x))
+        if not ratio <= THRESHOLD:
+            raise OrthoverifyError(
+                f"svd.fwd_bwd n={n}: the dense product disagrees (test ratio {ratio:.3g}); not timed"
+            )
+        fast = tuple(t.clone().requires_grad_(True) for t in (uu, sigma, uv, x))
+        dense = [t.clone().requires_grad_(True) for t in (*us, *vs, sigma, x)]
+
+        def dense_fn(*leaves: torch.Tensor, n: int = n) -> torch.Tensor:
+            return m_k1k2(list(leaves[:n]), list(leaves[n : 2 * n]), leaves[2 * n]) @ leaves[2 * n + 1]
+
+        fns = {"wy": _step(svd_wy_apply, fast, g), "dense": _step(dense_fn, tuple(dense), g)}
+        times = take_turns(fns, 3, ctx.budget_s, ctx.device)
+        peaks = {k: peak_bytes(f, ctx.device) for k, f in fns.items()}
+        rows.append(
+            BenchResult(
+                case="svd.fwd_bwd",
+                params={"n": n, "m1": n, "m2": n, "B": bsz, "dtype": "float64"},
+                impl=f"svd_wy_apply (block {DEFAULT_BLOCK})",
+                baseline="autograd through svd.m_k1k2 (dense)",
+                seconds=statistics.median(times["wy"]),
+                baseline_seconds=statistics.median(times["dense"]),
+                peak_bytes=peaks["wy"],
+                baseline_peak_bytes=peaks["dense"],
+                extra={"check_ratio": ratio, "runs": len(times["wy"])},
+            )
+        )
+    return rows

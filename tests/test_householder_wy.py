@@ -1,0 +1,400 @@
+"""The blocked compact-WY torch path, cross-checked against the generic formulations.
+
+References are independent formulations in float64: autograd through the dense product
+(:func:`reflector_product`, for m = n composed from two calls since the generic code takes at
+most n - 1 columns), Algorithm 1 (:func:`householder_apply`) and, for svdRNN, autograd through
+``svd.m_k1k2`` / ``svd.reflector``. Every comparison is a LAPACK-style test ratio
+(:func:`orthoverify.testing.assert_allclose_ratio`, ``dim = n``) against the project's THRESHOLD.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import torch
+
+from orthoverify.engine.ratios import THRESHOLD
+from orthoverify.errors import DomainError, DTypeError, InputError, NonFiniteError, ShapeError, ZeroVectorError
+from orthoverify.param import svd
+from orthoverify.param.householder import reflector_product
+from orthoverify.param.householder_torch import Algorithm1Function, householder_apply
+from orthoverify.param.householder_wy import HouseholderWYFunction, householder_wy_apply, svd_wy_apply
+from orthoverify.testing import assert_allclose_ratio
+
+DTYPES = [torch.float32, torch.float64]
+# (n, m, B, block): m = 1, m = n, m not a multiple of block, block > m, block = 1, a vector X
+SIZES = [
+    (6, 1, 3, 64),
+    (8, 8, 4, 3),
+    (9, 5, None, 2),
+    (17, 10, 5, 4),
+    (24, 24, 7, 64),
+    (33, 20, 1, 1),
+    (40, 39, 6, 16),
+    (48, 48, 12, 16),
+]
+
+
+def make(n: int, m: int, batch: int | None, dtype: torch.dtype, seed: int = 0, device: str = "cpu") -> Any:
+    """Dense U (no zero pattern: the gradient is for a dense U), X and dL/dC."""
+    gen = torch.Generator().manual_seed(seed * 1000 + n * 31 + m)
+    shape = (n,) if batch is None else (n, batch)
+    u, x, g = (torch.randn(*s, generator=gen, dtype=torch.float64).to(dtype) for s in ((n, m), shape, shape))
+    return u.to(device), x.to(device), g.to(device)
+
+
+def dense_w(u: torch.Tensor) -> torch.Tensor:
+    """``H(U_1) ... H(U_m)`` by the generic reflector_product (m <= n - 1 per call)."""
+    n, m = u.shape
+    if m < n:
+        return reflector_product(u)
+    return reflector_product(u[:, : n - 1]) @ reflector_product(u[:, n - 1 :])
+
+
+def grads(
+    fn: Callable[..., torch.Tensor], inputs: tuple[torch.Tensor, ...], g: torch.Tensor, dtype: torch.dtype | None = None
+) -> tuple[torch.Tensor, ...]:
+    """(output, gradients of <output, g> for every input), in ``dtype`` (default: the inputs'),
+    on the inputs' device."""
+    leaves = [x.detach().to(dtype or x.dtype).requires_grad_(True) for x in inputs]
+    out = fn(*leaves)
+    gs = torch.autograd.grad((out * g.to(out)).sum(), leaves)
+    return (out.detach(), *gs)
+
+
+def wy(block: int, transpose: bool = False) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
+    return lambda u, x: householder_wy_apply(u, x, block=block, transpose=transpose)
+
+
+def check(got: tuple[torch.Tensor, ...], ref: tuple[torch.Tensor, ...], n: int, names: str) -> None:
+    for name, a, r in zip(names.split(), got, ref, strict=True):
+        assert a.shape == r.shape, name
+        assert_allclose_ratio(a, r, dim=n, threshold=THRESHOLD, err_msg=name)
+
+
+# --------------------------------------------------------------------------- cross-checks
+@pytest.mark.parametrize("transpose", [False, True], ids=["W", "W'"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize(("n", "m", "batch", "block"), SIZES)
+def test_matches_dense_autograd(
+    n: int, m: int, batch: int | None, block: int, dtype: torch.dtype, transpose: bool
+) -> None:
+    u, x, g = make(n, m, batch, dtype)
+    got = grads(wy(block, transpose), (u, x), g)
+    assert all(t.dtype == dtype for t in got)
+
+    def dense(uu: torch.Tensor, xx: torch.Tensor) -> torch.Tensor:
+        w = dense_w(uu)
+        return (w.T if transpose else w) @ xx
+
+    check(got, grads(dense, (u, x), g, torch.float64), n, "C dL/dU dL/dX")
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize(("n", "m", "batch"), [(7, 3, 2), (20, 19, 5), (48, 30, 1)])
+def test_matches_algorithm1(n: int, m: int, batch: int, dtype: torch.dtype) -> None:
+    """Forward and both gradients agree with the sequential Algorithm 1 in the same dtype."""
+    u, x, g = make(n, m, batch, dtype, seed=1)
+    ref = grads(lambda a, b: householder_apply(a, b, strategy="store"), (u, x), g)
+    check(grads(wy(8), (u, x), g), ref, n, "C dL/dU dL/dX")
+
+
+def test_block_size_does_not_change_the_result() -> None:
+    u, x, g = make(30, 29, 4, torch.float64, seed=2)
+    ref = grads(wy(1), (u, x), g)
+    for block in (2, 7, 29, 100):
+        check(grads(wy(block), (u, x), g), ref, 30, "C dL/dU dL/dX")
+
+
+@pytest.mark.parametrize("transpose", [False, True], ids=["W", "W'"])
+@pytest.mark.parametrize(("n", "m", "batch", "block"), [(4, 2, 3, 1), (4, 4, 2, 2), (5, 3, None, 64)])
+def test_gradcheck_float64(n: int, m: int, batch: int | None, block: int, transpose: bool) -> None:
+    u, x, _ = make(n, m, batch, torch.float64, seed=3)
+    u.requires_grad_(True)
+    x.requires_grad_(True)
+    assert torch.autograd.gradcheck(lambda a, b: HouseholderWYFunction.apply(a, b, block, transpose, False), (u, x))
+
+
+def test_gradient_is_full_dense_not_masked() -> None:
+    """U with eq. 9's pattern still gets a gradient above it (mask U to keep the pattern)."""
+    u, x, g = make(7, 4, 3, torch.float64)
+    u = u.tril()
+    _, du, _ = grads(wy(2), (u, x), g)
+    assert float(du.triu(1).abs().max()) > 0
+    _, du_ref, _ = grads(lambda a, b: reflector_product(a) @ b, (u, x), g)
+    assert_allclose_ratio(du, du_ref, dim=7, threshold=THRESHOLD)
+    mask = torch.ones(7, 4, dtype=torch.float64).tril()
+    _, du_masked, _ = grads(lambda a, b: householder_wy_apply(a * mask, b, block=2), (u, x), g)
+    assert torch.equal(du_masked.triu(1), torch.zeros(7, 4, dtype=torch.float64))
+
+
+def test_column_scale_is_irrelevant_and_extremes_are_safe() -> None:
+    """A reflection ignores its vector's scale; columns near overflow or underflow (whose
+    squares leave the float64 range) give the same C and the correspondingly scaled dL/dU."""
+    u, x, g = make(10, 6, 3, torch.float64, seed=4)
+    c_ref, du_ref, dx_ref = grads(wy(4), (u, x), g)
+    scales = torch.tensor([2.0**1000, 2.0**-1000, 1.0, 2.0**-530, 2.0**520, 3.0], dtype=torch.float64)
+    c, du, dx = grads(wy(4), (u * scales, x), g)
+    assert_allclose_ratio(c, c_ref, dim=10, threshold=THRESHOLD)
+    assert_allclose_ratio(dx, dx_ref, dim=10, threshold=THRESHOLD)
+    assert_allclose_ratio(du * scales, du_ref, dim=10, threshold=THRESHOLD)
+
+
+def test_transpose_inverts() -> None:
+    u, x, _ = make(20, 20, 3, torch.float64, seed=5)
+    back = householder_wy_apply(u, householder_wy_apply(u, x, block=6), block=6, transpose=True)
+    assert_allclose_ratio(back, x, dim=20, threshold=THRESHOLD)
+
+
+# --------------------------------------------------------------------------- svdRNN
+def svd_vectors(n: int, m: int, gen: torch.Generator) -> list[torch.Tensor]:
+    """``[x_{n-m+1}, ..., x_n]`` (x_j of length j), svd.py's list convention."""
+    return [torch.randn(j, generator=gen, dtype=torch.float64) for j in range(n - m + 1, n + 1)]
+
+
+def to_columns(vs: list[torch.Tensor], n: int) -> torch.Tensor:
+    """``(x_n | ... | x_k)`` with x_j padded by n - j leading zeros (eq. 9's pattern)."""
+    return torch.stack([svd.pad(v, n) for v in reversed(vs)], dim=1)
+
+
+def svd_dense(uu: torch.Tensor, sigma: torch.Tensor, uv: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    """``U diag(sigma) V' x`` with U, V the products of svd.reflector over the columns (eq. 1)."""
+    n = uu.shape[0]
+    left, right = torch.eye(n, dtype=uu.dtype), torch.eye(n, dtype=uu.dtype)
+    for j in range(uu.shape[1]):
+        left = left @ svd.reflector(uu[:, j])
+    for j in range(uv.shape[1]):
+        right = right @ svd.reflector(uv[:, j])
+    return left @ (sigma[:, None] * (right.T @ x))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize(("n", "m1", "m2", "batch", "block"), [(6, 6, 6, 3, 4), (12, 5, 12, 1, 4), (20, 9, 3, 4, 64)])
+def test_svd_matches_generic(n: int, m1: int, m2: int, batch: int, block: int, dtype: torch.dtype) -> None:
+    gen = torch.Generator().manual_seed(n + m1 + m2)
+    us, vs = svd_vectors(n, m1, gen), svd_vectors(n, m2, gen)
+    sigma = torch.rand(n, generator=gen, dtype=torch.float64) + 0.5
+    x = torch.randn(n, batch, generator=gen, dtype=torch.float64)
+    g = torch.randn(n, batch, generator=gen, dtype=torch.float64)
+    uu, uv = to_columns(us, n), to_columns(vs, n)
+    # the conventions of svd.py: M_{k1,k2}(u, v, sigma) of eq. 3 from the vector lists
+    c_printed = svd.m_k1k2(us, vs, sigma) @ x
+    args = tuple(a.to(dtype) for a in (uu, sigma, uv, x))
+    got = grads(lambda a, s, b, h: svd_wy_apply(a, s, b, h, block=block), args, g)
+    assert_allclose_ratio(got[0], c_printed, dim=n, threshold=THRESHOLD)
+    # and gradients (dense columns: the upper part gets a gradient too) against autograd
+    noisy = tuple(a + (0.1 * torch.randn(a.shape, generator=gen, dtype=torch.float64)).triu(1) for a in (uu, uv))
+    args = (noisy[0].to(dtype), sigma.to(dtype), noisy[1].to(dtype), x.to(dtype))
+    got = grads(lambda a, s, b, h: svd_wy_apply(a, s, b, h, block=block), args, g)
+    check(got, grads(svd_dense, args, g, torch.float64), n, "C dL/dUu dL/dsigma dL/dUv dL/dX")
+
+
+def test_svd_zero_vector_is_the_identity() -> None:
+    """Eq. 1: H(0) = I. A zero column drops out, and its gradient is zero (as through svd.reflector)."""
+    gen = torch.Generator().manual_seed(7)
+    n = 8
+    uu, uv = (
+        torch.randn(n, 5, generator=gen, dtype=torch.float64),
+        torch.randn(n, 4, generator=gen, dtype=torch.float64),
+    )
+    uu[:, 2] = 0
+    uv[:, 0] = 0
+    sigma, x, g = (torch.randn(*s, generator=gen, dtype=torch.float64) for s in ((n,), (n, 3), (n, 3)))
+    got = grads(lambda a, s, b, h: svd_wy_apply(a, s, b, h, block=2), (uu, sigma, uv, x), g)
+    check(got, grads(svd_dense, (uu, sigma, uv, x), g), n, "C dL/dUu dL/dsigma dL/dUv dL/dX")
+    assert torch.equal(got[1][:, 2], torch.zeros(n, dtype=torch.float64))
+    drop = grads(lambda a, s, b, h: svd_wy_apply(a, s, b, h), (uu[:, [0, 1, 3, 4]], sigma, uv[:, 1:], x), g)
+    assert_allclose_ratio(got[0], drop[0], dim=n, threshold=THRESHOLD)
+
+
+def test_svd_vector_x_and_bad_inputs() -> None:
+    uu, uv, sigma = torch.randn(5, 2), torch.randn(5, 3), torch.rand(5)
+    y = svd_wy_apply(uu, sigma, uv, torch.ones(5))
+    assert y.shape == (5,)
+    assert_allclose_ratio(y, svd_wy_apply(uu, sigma, uv, torch.ones(5, 1))[:, 0], dim=5, threshold=THRESHOLD)
+    with pytest.raises(ShapeError, match=r"sigma must have shape \(5,\)"):
+        svd_wy_apply(uu, torch.rand(4), uv, torch.ones(5))
+    with pytest.raises(ShapeError, match="Uu has 5 rows but Uv has 6"):
+        svd_wy_apply(uu, sigma, torch.randn(6, 2), torch.ones(5))
+    with pytest.raises(NonFiniteError, match="sigma contains NaN or Inf"):
+        svd_wy_apply(uu, torch.full((5,), float("nan")), uv, torch.ones(5))
+    with pytest.raises(DTypeError, match="Uu is float32 but sigma is float64"):
+        svd_wy_apply(uu, sigma.double(), uv, torch.ones(5))
+    with pytest.raises(NonFiniteError, match="U contains NaN or Inf"):
+        svd_wy_apply(uu, sigma, torch.full((5, 1), float("inf")), torch.ones(5))
+
+
+# --------------------------------------------------------------------------- memory
+def saved_bytes(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor], n: int, m: int, batch: int) -> int:
+    """Bytes of the unique storages saved for backward, beyond the inputs U and X."""
+    u, x, _ = make(n, m, batch, torch.float64)
+    u.requires_grad_(True)
+    x.requires_grad_(True)
+    storages: dict[int, int] = {}
+
+    def pack(t: torch.Tensor) -> torch.Tensor:
+        st = t.untyped_storage()
+        storages[st.data_ptr()] = st.nbytes()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        c = fn(u, x)
+    del c
+    inputs = {u.untyped_storage().data_ptr(), x.untyped_storage().data_ptr()}
+    return sum(b for p, b in storages.items() if p not in inputs)
+
+
+def test_saved_memory_is_o_nm_plus_nb() -> None:
+    """Forward keeps Y (n x m), Y'Y and T^-1 per block (block x block each), 1/||U_j|| and C
+    (n x B): growing m costs the same at any B (no m*B term), unlike Algorithm 1's "store"
+    strategy (n x (m+1) x B)."""
+    n, block, item = 64, 16, 8
+    fast = {(m, b): saved_bytes(wy(block), n, m, b) for m in (16, 64) for b in (1, 64)}
+    assert fast[64, 64] - fast[16, 64] == fast[64, 1] - fast[16, 1]
+    for (m, b), got in fast.items():
+        assert got == item * (n * m + 2 * m * block + m + n * b)  # Y, Y'Y and T^-1 per block, 1/||U_j||, C
+    store = {m: saved_bytes(lambda u, x: Algorithm1Function.apply(u, x, "store"), n, m, 64) for m in (16, 63)}
+    assert store[63] - store[16] > 10 * (fast[64, 64] - fast[16, 64])
+
+
+# --------------------------------------------------------------------------- autograd hygiene
+def test_no_grad_and_plain_inputs_run_forward_only() -> None:
+    u, x, _ = make(9, 4, 2, torch.float64)
+    ref = householder_wy_apply(u.requires_grad_(True), x).detach()
+    with torch.no_grad():
+        c = householder_wy_apply(u, x)
+    assert c.grad_fn is None and torch.equal(c, ref)
+    c2 = householder_wy_apply(u.detach(), x)
+    assert c2.grad_fn is None and torch.equal(c2, ref)
+
+
+def test_only_one_input_requires_grad() -> None:
+    u, x, g = make(11, 6, 3, torch.float64)
+    _, du_ref, dx_ref = grads(wy(4), (u, x), g)
+    uu = u.clone().requires_grad_(True)
+    (householder_wy_apply(uu, x, block=4) * g).sum().backward()
+    assert uu.grad is not None
+    assert_allclose_ratio(uu.grad, du_ref, dim=11, threshold=THRESHOLD)
+    xx = x.clone().requires_grad_(True)
+    (householder_wy_apply(u, xx, block=4) * g).sum().backward()
+    assert xx.grad is not None
+    assert_allclose_ratio(xx.grad, dx_ref, dim=11, threshold=THRESHOLD)
+
+
+@pytest.mark.parametrize("batch", [None, 3])
+def test_m0_is_identity(batch: int | None) -> None:
+    u, x, g = make(4, 0, batch, torch.float64)
+    c, du, dx = grads(wy(64), (u, x), g)
+    assert torch.equal(c, x) and torch.equal(dx, g) and du.shape == (4, 0)
+
+
+def test_recurrent_use_accumulates_over_steps() -> None:
+    n, m = 8, 8
+    u, h0, _ = make(n, m, 3, torch.float64)
+    uu, uref = u.clone().requires_grad_(True), u.clone().requires_grad_(True)
+    h, href = h0, h0
+    for _ in range(4):
+        h = torch.tanh(householder_wy_apply(uu, h, block=3))
+        href = torch.tanh(dense_w(uref) @ href)
+    h.square().sum().backward()
+    href.square().sum().backward()
+    assert uu.grad is not None and uref.grad is not None
+    assert_allclose_ratio(uu.grad, uref.grad, dim=n, threshold=THRESHOLD)
+
+
+def test_double_backward_refused_inplace_detected_noncontiguous_grad() -> None:
+    u, x, g = make(6, 4, 3, torch.float64)
+    u.requires_grad_(True)
+    c = householder_wy_apply(u, x)
+    with pytest.raises(NotImplementedError, match="does not support double backward"):
+        torch.autograd.grad((c * g).sum(), u, create_graph=True)
+    c = householder_wy_apply(u, x)
+    c.mul_(2)  # C is what backward rebuilds the block inputs from
+    with pytest.raises(RuntimeError, match="inplace"):
+        c.sum().backward()
+    c = householder_wy_apply(u, x.t().contiguous().t())
+    c.sum().backward()  # grad_c is an expanded tensor of ones
+    _, du_ref, _ = grads(lambda a, b: reflector_product(a) @ b, (u, x), torch.ones_like(x))
+    assert u.grad is not None
+    assert_allclose_ratio(u.grad, du_ref, dim=6, threshold=THRESHOLD)
+
+
+# --------------------------------------------------------------------------- bad inputs
+def test_zero_vector_error_is_the_generic_one() -> None:
+    u = torch.randn(5, 3)
+    u[:, 1] = 0
+    with pytest.raises(ZeroVectorError) as generic:
+        reflector_product(u)
+    for uu in (u, u.clone().requires_grad_(True)):
+        with pytest.raises(ZeroVectorError) as fast:
+            householder_wy_apply(uu, torch.ones(5))
+        assert str(fast.value) == str(generic.value)
+
+
+def test_shape_and_domain_errors() -> None:
+    x = torch.ones(4)
+    with pytest.raises(ShapeError, match="U must be 2-dimensional"):
+        householder_wy_apply(torch.ones(4), x)
+    with pytest.raises(ShapeError, match="X must have length 4, got 5"):
+        householder_wy_apply(torch.randn(4, 2), torch.ones(5))
+    with pytest.raises(ShapeError, match=r"X must have shape \(4,\) or \(4, B\)"):
+        householder_wy_apply(torch.randn(4, 2), torch.ones(3, 2))
+    with pytest.raises(ShapeError, match="no rows"):
+        householder_wy_apply(torch.ones(0, 0), torch.ones(0))
+    with pytest.raises(DomainError, match="m = 5 columns for n = 4"):
+        householder_wy_apply(torch.randn(4, 5), x)
+
+
+def test_dtype_value_and_argument_errors() -> None:
+    u = torch.randn(4, 2)
+    with pytest.raises(DTypeError, match="U has unsupported dtype int64"):
+        householder_wy_apply(torch.ones(4, 2, dtype=torch.int64), torch.ones(4))
+    with pytest.raises(DTypeError, match="half precision"):
+        householder_wy_apply(u.half(), torch.ones(4).half())
+    with pytest.raises(DTypeError, match="U is float32 but X is float64"):
+        householder_wy_apply(u, torch.ones(4, dtype=torch.float64))
+    with pytest.raises(DTypeError, match=r"X must be a torch\.Tensor, got list"):
+        householder_wy_apply(u, [1.0, 2.0, 3.0, 4.0])  # type: ignore[arg-type]
+    bad = u.clone()
+    bad[1, 1] = float("nan")
+    with pytest.raises(NonFiniteError, match="U contains NaN or Inf"):
+        householder_wy_apply(bad, torch.ones(4))
+    with pytest.raises(NonFiniteError, match="X contains NaN or Inf"):
+        householder_wy_apply(u.requires_grad_(True), torch.full((4, 2), float("inf")))
+    for block in (0, 2.5, True):
+        with pytest.raises(InputError, match="block must be a positive integer"):
+            householder_wy_apply(u, torch.ones(4), block=block)  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="transpose must be True or False"):
+        householder_wy_apply(u, torch.ones(4), transpose=1)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- cuda
+@pytest.mark.cuda
+@pytest.mark.parametrize("transpose", [False, True], ids=["W", "W'"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+def test_cuda_matches_dense_and_stays_on_device(dtype: torch.dtype, transpose: bool) -> None:
+    n, m = 70, 70
+    u, x, g = make(n, m, 9, dtype, device="cuda")
+    got = grads(wy(16, transpose), (u, x), g)
+    assert all(t.is_cuda for t in got)
+
+    def dense(uu: torch.Tensor, xx: torch.Tensor) -> torch.Tensor:
+        w = dense_w(uu)
+        return (w.T if transpose else w) @ xx
+
+    check(got, grads(dense, (u.cpu(), x.cpu()), g.cpu(), torch.float64), n, "C dL/dU dL/dX")
+
+
+@pytest.mark.cuda
+def test_cuda_svd_and_device_mismatch() -> None:
+    gen = torch.Generator().manual_seed(0)
+    uu, uv, x = (torch.randn(12, 12, generator=gen, dtype=torch.float64) for _ in range(3))
+    sigma = torch.rand(12, generator=gen, dtype=torch.float64)
+    ref = svd_wy_apply(uu, sigma, uv, x)
+    got = svd_wy_apply(uu.cuda(), sigma.cuda(), uv.cuda(), x.cuda())
+    assert got.is_cuda
+    assert_allclose_ratio(got, ref, dim=12, threshold=THRESHOLD)
+    with pytest.raises(InputError, match="same device"):
+        householder_wy_apply(uu.cuda(), x)
