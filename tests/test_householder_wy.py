@@ -64,8 +64,10 @@ def grads(
     return (out.detach(), *gs)
 
 
-def wy(block: int, transpose: bool = False) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
-    return lambda u, x: householder_wy_apply(u, x, block=block, transpose=transpose)
+def wy(
+    block: int, transpose: bool = False, lower: bool = False
+) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
+    return lambda u, x: householder_wy_apply(u, x, block=block, transpose=transpose, lower=lower)
 
 
 def check(got: tuple[torch.Tensor, ...], ref: tuple[torch.Tensor, ...], n: int, names: str) -> None:
@@ -128,6 +130,115 @@ def test_gradient_is_full_dense_not_masked() -> None:
     mask = torch.ones(7, 4, dtype=torch.float64).tril()
     _, du_masked, _ = grads(lambda a, b: householder_wy_apply(a * mask, b, block=2), (u, x), g)
     assert torch.equal(du_masked.triu(1), torch.zeros(7, 4, dtype=torch.float64))
+
+
+# --------------------------------------------------------------------------- lower=True (eq. 9's pattern)
+LOWER_SIZES = [
+    (6, 1, 3, 64),
+    (8, 8, 4, 3),
+    (9, 5, None, 2),
+    (17, 10, 5, 4),
+    (24, 24, 7, 64),
+    (33, 20, 1, 1),
+    (40, 39, 6, 16),
+    (48, 48, 12, 16),
+    (70, 70, 5, 32),
+]
+
+
+def lower_dense(transpose: bool) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
+    """Autograd through the dense product of tril(U): the reference of ``lower=True``."""
+
+    def fn(uu: torch.Tensor, xx: torch.Tensor) -> torch.Tensor:
+        w = dense_w(uu.tril())
+        return (w.T if transpose else w) @ xx
+
+    return fn
+
+
+@pytest.mark.parametrize("transpose", [False, True], ids=["W", "W'"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize(("n", "m", "batch", "block"), LOWER_SIZES)
+def test_lower_matches_dense_autograd_of_tril(
+    n: int, m: int, batch: int | None, block: int, dtype: torch.dtype, transpose: bool
+) -> None:
+    """U dense on input (its upper part is ignored): C, dL/dU (lower triangular) and dL/dX
+    equal autograd through the dense product of tril(U)."""
+    u, x, g = make(n, m, batch, dtype, seed=11)
+    got = grads(wy(block, transpose, lower=True), (u, x), g)
+    assert all(t.dtype == dtype for t in got)
+    assert torch.equal(got[1].triu(1), torch.zeros_like(got[1]))
+    check(got, grads(lower_dense(transpose), (u, x), g, torch.float64), n, "C dL/dU dL/dX")
+
+
+def test_lower_equals_dense_path_on_tril_input() -> None:
+    """On a tril U, lower=True gives the dense path's C and dL/dX and its dL/dU's lower triangle."""
+    u, x, g = make(30, 30, 4, torch.float64, seed=12)
+    u = u.tril()
+    c, du, dx = grads(wy(8), (u, x), g)
+    cl, dul, dxl = grads(wy(8, lower=True), (u, x), g)
+    for a, r in ((cl, c), (dxl, dx), (dul, du.tril())):
+        assert_allclose_ratio(a, r, dim=30, threshold=THRESHOLD)
+    assert float(du.triu(1).abs().max()) > 0 and not bool(dul.triu(1).any())
+
+
+@pytest.mark.parametrize("transpose", [False, True], ids=["W", "W'"])
+@pytest.mark.parametrize(("n", "m", "batch", "block"), [(4, 2, 3, 1), (5, 5, 2, 2), (6, 4, None, 3)])
+def test_lower_gradcheck_float64(n: int, m: int, batch: int | None, block: int, transpose: bool) -> None:
+    u, x, _ = make(n, m, batch, torch.float64, seed=13)
+    u = u.tril().requires_grad_(True)  # gradcheck perturbs the upper part too: its gradient is 0
+    x.requires_grad_(True)
+    assert torch.autograd.gradcheck(
+        lambda a, b: HouseholderWYFunction.apply(a, b, block, transpose, False, True), (u, x)
+    )
+
+
+def test_lower_zero_column_and_flag_errors() -> None:
+    u = torch.randn(5, 3, dtype=torch.float64)
+    u[2:, 2] = 0  # nonzero only above the diagonal: a zero column of tril(U)
+    with pytest.raises(ZeroVectorError):
+        householder_wy_apply(u, torch.ones(5, dtype=torch.float64), lower=True)
+    with pytest.raises(InputError, match="lower must be True or False"):
+        householder_wy_apply(u, torch.ones(5, dtype=torch.float64), lower=1)  # type: ignore[arg-type]
+
+
+def test_lower_only_x_requires_grad_and_no_grad() -> None:
+    u, x, g = make(13, 13, 3, torch.float64, seed=14)
+    _, _, dx_ref = grads(lower_dense(False), (u, x), g)
+    xx = x.clone().requires_grad_(True)
+    (householder_wy_apply(u, xx, block=4, lower=True) * g).sum().backward()
+    assert xx.grad is not None
+    assert_allclose_ratio(xx.grad, dx_ref, dim=13, threshold=THRESHOLD)
+    with torch.no_grad():
+        c = householder_wy_apply(u, x, block=4, lower=True)
+    assert_allclose_ratio(c, dense_w(u.tril()) @ x, dim=13, threshold=THRESHOLD)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+def test_svd_lower_matches_dense_of_tril(dtype: torch.dtype) -> None:
+    gen = torch.Generator().manual_seed(15)
+    n = 12
+    uu, uv, x, g = (torch.randn(n, c, generator=gen, dtype=torch.float64) for c in (n, 7, 3, 3))
+    sigma = torch.rand(n, generator=gen, dtype=torch.float64) + 0.5
+    args = tuple(a.to(dtype) for a in (uu, sigma, uv, x))
+    got = grads(lambda a, s, b, h: svd_wy_apply(a, s, b, h, block=4, lower=True), args, g)
+
+    def ref(a: torch.Tensor, s: torch.Tensor, b: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        return svd_dense(a.tril(), s, b.tril(), h)
+
+    check(got, grads(ref, args, g, torch.float64), n, "C dL/dUu dL/dsigma dL/dUv dL/dX")
+    assert not bool(got[1].triu(1).any()) and not bool(got[3].triu(1).any())
+
+
+@pytest.mark.parametrize("lower", [False, True], ids=["dense", "lower"])
+def test_noncontiguous_u_is_read_not_modified(lower: bool) -> None:
+    """A transposed-layout U (m = block multiple: no padding, Y is U's one copy) is left untouched."""
+    u, x, g = make(16, 16, 3, torch.float64, seed=16)
+    ut = u.T.contiguous().T
+    before = ut.clone()
+    got = grads(wy(8, lower=lower), (ut, x), g)
+    assert torch.equal(ut, before)
+    check(got, grads(wy(8, lower=lower), (u, x), g), 16, "C dL/dU dL/dX")
 
 
 def test_column_scale_is_irrelevant_and_extremes_are_safe() -> None:
@@ -246,15 +357,16 @@ def saved_bytes(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor], n: int
     return sum(b for p, b in storages.items() if p not in inputs)
 
 
-def test_saved_memory_is_o_nm_plus_nb() -> None:
-    """Forward keeps Y (n x m), Y'Y and T^-1 per block (block x block each), 1/||U_j|| and C
-    (n x B): growing m costs the same at any B (no m*B term), unlike Algorithm 1's "store"
-    strategy (n x (m+1) x B)."""
+@pytest.mark.parametrize("lower", [False, True], ids=["dense", "lower"])
+def test_saved_memory_is_o_nm_plus_nb(lower: bool) -> None:
+    """Forward keeps Y (n x m), T^-1 per block (block x block), 1/||U_j|| and C (n x B):
+    growing m costs the same at any B (no m*B term), unlike Algorithm 1's "store" strategy
+    (n x (m+1) x B). The same with ``lower``."""
     n, block, item = 64, 16, 8
-    fast = {(m, b): saved_bytes(wy(block), n, m, b) for m in (16, 64) for b in (1, 64)}
+    fast = {(m, b): saved_bytes(wy(block, lower=lower), n, m, b) for m in (16, 64) for b in (1, 64)}
     assert fast[64, 64] - fast[16, 64] == fast[64, 1] - fast[16, 1]
     for (m, b), got in fast.items():
-        assert got == item * (n * m + 2 * m * block + m + n * b)  # Y, Y'Y and T^-1 per block, 1/||U_j||, C
+        assert got == item * (n * m + m * block + m + n * b)  # Y, T^-1 per block, 1/||U_j||, C
     store = {m: saved_bytes(lambda u, x: Algorithm1Function.apply(u, x, "store"), n, m, 64) for m in (16, 63)}
     assert store[63] - store[16] > 10 * (fast[64, 64] - fast[16, 64])
 

@@ -1,10 +1,12 @@
 """Benchmark cases of the Householder and svdRNN products (see :mod:`orthoverify.bench.core`).
 
 ``householder.forward`` / ``householder.fwd_bwd``: ``C = W X`` with W the product of m
-reflections (U with eq. 9's pattern, float64), forward only or forward plus backward of
-``<C, G>`` (gradients of U and X). The blocked compact-WY path
-(:func:`~orthoverify.param.householder_wy.householder_wy_apply`) is timed in turns against
-three baselines, one row each:
+reflections, forward only or forward plus backward of ``<C, G>`` (gradients of U and X). U is
+lower trapezoidal, eq. 9's pattern (column j zero above row j): the parametrisation's actual
+input. The blocked compact-WY path
+(:func:`~orthoverify.param.householder_wy.householder_wy_apply`) runs with ``lower=True``,
+which restricts block i's products to the rows it touches and returns a lower triangular
+dL/dU; it is timed in turns against three baselines, one row each:
 
 - ``sequential``: Algorithm 1 (:func:`~orthoverify.param.householder_torch.householder_apply`,
   strategy "store"); it takes m <= n - 1, so m = n runs as the first n - 1 reflections after
@@ -14,12 +16,16 @@ three baselines, one row each:
   matmul, autograd through both;
 - ``dense``: ``W @ X`` with W precomputed (a leaf requiring grad in fwd_bwd).
 
+A fourth row per point times the WY path on the same U taken dense (``lower=False``: every
+block over all n rows, the full n x m gradient) against the dense baseline.
+
 Before timing, every baseline's C is checked against the WY path's (test ratio
 ``||C - C_wy|| / (n eps ||C_wy||) <= 30``), or the case stops: timing a wrong answer says
-nothing. Sequential runs only where ``m <= 1024`` and ``n m B <= 2^24`` (its Python loop over m
+nothing. Sequential runs only where ``m <= 512`` and ``n m B <= 2^23`` (its Python loop over m
 reflections and, for "store", its n (m+1) B saved values make the rest take minutes and
-gigabytes), householder_product only for ``n <= 1024`` (it forms W in O(n^2 m)); rows the
-limits leave out are named in ``extra["not_measured"]``. Peak memory (timing.peak_bytes) is
+gigabytes), householder_product only for ``n <= 512`` (it forms W in O(n^2 m)); the target
+point n = m = 512, B = 32 is measured against all three. Rows the limits leave out are named
+in ``extra["not_measured"]``. Peak memory (timing.peak_bytes) is
 reported for the WY path and each baseline.
 
 ``householder.memory_T``: Algorithm 1 over T time steps (``h_{t+1} = W h_t``, loss at the end),
@@ -51,10 +57,11 @@ SIZES = (64, 256, 512, 1024, 2048)
 SIZES_QUICK = (64, 256)
 BATCHES = (1, 32, 256)
 BATCHES_QUICK = (1, 32)
-SEQ_MAX_M = 1024
-SEQ_MAX_NMB = 2**24
-HP_MAX_N = 1024
-IMPL = f"wy (blocked compact WY, block {DEFAULT_BLOCK})"
+SEQ_MAX_M = 512
+SEQ_MAX_NMB = 2**23
+HP_MAX_N = 512
+IMPL = f"wy lower=True (blocked compact WY on eq. 9's pattern, block {DEFAULT_BLOCK})"
+IMPL_DENSE_U = f"wy lower=False (blocked compact WY, U taken dense, block {DEFAULT_BLOCK})"
 BASELINES = {
     "sequential": "Algorithm 1 (householder_apply, store)",
     "householder_product": "torch.linalg.householder_product + matmul",
@@ -118,7 +125,7 @@ def _verify(case: str, params: dict[str, Any], got: dict[str, torch.Tensor], ref
 def _skips(n: int, m: int, bsz: int) -> dict[str, str]:
     out = {}
     if m > SEQ_MAX_M or n * m * bsz > SEQ_MAX_NMB:
-        out["sequential"] = f"not run: m > {SEQ_MAX_M} or n m B > 2^24 (Python loop over m; store keeps n(m+1)B)"
+        out["sequential"] = f"not run: m > {SEQ_MAX_M} or n m B > 2^23 (Python loop over m; store keeps n(m+1)B)"
     if n > HP_MAX_N:
         out["householder_product"] = f"not run: n > {HP_MAX_N} (forms W in O(n^2 m))"
     return out
@@ -139,6 +146,10 @@ def _matmul(w: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     return w @ x
 
 
+def _wy_lower(u: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    return householder_wy_apply(u, x, lower=True)
+
+
 def _no_grad(fn: Callable[..., torch.Tensor], *args: torch.Tensor) -> Fn:
     """One forward call with autograd off."""
 
@@ -156,9 +167,9 @@ def _householder(case: str, ctx: BenchContext, backward: bool) -> list[BenchResu
         params = {"n": n, "m": m, "B": bsz, "dtype": "float64"}
         u, x, g = inputs(n, m, bsz, ctx.device)
         with torch.no_grad():
-            c_wy = householder_wy_apply(u, x)
+            c_wy = _wy_lower(u, x)
             eye = torch.eye(n, dtype=DTYPE, device=ctx.device)
-            w = householder_wy_apply(u, eye)
+            w = _wy_lower(u, eye)
         skips = _skips(n, m, bsz)
         impls: dict[str, Callable[..., torch.Tensor]] = {
             "sequential": sequential,
@@ -167,34 +178,39 @@ def _householder(case: str, ctx: BenchContext, backward: bool) -> list[BenchResu
         }
         impls = {k: f for k, f in impls.items() if k not in skips}
         with torch.no_grad():
-            ratios = _verify(case, params, {k: f(u, x) for k, f in impls.items()}, c_wy)
+            checked = {k: f(u, x) for k, f in impls.items()}
+            ratios = _verify(case, params, {**checked, "wy_dense_u": householder_wy_apply(u, x)}, c_wy)
         fns: dict[str, Fn] = {}
         if backward:
             ul, xl, wl = (t.clone().requires_grad_(True) for t in (u, x, w))
-            fns["wy"] = _step(householder_wy_apply, (ul, xl), g)
+            fns["wy"] = _step(_wy_lower, (ul, xl), g)
+            fns["wy_dense_u"] = _step(householder_wy_apply, (ul, xl), g)
             for k, f in impls.items():
                 fns[k] = _step(_matmul, (wl, xl), g) if k == "dense" else _step(f, (ul, xl), g)
         else:
-            fns["wy"] = _no_grad(householder_wy_apply, u, x)
+            fns["wy"] = _no_grad(_wy_lower, u, x)
+            fns["wy_dense_u"] = _no_grad(householder_wy_apply, u, x)
             for k, f in impls.items():
                 fns[k] = _no_grad(f, u, x)
         times = take_turns(fns, reps, ctx.budget_s, ctx.device)
         peaks = {k: peak_bytes(f, ctx.device) for k, f in fns.items()}
-        sec = statistics.median(times["wy"])
-        for k in impls:
+        pairs = [("wy", k) for k in impls] + [("wy_dense_u", "dense")]
+        for me, k in pairs:
             rows.append(
                 BenchResult(
                     case=case,
                     params=params,
-                    impl=IMPL,
+                    impl=IMPL if me == "wy" else IMPL_DENSE_U,
                     baseline=BASELINES[k],
-                    seconds=sec,
+                    seconds=statistics.median(times[me]),
                     baseline_seconds=statistics.median(times[k]),
-                    peak_bytes=peaks["wy"],
+                    peak_bytes=peaks[me],
                     baseline_peak_bytes=peaks[k],
                     extra={
-                        "check_ratio": ratios[k],
+                        "check_ratio": ratios[k if me == "wy" else me],
                         "runs": len(times[k]),
+                        "u_pattern": "lower trapezoidal (eq. 9): tril(randn(n, m))",
+                        "lower": me == "wy",
                         **({"not_measured": skips} if skips else {}),
                     },
                 )
@@ -204,7 +220,8 @@ def _householder(case: str, ctx: BenchContext, backward: bool) -> list[BenchResu
 
 @bench_case(
     "householder.forward",
-    "W X by blocked compact WY vs Algorithm 1, householder_product + matmul and a dense W (forward only)",
+    "W X by blocked compact WY (U on eq. 9's pattern, lower=True; plus a lower=False row) vs Algorithm 1, "
+    "householder_product + matmul and a dense W (forward only)",
 )
 def householder_forward(ctx: BenchContext) -> list[BenchResult]:
     """One row per (n, m, B) and baseline, each checked against the WY path before timing."""
@@ -213,8 +230,8 @@ def householder_forward(ctx: BenchContext) -> list[BenchResult]:
 
 @bench_case(
     "householder.fwd_bwd",
-    "W X forward + backward (dU, dX) by blocked compact WY vs Algorithm 1, householder_product + "
-    "matmul and a dense W leaf",
+    "W X forward + backward (dU, dX) by blocked compact WY (U on eq. 9's pattern, lower=True; plus a "
+    "lower=False row) vs Algorithm 1, householder_product + matmul and a dense W leaf",
 )
 def householder_fwd_bwd(ctx: BenchContext) -> list[BenchResult]:
     """One row per (n, m, B) and baseline, each checked against the WY path before timing."""

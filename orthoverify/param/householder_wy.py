@@ -9,22 +9,26 @@ on unit columns), so each block costs a few matrix-matrix products instead of a 
 over its reflections: the idea of FastH (Mathiasen et al., 2020) and of the CWY
 parametrisation (Likhosherstov et al., 2021).
 
-Memory is O(nm + nB): forward saves the unit columns Y, the per-block ``Y_i'Y_i`` and
-``T_i^-1`` (at most m x block values each) and the output C, nothing per reflection and
-nothing that grows with m B. Backward walks the blocks in reverse and rebuilds each block's
-input from its output by applying the block's transpose (``W_i' = W_i^-1``: orthogonal, so the
-rebuilt inputs stay as accurate as the forward ones) in the same matrix product that carries
-dL/dC back. Cost: about 16 nmB + 4 nm block flops for forward plus backward, against 6 n^2 B
-for a dense precomputed W (the benchmark cases in :mod:`orthoverify.bench.cases_householder`
-measure both).
+Memory is O(nm + nB): forward saves the unit columns Y, the per-block ``T_i^-1`` (at most
+m x block values) and the output C, nothing per reflection and nothing that grows with m B.
+Backward walks the blocks in reverse and rebuilds each block's input from its output by
+applying the block's transpose (``W_i' = W_i^-1``: orthogonal, so the rebuilt inputs stay as
+accurate as the forward ones) in the same matrix product that carries dL/dC back. Cost: about
+16 nmB + 4 nm block flops for forward plus backward, against 6 n^2 B for a dense precomputed W
+(the benchmark cases in :mod:`orthoverify.bench.cases_householder` measure both).
 
 Columns are normalised first (``Y_j = U_j / ||U_j||``, scaled by max|U_j| before squaring so
-nothing overflows): a reflection ignores the scale of its vector. The gradient returned for U
-is the full n x m gradient of a dense U, upper triangle included, the same as autograd
-through ``reflector_product(U) @ X`` and as
-:class:`~orthoverify.param.householder_torch.Algorithm1Function`; to keep eq. 9's pattern mask
-U (``U * mask``, as :class:`~orthoverify.param.householder_torch.HouseholderLinear` does) so
-the masked entries receive zero gradient.
+nothing overflows): a reflection ignores the scale of its vector. By default the gradient
+returned for U is the full n x m gradient of a dense U, upper triangle included, the same as
+autograd through ``reflector_product(U) @ X`` and as
+:class:`~orthoverify.param.householder_torch.Algorithm1Function`.
+
+``lower=True`` takes U on eq. 9's pattern (column j zero above row j, as the parametrisation
+builds it): entries above the diagonal are ignored and get zero gradient, i.e. the result and
+gradient are those of autograd through ``reflector_product(U.tril()) @ X``. Block i
+(columns ik .. ik + k - 1) then only touches rows ik.., so every product with Y_i and every
+update of X is restricted to those rows (row slices of row-major tensors: views, no copies),
+about half the flops at m = n.
 
 Unlike the generic code, which follows eq. 9 (at most n - 1 vectors, u_1 apart), m = n dense
 columns are accepted: the WY form holds for any number of nonzero vectors.
@@ -117,21 +121,44 @@ def _scaled_columns(u: Tensor, zero_identity: bool) -> tuple[Tensor, Tensor]:
     return v / r, torch.where(nonzero, 1 / (s * r), torch.zeros_like(r))
 
 
-def _prepare(u: Tensor, block: int, zero_identity: bool) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+def _rows(i: int, k: int, lower: bool) -> int:
+    """First row block i touches: ik on eq. 9's pattern (its columns are zero above it), else 0."""
+    return i * k if lower else 0
+
+
+def _gram(y: Tensor, p: int, k: int, lower: bool) -> Tensor:
+    """``Y_i'Y_i`` per block (p x k x k); on eq. 9's pattern only rows ik.. of block i enter."""
+    n = y.shape[0]
+    if not lower:
+        yb = y.view(n, p, k).transpose(0, 1)  # p x n x k views of the blocks
+        return yb.mT @ yb
+    gram = y.new_empty(p, k, k)
+    for i in range(p):
+        yi = y[i * k :, i * k : (i + 1) * k]
+        torch.mm(yi.T, yi, out=gram[i])
+    return gram
+
+
+def _prepare(u: Tensor, block: int, zero_identity: bool, lower: bool) -> tuple[Tensor, Tensor, Tensor]:
     """``Y`` (n x pk: U with unit or zero columns, then zero columns padding the last block;
-    block i is columns ik .. ik + k - 1), ``1/||U_j||`` (pk, 0 on the padding), the Gram
-    matrices ``Y_i'Y_i`` and ``S_i = T_i^-1`` (p x k x k each, S upper triangular).
+    block i is columns ik .. ik + k - 1; with ``lower`` the entries above the diagonal are
+    zeroed), ``1/||U_j||`` (pk, 0 on the padding) and ``S_i = T_i^-1`` (p x k x k, upper
+    triangular).
 
     U is copied once into Y and its Gram matrices give the column norms; the copy is then
     scaled in place. Only when some ``||U_j||^2`` is near the ends of the dtype's range (or not
     finite, or zero) are the columns rescaled first (:func:`_scaled_columns`)."""
     n, m = u.shape
     p, k = _plan(m, block)
-    y = u.new_empty(n, p * k)
-    y[:, :m] = u
-    y[:, m:] = 0
-    yb = y.view(n, p, k).transpose(0, 1)  # p x n x k views of the blocks
-    gram = yb.mT @ yb
+    if p * k == m:  # no padding: one pass makes the row-major copy
+        y = torch.tril(u).contiguous() if lower else u.clone(memory_format=torch.contiguous_format)
+    else:
+        y = u.new_empty(n, p * k)
+        y[:, :m] = u
+        y[:, m:] = 0
+        if lower:
+            y.tril_()
+    gram = _gram(y, p, k, lower)
     r2 = gram.diagonal(dim1=-2, dim2=-1).reshape(p * k)[:m]
     fi = torch.finfo(u.dtype)
     lo = fi.tiny / fi.eps**2  # above it, underflowed squares change ||U_j||^2 by < n eps^2
@@ -140,11 +167,11 @@ def _prepare(u: Tensor, block: int, zero_identity: bool) -> tuple[Tensor, Tensor
         y *= inv
         gram *= inv.view(p, k, 1) * inv.view(p, 1, k)
     else:
-        unit, inv = _scaled_columns(u, zero_identity)
+        unit, inv = _scaled_columns(y[:, :m].clone() if lower else u, zero_identity)
         y[:, :m] = unit
-        gram = yb.mT @ yb
+        gram = _gram(y, p, k, lower)
         inv = torch.cat([inv, inv.new_zeros(p * k - m)])
-    return y, inv, gram, _t_inverse(gram)
+    return y, inv, _t_inverse(gram)
 
 
 def _t_inverse(gram: Tensor) -> Tensor:
@@ -162,28 +189,32 @@ def _order(p: int, transpose: bool) -> range:
     return range(p) if transpose else range(p - 1, -1, -1)
 
 
-def _wy_forward(y: Tensor, s: Tensor, x: Tensor, transpose: bool) -> Tensor:
-    """``W X`` (or ``W' X``): per block ``Z <- Z - Y_i R_i Y_i' Z`` with R_i = S_i (or S_i')."""
+def _wy_forward(y: Tensor, s: Tensor, x: Tensor, transpose: bool, lower: bool) -> Tensor:
+    """``W X`` (or ``W' X``): per block ``Z <- Z - Y_i R_i Y_i' Z`` with R_i = S_i (or S_i'),
+    on rows ik.. only with ``lower`` (row slices of a row-major Z: views, no copies)."""
     p, k = s.shape[0], s.shape[1]
     z = x.clone(memory_format=torch.contiguous_format)
     for i in _order(p, transpose):
-        yi = y[:, i * k : (i + 1) * k]
+        r0 = _rows(i, k, lower)
+        yi, zi = y[r0:, i * k : (i + 1) * k], z[r0:]
         r = s[i].mT if transpose else s[i]
-        z.addmm_(yi, r @ (yi.T @ z), alpha=-1)
+        zi.addmm_(yi, r @ (yi.T @ zi), alpha=-1)
     return z
 
 
 def _wy_backward(
-    y: Tensor, gram: Tensor, s: Tensor, c: Tensor, g: Tensor, transpose: bool, need_y: bool
+    y: Tensor, s: Tensor, c: Tensor, g: Tensor, transpose: bool, need_y: bool, lower: bool
 ) -> tuple[tuple[Tensor, Tensor] | None, Tensor]:
     """((dL/dY, diag(Y'dL/dY)) or None, dL/dX) for ``C = W X`` (or ``W' X``) and ``g = dL/dC``.
 
     Block by block, last applied first: with ``Z_out`` the block's output and G = dL/dZ_out,
-    ``A = Y' [Z_out | G]`` and ``R' A = [-F | E]`` (F = R Y' Z_in, the forward's coefficients,
-    recovered from the output since ``W_i' = W_i^-1``), then ``[Z_in | dL/dZ_in] = [Z_out | G]
-    - Y [-F | E]`` and ``dL/dY = Y M - Z_out E' - G F'`` with ``M = Q + Q' - F E'``,
-    Q = striu(dL/dT), ``dL/dT = E F'`` (``F E'`` for the transposed product). The column dots
-    ``Y_j' dL/dY_j`` come from the same small matrices: ``diag(Y'Y M) - diag(A [E | F]')``.
+    ``R' Y' [Z_out | G] = [-F | E]`` (F = R Y' Z_in, the forward's coefficients, recovered from
+    the output since ``W_i' = W_i^-1``), then ``[Z_in | dL/dZ_in] = [Z_out | G] - Y [-F | E]``
+    and ``dL/dY = Y M - Z_out E' - G F'`` with ``M = Q + Q' - F E'``, Q = striu(dL/dT),
+    ``dL/dT = E F'`` (``F E'`` for the transposed product). With ``P = E (-F)'`` this is
+    ``M = triu(P') - striu(P)`` (``tril(P') - stril(P)`` transposed). With ``lower`` every
+    product is restricted to the rows ik.. block i touches; dL/dY stays zero above them.
+    The column dots ``Y_j' dL/dY_j`` are taken at the end, in one pass.
     """
     p, k = s.shape[0], s.shape[1]
     bsz = g.shape[1]
@@ -191,36 +222,35 @@ def _wy_backward(
     if not need_y:  # only dL/dX: carry G alone, the inputs are not needed
         gg = g.clone(memory_format=torch.contiguous_format)
         for i in order:
-            yi = y[:, i * k : (i + 1) * k]
+            r0 = _rows(i, k, lower)
+            yi, gi = y[r0:, i * k : (i + 1) * k], gg[r0:]
             rt = s[i] if transpose else s[i].mT
-            gg.addmm_(yi, rt @ (yi.T @ gg), alpha=-1)
+            gi.addmm_(yi, rt @ (yi.T @ gi), alpha=-1)
         return None, gg
     zg = torch.cat([c, g], dim=1)  # [Z_out | G], n x 2B
-    dy = torch.empty_like(y)
-    dots = y.new_empty(p, k)
+    dy = torch.zeros_like(y) if lower else torch.empty_like(y)
+    tri, flip = (torch.tril, -1) if transpose else (torch.triu, 1)
     for i in order:
+        r0 = _rows(i, k, lower)
         cols = slice(i * k, (i + 1) * k)
-        yi = y[:, cols]
+        yi, st, d = y[r0:, cols], zg[r0:], dy[r0:, cols]
         rt = s[i] if transpose else s[i].mT
-        a = yi.T @ zg
-        fe = rt @ a  # [-F | E]
-        f, e = -fe[:, :bsz], fe[:, bsz:]
-        dt = f @ e.T if transpose else e @ f.T
-        q = torch.triu(dt, 1)
-        mid = q + q.T - f @ e.T
-        ef = torch.cat([e, f], dim=1)
-        torch.mm(yi, mid, out=dy[:, cols])
-        dy[:, cols].addmm_(zg, ef.T, alpha=-1)  # - Z_out E' - G F'
-        dots[i] = (gram[i] * mid.T).sum(1) - (a * ef).sum(1)
-        zg.addmm_(yi, fe, alpha=-1)
-    return (dy, dots.reshape(p * k)), zg[:, bsz:]
+        fe = rt @ (yi.T @ st)  # [-F | E]
+        mf, e = fe[:, :bsz], fe[:, bsz:]
+        pm = e @ mf.T
+        torch.mm(yi, tri(pm.mT) - tri(pm, flip), out=d)
+        d.addmm_(st, torch.cat([e, mf.neg()], dim=1).T, alpha=-1)  # - Z_out E' - G F'
+        st.addmm_(yi, fe, alpha=-1)
+    return (dy, torch.linalg.vecdot(y, dy, dim=0)), zg[:, bsz:]
 
 
-def _grad_u(y: Tensor, dy: Tensor, dots: Tensor, inv_norm: Tensor, m: int) -> Tensor:
+def _grad_u(y: Tensor, dy: Tensor, dots: Tensor, inv_norm: Tensor, m: int, lower: bool) -> Tensor:
     """dL/dU from dL/dY for ``Y_j = U_j / ||U_j||``: ``(I - Y_j Y_j') dL/dY_j / ||U_j||``
-    (in place on dL/dY; ``dots`` holds ``Y_j' dL/dY_j``)."""
+    (in place on dL/dY; ``dots`` holds ``Y_j' dL/dY_j``), lower triangular with ``lower``."""
     dy *= inv_norm
     dy.addcmul_(y, dots * inv_norm, value=-1)
+    if lower:
+        dy.tril_()
     return dy[:, :m]
 
 
@@ -228,81 +258,100 @@ def _grad_u(y: Tensor, dy: Tensor, dots: Tensor, inv_norm: Tensor, m: int) -> Te
 class HouseholderWYFunction(torch.autograd.Function):
     """``C = W X`` (``W' X`` with ``transpose``) by blocked compact WY, forward and backward.
 
-    ``apply(U, X, block, transpose, zero_identity)``: U is n x m (m <= n), X is (n,) or (n, B);
-    returns C of X's shape. ``zero_identity=True`` takes a zero column as the identity (the
-    svdRNN convention, eq. 1 of Zhang et al.) with zero gradient; otherwise a zero column is a
-    :class:`~orthoverify.errors.ZeroVectorError`. Backward gives the full dense dL/dU (summed
-    over the batch) and dL/dX; double backward raises NotImplementedError.
+    ``apply(U, X, block, transpose, zero_identity, lower)``: U is n x m (m <= n), X is (n,) or
+    (n, B); returns C of X's shape. ``zero_identity=True`` takes a zero column as the identity
+    (the svdRNN convention, eq. 1 of Zhang et al.) with zero gradient; otherwise a zero column
+    is a :class:`~orthoverify.errors.ZeroVectorError`. ``lower=True`` reads U on eq. 9's
+    pattern (entries above the diagonal ignored, taken as zero). Backward gives dL/dU (summed
+    over the batch; the full dense gradient, or its lower triangle with ``lower``) and dL/dX;
+    double backward raises NotImplementedError.
     """
 
     @staticmethod
     def forward(
-        ctx: Any, U: Tensor, X: Tensor, block: int = DEFAULT_BLOCK, transpose: bool = False, zero_identity: bool = False
+        ctx: Any,
+        U: Tensor,
+        X: Tensor,
+        block: int = DEFAULT_BLOCK,
+        transpose: bool = False,
+        zero_identity: bool = False,
+        lower: bool = False,
     ) -> Tensor:
-        """Validate, normalise, apply the blocks; save Y, 1/||U_j||, Y'Y and T^-1 per block, and C."""
+        """Validate, normalise, apply the blocks; save Y, 1/||U_j||, T^-1 per block, and C."""
         bs, tr = _check_block(block), _check_flag(transpose, "transpose")
-        zi = _check_flag(zero_identity, "zero_identity")
-        c, vec, saved = _run(*_validated(U, X), bs, tr, zi, save=True)
+        zi, lo = _check_flag(zero_identity, "zero_identity"), _check_flag(lower, "lower")
+        c, vec, saved = _run(*_validated(U, X), bs, tr, zi, lo, save=True)
         ctx.save_for_backward(*saved)
         n, m = U.shape
-        ctx.transpose, ctx.vec, ctx.shape_u = tr, vec, (n, m)
+        ctx.transpose, ctx.lower, ctx.vec, ctx.shape_u = tr, lo, vec, (n, m)
         return c.reshape(n) if vec else c
 
     @staticmethod
-    def backward(ctx: Any, grad_c: Tensor) -> tuple[Tensor | None, Tensor | None, None, None, None]:
+    def backward(ctx: Any, grad_c: Tensor) -> tuple[Tensor | None, Tensor | None, None, None, None, None]:
         """Reverse pass over the blocks, rebuilding each block's input from its output."""
         if torch.is_grad_enabled():
             raise NotImplementedError(
                 "HouseholderWYFunction does not support double backward (create_graph=True); for higher "
                 "derivatives differentiate reflector_product(U) @ X or compact_wy(U) @ X with autograd"
             )
-        y, inv_norm, gram, s, c = ctx.saved_tensors
+        y, inv_norm, s, c = ctx.saved_tensors
         n, m = ctx.shape_u
         need_u, need_x = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
         g = grad_c.reshape(n, 1) if ctx.vec else grad_c
         if m == 0:  # W = I
-            return (grad_c.new_zeros(n, 0) if need_u else None), (grad_c.clone() if need_x else None), None, None, None
-        dy, dx = _wy_backward(y, gram, s, c, g, ctx.transpose, need_u)
-        du = _grad_u(y, *dy, inv_norm, m) if dy is not None else None
-        return du, ((dx.reshape(n) if ctx.vec else dx) if need_x else None), None, None, None
+            du0 = grad_c.new_zeros(n, 0) if need_u else None
+            return du0, (grad_c.clone() if need_x else None), None, None, None, None
+        dy, dx = _wy_backward(y, s, c, g, ctx.transpose, need_u, ctx.lower)
+        du = _grad_u(y, *dy, inv_norm, m, ctx.lower) if dy is not None else None
+        return du, ((dx.reshape(n) if ctx.vec else dx) if need_x else None), None, None, None, None
 
 
 def _run(
-    u: Tensor, x: Tensor, block: int, transpose: bool, zero_identity: bool, *, save: bool
+    u: Tensor, x: Tensor, block: int, transpose: bool, zero_identity: bool, lower: bool, *, save: bool
 ) -> tuple[Tensor, bool, tuple[Tensor | None, ...]]:
-    """(C as n x B, whether X was 1-D, what backward needs: Y, 1/||U_j||, Y'Y, S, C)."""
+    """(C as n x B, whether X was 1-D, what backward needs: Y, 1/||U_j||, S, C)."""
     n, m = u.shape
     u = u.detach()
     if m == 0:
         x2, vec = _columns(x.detach(), n)
-        return x2.clone(), vec, (None, None, None, None, None)
-    y, inv_norm, gram, s = _prepare(u, block, zero_identity)
+        return x2.clone(), vec, (None, None, None, None)
+    y, inv_norm, s = _prepare(u, block, zero_identity, lower)
     x2, vec = _columns(x.detach(), n)
-    c = _wy_forward(y, s, x2, transpose)
-    return c, vec, ((y, inv_norm, gram, s, c) if save else ())
+    c = _wy_forward(y, s, x2, transpose, lower)
+    return c, vec, ((y, inv_norm, s, c) if save else ())
 
 
-def _apply(u: object, x: object, block: int, transpose: bool, zero_identity: bool) -> Tensor:
+def _apply(u: object, x: object, block: int, transpose: bool, zero_identity: bool, lower: bool) -> Tensor:
     """The Function when a gradient is being recorded, else the forward alone (nothing saved)."""
     uu, xx = _validated(u, x)
     if torch.is_grad_enabled() and (uu.requires_grad or xx.requires_grad):
-        return cast(Tensor, HouseholderWYFunction.apply(uu, xx, block, transpose, zero_identity))
+        return cast(Tensor, HouseholderWYFunction.apply(uu, xx, block, transpose, zero_identity, lower))
     bs, tr = _check_block(block), _check_flag(transpose, "transpose")
-    c, vec, _ = _run(uu, xx, bs, tr, zero_identity, save=False)
+    c, vec, _ = _run(uu, xx, bs, tr, zero_identity, _check_flag(lower, "lower"), save=False)
     return c.reshape(uu.shape[0]) if vec else c
 
 
-def householder_wy_apply(U: Tensor, X: Tensor, *, block: int = DEFAULT_BLOCK, transpose: bool = False) -> Tensor:
+def householder_wy_apply(
+    U: Tensor, X: Tensor, *, block: int = DEFAULT_BLOCK, transpose: bool = False, lower: bool = False
+) -> Tensor:
     """``W X = H(U_{*,1}) ... H(U_{*,m}) X`` (``W' X`` with ``transpose=True``) by blocked compact WY.
 
     U is n x m (1 <= n, 0 <= m <= n, nonzero finite columns), X is (n,) or (n, B), both float32
     or float64 on one device. Equals ``reflector_product(U) @ X`` and
     ``householder_apply(U, X)``; differentiable in U and X with O(nm + nB) saved memory.
+
+    ``lower=True``: U is on eq. 9's pattern (column j zero above row j): its entries above the
+    diagonal are ignored (taken as zero) and get zero gradient, so the result and dL/dU are
+    those of ``tril(U)`` (autograd through ``reflector_product(U.tril()) @ X``). Block i of the
+    reflections then only touches rows ik.., and every product is restricted to them: about
+    half the work at m = n. The default (False) takes U dense and returns the full gradient.
     """
-    return _apply(U, X, block, transpose, False)
+    return _apply(U, X, block, transpose, False, lower)
 
 
-def svd_wy_apply(Uu: Tensor, sigma: Tensor, Uv: Tensor, X: Tensor, *, block: int = DEFAULT_BLOCK) -> Tensor:
+def svd_wy_apply(
+    Uu: Tensor, sigma: Tensor, Uv: Tensor, X: Tensor, *, block: int = DEFAULT_BLOCK, lower: bool = False
+) -> Tensor:
     """svdRNN's ``U Sigma V' X`` with ``U = H(Uu_{*,1}) ... H(Uu_{*,m1})`` and
     ``V = H(Uv_{*,1}) ... H(Uv_{*,m2})``, Sigma = diag(sigma).
 
@@ -311,6 +360,8 @@ def svd_wy_apply(Uu: Tensor, sigma: Tensor, Uv: Tensor, X: Tensor, *, block: int
     (:func:`orthoverify.param.svd.m_k1k2`): ``H_n(u_n) ... H_k1(u_k1) Sigma H_k2(v_k2) ... H_n(v_n)``.
     As in eq. 1, a zero column is the identity (its gradient is zero). Differentiable in Uu,
     sigma, Uv and X; V' X and U (.) run on :func:`householder_wy_apply`'s blocked WY path.
+    ``lower=True`` takes Uu and Uv on eq. 9's pattern, as :func:`householder_wy_apply` does
+    (entries above the diagonal ignored, zero gradient there; about half the work).
     """
     uu, uv, sg = _check_tensor(Uu, "Uu"), _check_tensor(Uv, "Uv"), _check_tensor(sigma, "sigma")
     _same_kind(uu, uv, "Uu", "Uv")
@@ -320,6 +371,6 @@ def svd_wy_apply(Uu: Tensor, sigma: Tensor, Uv: Tensor, X: Tensor, *, block: int
     if uu.ndim == 2 and (sg.ndim != 1 or sg.shape[0] != uu.shape[0]):
         raise ShapeError(f"sigma must have shape ({uu.shape[0]},), got {tuple(sg.shape)}")
     vector(_torch_backend(sg), sg, "sigma")  # NonFiniteError
-    vx = _apply(uv, X, block, True, True)  # V' X
+    vx = _apply(uv, X, block, True, True, lower)  # V' X
     sx = sg[:, None] * vx if vx.ndim == 2 else sg * vx
-    return _apply(uu, sx, block, False, True)
+    return _apply(uu, sx, block, False, True, lower)
