@@ -71,6 +71,27 @@ def _mp(digits: int) -> Any:
     return ctx
 
 
+def _row(
+    ctx: BenchContext,
+    case: str,
+    setting: tuple[int, int, float],
+    impl: tuple[str, Callable[[], Any]],
+    baseline: tuple[str, Callable[[], Any]],
+) -> BenchResult:
+    """Time ``impl`` against ``baseline`` in turns; ``setting`` is (n, digits, their relative difference)."""
+    n, digits, rel = setting
+    t = median_seconds({"impl": impl[1], "baseline": baseline[1]}, reps=3 if ctx.quick else 5, budget_s=ctx.budget_s)
+    return BenchResult(
+        case,
+        {"n": n, "digits": digits},
+        impl[0],
+        baseline[0],
+        t["impl"],
+        t["baseline"],
+        extra={"max_rel_difference": float(f"{rel:.3g}") if math.isfinite(rel) else rel},
+    )
+
+
 @bench_case("highprec.solve", "A x = b at 50 and 100 digits: flint (arb_mat.solve) vs mpmath.lu_solve")
 def solve(ctx: BenchContext) -> list[BenchResult]:
     """One row per (n, digits)."""
@@ -84,24 +105,13 @@ def solve(ctx: BenchContext) -> list[BenchResult]:
             fa, fr = fb.asarray(a), fb.asarray(rhs)
             ma, mr = mp.matrix(a.tolist()), mp.matrix(rhs.tolist())
             rel = _agree(fb.solve(fa, fr), mp.lu_solve(ma, mr), digits, f"solve n={n}")
-            fns: dict[str, Callable[[], Any]] = {
-                "flint": functools.partial(fb.solve, fa, fr),
-                "mpmath": functools.partial(mp.lu_solve, ma, mr),
-            }
-            t = median_seconds(
-                fns,
-                reps=3 if ctx.quick else 5,
-                budget_s=ctx.budget_s,
-            )
             rows.append(
-                BenchResult(
+                _row(
+                    ctx,
                     "highprec.solve",
-                    {"n": n, "digits": digits},
-                    f"flint-{digits} solve",
-                    f"mpmath.lu_solve (dps {digits})",
-                    t["flint"],
-                    t["mpmath"],
-                    extra={"max_rel_difference": float(f"{rel:.3g}") if math.isfinite(rel) else rel},
+                    (n, digits, rel),
+                    (f"flint-{digits} solve", functools.partial(fb.solve, fa, fr)),
+                    (f"mpmath.lu_solve (dps {digits})", functools.partial(mp.lu_solve, ma, mr)),
                 )
             )
     return rows
@@ -119,24 +129,13 @@ def matmul(ctx: BenchContext) -> list[BenchResult]:
             fa, fg = fb.asarray(a), fb.asarray(g)
             ma, mg = mp.matrix(a.tolist()), mp.matrix(g.tolist())
             rel = _agree(fa @ fg, ma * mg, digits, f"matmul n={n}")
-            fns: dict[str, Callable[[], Any]] = {
-                "flint": functools.partial(operator.matmul, fa, fg),
-                "mpmath": functools.partial(operator.mul, ma, mg),
-            }
-            t = median_seconds(
-                fns,
-                reps=3 if ctx.quick else 5,
-                budget_s=ctx.budget_s,
-            )
             rows.append(
-                BenchResult(
+                _row(
+                    ctx,
                     "highprec.matmul",
-                    {"n": n, "digits": digits},
-                    f"flint-{digits} @",
-                    f"mpmath.matrix * (dps {digits})",
-                    t["flint"],
-                    t["mpmath"],
-                    extra={"max_rel_difference": float(f"{rel:.3g}") if math.isfinite(rel) else rel},
+                    (n, digits, rel),
+                    (f"flint-{digits} @", functools.partial(operator.matmul, fa, fg)),
+                    (f"mpmath.matrix * (dps {digits})", functools.partial(operator.mul, ma, mg)),
                 )
             )
     return rows

@@ -1217,6 +1217,20 @@ def q_composition(b: Backend, case: Case) -> Measure:
     return worst(*out)
 
 
+def _urnn_case(r: dict[str, Any]) -> Case:
+    """A case of the uRNN parameters drawn by :func:`~orthoverify.param.unitary.urnn_random`."""
+    return {
+        "w1": r["w1"],
+        "w2": r["w2"],
+        "w3": r["w3"],
+        "v1_re": r["v1"][0],
+        "v1_im": r["v1"][1],
+        "v2_re": r["v2"][0],
+        "v2_im": r["v2"][1],
+        "perm": [str(v) for v in r["perm"]],
+    }
+
+
 def cases_composition(ctx: RunContext) -> Iterator[Case]:
     rng = ctx.rng()
     sizes = _sizes(ctx)
@@ -1224,16 +1238,8 @@ def cases_composition(ctx: RunContext) -> Iterator[Case]:
         if ctx.backend.exact:
             continue
         for _ in range(ctx.profile.cases):
-            r = un.urnn_random(rng, n)
             yield {
-                "w1": r["w1"],
-                "w2": r["w2"],
-                "w3": r["w3"],
-                "v1_re": r["v1"][0],
-                "v1_im": r["v1"][1],
-                "v2_re": r["v2"][0],
-                "v2_im": r["v2"][1],
-                "perm": [str(v) for v in r["perm"]],
+                **_urnn_case(un.urnn_random(rng, n)),
                 "h_re": rng.standard_normal(n),
                 "h_im": rng.standard_normal(n),
             }
@@ -1300,17 +1306,7 @@ def cases_composition_rigorous(ctx: RunContext) -> Iterator[Case]:
     """Random float64 parameters (exact binary numbers, so exact in Arb) for n = 4, 8, 16."""
     rng = ctx.rng()
     for n in RIGOROUS_SIZES:
-        r = un.urnn_random(rng, n)
-        yield {
-            "w1": r["w1"],
-            "w2": r["w2"],
-            "w3": r["w3"],
-            "v1_re": r["v1"][0],
-            "v1_im": r["v1"][1],
-            "v2_re": r["v2"][0],
-            "v2_im": r["v2"][1],
-            "perm": [str(v) for v in r["perm"]],
-        }
+        yield _urnn_case(un.urnn_random(rng, n))
 
 
 def fn_composition_rigorous(ctx: RunContext) -> Outcome:
