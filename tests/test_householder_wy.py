@@ -133,17 +133,7 @@ def test_gradient_is_full_dense_not_masked() -> None:
 
 
 # --------------------------------------------------------------------------- lower=True (eq. 9's pattern)
-LOWER_SIZES = [
-    (6, 1, 3, 64),
-    (8, 8, 4, 3),
-    (9, 5, None, 2),
-    (17, 10, 5, 4),
-    (24, 24, 7, 64),
-    (33, 20, 1, 1),
-    (40, 39, 6, 16),
-    (48, 48, 12, 16),
-    (70, 70, 5, 32),
-]
+LOWER_SIZES = [*SIZES, (70, 70, 5, 32)]
 
 
 def lower_dense(transpose: bool) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
