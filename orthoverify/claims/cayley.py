@@ -20,17 +20,10 @@ import sympy
 
 from orthoverify import samples
 from orthoverify.backends import FLOAT_BACKENDS, Array, Backend, get_backend
+from orthoverify.claims._common import RIGOROUS, RIGOROUS_SIZES, frobenius, replay_frobenius, rigorous_scan
 from orthoverify.claims._common import exact_backend as _sympy
 from orthoverify.claims._common import symbol_array as _symbols
-from orthoverify.claims.householder import (
-    RIGOROUS,
-    RIGOROUS_SIZES,
-    frobenius,
-    orthogonal_input,
-    replay_frobenius,
-    rigorous_scan,
-    structured_orthogonal_cases,
-)
+from orthoverify.claims.householder import orthogonal_input, structured_orthogonal_cases
 from orthoverify.engine.checks import (
     Case,
     FunctionCheck,

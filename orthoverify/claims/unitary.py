@@ -22,11 +22,11 @@ import sympy
 
 from orthoverify import samples
 from orthoverify.backends import FLOAT_BACKENDS, Backend
+from orthoverify.claims._common import RIGOROUS, RIGOROUS_SIZES, frobenius, replay_frobenius, rigorous_scan
 from orthoverify.claims._common import exact_backend as _sympy
 from orthoverify.claims._common import symbol_array as _symbols
 from orthoverify.claims._unitary_coverage import COVERAGE_CLAIMS
 from orthoverify.claims._unitary_gradient import GRADIENT_CLAIMS
-from orthoverify.claims.householder import RIGOROUS, RIGOROUS_SIZES, frobenius, replay_frobenius, rigorous_scan
 from orthoverify.engine.checks import (
     Case,
     FunctionCheck,
@@ -1198,15 +1198,7 @@ BUILDING_BLOCKS = Claim(
 def q_composition(b: Backend, case: Case) -> Measure:
     """W = D3 R2 F^-1 D2 Pi R1 F D1 is unitary; W h factor by factor through the FFT (generic and,
     in float, native) equals the dense product."""
-    p = un.urnn_parameters(
-        case["w1"],
-        case["w2"],
-        case["w3"],
-        (case["v1_re"], case["v1_im"]),
-        (case["v2_re"], case["v2_im"]),
-        [int(v) for v in case["perm"]],
-        backend=b,
-    )
+    p = _urnn_params(b, case)
     n = p.n
     w = un.urnn_matrix(p)
     h = _c(b, case, "h")
@@ -1215,6 +1207,19 @@ def q_composition(b: Backend, case: Case) -> Measure:
     if b.family in ("numpy", "torch"):
         out.append(_cagree(b, un.urnn_apply(p, h.reshape(n, 1), fft_path="native"), dense, n))
     return worst(*out)
+
+
+def _urnn_params(b: Backend, case: Case) -> un.URNNParameters:
+    """The uRNN parameters of a case made by :func:`_urnn_case`, on backend ``b``."""
+    return un.urnn_parameters(
+        case["w1"],
+        case["w2"],
+        case["w3"],
+        (case["v1_re"], case["v1_im"]),
+        (case["v2_re"], case["v2_im"]),
+        [int(v) for v in case["perm"]],
+        backend=b,
+    )
 
 
 def _urnn_case(r: dict[str, Any]) -> Case:
@@ -1288,15 +1293,7 @@ def fn_nlogn(ctx: RunContext) -> Outcome:
 def enclose_composition(b: Backend, case: Case) -> Any:
     """||W*W - I||_F for W = D3 R2 F^-1 D2 Pi R1 F D1, from the case's exact (binary) parameters:
     the real and imaginary parts of W*W - I, together."""
-    p = un.urnn_parameters(
-        case["w1"],
-        case["w2"],
-        case["w3"],
-        (case["v1_re"], case["v1_im"]),
-        (case["v2_re"], case["v2_im"]),
-        [int(v) for v in case["perm"]],
-        backend=b,
-    )
+    p = _urnn_params(b, case)
     w = un.urnn_matrix(p)
     r = un.ct(b, w) @ w - un.ceye(b, p.n)
     return frobenius(b, b.concat([r.re, r.im], axis=0))
