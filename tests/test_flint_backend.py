@@ -197,13 +197,15 @@ def test_rigorous_check_fails_on_non_orthogonal_input() -> None:
     """m = n with u_1 = 1/2: W'W - I = diag(0, ..., -3/4), so the proved lower bound is 0.75."""
     import sympy
 
+    from orthoverify import samples
     from orthoverify.claims import householder as hc
+    from orthoverify.claims._common import rigorous_scan
 
     ctx = _ctx("householder.orthogonal_when", "rigorous_rational", "flint")
     rng = np.random.default_rng(0)
-    bad = {"U": hc.samples.rational_vectors(rng, 4, 3), "u1": np.array([sympy.Rational(1, 2)], dtype=object)}
+    bad = {"U": samples.rational_vectors(rng, 4, 3), "u1": np.array([sympy.Rational(1, 2)], dtype=object)}
     good = next(iter(hc.cases_orthogonal_rational(ctx)))
-    out = hc.rigorous_scan(ctx, [good, bad], hc.enclose_orthogonal, bound="1e-40", quantity="||W'W - I||_F")
+    out = rigorous_scan(ctx, [good, bad], hc.enclose_orthogonal, bound="1e-40", quantity="||W'W - I||_F")
     assert not out.passed and out.failure is not None
     assert "proved >= 7.49e-1 > 1e-40" in out.notes
     # through the check: the proved violation becomes a confirmed counterexample (refuted)
