@@ -15,7 +15,7 @@ import math
 import os
 import platform
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -207,8 +207,3 @@ def write_bench_json(doc: dict[str, Any], path: str | os.PathLike[str]) -> str:
         json.dump(doc, f, indent=1, allow_nan=True)
         f.write("\n")
     return p
-
-
-def results_of(doc: dict[str, Any], case: str) -> Iterable[dict[str, Any]]:
-    """The result rows of one case in a bench document."""
-    return (r for r in doc["results"] if r["case"] == case)

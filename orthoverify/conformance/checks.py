@@ -64,9 +64,7 @@ class Ctx:
     def label(self, dtype: str) -> str:
         return f"torch-{dtype}-{self.device}"
 
-    def run(
-        self, params: Params, dtype: str, *, check_output: bool = True, device: str | None = None
-    ) -> torch.Tensor | CallFailure:
+    def run(self, params: Params, dtype: str, *, device: str | None = None) -> torch.Tensor | CallFailure:
         """The target's output for ``params`` in ``dtype`` (as the checks compare it: see Kind.view)."""
         if self.hung:  # an abandoned call may still be running: do not pile up more of them
             return CallFailure("timeout", f"not called: an earlier call hung ({self.hung})")
@@ -76,14 +74,14 @@ class Ctx:
             self.target.fn,
             *kind.args(params, dt, device or self.device),
             timeout=self.timeout,
-            shape=kind.out_shape(params) if check_output else None,
-            dtype=kind.out_dtype(dt) if check_output else None,
+            shape=kind.out_shape(params),
+            dtype=kind.out_dtype(dt),
         )
         if isinstance(out, CallFailure):
             if out.kind == "timeout":
                 self.hung = out.message
             return out
-        return kind.view(out) if check_output else out
+        return kind.view(out)
 
     def call(self, fn: Callable[..., Any], *args: Any, timeout: float | None = None, **kw: Any) -> Any:
         """``calls.call`` that stops calling a target once one call has hung."""
@@ -280,7 +278,7 @@ def _reference_grad(kind: Kind, params: Params, g: np.ndarray, digits: int = 50)
                 p = dict(base)
                 x = p[name].copy()
                 x[idx] = x[idx] + sgn * h
-                if kind.name == "scaled-cayley":  # A stays skew: move a_ij and a_ji together
+                if name in kind.skew:  # A stays skew: move a_ij and a_ji together
                     if idx[0] >= idx[1]:
                         continue
                     x[idx[::-1]] = -x[idx]
@@ -311,9 +309,9 @@ def q_gradient(ctx: Ctx, params: Params, dtype: str) -> Case:
             return Case(math.inf, f"finite differences of the target: {ref64}")
         ref = ref64
         how = "float64 central differences of the target"
-    if kind.name == "scaled-cayley":  # only the skew part of dL/dA is defined: compare G - G'
-        got = {k: v - v.T for k, v in got.items()}
-        ref = {k: v - v.T for k, v in ref.items()}
+    # only the skew part of the gradient of a skew parameter is defined: compare G - G'
+    got = {k: v - v.T if k in kind.skew else v for k, v in got.items()}
+    ref = {k: v - v.T if k in kind.skew else v for k, v in ref.items()}
     got = {k: np.tril(v) if k in kind.tril else v for k, v in got.items()}
     ref = {k: np.tril(v) if k in kind.tril else v for k, v in ref.items()}
     num = math.sqrt(sum(float(np.sum((got[k] - ref[k]) ** 2)) for k in ref))
@@ -347,13 +345,13 @@ def _fd_target(ctx: Ctx, params: Params, g: np.ndarray) -> dict[str, np.ndarray]
 
 def _tangent(kind: Kind, params: Params, rng: np.random.Generator) -> dict[str, np.ndarray]:
     """A random direction in the differentiable parameters that stays in the domain's shape
-    (lower trapezoidal where eq. 9 says so, skew for the scaled Cayley A)."""
+    (lower trapezoidal where eq. 9 says so, skew for a skew parameter)."""
     out = {}
     for name in kind.differentiable:
         t = rng.standard_normal(np.shape(params[name]))
         if name in kind.tril:
             t = np.tril(t)
-        if kind.name == "scaled-cayley":
+        if name in kind.skew:
             t = np.triu(t, 1) - np.triu(t, 1).T
         out[name] = t
     return out

@@ -51,6 +51,9 @@ class Kind:
     tril: tuple[str, ...] = ()
     """Parameters read on eq. 9's lower-trapezoidal pattern (entries above the diagonal are not
     parameters: gradients and tangents there are not compared)."""
+    skew: tuple[str, ...] = ()
+    """Skew-symmetric parameters: a_ij and a_ji = -a_ij move together (finite differences along
+    a_ij - a_ji, skew tangents), and only the skew part of a gradient is defined."""
     complex_output: bool = False
     """The target returns a complex n x n matrix; checks compare its real 2n x 2n block form
     [[Re W, -Im W], [Im W, Re W]] (orthogonal exactly when W is unitary)."""
@@ -187,6 +190,7 @@ SCALED_CAYLEY = Kind(
     differentiable=("A",),
     inverse=cayley_inverse,
     condition=cayley_condition,
+    skew=("A",),
 )
 
 
