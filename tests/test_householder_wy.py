@@ -231,16 +231,44 @@ def test_noncontiguous_u_is_read_not_modified(lower: bool) -> None:
     check(got, grads(wy(8, lower=lower), (u, x), g), 16, "C dL/dU dL/dX")
 
 
-def test_column_scale_is_irrelevant_and_extremes_are_safe() -> None:
+@pytest.mark.parametrize("lower", [False, True], ids=["dense", "lower"])
+def test_column_scale_is_irrelevant_and_extremes_are_safe(lower: bool) -> None:
     """A reflection ignores its vector's scale; columns near overflow or underflow (whose
     squares leave the float64 range) give the same C and the correspondingly scaled dL/dU."""
     u, x, g = make(10, 6, 3, torch.float64, seed=4)
-    c_ref, du_ref, dx_ref = grads(wy(4), (u, x), g)
+    c_ref, du_ref, dx_ref = grads(wy(4, lower=lower), (u, x), g)
     scales = torch.tensor([2.0**1000, 2.0**-1000, 1.0, 2.0**-530, 2.0**520, 3.0], dtype=torch.float64)
-    c, du, dx = grads(wy(4), (u * scales, x), g)
+    c, du, dx = grads(wy(4, lower=lower), (u * scales, x), g)
     assert_allclose_ratio(c, c_ref, dim=10, threshold=THRESHOLD)
     assert_allclose_ratio(dx, dx_ref, dim=10, threshold=THRESHOLD)
     assert_allclose_ratio(du * scales, du_ref, dim=10, threshold=THRESHOLD)
+
+
+@pytest.mark.parametrize("lower", [False, True], ids=["dense", "lower"])
+def test_subnormal_column_reflects_like_its_normal_multiple(lower: bool) -> None:
+    """A column of subnormal numbers (its max |u_ij| = 2^-1060 needs a 2^1060 scale, more
+    than one float64 factor holds) reflects exactly as its exact normal multiple."""
+    u, x, g = make(8, 4, 2, torch.float64, seed=9)
+    tiny = u.clone()
+    tiny[:, 1] = u[:, 1] * 2.0**-1060
+    assert bool((tiny[:, 1].abs() < torch.finfo(torch.float64).tiny).all())
+    exact = tiny.clone()
+    exact[:, 1] = tiny[:, 1] * 2.0**530 * 2.0**530  # exact: powers of two, no underflow left
+    c, _du, dx = grads(wy(3, lower=lower), (tiny, x), g)
+    c_ref, _, dx_ref = grads(wy(3, lower=lower), (exact, x), g)
+    assert_allclose_ratio(c, c_ref, dim=8, threshold=THRESHOLD)
+    assert_allclose_ratio(dx, dx_ref, dim=8, threshold=THRESHOLD)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), 7.0])
+def test_lower_ignores_any_value_above_the_diagonal(bad: float) -> None:
+    """With ``lower`` the entries above the diagonal are not read, NaN and Inf included."""
+    u, x, g = make(12, 12, 3, torch.float64, seed=11)
+    dirty = u.tril() + torch.full_like(u, bad).triu(1)
+    got = grads(wy(5, lower=True), (dirty, x), g)
+    ref = grads(wy(5, lower=True), (u.tril(), x), g)
+    check(got, ref, 12, "C dL/dU dL/dX")
+    assert not bool(got[1].triu(1).any())
 
 
 def test_transpose_inverts() -> None:
@@ -328,10 +356,13 @@ def test_svd_vector_x_and_bad_inputs() -> None:
 
 
 # --------------------------------------------------------------------------- memory
-def saved_bytes(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor], n: int, m: int, batch: int) -> int:
-    """Bytes of the unique storages saved for backward, beyond the inputs U and X."""
+def saved_bytes(
+    fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor], n: int, m: int, batch: int, tril: bool = False
+) -> int:
+    """Bytes of the unique storages saved for backward, beyond the inputs U and X (U stored
+    on eq. 9's pattern with ``tril``)."""
     u, x, _ = make(n, m, batch, torch.float64)
-    u.requires_grad_(True)
+    u = (u.tril() if tril else u).requires_grad_(True)
     x.requires_grad_(True)
     storages: dict[int, int] = {}
 
@@ -347,18 +378,40 @@ def saved_bytes(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor], n: int
     return sum(b for p, b in storages.items() if p not in inputs)
 
 
-@pytest.mark.parametrize("lower", [False, True], ids=["dense", "lower"])
-def test_saved_memory_is_o_nm_plus_nb(lower: bool) -> None:
-    """Forward keeps Y (n x m), T^-1 per block (block x block), 1/||U_j|| and C (n x B):
-    growing m costs the same at any B (no m*B term), unlike Algorithm 1's "store" strategy
-    (n x (m+1) x B). The same with ``lower``."""
+@pytest.mark.parametrize(
+    ("lower", "tril"), [(False, False), (True, False), (True, True)], ids=["dense", "lower-copy", "lower-stored"]
+)
+def test_saved_memory_is_o_nm_plus_nb(lower: bool, tril: bool) -> None:
+    """Forward keeps -T^-1 per block (block x block), the coefficients -F (block x B per
+    block: m x B <= n x B), C (n x B) and the columns Y: U itself when U needs no change
+    (dense, or ``lower`` with U stored on eq. 9's pattern), else the rows ik.. of each block.
+    So O(nm + nB), and growing m at large B costs far less than Algorithm 1's "store"
+    strategy (n x (m+1) x B)."""
     n, block, item = 64, 16, 8
-    fast = {(m, b): saved_bytes(wy(block, lower=lower), n, m, b) for m in (16, 64) for b in (1, 64)}
-    assert fast[64, 64] - fast[16, 64] == fast[64, 1] - fast[16, 1]
+    fast = {(m, b): saved_bytes(wy(block, lower=lower), n, m, b, tril) for m in (16, 64) for b in (1, 64)}
     for (m, b), got in fast.items():
-        assert got == item * (n * m + m * block + m + n * b)  # Y, T^-1 per block, 1/||U_j||, C
+        y = 0 if not lower or tril else sum((n - i) * block for i in range(0, m, block))
+        assert got == item * (y + m * block + m * b + n * b)  # Y, -T^-1, -F, C
+        assert got <= item * 2 * (n * m + n * b)
     store = {m: saved_bytes(lambda u, x: Algorithm1Function.apply(u, x, "store"), n, m, 64) for m in (16, 63)}
     assert store[63] - store[16] > 10 * (fast[64, 64] - fast[16, 64])
+
+
+def test_only_x_requiring_grad_saves_no_coefficients() -> None:
+    """Without dL/dU to compute, forward saves no -F (C, -T^-1 and Y: U's own storage)."""
+    n, m, b, block = 32, 32, 8, 16
+    u, x, _ = make(n, m, b, torch.float64)
+    x.requires_grad_(True)
+    sizes: list[int] = []
+
+    def pack(t: torch.Tensor) -> torch.Tensor:
+        if t.untyped_storage().data_ptr() != u.untyped_storage().data_ptr():
+            sizes.append(t.numel())
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        householder_wy_apply(u, x, block=block)
+    assert sorted(sizes) == sorted([n * b, (m // block) * block * block])
 
 
 # --------------------------------------------------------------------------- autograd hygiene

@@ -4,23 +4,26 @@
 :func:`~orthoverify.param.householder.reflector_product`: first column leftmost, applied last)
 is applied to ``X`` (n x B) block by block. The m reflections are grouped into p blocks of
 at most ``block`` consecutive columns; block i is one compact WY factor
-``W_i = I - Y_i T_i^-1 Y_i'`` with ``T_i = striu(Y_i'Y_i) + I/2`` (Prop. 1 of Mhammedi et al.
-on unit columns), so each block costs a few matrix-matrix products instead of a Python loop
-over its reflections: the idea of FastH (Mathiasen et al., 2020) and of the CWY
-parametrisation (Likhosherstov et al., 2021).
+``W_i = I - Y_i T_i^-1 Y_i'`` with ``T_i = striu(Y_i'Y_i) + diag(||Y_j||^2) / 2`` (Prop. 1 of
+Mhammedi et al., written for columns of any length: ``H(y) = I - y (||y||^2 / 2)^-1 y'``), so
+each block costs a few matrix-matrix products instead of a Python loop over its
+reflections: the idea of FastH (Mathiasen et al., 2020) and of the CWY parametrisation
+(Likhosherstov et al., 2021).
 
-Memory is O(nm + nB): forward saves the unit columns Y, the per-block ``T_i^-1`` (at most
-m x block values) and the output C, nothing per reflection and nothing that grows with m B.
-Backward walks the blocks in reverse and rebuilds each block's input from its output by
-applying the block's transpose (``W_i' = W_i^-1``: orthogonal, so the rebuilt inputs stay as
-accurate as the forward ones) in the same matrix product that carries dL/dC back. Cost: about
-16 nmB + 4 nm block flops for forward plus backward, against 6 n^2 B for a dense precomputed W
-(the benchmark cases in :mod:`orthoverify.bench.cases_householder` measure both).
+Memory is O(nm + nB): forward saves the columns Y (U itself where U needs no change), the
+per-block ``T_i^-1`` (at most m x block values), each block's k x B coefficients
+``F_i = T_i^-1 Y_i' Z`` (m x B in all, at most n x B since m <= n) and the output C;
+nothing per reflection. Backward walks the blocks in reverse and rebuilds each block's
+input from its output (``Z_in = Z_out + Y_i F_i``) in the same matrix product that carries
+dL/dC back. Cost: about 14 nmB + 4 nm block flops for forward plus backward (half that with
+``lower`` at m = n), against 6 n^2 B for a dense precomputed W; the benchmark cases in
+:mod:`orthoverify.bench.cases_householder` measure both.
 
-Columns are normalised first (``Y_j = U_j / ||U_j||``, scaled by max|U_j| before squaring so
-nothing overflows): a reflection ignores the scale of its vector. By default the gradient
-returned for U is the full n x m gradient of a dense U, upper triangle included, the same as
-autograd through ``reflector_product(U) @ X`` and as
+Columns are used as given (a reflection ignores the scale of its vector); only when a
+squared column norm leaves [2^-32, 2^32] are they first scaled by exact powers of two, so
+nothing overflows or underflows. By default the gradient returned for U is the full n x m
+gradient of a dense U, upper triangle included, the same as autograd through
+``reflector_product(U) @ X`` and as
 :class:`~orthoverify.param.householder_torch.Algorithm1Function`.
 
 ``lower=True`` takes U on eq. 9's pattern (column j zero above row j, as the parametrisation
@@ -28,7 +31,8 @@ builds it): entries above the diagonal are ignored and get zero gradient, i.e. t
 gradient are those of autograd through ``reflector_product(U.tril()) @ X``. Block i
 (columns ik .. ik + k - 1) then only touches rows ik.., so every product with Y_i and every
 update of X is restricted to those rows (row slices of row-major tensors: views, no copies),
-about half the flops at m = n.
+about half the flops at m = n. Where U is already stored on that pattern (as the
+parametrisation keeps it) its blocks are used in place, else copied with the pattern applied.
 
 Unlike the generic code, which follows eq. 9 (at most n - 1 vectors, u_1 apart), m = n dense
 columns are accepted: the WY form holds for any number of nonzero vectors.
@@ -36,7 +40,7 @@ columns are accepted: the WY form holds for any number of nonzero vectors.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import torch
 from torch import Tensor
@@ -96,29 +100,34 @@ def _columns(x: Tensor, n: int) -> tuple[Tensor, bool]:
 
 
 # --------------------------------------------------------------------------- the kernels
+_R2_LO, _R2_HI = 2.0**-32, 2.0**32
+"""Column norms^2 inside this window take the fast path, Y = U as given: nothing then leaves
+the dtype's range (float32 included) and T_jj = ||U_j||^2 / 2 is exact enough. Outside it (or
+for NaN, Inf, zero columns) the columns are first scaled by exact powers of two."""
+
+
+class _Blocks(NamedTuple):
+    """The m reflections, prepared once per forward and saved for backward.
+
+    ``ys[i]`` holds block i's columns ik .. ik + k_i - 1 (k_i = k except a shorter last
+    block): all n rows, or with ``lower`` rows ik.. only, on eq. 9's pattern (top k_i x k_i
+    square lower triangular); a view of U where U already is that, else a copy. ``ns[i] = -T_i^-1``
+    (p x k x k, upper triangular; a short last block is padded with -I). ``scale`` is None when
+    Y is U itself, else the (2, m) exact power-of-two factors with ``Y_j = U_j a_j b_j``
+    (0 for a zero column under ``zero_identity``), so ``dL/dU_j = dL/dY_j a_j b_j``."""
+
+    ys: list[Tensor]
+    ns: Tensor
+    k: int
+    lower: bool
+    scale: Tensor | None
+
+
 def _plan(m: int, block: int) -> tuple[int, int]:
-    """(p, k): p = ceil(m / block) blocks of k = ceil(m / p) columns (the last padded with
-    zero columns, which act as the identity), so no block is much smaller than the others."""
+    """(p, k): p = ceil(m / block) blocks of k = ceil(m / p) columns, the last one shorter
+    where k does not divide m, so no block is much smaller than the others."""
     p = -(-m // block)
     return p, -(-m // p)
-
-
-def _scaled_columns(u: Tensor, zero_identity: bool) -> tuple[Tensor, Tensor]:
-    """(U with unit columns, 1/||U_j||) for columns whose squares leave the dtype's range:
-    each column is first scaled by max|U_j|. Raises the generic code's errors for NaN/Inf and,
-    unless ``zero_identity``, for zero columns; with ``zero_identity`` a zero column stays
-    zero and gets 1/||U_j|| = 0."""
-    b = _torch_backend(u)
-    matrix(b, u, "U")  # NonFiniteError
-    amax = u.abs().amax(0)
-    nonzero = amax > 0
-    if not zero_identity and not bool(nonzero.all()):
-        _check_u(b, u, allow_square=True)  # ZeroVectorError, worded as the generic code words it
-    s = torch.where(nonzero, amax, torch.ones_like(amax))
-    v = u / s
-    r = torch.linalg.vector_norm(v, dim=0)
-    r = torch.where(nonzero, r, torch.ones_like(r))
-    return v / r, torch.where(nonzero, 1 / (s * r), torch.zeros_like(r))
 
 
 def _rows(i: int, k: int, lower: bool) -> int:
@@ -126,62 +135,94 @@ def _rows(i: int, k: int, lower: bool) -> int:
     return i * k if lower else 0
 
 
-def _gram(y: Tensor, p: int, k: int, lower: bool) -> Tensor:
-    """``Y_i'Y_i`` per block (p x k x k); on eq. 9's pattern only rows ik.. of block i enter."""
-    n = y.shape[0]
-    if not lower:
-        yb = y.view(n, p, k).transpose(0, 1)  # p x n x k views of the blocks
-        return yb.mT @ yb
-    gram = y.new_empty(p, k, k)
+def _column_scale(u: Tensor, lower: bool, zero_identity: bool) -> Tensor:
+    """(2, m) powers of two ``a_j b_j = 2^-e_j`` with ``max_i |U_ij| = f 2^e_j``, f in [1/2, 1)
+    (two factors: one could leave the range for subnormal columns), 0 for a zero column.
+    Raises the generic code's NonFiniteError and, unless ``zero_identity``, ZeroVectorError;
+    with ``lower`` only the lower triangle is read."""
+    b = _torch_backend(u)
+    uu = torch.tril(u) if lower else u
+    matrix(b, uu, "U")  # NonFiniteError
+    amax = uu.abs().amax(0)
+    nonzero = amax > 0
+    if not zero_identity and not bool(nonzero.all()):
+        _check_u(b, uu, allow_square=True)  # ZeroVectorError, worded as the generic code words it
+    e = torch.frexp(amax).exponent
+    half = torch.div(-e, 2, rounding_mode="floor")
+    one = torch.ones_like(amax)
+    a = torch.where(nonzero, torch.ldexp(one, half), torch.zeros_like(amax))
+    return torch.stack([a, torch.ldexp(one, -e - half)])
+
+
+def _top_squares(t: Tensor, k: int) -> list[Tensor]:
+    """Views of the top k_i x k_i square of every block of t's columns (t: n x m, n >= m):
+    one strided p x k x k view for the full blocks, one slice for a shorter last block."""
+    m = t.shape[1]
+    full, (s0, s1) = m // k, t.stride()
+    out = [t.as_strided((full, k, k), (k * (s0 + s1), s0, s1), t.storage_offset())] if full else []
+    return out + ([t[full * k : m, full * k :]] if full * k < m else [])
+
+
+def _lower_as_stored(u: Tensor, k: int) -> bool:
+    """Whether the top square of every block of U is already lower triangular (U stored on
+    eq. 9's pattern, as the parametrisation keeps it): its blocks can then be used in place.
+    Reads only those squares (m k values); NaN above a diagonal reads as False."""
+    return not bool(torch.stack([torch.triu(sq, 1).any() for sq in _top_squares(u, k)]).any())
+
+
+def _split(u: Tensor, p: int, k: int, lower: bool, scale: Tensor | None) -> list[Tensor]:
+    """Block i's Y_i (see :class:`_Blocks`): a view of U when it needs no scaling and, with
+    ``lower``, is stored on eq. 9's pattern already; else a contiguous copy (scaled, top
+    square made lower triangular)."""
+    m = u.shape[1]
+    copy = lower and (scale is not None or not _lower_as_stored(u, k))
+    ys = []
     for i in range(p):
-        yi = y[i * k :, i * k : (i + 1) * k]
-        torch.mm(yi.T, yi, out=gram[i])
+        c0, c1 = i * k, min(m, (i + 1) * k)
+        yi = u[_rows(i, k, lower) :, c0:c1]
+        if scale is not None:
+            yi = yi * scale[0, c0:c1] * scale[1, c0:c1]
+        elif copy:
+            yi = yi.clone(memory_format=torch.contiguous_format)
+        if copy:
+            yi[: c1 - c0].tril_()
+        ys.append(yi)
+    return ys
+
+
+def _gram(ys: list[Tensor], k: int) -> Tensor:
+    """``Y_i'Y_i`` per block (p x k x k); a short last block is padded with zeros."""
+    p = len(ys)
+    gram = ys[0].new_zeros(p, k, k) if ys[-1].shape[1] < k else ys[0].new_empty(p, k, k)
+    for i, yi in enumerate(ys):
+        kk = yi.shape[1]
+        torch.mm(yi.T, yi, out=gram[i, :kk, :kk])
     return gram
 
 
-def _prepare(u: Tensor, block: int, zero_identity: bool, lower: bool) -> tuple[Tensor, Tensor, Tensor]:
-    """``Y`` (n x pk: U with unit or zero columns, then zero columns padding the last block;
-    block i is columns ik .. ik + k - 1; with ``lower`` the entries above the diagonal are
-    zeroed), ``1/||U_j||`` (pk, 0 on the padding) and ``S_i = T_i^-1`` (p x k x k, upper
-    triangular).
+def _prepare(u: Tensor, block: int, zero_identity: bool, lower: bool) -> _Blocks:
+    """Blocks and ``-T_i^-1`` with ``T_i = striu(Y_i'Y_i) + diag(||Y_j||^2) / 2`` (Prop. 1 of
+    Mhammedi et al. with unnormalised columns: ``H(y) = I - y (||y||^2 / 2)^-1 y'``).
 
-    U is copied once into Y and its Gram matrices give the column norms; the copy is then
-    scaled in place. Only when some ``||U_j||^2`` is near the ends of the dtype's range (or not
-    finite, or zero) are the columns rescaled first (:func:`_scaled_columns`)."""
-    n, m = u.shape
+    One pass reads U (a copy only with ``lower``); the Gram matrices' diagonals are the
+    column norms. Only when one of them leaves [2^-32, 2^32] (or is NaN, Inf or zero) are
+    the columns rescaled by powers of two (:func:`_column_scale`) and the Gram matrices
+    recomputed. A zero diagonal (a zero column under ``zero_identity``, or padding) gets
+    T_jj = 1: its column is zero, so its reflection is the identity."""
+    m = u.shape[1]
     p, k = _plan(m, block)
-    if p * k == m:  # no padding: one pass makes the row-major copy
-        y = torch.tril(u).contiguous() if lower else u.clone(memory_format=torch.contiguous_format)
-    else:
-        y = u.new_empty(n, p * k)
-        y[:, :m] = u
-        y[:, m:] = 0
-        if lower:
-            y.tril_()
-    gram = _gram(y, p, k, lower)
+    ys, scale = _split(u, p, k, lower, None), None
+    gram = _gram(ys, k)
     r2 = gram.diagonal(dim1=-2, dim2=-1).reshape(p * k)[:m]
-    fi = torch.finfo(u.dtype)
-    lo = fi.tiny / fi.eps**2  # above it, underflowed squares change ||U_j||^2 by < n eps^2
-    if bool(((r2 >= lo) & (r2 <= 1 / lo)).all()):  # one synchronisation; false for NaN and Inf
-        inv = torch.cat([torch.rsqrt(r2), r2.new_zeros(p * k - m)])
-        y *= inv
-        gram *= inv.view(p, k, 1) * inv.view(p, 1, k)
-    else:
-        unit, inv = _scaled_columns(y[:, :m].clone() if lower else u, zero_identity)
-        y[:, :m] = unit
-        gram = _gram(y, p, k, lower)
-        inv = torch.cat([inv, inv.new_zeros(p * k - m)])
-    return y, inv, _t_inverse(gram)
-
-
-def _t_inverse(gram: Tensor) -> Tensor:
-    """``S = T^-1`` with ``T = striu(Y'Y) + I/2`` per block (Y'Y has a unit diagonal; a zero
-    column's 1/2 makes its reflection the identity)."""
-    p, k = gram.shape[0], gram.shape[1]
+    if not bool(((r2 >= _R2_LO) & (r2 <= _R2_HI)).all()):  # one synchronisation; false for NaN, Inf
+        scale = _column_scale(u, lower, zero_identity)
+        ys = _split(u, p, k, lower, scale)
+        gram = _gram(ys, k)
+    d = gram.diagonal(dim1=-2, dim2=-1)
     t = torch.triu(gram, 1)
-    t.diagonal(dim1=-2, dim2=-1).fill_(0.5)
-    eye = torch.eye(k, dtype=gram.dtype, device=gram.device).expand(p, k, k)
-    return torch.linalg.solve_triangular(t, eye, upper=True)
+    t.diagonal(dim1=-2, dim2=-1).copy_(torch.where(d > 0, d * 0.5, torch.ones_like(d)))
+    neg_eye = -torch.eye(k, dtype=u.dtype, device=u.device).expand(p, k, k)
+    return _Blocks(ys, torch.linalg.solve_triangular(t, neg_eye, upper=True), k, lower, scale)
 
 
 def _order(p: int, transpose: bool) -> range:
@@ -189,69 +230,72 @@ def _order(p: int, transpose: bool) -> range:
     return range(p) if transpose else range(p - 1, -1, -1)
 
 
-def _wy_forward(y: Tensor, s: Tensor, x: Tensor, transpose: bool, lower: bool) -> Tensor:
-    """``W X`` (or ``W' X``): per block ``Z <- Z - Y_i R_i Y_i' Z`` with R_i = S_i (or S_i'),
-    on rows ik.. only with ``lower`` (row slices of a row-major Z: views, no copies)."""
-    p, k = s.shape[0], s.shape[1]
+def _coefficients(bl: _Blocks, i: int, transpose: bool) -> Tensor:
+    """``-R_i`` of block i (``R_i = T_i^-1``, or its transpose for ``W'``), k_i x k_i."""
+    kk = bl.ys[i].shape[1]
+    r = bl.ns[i, :kk, :kk]
+    return r.mT if transpose else r
+
+
+def _wy_forward(bl: _Blocks, x: Tensor, transpose: bool, q: Tensor | None) -> Tensor:
+    """``W X`` (or ``W' X``): per block ``Z <- Z + Y_i (-F_i)`` with ``F_i = R_i Y_i' Z``, on
+    rows ik.. only with ``lower`` (row slices of a row-major Z: views, no copies). With ``q``
+    (p x k x B) each ``-F_i`` is written to ``q[i]`` for backward."""
     z = x.clone(memory_format=torch.contiguous_format)
-    for i in _order(p, transpose):
-        r0 = _rows(i, k, lower)
-        yi, zi = y[r0:, i * k : (i + 1) * k], z[r0:]
-        r = s[i].mT if transpose else s[i]
-        zi.addmm_(yi, r @ (yi.T @ zi), alpha=-1)
+    for i in _order(len(bl.ys), transpose):
+        yi = bl.ys[i]
+        zi = z[_rows(i, bl.k, bl.lower) :]
+        a = yi.T @ zi
+        r = _coefficients(bl, i, transpose)
+        nf = r @ a if q is None else torch.mm(r, a, out=q[i, : yi.shape[1]])
+        zi.addmm_(yi, nf)
     return z
 
 
-def _wy_backward(
-    y: Tensor, s: Tensor, c: Tensor, g: Tensor, transpose: bool, need_y: bool, lower: bool
-) -> tuple[tuple[Tensor, Tensor] | None, Tensor]:
-    """((dL/dY, diag(Y'dL/dY)) or None, dL/dX) for ``C = W X`` (or ``W' X``) and ``g = dL/dC``.
+def _wy_backward(bl: _Blocks, q: Tensor | None, c: Tensor, g: Tensor, transpose: bool) -> tuple[Tensor | None, Tensor]:
+    """(dL/dU or None, dL/dX) for ``C = W X`` (or ``W' X``) and ``g = dL/dC``; dL/dU needs ``q``.
 
-    Block by block, last applied first: with ``Z_out`` the block's output and G = dL/dZ_out,
-    ``R' Y' [Z_out | G] = [-F | E]`` (F = R Y' Z_in, the forward's coefficients, recovered from
-    the output since ``W_i' = W_i^-1``), then ``[Z_in | dL/dZ_in] = [Z_out | G] - Y [-F | E]``
-    and ``dL/dY = Y M - Z_out E' - G F'`` with ``M = Q + Q' - F E'``, Q = striu(dL/dT),
-    ``dL/dT = E F'`` (``F E'`` for the transposed product). With ``P = E (-F)'`` this is
-    ``M = triu(P') - striu(P)`` (``tril(P') - stril(P)`` transposed). With ``lower`` every
-    product is restricted to the rows ik.. block i touches; dL/dY stays zero above them.
-    The column dots ``Y_j' dL/dY_j`` are taken at the end, in one pass.
+    Block by block, last applied first, with ``Z_out`` the block's output, ``G = dL/dZ_out``
+    and ``-F = -R Y' Z_in`` saved by forward (``q[i]``): ``E = R' Y' G``, then
+    ``dL/dZ_in = G - Y E``, the input is rebuilt as ``Z_in = Z_out + Y F`` (no per-block state
+    is kept), and ``dL/dY = Y M - Z_out E' - G F'`` with ``M = striu(Phi - Phi')`` (``stril``
+    for ``W'``), ``Phi = E F'``: the chain rule through ``T = striu(Y'Y) + diag(Y'Y) / 2``
+    (dL/dT = E F', or F E' for W') plus the ``- Y F E'`` of writing Z_in as Z_out + Y F.
+    A k x 3B buffer ``V = [F | -E | -F]`` per block makes both updates one product each with
+    ``S = [Z_out | G]``: ``S += Y V[:, :2B]`` and ``dL/dY = Y M + S V[:, B:]'``. With ``lower``
+    every product is restricted to the rows ik.. block i touches; dL/dU stays zero above them.
     """
-    p, k = s.shape[0], s.shape[1]
-    bsz = g.shape[1]
-    order = list(reversed(_order(p, transpose)))
-    if not need_y:  # only dL/dX: carry G alone, the inputs are not needed
+    p, k, bsz = len(bl.ys), bl.k, g.shape[1]
+    order = reversed(_order(p, transpose))
+    if q is None:  # only dL/dX: carry G alone, the inputs are not needed
         gg = g.clone(memory_format=torch.contiguous_format)
         for i in order:
-            r0 = _rows(i, k, lower)
-            yi, gi = y[r0:, i * k : (i + 1) * k], gg[r0:]
-            rt = s[i] if transpose else s[i].mT
-            gi.addmm_(yi, rt @ (yi.T @ gi), alpha=-1)
+            yi, gi = bl.ys[i], gg[_rows(i, k, bl.lower) :]
+            gi.addmm_(yi, _coefficients(bl, i, not transpose) @ (yi.T @ gi))
         return None, gg
-    zg = torch.cat([c, g], dim=1)  # [Z_out | G], n x 2B
-    dy = torch.zeros_like(y) if lower else torch.empty_like(y)
-    tri, flip = (torch.tril, -1) if transpose else (torch.triu, 1)
+    n, m = c.shape[0], sum(y.shape[1] for y in bl.ys)
+    st = torch.cat([c, g], dim=1)  # S = [Z_out | G], n x 2B
+    v = q.new_empty(p, k, 3 * bsz)
+    torch.neg(q, out=v[:, :, :bsz])
+    v[:, :, 2 * bsz :] = q
+    du = c.new_zeros(n, m) if bl.lower else c.new_empty(n, m)
+    tri, diag = (torch.tril, -1) if transpose else (torch.triu, 1)
     for i in order:
-        r0 = _rows(i, k, lower)
-        cols = slice(i * k, (i + 1) * k)
-        yi, st, d = y[r0:, cols], zg[r0:], dy[r0:, cols]
-        rt = s[i] if transpose else s[i].mT
-        fe = rt @ (yi.T @ st)  # [-F | E]
-        mf, e = fe[:, :bsz], fe[:, bsz:]
-        pm = e @ mf.T
-        torch.mm(yi, tri(pm.mT) - tri(pm, flip), out=d)
-        d.addmm_(st, torch.cat([e, mf.neg()], dim=1).T, alpha=-1)  # - Z_out E' - G F'
-        st.addmm_(yi, fe, alpha=-1)
-    return (dy, torch.linalg.vecdot(y, dy, dim=0)), zg[:, bsz:]
-
-
-def _grad_u(y: Tensor, dy: Tensor, dots: Tensor, inv_norm: Tensor, m: int, lower: bool) -> Tensor:
-    """dL/dU from dL/dY for ``Y_j = U_j / ||U_j||``: ``(I - Y_j Y_j') dL/dY_j / ||U_j||``
-    (in place on dL/dY; ``dots`` holds ``Y_j' dL/dY_j``), lower triangular with ``lower``."""
-    dy *= inv_norm
-    dy.addcmul_(y, dots * inv_norm, value=-1)
-    if lower:
-        dy.tril_()
-    return dy[:, :m]
+        yi, r0, kk = bl.ys[i], _rows(i, k, bl.lower), bl.ys[i].shape[1]
+        si, vi = st[r0:], v[i, :kk]
+        ne = vi[:, bsz : 2 * bsz]
+        torch.mm(_coefficients(bl, i, not transpose), yi.T @ si[:, bsz:], out=ne)  # -E
+        phi = ne @ vi[:, 2 * bsz :].T  # E F'
+        d = torch.mm(yi, tri(phi - phi.mT, diag), out=du[r0:, i * k : i * k + kk])
+        d.addmm_(si, vi[:, bsz:].T)  # - Z_out E' - G F'
+        si.addmm_(yi, vi[:, : 2 * bsz])  # [Z_in | dL/dZ_in] = [Z_out + Y F | G - Y E]
+    if bl.lower:
+        for sq in _top_squares(du, k):
+            sq.tril_()
+    if bl.scale is not None:
+        du *= bl.scale[0]
+        du *= bl.scale[1]
+    return du, st[:, bsz:]
 
 
 # --------------------------------------------------------------------------- autograd
@@ -277,13 +321,18 @@ class HouseholderWYFunction(torch.autograd.Function):
         zero_identity: bool = False,
         lower: bool = False,
     ) -> Tensor:
-        """Validate, normalise, apply the blocks; save Y, 1/||U_j||, T^-1 per block, and C."""
+        """Validate, prepare, apply the blocks; save the blocks, -T_i^-1, C and, when dL/dU is
+        wanted, the coefficients -F_i (about m x B in all)."""
         bs, tr = _check_block(block), _check_flag(transpose, "transpose")
         zi, lo = _check_flag(zero_identity, "zero_identity"), _check_flag(lower, "lower")
-        c, vec, saved = _run(*_validated(U, X), bs, tr, zi, lo, save=True)
-        ctx.save_for_backward(*saved)
+        c, vec, bl, q = _run(*_validated(U, X), bs, tr, zi, lo, save=bool(ctx.needs_input_grad[0]))
         n, m = U.shape
-        ctx.transpose, ctx.lower, ctx.vec, ctx.shape_u = tr, lo, vec, (n, m)
+        ctx.transpose, ctx.vec, ctx.shape_u = tr, vec, (n, m)
+        if bl is None:  # m = 0
+            ctx.save_for_backward()
+        else:
+            ctx.k, ctx.lower = bl.k, bl.lower
+            ctx.save_for_backward(c, q, bl.ns, bl.scale, *bl.ys)
         return c.reshape(n) if vec else c
 
     @staticmethod
@@ -294,31 +343,30 @@ class HouseholderWYFunction(torch.autograd.Function):
                 "HouseholderWYFunction does not support double backward (create_graph=True); for higher "
                 "derivatives differentiate reflector_product(U) @ X or compact_wy(U) @ X with autograd"
             )
-        y, inv_norm, s, c = ctx.saved_tensors
         n, m = ctx.shape_u
         need_u, need_x = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
-        g = grad_c.reshape(n, 1) if ctx.vec else grad_c
         if m == 0:  # W = I
             du0 = grad_c.new_zeros(n, 0) if need_u else None
             return du0, (grad_c.clone() if need_x else None), None, None, None, None
-        dy, dx = _wy_backward(y, s, c, g, ctx.transpose, need_u, ctx.lower)
-        du = _grad_u(y, *dy, inv_norm, m, ctx.lower) if dy is not None else None
+        c, q, ns, scale, *ys = ctx.saved_tensors
+        g = grad_c.reshape(n, 1) if ctx.vec else grad_c
+        du, dx = _wy_backward(_Blocks(ys, ns, ctx.k, ctx.lower, scale), q if need_u else None, c, g, ctx.transpose)
         return du, ((dx.reshape(n) if ctx.vec else dx) if need_x else None), None, None, None, None
 
 
 def _run(
     u: Tensor, x: Tensor, block: int, transpose: bool, zero_identity: bool, lower: bool, *, save: bool
-) -> tuple[Tensor, bool, tuple[Tensor | None, ...]]:
-    """(C as n x B, whether X was 1-D, what backward needs: Y, 1/||U_j||, S, C)."""
+) -> tuple[Tensor, bool, _Blocks | None, Tensor | None]:
+    """(C as n x B, whether X was 1-D, the prepared blocks (None for m = 0) and, with
+    ``save``, the p x k x B coefficients -F_i for backward)."""
     n, m = u.shape
     u = u.detach()
-    if m == 0:
-        x2, vec = _columns(x.detach(), n)
-        return x2.clone(), vec, (None, None, None, None)
-    y, inv_norm, s = _prepare(u, block, zero_identity, lower)
     x2, vec = _columns(x.detach(), n)
-    c = _wy_forward(y, s, x2, transpose, lower)
-    return c, vec, ((y, inv_norm, s, c) if save else ())
+    if m == 0:
+        return x2.clone(), vec, None, None
+    bl = _prepare(u, block, zero_identity, lower)
+    q = x2.new_empty(len(bl.ys), bl.k, x2.shape[1]) if save else None
+    return _wy_forward(bl, x2, transpose, q), vec, bl, q
 
 
 def _apply(u: object, x: object, block: int, transpose: bool, zero_identity: bool, lower: bool) -> Tensor:
@@ -327,7 +375,7 @@ def _apply(u: object, x: object, block: int, transpose: bool, zero_identity: boo
     if torch.is_grad_enabled() and (uu.requires_grad or xx.requires_grad):
         return cast(Tensor, HouseholderWYFunction.apply(uu, xx, block, transpose, zero_identity, lower))
     bs, tr = _check_block(block), _check_flag(transpose, "transpose")
-    c, vec, _ = _run(uu, xx, bs, tr, zero_identity, _check_flag(lower, "lower"), save=False)
+    c, vec, _, _ = _run(uu, xx, bs, tr, zero_identity, _check_flag(lower, "lower"), save=False)
     return c.reshape(uu.shape[0]) if vec else c
 
 
