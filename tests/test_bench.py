@@ -87,6 +87,24 @@ def test_quick_cayley_and_unitary(tmp_path: Path) -> None:
     assert all(r["extra"]["check_ratio"] <= 30 for r in rows if r["case"] == "unitary.fft")
 
 
+def test_quick_highprec_rows_agree_to_the_digits(tmp_path: Path) -> None:
+    """flint against mpmath on the same solve and product; each answer was compared first."""
+    pytest.importorskip("flint")
+    path = tmp_path / "hp.json"
+    code, _, _ = run("bench", "highprec.*", "--quick", "--budget", "0.02", "--json", str(path))
+    assert code == 0
+    rows = rows_of(path)
+    assert sorted((r["case"], r["params"]["digits"]) for r in rows) == [
+        ("highprec.matmul", 50),
+        ("highprec.matmul", 100),
+        ("highprec.solve", 50),
+        ("highprec.solve", 100),
+    ]
+    for r in rows:
+        assert r["params"]["n"] == 16 and r["impl"].startswith(f"flint-{r['params']['digits']}")
+        assert r["extra"]["max_rel_difference"] <= 10.0 ** (3 - r["params"]["digits"])
+
+
 def test_suite_family_on_planted_claims(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cases_suite, "FAMILY_MODULES", PLANTED)
     monkeypatch.setattr(cases_suite, "WORKERS", 1)

@@ -131,12 +131,23 @@ def _skips(n: int, m: int, bsz: int) -> dict[str, str]:
     return out
 
 
-def _step(fn: Callable[..., torch.Tensor], leaves: tuple[torch.Tensor, ...], g: torch.Tensor) -> Fn:
-    """One forward + backward of ``<fn(*leaves), g>`` with fresh gradients."""
+def _clear(*leaves: torch.Tensor) -> Fn:
+    """Drop the leaves' gradients (run before a peak-memory measurement, so that freeing the
+    last call's gradients does not offset the measured call's allocations)."""
 
     def run() -> None:
         for t in leaves:
             t.grad = None
+
+    return run
+
+
+def _step(fn: Callable[..., torch.Tensor], leaves: tuple[torch.Tensor, ...], g: torch.Tensor) -> Fn:
+    """One forward + backward of ``<fn(*leaves), g>`` with fresh gradients."""
+    clear = _clear(*leaves)
+
+    def run() -> None:
+        clear()
         (fn(*leaves) * g).sum().backward()
 
     return run
@@ -181,8 +192,8 @@ def _householder(case: str, ctx: BenchContext, backward: bool) -> list[BenchResu
             checked = {k: f(u, x) for k, f in impls.items()}
             ratios = _verify(case, params, {**checked, "wy_dense_u": householder_wy_apply(u, x)}, c_wy)
         fns: dict[str, Fn] = {}
+        ul, xl, wl = (t.clone().requires_grad_(True) for t in (u, x, w))
         if backward:
-            ul, xl, wl = (t.clone().requires_grad_(True) for t in (u, x, w))
             fns["wy"] = _step(_wy_lower, (ul, xl), g)
             fns["wy_dense_u"] = _step(householder_wy_apply, (ul, xl), g)
             for k, f in impls.items():
@@ -193,7 +204,7 @@ def _householder(case: str, ctx: BenchContext, backward: bool) -> list[BenchResu
             for k, f in impls.items():
                 fns[k] = _no_grad(f, u, x)
         times = take_turns(fns, reps, ctx.budget_s, ctx.device)
-        peaks = {k: peak_bytes(f, ctx.device) for k, f in fns.items()}
+        peaks = {k: peak_bytes(f, ctx.device, before=_clear(ul, xl, wl)) for k, f in fns.items()}
         pairs = [("wy", k) for k in impls] + [("wy_dense_u", "dense")]
         for me, k in pairs:
             rows.append(
@@ -256,16 +267,17 @@ def _unroll(u: torch.Tensor, h0: torch.Tensor, g: torch.Tensor, steps: int, stra
     "Algorithm 1 over T time steps: peak memory and time of the recompute strategy vs store",
 )
 def householder_memory_t(ctx: BenchContext) -> list[BenchResult]:
-    """One row per T: impl "recompute" (O(nB) saved per step), baseline "store" (O(nmB) per step)."""
-    n = 64 if ctx.quick else 256
+    """One row per T: impl "recompute" (O(nB) saved per step), baseline "store" (O(nmB) per step);
+    n = m = 256, T in {16, 64} (quick: n = m = 32, T in {4, 16})."""
+    n = 32 if ctx.quick else 256
     m, bsz = n, 32
     rows = []
-    for steps in (16, 64):
+    for steps in (4, 16) if ctx.quick else (16, 64):
         u, h0, g = inputs(n, m, bsz, ctx.device, seed=1)
         u.requires_grad_(True)
         fns = {s: _unroll(u, h0, g, steps, s) for s in ("recompute", "store")}
         times = take_turns(fns, 3, ctx.budget_s, ctx.device)
-        peaks = {s: peak_bytes(f, ctx.device) for s, f in fns.items()}
+        peaks = {s: peak_bytes(f, ctx.device, before=_clear(u)) for s, f in fns.items()}
         rows.append(
             BenchResult(
                 case="householder.memory_T",
@@ -330,7 +342,7 @@ def svd_fwd_bwd(ctx: BenchContext) -> list[BenchResult]:
 
         fns = {"wy": _step(svd_wy_apply, fast, g), "dense": _step(dense_fn, tuple(dense), g)}
         times = take_turns(fns, 3, ctx.budget_s, ctx.device)
-        peaks = {k: peak_bytes(f, ctx.device) for k, f in fns.items()}
+        peaks = {k: peak_bytes(f, ctx.device, before=_clear(*fast, *dense)) for k, f in fns.items()}
         rows.append(
             BenchResult(
                 case="svd.fwd_bwd",

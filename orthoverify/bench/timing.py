@@ -62,22 +62,26 @@ def median_seconds(
     return {k: statistics.median(v) for k, v in take_turns(fns, reps, budget_s, device).items()}
 
 
-def peak_bytes(fn: Callable[[], Any], device: str = "cpu") -> int | None:
+def peak_bytes(fn: Callable[[], Any], device: str = "cpu", before: Callable[[], Any] | None = None) -> int | None:
     """Peak memory allocated during one call of ``fn`` beyond what was allocated before it.
 
     On cuda this is ``torch.cuda.max_memory_allocated``; on cpu it is the peak of the bytes of
     live torch tensor storages, followed through torch's CPU allocator profiler hooks when
-    available; ``None`` when nothing can measure it."""
+    available; ``None`` when nothing can measure it. ``before`` runs first, outside the
+    measurement: it should free what ``fn`` would free of an earlier call's results (a
+    gradient ``fn`` resets), which would otherwise offset ``fn``'s own allocations."""
     import torch
 
+    if before is not None:
+        before()
     gc.collect()
     if device == "cuda":
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
-        before = torch.cuda.memory_allocated()
+        start = torch.cuda.memory_allocated()
         fn()
         torch.cuda.synchronize()
-        return int(torch.cuda.max_memory_allocated() - before)
+        return int(torch.cuda.max_memory_allocated() - start)
     return _cpu_peak_bytes(fn)
 
 

@@ -219,10 +219,9 @@ def _prepare(u: Tensor, block: int, zero_identity: bool, lower: bool) -> _Blocks
         ys = _split(u, p, k, lower, scale)
         gram = _gram(ys, k)
     d = gram.diagonal(dim1=-2, dim2=-1)
-    t = torch.triu(gram, 1)
-    t.diagonal(dim1=-2, dim2=-1).copy_(torch.where(d > 0, d * 0.5, torch.ones_like(d)))
+    d.copy_(torch.where(d > 0, d * 0.5, torch.ones_like(d)))  # gram's upper triangle is now T
     neg_eye = -torch.eye(k, dtype=u.dtype, device=u.device).expand(p, k, k)
-    return _Blocks(ys, torch.linalg.solve_triangular(t, neg_eye, upper=True), k, lower, scale)
+    return _Blocks(ys, torch.linalg.solve_triangular(gram, neg_eye, upper=True), k, lower, scale)
 
 
 def _order(p: int, transpose: bool) -> range:
