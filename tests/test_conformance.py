@@ -184,7 +184,8 @@ def test_geotorch_adapters_run_when_geotorch_is_installed() -> None:
 
 
 def test_own_parametrisations_pass() -> None:
-    for name in ("orthoverify-householder", "orthoverify-scaled-cayley", "orthoverify-svd", "orthoverify-urnn"):
+    own = ("orthoverify-householder", "orthoverify-scaled-cayley", "orthoverify-svd", "orthoverify-urnn")
+    for name in (*own, "orthoverify-householder-wy", "orthoverify-svd-wy"):
         v = verdicts(name)
         assert set(v.values()) == {"verified"}, (name, v)
 

@@ -271,6 +271,71 @@ def test_lower_ignores_any_value_above_the_diagonal(bad: float) -> None:
     assert not bool(got[1].triu(1).any())
 
 
+@pytest.mark.parametrize(
+    ("lower", "transpose"), [(False, False), (True, False), (True, True)], ids=["W", "lower", "W'"]
+)
+def test_forward_mode_matches_the_dense_product(lower: bool, transpose: bool) -> None:
+    """``torch.func.jvp`` and dual tensors carry tangents of U and X through the fast path
+    (it runs plain torch operations when no gradient is recorded) and agree with forward mode
+    through the dense product. Before this, the tangent was silently dropped (zero)."""
+    n, m, b = 13, 9, 3
+    u, x, _ = make(n, m, b, torch.float64, seed=21)
+    du, dx, _ = make(n, m, b, torch.float64, seed=22)
+    if lower:
+        u, du = u.tril(), du.tril()
+
+    def dense(uu: torch.Tensor, xx: torch.Tensor) -> torch.Tensor:
+        w = dense_w(uu)
+        return (w.T if transpose else w) @ xx
+
+    def fast(uu: torch.Tensor, xx: torch.Tensor) -> torch.Tensor:
+        return householder_wy_apply(uu, xx, block=4, transpose=transpose, lower=lower)
+
+    c, t = torch.func.jvp(fast, (u, x), (du, dx))
+    c_ref, t_ref = torch.func.jvp(dense, (u, x), (du, dx))
+    assert_allclose_ratio(c, c_ref, dim=n, threshold=THRESHOLD)
+    assert float(t_ref.norm()) > 0
+    assert_allclose_ratio(t, t_ref, dim=n, threshold=THRESHOLD)
+    import torch.autograd.forward_ad as fwad
+
+    with fwad.dual_level():
+        out = fast(fwad.make_dual(u, du), fwad.make_dual(x, dx))
+        assert_allclose_ratio(fwad.unpack_dual(out).tangent, t_ref, dim=n, threshold=THRESHOLD)
+
+
+def test_forward_mode_svd_and_rescaled_columns() -> None:
+    """The same for svd_wy_apply, with a zero column (the identity) and a column whose
+    square underflows (power-of-two rescaling: a constant, no tangent of its own)."""
+    n = 10
+    gen = torch.Generator().manual_seed(23)
+    uu, uv, duu, duv = (torch.randn(n, n, generator=gen, dtype=torch.float64).tril() for _ in range(4))
+    uu[:, 2] = 0
+    uv[:, 1] *= 2.0**-600
+    sigma, dsig = (
+        torch.rand(n, generator=gen, dtype=torch.float64) + 0.5,
+        torch.randn(n, generator=gen, dtype=torch.float64),
+    )
+    x, dx = torch.randn(n, 2, generator=gen, dtype=torch.float64), torch.randn(n, 2, generator=gen, dtype=torch.float64)
+
+    def fast(a: torch.Tensor, s: torch.Tensor, v: torch.Tensor, xx: torch.Tensor) -> torch.Tensor:
+        return svd_wy_apply(a, s, v, xx, block=3, lower=True)
+
+    def dense(a: torch.Tensor, s: torch.Tensor, v: torch.Tensor, xx: torch.Tensor) -> torch.Tensor:
+        qa = torch.eye(n, dtype=torch.float64)
+        qv = torch.eye(n, dtype=torch.float64)
+        for j in range(n):
+            qa = qa @ svd.reflector(a[:, j], n)
+            qv = qv @ svd.reflector(v[:, j] * 2.0**600 if j == 1 else v[:, j], n)
+        return (qa * s) @ qv.T @ xx
+
+    duv[:, 1] *= 2.0**-600  # the same direction, on the tiny column's scale
+    prim, tang = (uu, sigma, uv, x), (duu, dsig, duv, dx)
+    c, t = torch.func.jvp(fast, prim, tang)
+    c_ref, t_ref = torch.func.jvp(dense, prim, tang)
+    assert_allclose_ratio(c, c_ref, dim=n, threshold=THRESHOLD)
+    assert_allclose_ratio(t, t_ref, dim=n, threshold=THRESHOLD)
+
+
 def test_transpose_inverts() -> None:
     u, x, _ = make(20, 20, 3, torch.float64, seed=5)
     back = householder_wy_apply(u, householder_wy_apply(u, x, block=6), block=6, transpose=True)

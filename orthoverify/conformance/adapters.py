@@ -166,6 +166,43 @@ def _own_svd() -> Callable[..., Any]:
     return f
 
 
+WY_BLOCK = 4
+"""Block size of the WY adapters: small, so that the validation sizes span several blocks."""
+
+
+def _stacked(f: Callable[..., torch.Tensor]) -> Callable[..., torch.Tensor]:
+    """f on single parameter sets, and on stacked ones (a leading axis) one set at a time."""
+
+    def g(*args: torch.Tensor) -> torch.Tensor:
+        if args[0].dim() > 2:
+            return torch.stack([g(*one) for one in zip(*args, strict=True)])
+        return f(*args)
+
+    return g
+
+
+def _own_householder_wy() -> Callable[..., Any]:
+    """householder_wy_apply(U, I, lower=True): the blocked compact-WY fast path applied to I."""
+    from orthoverify.param.householder_wy import householder_wy_apply
+
+    def f(u: torch.Tensor) -> torch.Tensor:
+        eye = torch.eye(u.shape[0], dtype=u.dtype, device=u.device)
+        return householder_wy_apply(u, eye, block=WY_BLOCK, lower=True)
+
+    return _stacked(f)
+
+
+def _own_svd_wy() -> Callable[..., Any]:
+    """svd_wy_apply(U, sigma, V, I, lower=True): svdRNN's U Sigma V' by the WY fast path."""
+    from orthoverify.param.householder_wy import svd_wy_apply
+
+    def f(u: torch.Tensor, v: torch.Tensor, sigma: torch.Tensor) -> torch.Tensor:
+        eye = torch.eye(u.shape[0], dtype=u.dtype, device=u.device)
+        return svd_wy_apply(u, sigma, v, eye, block=WY_BLOCK, lower=True)
+
+    return _stacked(f)
+
+
 def _own_urnn() -> Callable[..., Any]:
     """orthoverify.nn.URNNUnitary(n, perm) under f(X, perm): its real block output [[Re W, -Im W],
     [Im W, Re W]] turned back into the complex W."""
@@ -230,6 +267,20 @@ ADAPTERS: dict[str, Adapter] = {
             _own_svd,
             "orthoverify.nn.SVDParametrization(n, m1, m2) with sigma* = 1, r = 1, called on X = [U, V, s] with "
             "s = 2 artanh(sigma - 1) (eq. 8 inverted)",
+        ),
+        Adapter(
+            "orthoverify-householder-wy",
+            "householder-product",
+            _own_householder_wy,
+            f"orthoverify.param.householder_wy.householder_wy_apply(U, I, block={WY_BLOCK}, lower=True): the "
+            "blocked compact-WY fast path and its custom backward",
+        ),
+        Adapter(
+            "orthoverify-svd-wy",
+            "svd-parametrisation",
+            _own_svd_wy,
+            f"orthoverify.param.householder_wy.svd_wy_apply(U, sigma, V, I, block={WY_BLOCK}, lower=True): "
+            "svdRNN's U Sigma V' by the WY fast path",
         ),
         Adapter(
             "orthoverify-urnn",

@@ -191,13 +191,13 @@ def _split(u: Tensor, p: int, k: int, lower: bool, scale: Tensor | None) -> list
 
 
 def _gram(ys: list[Tensor], k: int) -> Tensor:
-    """``Y_i'Y_i`` per block (p x k x k); a short last block is padded with zeros."""
-    p = len(ys)
-    gram = ys[0].new_zeros(p, k, k) if ys[-1].shape[1] < k else ys[0].new_empty(p, k, k)
-    for i, yi in enumerate(ys):
-        kk = yi.shape[1]
-        torch.mm(yi.T, yi, out=gram[i, :kk, :kk])
-    return gram
+    """``Y_i'Y_i`` per block (p x k x k); a short last block is padded with zeros. Built
+    without ``out=``, so forward-mode AD can differentiate it."""
+    grams = [yi.T @ yi for yi in ys]
+    kk = ys[-1].shape[1]
+    if kk < k:
+        grams[-1] = torch.nn.functional.pad(grams[-1], (0, k - kk, 0, k - kk))
+    return torch.stack(grams)
 
 
 def _prepare(u: Tensor, block: int, zero_identity: bool, lower: bool) -> _Blocks:
@@ -215,7 +215,7 @@ def _prepare(u: Tensor, block: int, zero_identity: bool, lower: bool) -> _Blocks
     gram = _gram(ys, k)
     r2 = gram.diagonal(dim1=-2, dim2=-1).reshape(p * k)[:m]
     if not bool(((r2 >= _R2_LO) & (r2 <= _R2_HI)).all()):  # one synchronisation; false for NaN, Inf
-        scale = _column_scale(u, lower, zero_identity)
+        scale = _column_scale(u.detach(), lower, zero_identity)  # piecewise constant: no tangent
         ys = _split(u, p, k, lower, scale)
         gram = _gram(ys, k)
     d = gram.diagonal(dim1=-2, dim2=-1)
@@ -324,7 +324,8 @@ class HouseholderWYFunction(torch.autograd.Function):
         wanted, the coefficients -F_i (about m x B in all)."""
         bs, tr = _check_block(block), _check_flag(transpose, "transpose")
         zi, lo = _check_flag(zero_identity, "zero_identity"), _check_flag(lower, "lower")
-        c, vec, bl, q = _run(*_validated(U, X), bs, tr, zi, lo, save=bool(ctx.needs_input_grad[0]))
+        uu, xx = _validated(U, X)
+        c, vec, bl, q = _run(uu.detach(), xx.detach(), bs, tr, zi, lo, save=bool(ctx.needs_input_grad[0]))
         n, m = U.shape
         ctx.transpose, ctx.vec, ctx.shape_u = tr, vec, (n, m)
         if bl is None:  # m = 0
@@ -357,10 +358,10 @@ def _run(
     u: Tensor, x: Tensor, block: int, transpose: bool, zero_identity: bool, lower: bool, *, save: bool
 ) -> tuple[Tensor, bool, _Blocks | None, Tensor | None]:
     """(C as n x B, whether X was 1-D, the prepared blocks (None for m = 0) and, with
-    ``save``, the p x k x B coefficients -F_i for backward)."""
+    ``save``, the p x k x B coefficients -F_i for backward). Plain torch operations on U and
+    X as given: forward-mode AD (``torch.func.jvp``, dual tensors) differentiates them."""
     n, m = u.shape
-    u = u.detach()
-    x2, vec = _columns(x.detach(), n)
+    x2, vec = _columns(x, n)
     if m == 0:
         return x2.clone(), vec, None, None
     bl = _prepare(u, block, zero_identity, lower)
@@ -369,7 +370,8 @@ def _run(
 
 
 def _apply(u: object, x: object, block: int, transpose: bool, zero_identity: bool, lower: bool) -> Tensor:
-    """The Function when a gradient is being recorded, else the forward alone (nothing saved)."""
+    """The Function when a gradient is being recorded, else the forward alone (nothing saved),
+    on U and X as given, so that forward-mode AD carries tangents through it."""
     uu, xx = _validated(u, x)
     if torch.is_grad_enabled() and (uu.requires_grad or xx.requires_grad):
         return cast(Tensor, HouseholderWYFunction.apply(uu, xx, block, transpose, zero_identity, lower))
