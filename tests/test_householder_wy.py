@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import torch
+import torch.autograd.forward_ad as fwad
 
 from orthoverify.engine.ratios import THRESHOLD
 from orthoverify.errors import DomainError, DTypeError, InputError, NonFiniteError, ShapeError, ZeroVectorError
@@ -296,8 +297,6 @@ def test_forward_mode_matches_the_dense_product(lower: bool, transpose: bool) ->
     assert_allclose_ratio(c, c_ref, dim=n, threshold=THRESHOLD)
     assert float(t_ref.norm()) > 0
     assert_allclose_ratio(t, t_ref, dim=n, threshold=THRESHOLD)
-    import torch.autograd.forward_ad as fwad
-
     with fwad.dual_level():
         out = fast(fwad.make_dual(u, du), fwad.make_dual(x, dx))
         assert_allclose_ratio(fwad.unpack_dual(out).tangent, t_ref, dim=n, threshold=THRESHOLD)

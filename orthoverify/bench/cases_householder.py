@@ -192,8 +192,10 @@ def _householder(case: str, ctx: BenchContext, backward: bool) -> list[BenchResu
             checked = {k: f(u, x) for k, f in impls.items()}
             ratios = _verify(case, params, {**checked, "wy_dense_u": householder_wy_apply(u, x)}, c_wy)
         fns: dict[str, Fn] = {}
-        ul, xl, wl = (t.clone().requires_grad_(True) for t in (u, x, w))
+        clear: Fn | None = None  # drops the gradients before a peak measurement
         if backward:
+            ul, xl, wl = (t.clone().requires_grad_(True) for t in (u, x, w))
+            clear = _clear(ul, xl, wl)
             fns["wy"] = _step(_wy_lower, (ul, xl), g)
             fns["wy_dense_u"] = _step(householder_wy_apply, (ul, xl), g)
             for k, f in impls.items():
@@ -204,7 +206,7 @@ def _householder(case: str, ctx: BenchContext, backward: bool) -> list[BenchResu
             for k, f in impls.items():
                 fns[k] = _no_grad(f, u, x)
         times = take_turns(fns, reps, ctx.budget_s, ctx.device)
-        peaks = {k: peak_bytes(f, ctx.device, before=_clear(ul, xl, wl)) for k, f in fns.items()}
+        peaks = {k: peak_bytes(f, ctx.device, before=clear) for k, f in fns.items()}
         pairs = [("wy", k) for k in impls] + [("wy_dense_u", "dense")]
         for me, k in pairs:
             rows.append(

@@ -135,41 +135,6 @@ class _OwnHouseholder:
         return out
 
 
-def _own_cayley() -> Callable[..., Any]:
-    """orthoverify.nn.ScaledCayleyOrthogonal(n, d) under the scaled-cayley signature f(A, d)."""
-    from orthoverify.nn import ScaledCayleyOrthogonal
-
-    def f(a: torch.Tensor, d: torch.Tensor) -> torch.Tensor:
-        if a.dim() > 2:
-            return torch.stack([f(ai, di) for ai, di in zip(a, d, strict=True)])
-        module = ScaledCayleyOrthogonal(a.shape[-1], d=[int(v) for v in d.tolist()])
-        out: torch.Tensor = module(a)  # reads the strict upper triangle: the same A
-        return out
-
-    return f
-
-
-def _own_svd() -> Callable[..., Any]:
-    """orthoverify.nn.SVDParametrization(n, m1, m2) (sigma* = 1, r = 1) under f(U, V, sigma):
-    X = [U, V, s] with s = sigma_map_inverse(sigma), which eq. 8 maps back to sigma."""
-    from orthoverify.nn import SVDParametrization
-    from orthoverify.param.svd import sigma_map_inverse
-
-    def f(u: torch.Tensor, v: torch.Tensor, sigma: torch.Tensor) -> torch.Tensor:
-        if u.dim() > 2:
-            return torch.stack([f(ui, vi, si) for ui, vi, si in zip(u, v, sigma, strict=True)])
-        module = SVDParametrization(u.shape[0], u.shape[1], v.shape[1])
-        s = sigma_map_inverse(sigma)
-        out: torch.Tensor = module(torch.cat([u, v, s.reshape(-1, 1)], dim=1))
-        return out
-
-    return f
-
-
-WY_BLOCK = 4
-"""Block size of the WY adapters: small, so that the validation sizes span several blocks."""
-
-
 def _stacked(f: Callable[..., torch.Tensor]) -> Callable[..., torch.Tensor]:
     """f on single parameter sets, and on stacked ones (a leading axis) one set at a time."""
 
@@ -179,6 +144,37 @@ def _stacked(f: Callable[..., torch.Tensor]) -> Callable[..., torch.Tensor]:
         return f(*args)
 
     return g
+
+
+def _own_cayley() -> Callable[..., Any]:
+    """orthoverify.nn.ScaledCayleyOrthogonal(n, d) under the scaled-cayley signature f(A, d)."""
+    from orthoverify.nn import ScaledCayleyOrthogonal
+
+    def f(a: torch.Tensor, d: torch.Tensor) -> torch.Tensor:
+        module = ScaledCayleyOrthogonal(a.shape[-1], d=[int(v) for v in d.tolist()])
+        out: torch.Tensor = module(a)  # reads the strict upper triangle: the same A
+        return out
+
+    return _stacked(f)
+
+
+def _own_svd() -> Callable[..., Any]:
+    """orthoverify.nn.SVDParametrization(n, m1, m2) (sigma* = 1, r = 1) under f(U, V, sigma):
+    X = [U, V, s] with s = sigma_map_inverse(sigma), which eq. 8 maps back to sigma."""
+    from orthoverify.nn import SVDParametrization
+    from orthoverify.param.svd import sigma_map_inverse
+
+    def f(u: torch.Tensor, v: torch.Tensor, sigma: torch.Tensor) -> torch.Tensor:
+        module = SVDParametrization(u.shape[0], u.shape[1], v.shape[1])
+        s = sigma_map_inverse(sigma)
+        out: torch.Tensor = module(torch.cat([u, v, s.reshape(-1, 1)], dim=1))
+        return out
+
+    return _stacked(f)
+
+
+WY_BLOCK = 4
+"""Block size of the WY adapters: small, so that the validation sizes span several blocks."""
 
 
 def _own_householder_wy() -> Callable[..., Any]:
@@ -209,13 +205,11 @@ def _own_urnn() -> Callable[..., Any]:
     from orthoverify.nn import URNNUnitary
 
     def f(x: torch.Tensor, perm: torch.Tensor) -> torch.Tensor:
-        if x.dim() > 2:
-            return torch.stack([f(xi, pi) for xi, pi in zip(x, perm, strict=True)])
         n = x.shape[1]
         block = URNNUnitary(n, permutation=[int(v) for v in perm.tolist()])(x)
         return torch.complex(block[:n, :n], block[n:, :n])
 
-    return f
+    return _stacked(f)
 
 
 ADAPTERS: dict[str, Adapter] = {

@@ -204,11 +204,11 @@ def _prepare(u: Tensor, block: int, zero_identity: bool, lower: bool) -> _Blocks
     """Blocks and ``-T_i^-1`` with ``T_i = striu(Y_i'Y_i) + diag(||Y_j||^2) / 2`` (Prop. 1 of
     Mhammedi et al. with unnormalised columns: ``H(y) = I - y (||y||^2 / 2)^-1 y'``).
 
-    One pass reads U (a copy only with ``lower``); the Gram matrices' diagonals are the
-    column norms. Only when one of them leaves [2^-32, 2^32] (or is NaN, Inf or zero) are
-    the columns rescaled by powers of two (:func:`_column_scale`) and the Gram matrices
-    recomputed. A zero diagonal (a zero column under ``zero_identity``, or padding) gets
-    T_jj = 1: its column is zero, so its reflection is the identity."""
+    U is read once (copied only with ``lower`` when it is not stored on eq. 9's pattern); the
+    Gram matrices' diagonals are the column norms. Only when one of them leaves
+    [2^-32, 2^32] (or is NaN, Inf or zero) are the columns rescaled by powers of two
+    (:func:`_column_scale`) and the Gram matrices recomputed. A zero diagonal (a zero column
+    under ``zero_identity``, or padding) gets T_jj = 1: its column is zero, so its reflection is the identity."""
     m = u.shape[1]
     p, k = _plan(m, block)
     ys, scale = _split(u, p, k, lower, None), None
