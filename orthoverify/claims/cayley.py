@@ -23,7 +23,7 @@ from orthoverify.backends import FLOAT_BACKENDS, Array, Backend, get_backend
 from orthoverify.claims._common import RIGOROUS, RIGOROUS_SIZES, frobenius, replay_frobenius, rigorous_scan
 from orthoverify.claims._common import exact_backend as _sympy
 from orthoverify.claims._common import symbol_array as _symbols
-from orthoverify.claims.householder import orthogonal_input, structured_orthogonal_cases
+from orthoverify.claims._inputs import orthogonal_input, structured_orthogonal_cases
 from orthoverify.engine.checks import (
     Case,
     FunctionCheck,
@@ -33,7 +33,7 @@ from orthoverify.engine.checks import (
     SearchCheck,
     SymbolicCheck,
 )
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Paper
 from orthoverify.engine.ratios import THRESHOLD, Measure, agreement, residual, scaled, worst
 from orthoverify.engine.ratios import flag as _flag
 from orthoverify.engine.reference import central_gradient, exact_gradient, fd_eps
@@ -42,6 +42,13 @@ from orthoverify.param import cayley as cy
 from orthoverify.param._validate import orthogonality_ratio
 
 PAPER = "cayley"
+PAPER_INFO = Paper(
+    key=PAPER,
+    authors="Helfrich, Willmott, Ye",
+    title="Orthogonal Recurrent Neural Networks with Scaled Cayley Transform",
+    venue="ICML 2018",
+    short="scoRNN",
+)
 FLOAT = FLOAT_BACKENDS
 FLOAT_HP = (*FLOAT_BACKENDS, "mpmath")
 TORCH = ("torch-float32", "torch-float64")

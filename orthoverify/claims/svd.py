@@ -24,8 +24,8 @@ from orthoverify import samples
 from orthoverify.backends import FLOAT_BACKENDS, Array, Backend, get_backend
 from orthoverify.claims._common import exact_backend as _sympy
 from orthoverify.claims._common import symbol_array as _symbols
+from orthoverify.claims._inputs import orthogonal_input, structured_orthogonal_cases
 from orthoverify.claims._svd_flops import FLOPS_CLAIMS
-from orthoverify.claims.householder import orthogonal_input, structured_orthogonal_cases
 from orthoverify.claims.svd_landscape import LANDSCAPE_CLAIMS
 from orthoverify.engine.checks import (
     Case,
@@ -36,7 +36,7 @@ from orthoverify.engine.checks import (
     SearchCheck,
     SymbolicCheck,
 )
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Paper
 from orthoverify.engine.ratios import Measure, agreement, residual, scaled, worst
 from orthoverify.engine.ratios import flag as _flag
 from orthoverify.engine.reference import central_gradient, exact_gradient, fd_eps
@@ -45,6 +45,13 @@ from orthoverify.param import householder as hh
 from orthoverify.param import svd as sv
 
 PAPER = "svd"
+PAPER_INFO = Paper(
+    key=PAPER,
+    authors="Zhang, Lei, Dhillon",
+    title="Stabilizing Gradients for Deep Neural Networks via Efficient SVD Parameterization",
+    venue="ICML 2018",
+    short="svdRNN",
+)
 FLOAT = FLOAT_BACKENDS
 FLOAT_HP = (*FLOAT_BACKENDS, "mpmath")
 ALL = (*FLOAT_HP, "sympy")

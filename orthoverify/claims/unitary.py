@@ -36,7 +36,7 @@ from orthoverify.engine.checks import (
     SearchCheck,
     SymbolicCheck,
 )
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Paper
 from orthoverify.engine.ratios import Measure, agreement, residual, worst
 from orthoverify.engine.ratios import flag as _flag
 from orthoverify.param import unitary as un
@@ -44,6 +44,14 @@ from orthoverify.param import unitary_flops as uf
 from orthoverify.param.unitary import CArray
 
 PAPER = "unitary"
+PAPER_INFO = Paper(
+    key=PAPER,
+    authors="Arjovsky, Shah, Bengio",
+    title="Unitary Evolution Recurrent Neural Networks",
+    venue="ICML 2016",
+    short="uRNN",
+    scope="with Sec. 3 and 4.3 of the Householder paper",
+)
 FLOAT = FLOAT_BACKENDS
 FLOAT_HP = (*FLOAT_BACKENDS, "mpmath")
 ALL = (*FLOAT_HP, "sympy")

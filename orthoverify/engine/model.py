@@ -24,6 +24,24 @@ _ID = re.compile(r"^[a-z][a-z0-9]*(\.[a-z0-9_-]+)+$")
 
 
 @dataclass(frozen=True)
+class Paper:
+    """A source paper as the product cites it: authors, title, venue, and the short name of its
+    parametrisation. A claim family carries one (``PAPER_INFO`` beside its ``CLAIMS``)."""
+
+    key: str
+    authors: str
+    title: str
+    venue: str
+    short: str
+    scope: str = ""
+    """What of the paper the family covers, where that is not the whole paper."""
+
+    def citation(self) -> str:
+        text = f"{self.authors}. {self.title}. {self.venue} ({self.short})"
+        return f"{text}, {self.scope}" if self.scope else text
+
+
+@dataclass(frozen=True)
 class Counterexample:
     """Inputs that break a claim, with the breaking quantity's value at high precision.
 

@@ -12,7 +12,7 @@ import importlib
 import os
 from collections.abc import Iterator, Sequence
 
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Paper
 from orthoverify.errors import RegistryError
 
 DEFAULT_MODULES: tuple[str, ...] = (
@@ -39,6 +39,8 @@ class Registry:
     def __init__(self, modules: Sequence[str] = DEFAULT_MODULES) -> None:
         self.modules = tuple(modules)
         self._claims: dict[str, Claim] = {}
+        self.papers: dict[str, Paper] = {}
+        """The source papers of the registered families, by paper key (``PAPER_INFO`` of each module)."""
         for name in self.modules:
             try:
                 module = importlib.import_module(name)
@@ -49,6 +51,9 @@ class Registry:
                 raise RegistryError(f"claims module {name} has no CLAIMS list")
             for claim in claims:
                 self.add(claim)
+            paper = getattr(module, "PAPER_INFO", None)
+            if isinstance(paper, Paper):
+                self.papers.setdefault(paper.key, paper)
         for claim in self._claims.values():
             if claim.corrects is not None and claim.corrects not in self._claims:
                 raise RegistryError(f"{claim.id} corrects {claim.corrects}, which is not registered")

@@ -10,14 +10,18 @@ from pathlib import Path
 from typing import Any
 
 from orthoverify.engine.model import VERDICTS
-from orthoverify.report.model import PAPER_TITLES, ClaimRow, ProofEntry, Report, fmt_num, proof_entry, relative_link
+from orthoverify.report.model import (
+    ClaimRow,
+    ProofEntry,
+    Report,
+    fmt_num,
+    proof_entry,
+    relative_link,
+)
+from orthoverify.report.model import paper_title as paper_title  # the citation, from the claim family
 
 MAX_INPUT_CHARS = 3000
 """Counterexample inputs longer than this are shortened in the report (the JSON has them all)."""
-
-
-def paper_title(key: str) -> str:
-    return PAPER_TITLES.get(key, key)
 
 
 def run_rows(report: Report) -> list[tuple[str, list[str]]]:

@@ -18,24 +18,14 @@ from typing import Any
 from orthoverify.engine.model import VERDICTS
 from orthoverify.errors import ReportError
 
-PAPER_TITLES: dict[str, str] = {
-    "householder": (
-        "Mhammedi, Hellicar, Rahman, Bailey. Efficient Orthogonal Parametrisation of Recurrent Neural Networks "
-        "Using Householder Reflections. ICML 2017 (oRNN)"
-    ),
-    "cayley": (
-        "Helfrich, Willmott, Ye. Orthogonal Recurrent Neural Networks with Scaled Cayley Transform. ICML 2018 (scoRNN)"
-    ),
-    "svd": (
-        "Zhang, Lei, Dhillon. Stabilizing Gradients for Deep Neural Networks via Efficient SVD Parameterization. "
-        "ICML 2018 (svdRNN)"
-    ),
-    "unitary": (
-        "Arjovsky, Shah, Bengio. Unitary Evolution Recurrent Neural Networks. ICML 2016 (uRNN), with Sec. 3 and 4.3 "
-        "of the Householder paper"
-    ),
-}
-"""Paper keys of orthoverify's claim families; a key not listed here is shown as itself."""
+
+def paper_title(key: str) -> str:
+    """The citation of the paper with this key (from its claim family's ``PAPER_INFO``); a key that
+    no registered family carries is shown as itself."""
+    from orthoverify.engine.registry import default_modules, get_registry
+
+    paper = get_registry(default_modules()).papers.get(key)
+    return paper.citation() if paper is not None else key
 
 
 @dataclass(frozen=True)
