@@ -1,5 +1,5 @@
-"""Small helpers the claim modules share: the exact backend, arrays of SymPy symbols, and the
-rigorous (Arb enclosure) checks."""
+"""The vocabulary every claim family shares: backend sets, the exact backend, arrays of SymPy
+symbols, and the rigorous (Arb enclosure) checks. A name used by two families lives here, once."""
 
 from __future__ import annotations
 
@@ -9,9 +9,16 @@ from typing import Any
 import numpy as np
 import sympy
 
-from orthoverify.backends import Array, Backend, get_backend, rigorous_backend_names
+from orthoverify.backends import FLOAT_BACKENDS, Array, Backend, get_backend, rigorous_backend_names
 from orthoverify.engine.checks import Case, Outcome, RunContext
 from orthoverify.engine.ratios import Measure
+
+FLOAT = FLOAT_BACKENDS
+"""NumPy and torch in float32 and float64."""
+FLOAT_HP = (*FLOAT_BACKENDS, "mpmath")
+"""The float backends and 50-digit mpmath."""
+TORCH = ("torch-float32", "torch-float64")
+EXACT = ("sympy",)
 
 RIGOROUS = rigorous_backend_names()
 """Where rigorous checks run: flint when installed, else mpmath (on which they record a skip)."""
