@@ -1,5 +1,5 @@
 """The linear RNN of the svdRNN paper's Sec. 6 (param.linear_rnn) and the claims about it
-(claims.svd_landscape): closed forms against autograd, exact and high-precision derivatives; bad
+(claims.svd: claim1, theorem5, corollary1): closed forms against autograd, exact and high-precision derivatives; bad
 input; and the quick profile's verdicts, with every counterexample replayed from the JSON."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from orthoverify.engine.replay import replay_counterexample
 from orthoverify.errors import DomainError, NonFiniteError, ShapeError
 from orthoverify.param import linear_rnn as lr
 
-MODULES = ("orthoverify.claims.svd_landscape",)
+MODULES = ("orthoverify.claims.svd",)
 IDS = ["svd.claim1", "svd.claim1.corrected", "svd.theorem5", "svd.corollary1"]
 EXPECTED = {
     "svd.claim1": "refuted",

@@ -1,5 +1,5 @@
 """The measured flop counts of svdRNN's Algorithms 1-3 (orthoverify.param.svd_flops) and the
-claims svd.flops / svd.flops.corrected built on them (orthoverify.claims._svd_flops)."""
+claims svd.flops / svd.flops.corrected built on them (orthoverify.claims.svd.flops)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,13 @@ import pytest
 import sympy
 
 from orthoverify.backends.flops import OpCounts
-from orthoverify.claims import _svd_flops as cf
+from orthoverify.claims.svd import _flop_rows as cf
+from orthoverify.claims.svd import flops
 from orthoverify.engine import replay_from_file, run_checks, write_json
 from orthoverify.errors import DomainError, OrthoverifyError, ReplayError, ShapeError
 from orthoverify.param import svd_flops as sf
 
-MODULES = ("orthoverify.claims._svd_flops",)
+MODULES = ("orthoverify.claims.svd",)
 
 
 # =============================================================================== Hprod, Hgrad
@@ -147,16 +148,16 @@ def test_rows_compare_at_the_stated_order() -> None:
 
 
 def test_replay_recounts_along_the_ray_and_rejects_bad_inputs() -> None:
-    m = cf.replay_printed({"row": "table1.svdrnn_bp", "n": "1", "m1": "0", "m2": "1"}, None)  # type: ignore[arg-type]
+    m = flops.replay_printed({"row": "table1.svdrnn_bp", "n": "1", "m1": "0", "m2": "1"}, None)  # type: ignore[arg-type]
     assert m.ratio == float("inf") and "6*s**2 + 7*s" in str(m.value) and "9*s**2/2" in str(m.value)
-    held = cf.replay_printed({"row": "table1.svdrnn_fp", "n": "2", "m1": "1", "m2": "2"}, None)  # type: ignore[arg-type]
+    held = flops.replay_printed({"row": "table1.svdrnn_fp", "n": "2", "m1": "1", "m2": "2"}, None)  # type: ignore[arg-type]
     assert held.ratio == 0.0
-    exact = cf.replay_corrected({"row": "hgrad", "n": "4", "k": "2"}, None)  # type: ignore[arg-type]
+    exact = flops.replay_corrected({"row": "hgrad", "n": "4", "k": "2"}, None)  # type: ignore[arg-type]
     assert exact.ratio == 0.0 and "counted 33" in str(exact.value)
     with pytest.raises(ReplayError):
-        cf.replay_printed({"row": "no.such"}, None)  # type: ignore[arg-type]
+        flops.replay_printed({"row": "no.such"}, None)  # type: ignore[arg-type]
     with pytest.raises(ReplayError):
-        cf.replay_printed({"row": "table1.hprod", "n": "x", "k": "1"}, None)  # type: ignore[arg-type]
+        flops.replay_printed({"row": "table1.hprod", "n": "x", "k": "1"}, None)  # type: ignore[arg-type]
 
 
 # =============================================================================== claims

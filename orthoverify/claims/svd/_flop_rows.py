@@ -1,13 +1,12 @@
-"""Flop-count claims of svdRNN (Zhang, Lei & Dhillon; paper key ``svd``): Sec. 4.2 and Table 1.
+"""The machinery of svd.flops and svd.flops.corrected: a printed count (a row), its comparison
+with the measured polynomial, its replay by recounting, and the check over all rows.
 
-The counts are measured by :mod:`orthoverify.param.svd_flops` (the generic code of Algorithms
-1-3 run on a counting arithmetic); here each printed count is compared with them. Measured
-counts are exact polynomials in the sizes: each is recovered exactly by rational interpolation
-over a grid of sizes and verified on the remaining grid points, and its terms are compared with
-the printed ones at the order the paper states them. A failing row yields a witness, a size
-point x along whose ray s*x the recounted flops differ from the printed formula in a term
-the paper states; it replays by recounting.
-"""
+Counts are measured by :mod:`orthoverify.param.svd_flops` (the generic code of Algorithms 1-3
+run on a counting arithmetic). Measured counts are exact polynomials in the sizes: each is
+recovered exactly by rational interpolation over a grid of sizes and verified on the remaining
+grid points, and its terms are compared with the printed ones at the order the paper states
+them. A failing row yields a witness, a size point x along whose ray s*x the recounted flops
+differ from the printed formula in a term the paper states."""
 
 from __future__ import annotations
 
@@ -23,8 +22,7 @@ import sympy
 
 from orthoverify.backends import Backend
 from orthoverify.backends.flops import OpCounts
-from orthoverify.engine.checks import FunctionCheck, Outcome, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.checks import Outcome, RunContext
 from orthoverify.engine.ratios import Measure
 from orthoverify.errors import DomainError, ReplayError
 from orthoverify.param.svd_flops import (
@@ -36,24 +34,14 @@ from orthoverify.param.svd_flops import (
     difference,
 )
 
-__all__ = [
-    "CLAIMS",
-    "CORRECTED_ROWS",
-    "FLOPS_CLAIMS",
-    "PRINTED_ROWS",
-    "Fit",
-    "Row",
-    "RowResult",
-    "evaluate_row",
-    "fit_polynomial",
-    "replay_corrected",
-    "replay_printed",
-]
-
-PAPER = "svd"
 NK: tuple[str, ...] = ("n", "k")
+
+
 NMM: tuple[str, ...] = ("n", "m1", "m2")
+
+
 NM: tuple[str, ...] = ("n", "m")
+
 
 TABLE5_ZEROS: dict[str, Any] = {
     "line 8": "structural",
@@ -64,7 +52,6 @@ TABLE5_ZEROS: dict[str, Any] = {
 """Mhammedi et al.'s Table 5 accounting: U's zeros exploited in lines 8, 12, 13 only."""
 
 
-# =============================================================================== exact fits
 Monomial = tuple[int, ...]
 
 
@@ -153,7 +140,6 @@ def fit_polynomial(
     return Fit(tuple(variables), coeffs, size, len(points) - size)
 
 
-# =============================================================================== measurements
 @lru_cache(maxsize=2048)
 def _local(n: int, m1: int, m2: int) -> LocalCount:
     return count_svdrnn_local(n, m1, m2, reuse_norms=True)
@@ -185,7 +171,6 @@ MEASURES: dict[str, Callable[[tuple[int, ...]], OpCounts]] = {
 """What each row measures, from its sizes: flops of the generic code on the counting arithmetic."""
 
 
-# =============================================================================== rows
 @dataclass(frozen=True)
 class Row:
     """One count as printed (or stated): ``formula`` (SymPy syntax; None: measured and reported
@@ -209,102 +194,6 @@ class Row:
     def degree(self) -> int:
         """The degree of the polynomial fitted to the counts: one above what any row prints."""
         return 2 if self.variables == NK else 3
-
-
-PRINTED_ROWS: tuple[Row, ...] = (
-    Row("sec42.hprod", "Sec. 4.2", "Algorithm 2 (Hprod) needs 6k flops", "6*k", NK, 1, "hprod"),
-    Row("sec42.hgrad", "Sec. 4.2", "Algorithm 3 (Hgrad) uses 3n + 10k flops", "3*n + 10*k", NK, 1, "hgrad"),
-    Row("sec42.hprod_norm", "Sec. 4.2", "||u_k||^2 computed once: Hprod 4k", "4*k", NK, 1, "hprod_norm"),
-    Row("sec42.hgrad_norm", "Sec. 4.2", "||u_k||^2 computed once: Hgrad 3n + 8k", "3*n + 8*k", NK, 1, "hgrad_norm"),
-    Row("sec42.alpha", "Sec. 4.2", "reusing alpha of the FP in the BP saves 2k", "2*k", NK, 1, "alpha_saving"),
-    Row("table1.hprod", "Table 1", "Hprod(h, u_k): 4k", "4*k", NK, 1, "hprod_norm"),
-    Row("table1.hgrad", "Table 1", "Hgrad(h, u_k, g): 3n + 6k", "3*n + 6*k", NK, 1, "hgrad_norm_alpha"),
-    Row(
-        "table1.svdrnn_fp",
-        "Table 1",
-        "svdRNN-Local FP(n, m1, m2): 4n(m1 + m2) - 2m1^2 - 2m2^2 + O(n)",
-        "4*n*(m1 + m2) - 2*m1**2 - 2*m2**2",
-        NMM,
-        2,
-        "svdrnn_fp",
-    ),
-    Row(
-        "table1.svdrnn_bp",
-        "Table 1",
-        "svdRNN-Local BP(n, m1, m2): 6n(m1 + m2) - 1.5m1^2 - 1.5m2^2 + O(n)",
-        "6*n*(m1 + m2) - 3*m1**2/2 - 3*m2**2/2",
-        NMM,
-        2,
-        "svdrnn_bp_alpha",
-    ),
-    Row("table1.ornn_fp", "Table 1", "oRNN-Local FP(n, m): 4nm - m^2 + O(n)", "4*n*m - m**2", NM, 2, "ornn_fp_table5"),
-    Row(
-        "table1.ornn_bp", "Table 1", "oRNN-Local BP(n, m): 7nm - 2m^2 + O(n)", "7*n*m - 2*m**2", NM, 2, "ornn_bp_table5"
-    ),
-    Row("extra.svdrnn_fp_norms", "Table 1", "svdRNN-Local FP with the norms counted", None, NMM, 2, "svdrnn_fp_norms"),
-    Row("extra.svdrnn_bp", "Table 1", "svdRNN-Local BP reusing the norms only", None, NMM, 2, "svdrnn_bp"),
-    Row("extra.ornn_fp", "Table 1", "oRNN-Local FP exploiting every zero of U", None, NM, 2, "ornn_fp_every_zero"),
-)
-"""Sec. 4.2's sentences and Table 1's rows as printed, plus measured variants reported beside them."""
-
-CORRECTED_ROWS: tuple[Row, ...] = (
-    Row("hprod", "Sec. 4.2", "Hprod", "6*k", NK, 0, "hprod"),
-    Row("hprod_norm", "Sec. 4.2, Table 1", "Hprod, u'u given", "4*k + 1", NK, 0, "hprod_norm"),
-    Row("hgrad", "Sec. 4.2", "Hgrad", "3*n + 10*k + 1", NK, 0, "hgrad"),
-    Row("hgrad_norm", "Sec. 4.2", "Hgrad, u'u given", "3*n + 8*k + 2", NK, 0, "hgrad_norm"),
-    Row("hgrad_norm_alpha", "Table 1", "Hgrad, u'u and alpha given", "3*n + 6*k + 2", NK, 0, "hgrad_norm_alpha"),
-    Row("alpha", "Sec. 4.2", "saving from reusing alpha", "2*k", NK, 0, "alpha_saving"),
-    Row(
-        "svdrnn_fp",
-        "Table 1",
-        "svdRNN-Local FP (norms known)",
-        "4*n*(m1 + m2) - 2*m1**2 - 2*m2**2 + 3*(m1 + m2) + n",
-        NMM,
-        0,
-        "svdrnn_fp",
-    ),
-    Row(
-        "svdrnn_bp",
-        "Table 1",
-        "svdRNN-Local BP (norms and alpha reused)",
-        "9*n*(m1 + m2) - 3*m1**2 - 3*m2**2 + 5*(m1 + m2) + 2*n",
-        NMM,
-        0,
-        "svdrnn_bp_alpha",
-    ),
-    Row(
-        "svdrnn_bp_norms",
-        "Table 1",
-        "svdRNN-Local BP (norms reused, alpha recomputed)",
-        "11*n*(m1 + m2) - 4*m1**2 - 4*m2**2 + 6*(m1 + m2) + 2*n",
-        NMM,
-        0,
-        "svdrnn_bp",
-    ),
-    Row(
-        "ornn_fp", "Table 1", "oRNN-Local FP (N known, Table 5 accounting)", "(4*n - m + 2)*m", NM, 0, "ornn_fp_table5"
-    ),
-    Row(
-        "ornn_fp_every_zero",
-        "Table 1",
-        "oRNN-Local FP (every zero of U free)",
-        "(4*n - 2*m + 3)*m",
-        NM,
-        0,
-        "ornn_fp_every_zero",
-    ),
-    Row("ornn_bp", "Table 1", "oRNN-Local BP (Table 5 accounting)", "(7*n - 2*m + 3)*m", NM, 0, "ornn_bp_table5"),
-    Row(
-        "ornn_bp_every_zero",
-        "Table 1",
-        "oRNN-Local BP (every zero of U free)",
-        "(7*n - 2*m + 3)*m",
-        NM,
-        0,
-        "ornn_bp_every_zero",
-    ),
-)
-"""The counts as measured (binary operations, negations free, one vector h)."""
 
 
 def _symbols(variables: Sequence[str]) -> dict[str, sympy.Symbol]:
@@ -332,7 +221,6 @@ def _high_part(expr: sympy.Expr, variables: Sequence[str], order: int) -> sympy.
     )
 
 
-# =============================================================================== grids
 _GRID: dict[str, dict[tuple[str, ...], int]] = {
     "quick": {NK: 6, NMM: 5, NM: 7},
     "default": {NK: 10, NMM: 7, NM: 10},
@@ -355,7 +243,6 @@ def grid(variables: Sequence[str], profile: str) -> list[tuple[int, ...]]:
     return [(n, m) for n in range(1, top + 1) for m in range(1, n + 1)]
 
 
-# =============================================================================== row results
 @dataclass(frozen=True)
 class RowResult:
     """One row compared: the measured polynomials (flops; flops with negations), the terms in
@@ -421,8 +308,7 @@ def _witnesses(high: sympy.Expr, syms: Sequence[sympy.Symbol], x: Sequence[int])
     return any(c != 0 for c in along.all_coeffs())
 
 
-# =============================================================================== replay
-def _replay(rows: Sequence[Row], inputs: Mapping[str, Any]) -> Measure:
+def replay_rows(rows: Sequence[Row], inputs: Mapping[str, Any]) -> Measure:
     """Recount a recorded row at its recorded sizes: at the point itself for exact rows, else along
     the ray s*x (s = 1..degree+2) to read off the terms the row states."""
     by_key = {r.key: r for r in rows}
@@ -463,18 +349,7 @@ def _replay(rows: Sequence[Row], inputs: Mapping[str, Any]) -> Measure:
     return Measure(math.inf if high != 0 else 0.0, text, error=math.inf if high != 0 else 0.0)
 
 
-def replay_printed(inputs: Mapping[str, Any], b: Backend) -> Measure:
-    """Recount a counterexample of ``svd.flops`` from its recorded row and sizes."""
-    return _replay(PRINTED_ROWS, inputs)
-
-
-def replay_corrected(inputs: Mapping[str, Any], b: Backend) -> Measure:
-    """Recount a counterexample of ``svd.flops.corrected`` from its recorded row and sizes."""
-    return _replay(CORRECTED_ROWS, inputs)
-
-
-# =============================================================================== checks
-def _run_rows(rows: Sequence[Row], ctx: RunContext, replay: Callable[[Mapping[str, Any], Backend], Measure]) -> Outcome:
+def run_rows(rows: Sequence[Row], ctx: RunContext, replay: Callable[[Mapping[str, Any], Backend], Measure]) -> Outcome:
     grids = {vs: grid(vs, ctx.profile.name) for vs in {r.variables for r in rows}}
     results = [evaluate_row(r, grids[r.variables]) for r in rows]
     data = {
@@ -496,17 +371,7 @@ def _run_rows(rows: Sequence[Row], ctx: RunContext, replay: Callable[[Mapping[st
     return Outcome(True, cases, notes="; ".join(lines), data=data)
 
 
-def fn_flops_printed(ctx: RunContext) -> Outcome:
-    """Sec. 4.2's sentences and Table 1's rows against the measured polynomials."""
-    return _run_rows(PRINTED_ROWS, ctx, replay_printed)
-
-
-def fn_flops_corrected(ctx: RunContext) -> Outcome:
-    """The stated exact counts against the measured polynomials."""
-    return _run_rows(CORRECTED_ROWS, ctx, replay_corrected)
-
-
-_NOTES = (
+NOTES = (
     "Counts are measured, not derived: orthoverify's own Algorithms 1-3 (orthoverify.param.svd, Algorithm 1 "
     "in its corrected variant, which costs the same as printed) run on a counting arithmetic "
     "(orthoverify.param.svd_flops). A flop is one binary +, -, *, / of real numbers (negations recorded "
@@ -517,77 +382,3 @@ _NOTES = (
     "Hgrad(u'u) - Hgrad(u'u, alpha) of each of its Hgrad calls. oRNN is Algorithm 1 of Mhammedi et al. with N "
     "known (orthoverify.param.householder_flops)."
 )
-
-FLOPS = Claim(
-    id="svd.flops",
-    paper=PAPER,
-    where="Sec. 4.2, Table 1",
-    statement=(
-        "Hprod (Algorithm 2) needs 6k flops and Hgrad (Algorithm 3) 3n + 10k; with ||u_k||^2 computed once "
-        "4k and 3n + 8k; reusing alpha in back propagation saves 2k more (Table 1: Hprod 4k, Hgrad 3n + 6k); "
-        "svdRNN-Local FP(n, m1, m2) = 4n(m1 + m2) - 2m1^2 - 2m2^2 + O(n), BP(n, m1, m2) = 6n(m1 + m2) - "
-        "1.5m1^2 - 1.5m2^2 + O(n); oRNN-Local FP(n, m) = 4nm - m^2 + O(n), BP(n, m) = 7nm - 2m^2 + O(n)"
-    ),
-    kind="count",
-    checks=(
-        FunctionCheck(
-            "exhaustive_instrumented_count",
-            fn_flops_printed,
-            ("flops",),
-            "exhaustive",
-            "printed count - counted flops (terms the paper states)",
-            threshold=None,
-            replay_fn=replay_printed,
-            exact=True,
-        ),
-    ),
-    notes=_NOTES
-    + (
-        " Readings: counts printed without a remainder are compared up to an additive constant (the paper "
-        "counts a length-k inner product as 2k flops); rows with + O(n) in all terms of total degree >= 2 "
-        "(the remainder is then linear in n, m1, m2 <= n). oRNN's rows are counted with Mhammedi et al.'s "
-        "Table 5 accounting (U's zeros exploited in lines 8, 12, 13), the source of the printed rows; "
-        "exploiting every zero of U, as svdRNN's padded vectors do, its FP is 4nm - 2m^2 + O(n). The BP row "
-        "fails: by the paper's own Hgrad (3n + 6k per call) the BP is 9n(m1 + m2) - 3m1^2 - 3m2^2 + O(n), "
-        "which the count confirms."
-    ),
-)
-
-FLOPS_CORRECTED = Claim(
-    id="svd.flops.corrected",
-    paper=PAPER,
-    where="Sec. 4.2, Table 1",
-    statement=(
-        "Counting binary operations (negations free) for one vector h: Hprod 6k, 4k + 1 with u'u given; Hgrad "
-        "3n + 10k + 1, 3n + 8k + 2 with u'u, 3n + 6k + 2 with u'u and alpha (reusing alpha saves exactly 2k); "
-        "svdRNN-Local FP = 4n(m1 + m2) - 2m1^2 - 2m2^2 + 3(m1 + m2) + n; BP = 9n(m1 + m2) - 3m1^2 - 3m2^2 + "
-        "5(m1 + m2) + 2n reusing norms and alpha (11n(m1 + m2) - 4m1^2 - 4m2^2 + 6(m1 + m2) + 2n reusing the "
-        "norms only); oRNN-Local FP = (4n - m + 2)m with Table 5's accounting ((4n - 2m + 3)m with every "
-        "zero of U free), BP = (7n - 2m + 3)m either way"
-    ),
-    kind="count",
-    corrects="svd.flops",
-    checks=(
-        FunctionCheck(
-            "exhaustive_instrumented_count",
-            fn_flops_corrected,
-            ("flops",),
-            "exhaustive",
-            "stated count - counted flops",
-            threshold=None,
-            replay_fn=replay_corrected,
-            exact=True,
-        ),
-    ),
-    notes=_NOTES
-    + (
-        " Every count is compared exactly. Counting negations as flops adds n per Hgrad call (the -alpha g "
-        "term), i.e. n(m1 + m2) to the BP."
-    ),
-)
-
-FLOPS_CLAIMS: list[Claim] = [FLOPS, FLOPS_CORRECTED]
-"""The flop-count claims of paper ``svd``, for orthoverify.claims.svd to register."""
-
-CLAIMS = FLOPS_CLAIMS
-"""So that this module can also be run on its own as a claims module."""

@@ -1,0 +1,160 @@
+"""Helpers shared by several svd claim files: the input families (random vectors, vectors of
+increasing length packed as the columns of a matrix, SVD factors), the measures that
+Theorems 2, 4 and 3 share with their proofs' claims, and the effort per profile of the
+family's bespoke checks, in one table."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import sympy
+
+from orthoverify import samples
+from orthoverify.backends import Array, Backend
+from orthoverify.claims._common import backend_sizes, norm_scale
+from orthoverify.claims._inputs import orthogonal_input, structured_orthogonal_cases
+from orthoverify.engine.checks import Case, RunContext
+from orthoverify.engine.ratios import Measure, residual, worst
+from orthoverify.engine.ratios import flag as _flag
+from orthoverify.param import svd as sv
+
+EFFORT: dict[str, dict[str, Any]] = {
+    "parameter_count.largest_n": {"quick": 12, "*": 24},
+    "claim1.exact_n3_t3": {"quick": False, "*": True},
+    "claim1.printed_exact_pairs": {"quick": [(1, 2), (2, 1), (2, 2)], "*": None},
+    "claim1.float_n_above_3": {"quick": False, "*": True},
+    "claim1.fd_cases_per_size": {"quick": 1, "*": 2},
+    "theorem5.random_exact_instances": {"quick": 4, "default": 10, "*": 30},
+    "theorem5.search_starts": {"quick": 10, "default": 30, "*": 100},
+    "theorem5.random_search_instances": {"quick": 2, "default": 6, "*": 16},
+    "corollary1.perturbations": {"quick": 20, "*": 60},
+}
+"""Effort of the family's bespoke checks by profile name ("*": any other profile), beside what
+engine.profiles sets: the largest n of the parameter-count grid; whether the exact Claim 1
+gradients include n = t = 3 and the float ones n = 4..8; the exact sizes of the printed gradient
+(None: all); central-difference cases per size; Theorem 5's random exact instances, search starts
+and random search instances; Corollary 1's perturbations per step size."""
+
+
+def effort(ctx: RunContext, key: str) -> Any:
+    """The effort ``key`` of :data:`EFFORT` for ctx's profile."""
+    table = EFFORT[key]
+    return table.get(ctx.profile.name, table["*"])
+
+
+def random_vector(ctx: RunContext, rng: np.random.Generator, k: int) -> Any:
+    """A nonzero length-k vector: small rationals when exact, else Gaussian."""
+    if ctx.backend.exact:
+        while True:
+            v = samples.rational_matrix(rng, k, 1, bound=4, max_den=3).reshape(k)
+            if any(x != 0 for x in v):
+                return v
+    return rng.standard_normal(k)
+
+
+def padded(vectors: list[Any], n: int) -> np.ndarray:
+    """Vectors of lengths k, k+1, ..., n as the columns of an n x m matrix, zeros on top."""
+    cols = []
+    for v in vectors:
+        v = np.asarray(v, dtype=object)
+        cols.append(np.concatenate([np.zeros(n - v.shape[0], dtype=object), v]))
+    if not cols:
+        return np.zeros((n, 0))
+    return np.stack(cols, axis=1)
+
+
+def unpadded(b: Backend, mat: Array, k: int) -> list[Array]:
+    """Inverse of :func:`padded`: column i holds x_{k+i} in its last k + i entries."""
+    n = mat.shape[0]
+    return [mat[n - (k + i) :, i] for i in range(mat.shape[1])]
+
+
+def vectors_case(ctx: RunContext, rng: np.random.Generator, n: int, k: int, zeros: float = 0.0) -> np.ndarray:
+    vecs = []
+    for j in range(k, n + 1):
+        if zeros and rng.random() < zeros:
+            vecs.append(np.zeros(j, dtype=object if ctx.backend.exact else float))
+        else:
+            vecs.append(random_vector(ctx, rng, j))
+    return padded(vecs, n)
+
+
+def q_svd_parameters(b: Backend, case: Case) -> Measure:
+    """Parameters from the SVD (Theorems 2 and 4), multiplied back out."""
+    w = b.asarray(case["W"], name="W")
+    m, n = w.shape
+    p = sv.svd_parameters(w, backend=b)
+    expect = (1, n - m + 1) if m <= n else (m - n + 1, 1)
+    return worst(
+        residual(b, p.matrix(backend=b) - w, max(m, n), norm_scale(b, w)),
+        _flag((p.k1, p.k2) == expect, f"(k1, k2) = {(p.k1, p.k2)} != {expect}"),
+    )
+
+
+def q_factor_exact(b: Backend, case: Case) -> Measure:
+    """W = U diag(sigma) V' from rational factors: the parameters of U, V and sigma give W."""
+    u = b.asarray(case["U"], name="U")
+    v = b.asarray(case["V"], name="V")
+    s = b.asarray(case["sigma"], name="sigma")
+    m, n = u.shape[0], v.shape[0]
+    p = sv.factor_parameters(u, s, v, backend=b)
+    w = u @ sv._sigma_block(b, s, m, n) @ b.transpose(v)
+    return residual(b, p.matrix(backend=b) - w, max(m, n), norm_scale(b, w))
+
+
+def w_cases(ctx: RunContext, shapes: list[tuple[int, int]]) -> Iterator[Case]:
+    rng = ctx.rng()
+    for m, n in shapes:
+        yield {"W": np.zeros((m, n))}
+        yield {"W": np.outer(rng.standard_normal(m), rng.standard_normal(n))}
+        for _ in range(ctx.profile.cases):
+            yield {"W": rng.standard_normal((m, n))}
+            s = 10.0 ** rng.uniform(-6, 6)
+            yield {"W": s * rng.standard_normal((m, n))}
+
+
+def factor_cases(ctx: RunContext, shapes: list[tuple[int, int]]) -> Iterator[Case]:
+    rng = ctx.rng()
+    for m, n in shapes:
+        for _ in range(ctx.profile.cases):
+            p = min(m, n)
+            sig = samples.rational_matrix(rng, p, 1, bound=5, max_den=3).reshape(p)
+            if p > 1:
+                sig[0] = sympy.Integer(0)  # singular W, and a negative or zero sigma is allowed
+            yield {
+                "U": samples.rational_orthogonal(rng, m, det=int(rng.choice([-1, 1]))),
+                "V": samples.rational_orthogonal(rng, n, det=int(rng.choice([-1, 1]))),
+                "sigma": sig,
+            }
+
+
+def q_theorem3(b: Backend, case: Case) -> Measure:
+    """Every orthogonal A is M_{k1,k2}(u, v, 1) with the (corrected) assignment of App. A.4."""
+    a = orthogonal_input(b, case)
+    n = a.shape[0]
+    k1, k2 = int(case["k1"]), int(case["k2"])
+    us, vs = sv.theorem3_parameters(a, k1, k2, backend=b)
+    ones = b.asarray([1] * n)
+    return residual(b, sv.m_k1k2(us, vs, ones, backend=b) - a, n)
+
+
+def cases_theorem3(ctx: RunContext) -> Iterator[Case]:
+    top = 8 if ctx.backend.method == "float" else max(backend_sizes(ctx))
+    for n in [s for s in backend_sizes(ctx) if s <= top]:
+        pairs = [(k1, k2) for k1 in range(1, n + 1) for k2 in range(1, n + 1) if k1 + k2 <= n + 2]
+        for i, base in enumerate(structured_orthogonal_cases(ctx, n)):
+            if (ctx.backend.exact and i > 6) or (ctx.backend.method == "high-precision" and i > 12):
+                break  # every pair (k1, k2) is still covered, on fewer input families
+            for k1, k2 in pairs:
+                yield {**base, "k1": k1, "k2": k2}
+
+
+def grad_case(b: Backend, case: Case) -> tuple[Array, Array, Array, int]:
+    return (
+        b.asarray(case["h"], name="h"),
+        b.asarray(case["u"], name="u"),
+        b.asarray(case["g"], name="g"),
+        b.asarray(case["h"], name="h").shape[0],
+    )

@@ -1,0 +1,280 @@
+"""svd.claim1 and its correction: Claim 1 (Sec. 6.1, proof in App. A.6) of svdRNN (Zhang, Lei &
+Dhillon, ICML 2018).
+
+Statement as printed: for the linear RNN o = Y WW vec(X), WW = (W | W^2 | ... | W^t),
+y = A vec(X) + eta with E[eta | X] = 0, the population risk is R[W] = ||(Y WW - A) Sigma^(1/2)||_F^2
++ C and grad_W R[W] = (Y WW - A) Sigma (Id | 2W | ... | tW^(t-1))'. Corrected: the same risk, and
+grad_W R = 2 sum_i sum_j (W^j)' G_i (W^(i-1-j))' with G = Y'(Y WW - A) Sigma.
+
+Compared: the closed-form risk (param.linear_rnn) against the expectation computed by its
+definition over finite distributions; the printed and the true gradient against torch
+autograd, 50-digit central differences and SymPy's exact derivative.
+
+Evidence: n = 1, 2, 3 (more in float on bigger profiles), t = 1, 2, 3, d = n and n + 1, Sigma
+random, I, rank-deficient, diagonal with a zero, rank one; free symbols for n = 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import sympy
+
+from orthoverify.backends import Array, Backend, get_backend
+from orthoverify.claims._common import EXACT, FLOAT_HP, TORCH
+from orthoverify.claims._common import exact_backend as _sympy
+from orthoverify.claims.svd import PAPER
+from orthoverify.claims.svd._landscape import (
+    cases_grad_exact,
+    cases_grad_exact_general,
+    cases_grad_fd,
+    cases_grad_fd_square,
+    cases_grad_float,
+    cases_grad_float_square,
+    float_norm,
+    gradient_case,
+    risk_case,
+)
+from orthoverify.engine.checks import (
+    Case,
+    PropertyCheck,
+    RunContext,
+    SymbolicCheck,
+)
+from orthoverify.engine.model import Claim
+from orthoverify.engine.ratios import Measure, agreement, residual, scaled
+from orthoverify.engine.reference import central_gradient, exact_gradient, fd_eps
+from orthoverify.param import linear_rnn as lr
+
+Formula = Callable[[lr.Problem, Array], Array]
+
+
+def _printed(pb: lr.Problem, w: Array) -> Array:
+    return pb.printed_gradient(w)
+
+
+def _true(pb: lr.Problem, w: Array) -> Array:
+    return pb.gradient(w)
+
+
+def _moved(pb: lr.Problem, b: Backend, r: Backend) -> lr.Problem:
+    """pb's data (as b holds it) in r's arithmetic, without re-checking PSD."""
+    y, a, sigma = (r.asarray(b.to_strings(x)) for x in (pb.y, pb.a, pb.sigma))
+    return lr.problem(y, a, sigma, pb.t, backend=r, psd=False)
+
+
+def _problem(b: Backend, case: Case) -> tuple[lr.Problem, Array]:
+    pb = lr.problem(
+        b.asarray(case["Y"], name="Y"),
+        b.asarray(case["A"], name="A"),
+        b.asarray(case["Sigma"], name="Sigma"),
+        int(case["t"]),
+        backend=b,
+        psd=False,  # the gradient formulas hold for any symmetric Sigma (and a rounded PSD one may not be)
+    )
+    return pb, b.asarray(case["W"], name="W")
+
+
+def q_risk(b: Backend, case: Case) -> Measure:
+    """Claim 1's closed form tr((Y WW - A) Sigma (Y WW - A)') + C, with Sigma and C the moments of
+    the distribution, against E f computed by its definition (the sum over the distribution)."""
+    w, y, a = (b.asarray(case[k], name=k) for k in ("W", "Y", "A"))
+    x, p, eta = b.asarray(case["X"], name="X"), b.asarray(case["p"], name="p"), b.asarray(case["eta"], name="eta")
+    if not b.exact:  # probabilities rounded to b's precision: normalised there, so they sum to 1 in b
+        p = p / b.sum(p)
+    points = [x[k] for k in range(x.shape[0])]
+    noises = [eta[k] for k in range(eta.shape[0])]
+    sigma, c = lr.data_moments(points, p, noises, backend=b)
+    t = int(x.shape[2])
+    closed = lr.population_risk(w, y, a, sigma, t, c, backend=b)
+    ref = lr.expected_loss(w, y, a, points, p, noises, backend=b)
+    if b.exact:
+        return agreement(b, np.array([closed], dtype=object), np.array([ref], dtype=object), 1)
+    n, d = w.shape[0], y.shape[0]
+    s1 = float_norm(b, y) * float_norm(b, lr.stacked_powers(w, t, backend=b)) + float_norm(b, a)
+    xs, ps, es = b.to_numpy(x), b.to_numpy(p), b.to_numpy(eta)
+    scale = sum(
+        ps[k] * float(np.mean([(s1 * np.linalg.norm(xs[k]) + np.linalg.norm(row)) ** 2 for row in es[k]]))
+        for k in range(xs.shape[0])
+    )
+    err = abs(b.to_float(closed) - b.to_float(ref)) if b.family != "mpmath" else float(abs(closed - ref))
+    return scaled(err / scale, n * t + d + x.shape[0], b.eps)
+
+
+def cases_risk(ctx: RunContext) -> Iterator[Case]:
+    rng = ctx.rng()
+    exact = ctx.backend.exact
+    ns = (1, 2, 3) if not exact else tuple(n for n in ctx.profile.exact_sizes if n <= 2)
+    for n in ns:
+        for t in (1, 2, 3):
+            for k in range(ctx.profile.cases):
+                yield risk_case(rng, n, n + k % 2, t, 3 + k % 3, exact)
+
+
+def _reference(b: Backend, pb: lr.Problem, w: Array) -> tuple[Array, str]:
+    """An independent gradient of R in b's arithmetic: autograd (torch), the exact derivative
+    (SymPy), central differences at b's precision (mpmath) or at 50 digits (NumPy)."""
+    if b.family == "torch":
+        import torch
+
+        ww = w.detach().clone().requires_grad_(True)
+        (g,) = torch.autograd.grad(pb.risk(ww), (ww,))
+        return g, "autograd"
+    if b.exact:
+        # expanded: the same polynomial, which SymPy then differentiates far faster than the product tree
+        return exact_gradient(lambda v: sympy.expand(pb.risk(v)), w), "exact"
+    r = b if b.family == "mpmath" else get_backend("mpmath")
+    pr = _moved(pb, b, r)
+    wr = r.asarray(b.to_strings(w))
+    return central_gradient(pr.risk, wr, r), "central differences"
+
+
+def _compare(formula: Formula) -> Callable[[Backend, Case], Measure]:
+    """A gradient formula against :func:`_reference` in b's arithmetic: a test ratio
+    ||formula - reference|| / (nt eps gradient_scale) (exact: the exact difference)."""
+
+    def q(b: Backend, case: Case) -> Measure:
+        pb, w = _problem(b, case)
+        closed = formula(pb, w)
+        ref, how = _reference(b, pb, w)
+        if b.exact:
+            return agreement(b, closed, ref, pb.n)
+        dim = pb.n * pb.t
+        if how == "central differences":
+            r = get_backend("mpmath") if b.family != "mpmath" else b
+            diff = r.asarray(b.to_strings(closed)) - ref
+            pr = _moved(pb, b, r)
+            scale = lr.gradient_scale(pr, r.asarray(b.to_strings(w)))
+            return scaled(r.to_float(r.norm(diff)) / scale, dim, max(b.eps, fd_eps(r)))
+        return residual(b, closed - ref, dim, lr.gradient_scale(pb, w))
+
+    return q
+
+
+def sym_gradient(ctx: RunContext) -> Iterator[tuple[str, Any]]:
+    """The true gradient minus SymPy's derivative of the closed-form risk, with free symbols:
+    n = 1 and t = 1, 2, 3 with every input a symbol (Sigma symmetric); n = 2, t = 2 with W
+    symbolic and rational Y, A, Sigma."""
+    b = _sympy()
+    for t in (1, 2, 3):
+        w = np.array([[sympy.Symbol("w", real=True)]], dtype=object)
+        y = np.array([[sympy.Symbol("y", real=True)]], dtype=object)
+        a = np.array([sympy.symbols(f"a0:{t}", real=True)], dtype=object)
+        s = np.empty((t, t), dtype=object)
+        for i in range(t):
+            for j in range(i, t):
+                s[i, j] = s[j, i] = sympy.Symbol(f"s{i}{j}", real=True)
+        pb = lr.problem(y, a, s, t, backend=b, psd=False)
+        yield f"n=1, t={t}", pb.gradient(w)[0, 0] - sympy.diff(pb.risk(w), w[0, 0])
+    rng = ctx.rng()
+    case = gradient_case(rng, 2, 2, 2, "random", exact=True)
+    w2 = np.array(sympy.symbols("w0:2_0:2", real=True), dtype=object).reshape(2, 2)
+    pb2 = lr.problem(case["Y"], case["A"], case["Sigma"], 2, backend=b)
+    risk = sympy.expand(pb2.risk(w2))
+    grad = pb2.gradient(w2)
+    yield "n=2, t=2", np.array([[grad[i, j] - sympy.diff(risk, w2[i, j]) for j in range(2)] for i in range(2)])
+
+
+def _risk_checks() -> tuple[PropertyCheck, PropertyCheck]:
+    return (
+        PropertyCheck("risk_vs_expectation_exact", q_risk, cases_risk, EXACT, "closed form - E f (exact)"),
+        PropertyCheck(
+            "risk_vs_expectation_float",
+            q_risk,
+            cases_risk,
+            FLOAT_HP,
+            "|closed form - E f| / ((nt + d + K) eps E[(||Y WW|| ||x|| + ||A|| ||x|| + ||eta||)^2])",
+        ),
+    )
+
+
+_GRAD_RATIO = "||formula - reference|| / (nt eps 2||Y|| (||Y|| ||WW|| + ||A||) ||Sigma|| sum_i i ||W||^(i-1))"
+
+
+CLAIM1 = Claim(
+    id="svd.claim1",
+    paper=PAPER,
+    where="Claim 1, Sec. 6.1; proof in App. A.6",
+    statement=(
+        "For the linear RNN o = Y WW vec(X), WW = (W | W^2 | ... | W^t), y = A vec(X) + eta with E[eta | X] = 0: "
+        "R[W] = E f(W; X, y) = ||(Y WW - A) Sigma^(1/2)||_F^2 + C, Sigma = E[vec(X) vec(X)'], C = E||eta||^2; "
+        "meanwhile grad_W R[W] = (Y WW - A) Sigma (Id | 2W | 3W^2 | ... | tW^(t-1))'"
+    ),
+    kind="gradient",
+    checks=(
+        *_risk_checks(),
+        PropertyCheck(
+            "printed_gradient_vs_exact_derivative",
+            _compare(_printed),
+            cases_grad_exact,
+            EXACT,
+            "printed gradient - SymPy's exact derivative",
+        ),
+        PropertyCheck(
+            "printed_gradient_vs_autograd",
+            _compare(_printed),
+            cases_grad_float_square,
+            ("torch-float64",),
+            _GRAD_RATIO,
+        ),
+        PropertyCheck(
+            "printed_gradient_vs_central_differences_50_digits",
+            _compare(_printed),
+            cases_grad_fd_square,
+            ("numpy-float64", "mpmath"),
+            _GRAD_RATIO,
+        ),
+    ),
+    notes=(
+        "The risk formula is true: the cross term 2 E<(Y WW - A) vec(X), eta> vanishes because E[eta | X] = 0; it "
+        "is checked against the expectation computed by definition over finite distributions. The printed "
+        "gradient is not: at n = d = t = 1 with W = Y = Sigma = 1 and A = 0, R(w) = w^2 has derivative 2 while "
+        "the formula gives 1. It drops the factor 2 of the quadratic form and the factor Y' (it needs d = n "
+        "even to have W's shape), and replaces the derivative of W^i, sum_j W^j dW W^(i-1-j), by i W^(i-1) dW, "
+        "which App. A.6's Remark concedes only for commuting W and dW. See svd.claim1.corrected."
+    ),
+)
+
+
+CLAIM1_CORRECTED = Claim(
+    id="svd.claim1.corrected",
+    paper=PAPER,
+    where="Claim 1, Sec. 6.1; proof in App. A.6",
+    statement=(
+        "R[W] = ||(Y WW - A) Sigma^(1/2)||_F^2 + C, and grad_W R[W] = 2 sum_{i=1..t} sum_{j=0..i-1} "
+        "(W^j)' G_i (W^(i-1-j))' with G = Y'(Y WW - A) Sigma = (G_1 | ... | G_t), G_i in R^(n x n)"
+    ),
+    kind="gradient",
+    corrects="svd.claim1",
+    checks=(
+        *_risk_checks(),
+        SymbolicCheck("symbolic_gradient", sym_gradient),
+        PropertyCheck(
+            "gradient_vs_exact_derivative",
+            _compare(_true),
+            cases_grad_exact_general,
+            EXACT,
+            "true gradient - SymPy's exact derivative",
+        ),
+        PropertyCheck("gradient_vs_autograd", _compare(_true), cases_grad_float, TORCH, _GRAD_RATIO),
+        PropertyCheck(
+            "gradient_vs_central_differences_50_digits",
+            _compare(_true),
+            cases_grad_fd,
+            ("numpy-float32", "numpy-float64", "mpmath"),
+            _GRAD_RATIO,
+        ),
+    ),
+    notes=(
+        "dR = 2 <Y'(Y WW - A) Sigma, d WW> and d(W^i) = sum_{j<i} W^j dW W^(i-1-j), so the gradient is "
+        "2 sum_i sum_j (W^j)' G_i (W^(i-1-j))'. It holds for any symmetric Sigma and any d (Y d x n). Inputs: "
+        "n = 1, 2, 3 (and more in float on bigger profiles), t = 1, 2, 3, d = n and d = n + 1, Sigma random, I, "
+        "rank-deficient, diagonal with a zero, rank one. Central differences are fourth order at 50 digits, "
+        "on the float inputs as rounded."
+    ),
+)
+
+
+CLAIMS: list[Claim] = [CLAIM1, CLAIM1_CORRECTED]

@@ -1,0 +1,198 @@
+"""svd.dimension: the dimension count after Thm 2 (Sec. 3) of svdRNN (Zhang, Lei & Dhillon,
+ICML 2018).
+
+Statement: M_{1,1} maps n^2 + 2n inputs onto R^{n x n}; since H(u) does not depend on ||u||, the
+input space has exactly n^2 dimensions.
+
+Compared: the rank of the Jacobian d vec(M_{1,1}) / dp with n^2, and its kernel with the 2n
+scaling directions (each u_j, v_j along itself).
+
+Evidence: the exact Jacobian (SymPy) at rational points for n <= 3, and torch's autograd
+Jacobian in float64 (rank by the conditioning sigma_1 / sigma_{n^2}, kernel by test ratios).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import numpy as np
+import sympy
+
+from orthoverify.backends import Backend
+from orthoverify.claims._common import EXACT
+from orthoverify.claims._common import exact_backend as _sympy
+from orthoverify.claims.svd import PAPER
+from orthoverify.engine.checks import (
+    Case,
+    FunctionCheck,
+    Outcome,
+    PropertyCheck,
+    RunContext,
+)
+from orthoverify.engine.model import Claim
+from orthoverify.engine.ratios import Measure, residual, scaled, worst
+from orthoverify.param import svd as sv
+
+
+def _unflatten(flat: list[Any], m: int, n: int, k1: int, k2: int) -> tuple[list[Any], list[Any], Any]:
+    pos = 0
+    us, vs = [], []
+    for j in range(k1, m + 1):
+        us.append(np.array(flat[pos : pos + j], dtype=object))
+        pos += j
+    for j in range(k2, n + 1):
+        vs.append(np.array(flat[pos : pos + j], dtype=object))
+        pos += j
+    return us, vs, np.array(flat[pos:], dtype=object)
+
+
+def exact_jacobian(m: int, n: int, k1: int, k2: int, flat: list[Any]) -> sympy.Matrix:
+    """The exact Jacobian of vec(M^{m,n}_{k1,k2}) at a rational point: column i is
+    d/de M(p + e e_i) at e = 0 (SymPy, exact)."""
+    b = _sympy()
+    e = sympy.Symbol("_e")
+    cols = []
+    for i in range(len(flat)):
+        moved = list(flat)
+        moved[i] = moved[i] + e
+        us, vs, s = _unflatten(moved, m, n, k1, k2)
+        w = sv.m_rect(us, vs, s, m=m, n=n, backend=b)
+        cols.append([sympy.diff(x, e).subs(e, 0) for x in w.reshape(-1)])
+    return sympy.Matrix(cols).T
+
+
+def _rational_point(rng: np.random.Generator, m: int, n: int, k1: int, k2: int) -> list[Any]:
+    flat: list[Any] = []
+    for j in [*range(k1, m + 1), *range(k2, n + 1)]:
+        flat.extend(sympy.Rational(int(rng.integers(-4, 5)) or 1, int(rng.integers(1, 4))) for _ in range(j))
+    # distinct singular values: a repeated one lets U and V rotate together, and the rank drops
+    flat.extend(i + 1 + sympy.Rational(int(rng.integers(1, 9)), 10) for i in range(min(m, n)))
+    return flat
+
+
+def _radial(m: int, n: int, k1: int, k2: int, flat: list[Any]) -> list[sympy.Matrix]:
+    """The scaling directions (u_j along itself): M does not depend on ||u_j||."""
+    out = []
+    pos = 0
+    for j in [*range(k1, m + 1), *range(k2, n + 1)]:
+        d = [sympy.Integer(0)] * len(flat)
+        d[pos : pos + j] = flat[pos : pos + j]
+        out.append(sympy.Matrix(d))
+        pos += j
+    return out
+
+
+def fn_dimension(ctx: RunContext) -> Outcome:
+    """Exact Jacobian rank of M_{1,1} at rational points is n^2, with a kernel spanned by the
+    2n radial directions: the input space, modulo norms, has n^2 dimensions."""
+    rng = ctx.rng()
+    cases = 0
+    data: dict[str, Any] = {}
+    for n in [s for s in ctx.profile.symbolic_sizes if s <= 3]:
+        for _ in range(max(1, ctx.profile.cases // 2)):
+            flat = _rational_point(rng, n, n, 1, 1)
+            jac = exact_jacobian(n, n, 1, 1, flat)
+            rank = jac.rank()
+            radial_ok = all((jac * d).is_zero_matrix for d in _radial(n, n, 1, 1, flat))
+            cases += 1
+            data[f"n={n}"] = {"parameters": len(flat), "rank": rank, "radial directions in kernel": radial_ok}
+            if rank != n * n or not radial_ok or len(flat) - rank != 2 * n:
+                inputs = {"n": str(n), "point": [str(x) for x in flat]}
+                return Outcome(
+                    False,
+                    cases,
+                    failure=(inputs, Measure(math.inf, f"rank {rank} (kernel {len(flat) - rank}) for n = {n}")),
+                    data=data,
+                )
+    return Outcome(True, cases, notes="rank n^2, kernel = the 2n scaling directions", data=data)
+
+
+def replay_dimension(inputs: Mapping[str, Any], b: Backend) -> Measure:
+    n = int(inputs["n"])
+    flat = [sympy.Rational(x) for x in inputs["point"]]
+    rank = exact_jacobian(n, n, 1, 1, flat).rank()
+    return Measure(0.0 if rank == n * n else math.inf, f"rank {rank}")
+
+
+def q_dimension_float(b: Backend, case: Case) -> Measure:
+    """torch autograd Jacobian of M_{1,1}: the n^2-th singular value is far from 0 (rank n^2)
+    and J maps each scaling direction to 0 (ratio against ||J|| eps)."""
+    import torch
+
+    n = int(case["n"])
+    flat0 = b.asarray(case["p"], name="p")
+
+    def fm(p: Any) -> Any:
+        us, vs, s = _split_torch(p, n)
+        return sv.m_k1k2(us, vs, s, backend=b).reshape(-1)
+
+    jac = torch.autograd.functional.jacobian(fm, flat0)
+    svals = torch.linalg.svdvals(jac)
+    ratio = float(svals[0] / svals[n * n - 1]) if float(svals[n * n - 1]) > 0 else math.inf
+    radial = []
+    pos = 0
+    for j in [*range(1, n + 1), *range(1, n + 1)]:
+        d = torch.zeros_like(flat0)
+        d[pos : pos + j] = flat0[pos : pos + j]
+        radial.append(residual(b, jac @ d, n, float(svals[0]) * float(torch.linalg.norm(d))))
+        pos += j
+    # conditioning of the rank decision: sigma_1 / sigma_{n^2} must stay far below 1/eps
+    cond = scaled(ratio * b.eps, 1, b.eps * 1e6)
+    return worst(cond, *radial)
+
+
+def _split_torch(p: Any, n: int) -> tuple[list[Any], list[Any], Any]:
+    pos = 0
+    us, vs = [], []
+    for j in range(1, n + 1):
+        us.append(p[pos : pos + j])
+        pos += j
+    for j in range(1, n + 1):
+        vs.append(p[pos : pos + j])
+        pos += j
+    return us, vs, p[pos:]
+
+
+def cases_dimension_float(ctx: RunContext) -> Iterator[Case]:
+    rng = ctx.rng()
+    for n in [s for s in ctx.profile.sizes if s <= 8]:
+        for _ in range(ctx.profile.cases):
+            p = rng.standard_normal(n * (n + 1) + n)
+            p[-n:] = np.sort(rng.uniform(0.5, 2.0, n))[::-1] + np.arange(n)[::-1]  # distinct singular values
+            yield {"n": n, "p": p}
+
+
+DIMENSION = Claim(
+    id="svd.dimension",
+    paper=PAPER,
+    where="Sec. 3, after Thm 2",
+    kind="count",
+    statement=(
+        "M_{1,1} maps n^2 + 2n inputs onto R^{n x n}; since H(u) is invariant to ||u||, "
+        "the input space has exactly n^2 dimensions"
+    ),
+    checks=(
+        FunctionCheck(
+            "exact_jacobian_rank",
+            fn_dimension,
+            EXACT,
+            "symbolic",
+            "rank of d vec(M_{1,1}) / dp",
+            replay_fn=replay_dimension,
+            exact=True,
+        ),
+        PropertyCheck(
+            "float_jacobian_rank",
+            q_dimension_float,
+            cases_dimension_float,
+            ("torch-float64",),
+            "sigma_1/sigma_{n^2} of the Jacobian (units of 1e6) and ||J d_radial|| / (n eps ||J||)",
+        ),
+    ),
+    notes="Rank n^2 = dim R^{n x n} at generic points, kernel = the 2n scaling directions (u_1, v_1 included).",
+)
+
+
+CLAIMS: list[Claim] = [DIMENSION]

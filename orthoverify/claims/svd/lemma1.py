@@ -1,0 +1,108 @@
+"""svd.lemma1: Lemma 1 (Sec. 5) of svdRNN (Zhang, Lei & Dhillon, ICML 2018).
+
+Statement: with V(k) = H_n(v_n)...H_k(v_k), the columns i <= min(n - k1, n - k2) of V(k1) and
+V(k2) agree.
+
+Compared: the leading columns of V(k1) and V(k2) for every pair k1 < k2; exactly, how far
+they agree (one column more than stated, which Theorem 4's proof needs).
+
+Evidence: random vectors (some zero) on every arithmetic; the sharp range in exact
+arithmetic.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+from orthoverify.backends import Backend
+from orthoverify.claims._common import ALL, EXACT, backend_sizes
+from orthoverify.claims._common import exact_backend as _sympy
+from orthoverify.claims.svd import PAPER
+from orthoverify.claims.svd._shared import (
+    padded,
+    random_vector,
+    unpadded,
+    vectors_case,
+)
+from orthoverify.engine.checks import (
+    Case,
+    FunctionCheck,
+    Outcome,
+    PropertyCheck,
+    RunContext,
+)
+from orthoverify.engine.model import Claim
+from orthoverify.engine.ratios import Measure, residual, worst
+from orthoverify.param import svd as sv
+
+
+def q_lemma1(b: Backend, case: Case) -> Measure:
+    """Columns i <= min(n-k1, n-k2) of V(k1) and V(k2) agree, for every pair k1, k2."""
+    vmat = b.asarray(case["V"], name="V")
+    n = vmat.shape[0]
+    vecs = unpadded(b, vmat, 1)
+    vk = {k: sv.m_k(vecs[k - 1 :], n, backend=b) for k in range(1, n + 1)}
+    out = [Measure(0.0, error=0.0)]
+    for k1 in range(1, n + 1):
+        for k2 in range(k1 + 1, n + 1):
+            i = min(n - k1, n - k2)
+            if i > 0:
+                out.append(residual(b, vk[k1][:, :i] - vk[k2][:, :i], n))
+    return worst(*out)
+
+
+def cases_lemma1(ctx: RunContext) -> Iterator[Case]:
+    rng = ctx.rng()
+    for n in backend_sizes(ctx):
+        if n > 16:
+            continue
+        for zeros in (0.0, 0.3):
+            for _ in range(ctx.profile.cases):
+                yield {"V": vectors_case(ctx, rng, n, 1, zeros)}
+
+
+def fn_lemma1_sharp(ctx: RunContext) -> Outcome:
+    """Exact: the columns agree up to i = n - max(k1, k2) + 1, one more than stated (Theorem 4's
+    proof needs that one), and generically not beyond."""
+    b = _sympy()
+    rng = ctx.rng()
+    cases = 0
+    data: dict[str, Any] = {}
+    for n in [s for s in ctx.profile.exact_sizes if s >= 2]:
+        vecs = [random_vector(ctx, rng, j) for j in range(1, n + 1)]
+        vk = {k: sv.m_k(vecs[k - 1 :], n, backend=b) for k in range(1, n + 1)}
+        for k1 in range(1, n + 1):
+            for k2 in range(k1 + 1, n + 1):
+                cases += 1
+                sharp = n - k2 + 1
+                same = b.is_zero(vk[k1][:, :sharp] - vk[k2][:, :sharp])
+                beyond = sharp < n and not b.is_zero(vk[k1][:, sharp] - vk[k2][:, sharp])
+                data[f"n={n},k1={k1},k2={k2}"] = {"stated": n - k2, "agree up to": sharp, "differs next": beyond}
+                if not same:
+                    inputs = {"V": b.to_strings(b.asarray(padded(vecs, n))), "k1": str(k1), "k2": str(k2)}
+                    return Outcome(False, cases, failure=(inputs, Measure(math.inf, f"column {sharp} differs")))
+    return Outcome(True, cases, notes="columns agree for i <= n - max(k1, k2) + 1", data=data)
+
+
+LEMMA1 = Claim(
+    id="svd.lemma1",
+    paper=PAPER,
+    where="Lemma 1, Sec. 5",
+    kind="identity",
+    statement=(
+        "with V(k) = H_n(v_n)...H_k(v_k): V(k1)_{*,i} = V(k2)_{*,i} for all k1, k2 in [n] and i <= min(n-k1, n-k2)"
+    ),
+    checks=(
+        PropertyCheck("every_pair", q_lemma1, cases_lemma1, ALL, "||V(k1)_{:, :i} - V(k2)_{:, :i}|| / (n eps)"),
+        FunctionCheck("exact_sharp_range", fn_lemma1_sharp, EXACT, "exhaustive", "column agreement", exact=True),
+    ),
+    notes=(
+        "True, and not sharp: H_j fixes e_i for i <= n - j, so the columns agree up to n - max(k1, k2) + 1. "
+        "Theorem 4's proof needs exactly that extra column (svd.theorem4_proof)."
+    ),
+)
+
+
+CLAIMS: list[Claim] = [LEMMA1]
