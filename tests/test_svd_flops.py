@@ -1,5 +1,6 @@
 """The measured flop counts of svdRNN's Algorithms 1-3 (orthoverify.param.svd_flops) and the
-claims svd.flops / svd.flops.corrected built on them (orthoverify.claims.svd.flops)."""
+claims svd.flops / svd.flops.corrected built on them (orthoverify.claims.svd.flops), with the exact
+polynomial fits (orthoverify.param.polynomial_fit)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,11 @@ import pytest
 import sympy
 
 from orthoverify.backends.flops import OpCounts
-from orthoverify.claims.svd import _flop_rows as cf
-from orthoverify.claims.svd import flops
+from orthoverify.claims.svd import flops as cf
 from orthoverify.engine import replay_from_file, run_checks, write_json
 from orthoverify.errors import DomainError, OrthoverifyError, ReplayError, ShapeError
 from orthoverify.param import svd_flops as sf
+from orthoverify.param.polynomial_fit import fit_polynomial
 
 MODULES = ("orthoverify.claims.svd",)
 
@@ -118,46 +119,46 @@ def test_empty_sides_cost_only_sigma() -> None:
 
 # =============================================================================== exact fits
 def test_fit_recovers_a_rational_polynomial_and_detects_what_is_not_one() -> None:
-    pts = cf.grid(cf.NMM, "quick")
+    pts = sf.size_grid(sf.NMM, 5)
     vals = [2 * n * a - (3 * b * b) // 1 + n + 7 for n, a, b in pts]
-    fit = cf.fit_polynomial(cf.NMM, pts, vals, 3)
+    fit = fit_polynomial(sf.NMM, pts, vals, 3)
     assert fit.exact and fit.fitted_on == 20 and fit.verified_on == len(pts) - 20
     n, m1, m2 = sympy.symbols("n m1 m2")
     assert sympy.expand(fit.expr() - (2 * n * m1 - 3 * m2**2 + n + 7)) == 0
-    halves = cf.fit_polynomial(("k",), [(k,) for k in range(1, 6)], [k * (k + 1) // 2 for k in range(1, 6)], 2)
+    halves = fit_polynomial(("k",), [(k,) for k in range(1, 6)], [k * (k + 1) // 2 for k in range(1, 6)], 2)
     k = sympy.Symbol("k")
     assert sympy.expand(halves.expr() - (k**2 + k) / 2) == 0
-    bad = cf.fit_polynomial(("k",), [(k,) for k in range(1, 7)], [2**k for k in range(1, 7)], 2)
+    bad = fit_polynomial(("k",), [(k,) for k in range(1, 7)], [2**k for k in range(1, 7)], 2)
     assert not bad.exact and bad.mismatch is not None
     with pytest.raises(DomainError):
-        cf.fit_polynomial(("n", "k"), [(1, 1), (2, 1)], [1, 2], 1)
+        fit_polynomial(("n", "k"), [(1, 1), (2, 1)], [1, 2], 1)
 
 
 def test_rows_compare_at_the_stated_order() -> None:
-    pts = cf.grid(cf.NK, "quick")
-    ok = cf.evaluate_row(cf.Row("t.a", "x", "Hprod 4k", "4*k", cf.NK, 1, "hprod_norm"), pts)
+    pts = sf.size_grid(sf.NK, 6)
+    ok = cf.evaluate_row(cf.Row("t.a", "x", "Hprod 4k", "4*k", sf.NK, 1, "hprod_norm"), pts)
     assert ok.holds is True and str(ok.difference) == "1"
-    exact = cf.evaluate_row(cf.Row("t.b", "x", "Hprod 4k", "4*k", cf.NK, 0, "hprod_norm"), pts)
+    exact = cf.evaluate_row(cf.Row("t.b", "x", "Hprod 4k", "4*k", sf.NK, 0, "hprod_norm"), pts)
     assert exact.holds is False and exact.witness == (1, 1)
-    slope = cf.evaluate_row(cf.Row("t.c", "x", "Hprod 5k", "5*k", cf.NK, 1, "hprod_norm"), pts)
+    slope = cf.evaluate_row(cf.Row("t.c", "x", "Hprod 5k", "5*k", sf.NK, 1, "hprod_norm"), pts)
     assert slope.holds is False and str(slope.difference) == "-k"
     quad = cf.evaluate_row(
-        cf.Row("t.d", "x", "FP", "4*n*(m1 + m2) - m1**2 - 2*m2**2", cf.NMM, 2, "svdrnn_fp"), cf.grid(cf.NMM, "quick")
+        cf.Row("t.d", "x", "FP", "4*n*(m1 + m2) - m1**2 - 2*m2**2", sf.NMM, 2, "svdrnn_fp"), sf.size_grid(sf.NMM, 5)
     )
     assert quad.holds is False and str(quad.difference) == "-m1**2" and quad.witness == (1, 1, 0)
 
 
 def test_replay_recounts_along_the_ray_and_rejects_bad_inputs() -> None:
-    m = flops.replay_printed({"row": "table1.svdrnn_bp", "n": "1", "m1": "0", "m2": "1"}, None)  # type: ignore[arg-type]
+    m = cf.replay_printed({"row": "table1.svdrnn_bp", "n": "1", "m1": "0", "m2": "1"}, None)  # type: ignore[arg-type]
     assert m.ratio == float("inf") and "6*s**2 + 7*s" in str(m.value) and "9*s**2/2" in str(m.value)
-    held = flops.replay_printed({"row": "table1.svdrnn_fp", "n": "2", "m1": "1", "m2": "2"}, None)  # type: ignore[arg-type]
+    held = cf.replay_printed({"row": "table1.svdrnn_fp", "n": "2", "m1": "1", "m2": "2"}, None)  # type: ignore[arg-type]
     assert held.ratio == 0.0
-    exact = flops.replay_corrected({"row": "hgrad", "n": "4", "k": "2"}, None)  # type: ignore[arg-type]
+    exact = cf.replay_corrected({"row": "hgrad", "n": "4", "k": "2"}, None)  # type: ignore[arg-type]
     assert exact.ratio == 0.0 and "counted 33" in str(exact.value)
     with pytest.raises(ReplayError):
-        flops.replay_printed({"row": "no.such"}, None)  # type: ignore[arg-type]
+        cf.replay_printed({"row": "no.such"}, None)  # type: ignore[arg-type]
     with pytest.raises(ReplayError):
-        flops.replay_printed({"row": "table1.hprod", "n": "x", "k": "1"}, None)  # type: ignore[arg-type]
+        cf.replay_printed({"row": "table1.hprod", "n": "x", "k": "1"}, None)  # type: ignore[arg-type]
 
 
 # =============================================================================== claims

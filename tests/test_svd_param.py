@@ -31,6 +31,7 @@ from orthoverify.errors import (
     ZeroVectorError,
 )
 from orthoverify.param import svd as sv
+from orthoverify.param import svd_table3
 
 F64 = get_backend("numpy-float64")
 SP = get_backend("sympy")
@@ -1079,3 +1080,13 @@ def test_parameter_count_errors() -> None:
         sv.svdrnn_parameter_shapes(3, 1, 1, 0, 4)
     with pytest.raises(DomainError, match="at most n = 3 reflections"):
         sv.ornn_parameter_count(3, 1, 1, 4)
+
+
+def test_table3_reconstruction_names_the_configuration() -> None:
+    """Every row is explained by m1 = m2 = 16, an output bias and a learned initial state, and the
+    stated m1 = m2 = 8 explains none."""
+    for name, length, classes, depth, *printed in svd_table3.TABLE3:
+        fits = svd_table3.explain_row(length // depth, classes, tuple(printed))  # type: ignore[arg-type]
+        assert fits, name
+        assert all(f["m1 = m2"] == 16 and f["output bias"] and f["learned h0 (c0)"] for f in fits), name
+        assert svd_table3.table3_counts(length // depth, classes) != tuple(printed), name

@@ -11,14 +11,19 @@ The inverse maps follow the paper's proofs: Householder QR with a non-negative d
 (Prop. 1), reflection vectors of an orthogonal matrix (Theorem 1), of any matrix through its
 SVD (Theorems 2 and 4, using Lemma 1 to drop reflections), and the assignment of Theorem 3's
 proof (as corrected, and as printed). Everything is written once against the backend protocol.
-Reflection vectors are passed as lists in increasing length: ``us = [u_k1, ..., u_n]``.
+Reflection vectors are passed as lists in increasing length: ``us = [u_k1, ..., u_n]``. A list is recorded as one
+input matrix by :func:`stack_padded`. With eq. 8, :func:`svdrnn_parameters` gives the svdRNN
+parameters of a weight matrix and :func:`perturbation_margin` probes a loss for a local minimum there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
+
+import numpy as np
 
 from orthoverify.backends import Array, Backend, Scalar
 from orthoverify.errors import DomainError, NonFiniteError, ShapeError, ZeroVectorError
@@ -309,6 +314,24 @@ def pad(x: Any, length: int, *, backend: BackendLike = None) -> Array:
     return b.concat([b.zeros(length - xx.shape[0]), xx])
 
 
+def stack_padded(vectors: Sequence[Any], n: int) -> np.ndarray:
+    """Vectors of lengths k, k+1, ..., n as the columns of an n x m object matrix, zeros on top
+    (how a list of reflection vectors is recorded as one input); n x 0 for no vectors."""
+    cols = []
+    for v in vectors:
+        v = np.asarray(v, dtype=object)
+        cols.append(np.concatenate([np.zeros(n - v.shape[0], dtype=object), v]))
+    if not cols:
+        return np.zeros((n, 0))
+    return np.stack(cols, axis=1)
+
+
+def unstack_padded(mat: Array, k: int) -> list[Array]:
+    """Inverse of :func:`stack_padded`: column i holds the vector of length k + i in its last k + i entries."""
+    n = mat.shape[0]
+    return [mat[n - (k + i) :, i] for i in range(mat.shape[1])]
+
+
 def _theorem3_domain(n: int, k1: int, k2: int) -> None:
     for name, k in (("k1", k1), ("k2", k2)):
         if not 1 <= k <= n:
@@ -589,3 +612,63 @@ def lstm_parameter_count(n: int, n_i: int, n_o: int) -> int:
     """LSTM counted the same way: four gates of (n x n, n x n_i, n) and Y."""
     _counts(n, n_i, n_o)
     return 4 * (n * n + n * n_i + n) + n_o * n
+
+
+# --------------------------------------------------------------------------- eq. 3 with eq. 8
+SvdrnnParams = tuple[list[Array], list[Array], Array]
+
+
+def svdrnn_parameters(b: Backend, w: Array, sigma_star: Any, r: Any, *, smooth: bool) -> SvdrnnParams | None:
+    """svdRNN parameters (us, vs, s_hat) of W for M_{1,1} with eq. 8: W = U Sigma V' by b's SVD, the
+    reflection vectors by :func:`factor_parameters`, s_hat = eq. 8's inverse (DomainError when a
+    singular value is outside (sigma* - r, sigma* + r)). With ``smooth``, U and V are first replaced
+    by U D, V D (D = diag(1, .., 1, -1), which keeps W) so that det U = det V = (-1)^n: then u_1 and
+    v_1 are nonzero (u_1 = 0 exactly when det U = (-1)^(n-1), for generic U), so every reflection is
+    a smooth function of its vector near these parameters; None when det W < 0 makes that impossible."""
+    u, s, v = b.svd(w)
+    n = w.shape[0]
+    if smooth:
+        du = 1 if np.linalg.det(b.to_numpy(u)) > 0 else -1
+        dv = 1 if np.linalg.det(b.to_numpy(v)) > 0 else -1
+        if du != dv:
+            return None
+        if du != (-1) ** n:
+            u, v = u.copy(), v.copy()
+            u[:, n - 1] = -u[:, n - 1]
+            v[:, n - 1] = -v[:, n - 1]
+    params = factor_parameters(u, s, v, backend=b)
+    return params.us, params.vs, sigma_map_inverse(params.sigma, sigma_star, r, backend=b)
+
+
+def svdrnn_weight(b: Backend, p: SvdrnnParams, sigma_star: Any, r: Any) -> Array:
+    """W = M_{1,1}(us, vs, sigma_map(s_hat)) (eq. 3 with eq. 8)."""
+    us, vs, s_hat = p
+    return m_k1k2(us, vs, sigma_map(s_hat, sigma_star, r, backend=b), backend=b)
+
+
+def perturbation_margin(
+    b: Backend, p: SvdrnnParams, loss: Callable[[SvdrnnParams], Scalar], rng: np.random.Generator, count: int
+) -> tuple[float, int]:
+    """min over random perturbations p + rho z (every entry of every u, v and s_hat; ||z|| = 1,
+    rho in {1e-3, 1e-6, 1e-12}, ``count`` each) of (L(p + rho z) - L(p)) / rho^2, L = ``loss``
+    in b's arithmetic, and the number of perturbations: nonnegative (up to rounding) at a local
+    minimum of L."""
+    base = loss(p)
+    sizes = [x.shape[0] for x in (*p[0], *p[1], p[2])]
+    worst = math.inf
+    done = 0
+    for rho in ("1e-3", "1e-6", "1e-12"):
+        step = b.scalar(rho)
+        for _ in range(count):
+            z = rng.standard_normal(sum(sizes))
+            z = z / np.linalg.norm(z)
+            parts, k = [], 0
+            for x, m in zip((*p[0], *p[1], p[2]), sizes, strict=True):
+                parts.append(x + step * b.asarray(z[k : k + m]))
+                k += m
+            nu = len(p[0])
+            q: SvdrnnParams = (parts[:nu], parts[nu : 2 * nu], parts[-1])
+            diff = loss(q) - base
+            worst = min(worst, float(diff / (step * step)))
+            done += 1
+    return worst, done

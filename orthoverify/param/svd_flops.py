@@ -15,7 +15,7 @@ norm recomputed inside each call when ``reuse_norms=False``). The oRNN counts co
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -31,13 +31,19 @@ __all__ = [
     "BP_LABELS",
     "FP_LABELS",
     "INLINE_NORM_LABEL",
+    "MEASURES",
+    "NK",
+    "NM",
+    "NMM",
     "NORMS_LABEL",
+    "TABLE5_ZEROS",
     "LocalCount",
     "count_hgrad",
     "count_hprod",
     "count_ornn_local",
     "count_svdrnn_local",
     "difference",
+    "size_grid",
 ]
 
 FP_LABELS: tuple[str, ...] = ("hprod alpha", "hprod update", "fp sigma", "fp u", "fp v")
@@ -219,3 +225,62 @@ def count_ornn_local(n: int, m: int, *, zeros: ZeroSpec = "structural", batch: i
     n, m, batch = _nk(n, m, batch, "m")
     fc = count_algorithm1(n, m, zeros=zeros, batch=batch)
     return fc.fp(norms=False), fc.bp()
+
+
+# --------------------------------------------------------------------------- what the claims measure
+NK: tuple[str, ...] = ("n", "k")
+NMM: tuple[str, ...] = ("n", "m1", "m2")
+NM: tuple[str, ...] = ("n", "m")
+"""The sizes a count depends on: Hprod and Hgrad (n, k); svdRNN-Local (n, m1, m2); oRNN-Local (n, m)."""
+
+
+TABLE5_ZEROS: dict[str, Any] = {
+    "line 8": "structural",
+    "line 12": "structural",
+    "line 13": "structural",
+    "regenerate h~": "structural",
+}
+"""Mhammedi et al.'s Table 5 accounting: U's zeros exploited in lines 8, 12, 13 only."""
+
+
+@lru_cache(maxsize=2048)
+def _local(n: int, m1: int, m2: int) -> LocalCount:
+    return count_svdrnn_local(n, m1, m2, reuse_norms=True)
+
+
+@lru_cache(maxsize=2048)
+def _ornn(n: int, m: int, every_zero: bool) -> tuple[OpCounts, OpCounts]:
+    return count_ornn_local(n, m, zeros="structural" if every_zero else TABLE5_ZEROS)
+
+
+MEASURES: dict[str, Callable[[tuple[int, ...]], OpCounts]] = {
+    "hprod": lambda x: count_hprod(x[0], x[1]),
+    "hprod_norm": lambda x: count_hprod(x[0], x[1], norm=True),
+    "hgrad": lambda x: count_hgrad(x[0], x[1]),
+    "hgrad_norm": lambda x: count_hgrad(x[0], x[1], norm=True),
+    "hgrad_norm_alpha": lambda x: count_hgrad(x[0], x[1], norm=True, alpha=True),
+    "alpha_saving": lambda x: difference(
+        count_hgrad(x[0], x[1], norm=True), count_hgrad(x[0], x[1], norm=True, alpha=True)
+    ),
+    "svdrnn_fp": lambda x: _local(*x).fp(),
+    "svdrnn_fp_norms": lambda x: _local(*x).fp(norms=True),
+    "svdrnn_bp": lambda x: _local(*x).bp(),
+    "svdrnn_bp_alpha": lambda x: _local(*x).bp_reusing_alpha(),
+    "ornn_fp_table5": lambda x: _ornn(x[0], x[1], False)[0],
+    "ornn_bp_table5": lambda x: _ornn(x[0], x[1], False)[1],
+    "ornn_fp_every_zero": lambda x: _ornn(x[0], x[1], True)[0],
+    "ornn_bp_every_zero": lambda x: _ornn(x[0], x[1], True)[1],
+}
+"""Each measured count by name, from its sizes: flops of the generic code on the counting arithmetic."""
+
+
+def size_grid(variables: Sequence[str], top: int) -> list[tuple[int, ...]]:
+    """Every valid size tuple with n <= top: 1 <= k <= n (NK); 0 <= m1, m2 <= n (NMM); 1 <= m <= n (NM)."""
+    vs = tuple(variables)
+    if vs not in (NK, NMM, NM):
+        raise DomainError(f"no size grid for variables {vs}")
+    if vs == NK:
+        return [(n, k) for n in range(1, top + 1) for k in range(1, n + 1)]
+    if vs == NMM:
+        return [(n, a, b) for n in range(1, top + 1) for a in range(n + 1) for b in range(n + 1)]
+    return [(n, m) for n in range(1, top + 1) for m in range(1, n + 1)]

@@ -13,162 +13,17 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
-from functools import lru_cache
-from itertools import product
 from typing import Any
 
 import sympy
 
 from orthoverify.backends import Backend
-from orthoverify.backends.flops import OpCounts
+from orthoverify.claims.svd._shared import effort
 from orthoverify.engine.checks import Outcome, RunContext
 from orthoverify.engine.ratios import Measure
-from orthoverify.errors import DomainError, ReplayError
-from orthoverify.param.svd_flops import (
-    LocalCount,
-    count_hgrad,
-    count_hprod,
-    count_ornn_local,
-    count_svdrnn_local,
-    difference,
-)
-
-NK: tuple[str, ...] = ("n", "k")
-
-
-NMM: tuple[str, ...] = ("n", "m1", "m2")
-
-
-NM: tuple[str, ...] = ("n", "m")
-
-
-TABLE5_ZEROS: dict[str, Any] = {
-    "line 8": "structural",
-    "line 12": "structural",
-    "line 13": "structural",
-    "regenerate h~": "structural",
-}
-"""Mhammedi et al.'s Table 5 accounting: U's zeros exploited in lines 8, 12, 13 only."""
-
-
-Monomial = tuple[int, ...]
-
-
-def _monomials(nvars: int, degree: int) -> list[Monomial]:
-    """Exponent tuples of total degree <= degree, by degree."""
-    mons = [e for e in product(range(degree + 1), repeat=nvars) if sum(e) <= degree]
-    return sorted(mons, key=lambda e: (sum(e), tuple(-x for x in e)))
-
-
-def _power(x: Sequence[int], mon: Monomial) -> int:
-    return math.prod(v**e for v, e in zip(x, mon, strict=True))
-
-
-@dataclass(frozen=True)
-class Fit:
-    """A polynomial recovered exactly from integer counts: ``coeffs`` by monomial, the number of
-    points it was determined by and verified on, and the first point it does not reproduce."""
-
-    variables: tuple[str, ...]
-    coeffs: dict[Monomial, Fraction]
-    fitted_on: int
-    verified_on: int
-    mismatch: tuple[tuple[int, ...], int, Fraction] | None = None
-
-    @property
-    def exact(self) -> bool:
-        """True when the polynomial reproduces every count it was given."""
-        return self.mismatch is None
-
-    def expr(self) -> sympy.Expr:
-        """The polynomial as a SymPy expression in the named variables."""
-        syms = [sympy.Symbol(v) for v in self.variables]
-        return sympy.expand(
-            sum(
-                (
-                    sympy.Rational(c.numerator, c.denominator)
-                    * sympy.Mul(*(s**e for s, e in zip(syms, mon, strict=True)))
-                    for mon, c in self.coeffs.items()
-                    if c
-                ),
-                sympy.Integer(0),
-            )
-        )
-
-
-def fit_polynomial(
-    variables: Sequence[str], points: Sequence[Sequence[int]], values: Sequence[int], degree: int
-) -> Fit:
-    """The polynomial of total degree <= ``degree`` through (points, values), by exact
-    (fraction-free integer) elimination on the first points that determine it, then checked
-    on all the others."""
-    if len(points) != len(values):
-        raise DomainError(f"{len(points)} points but {len(values)} values")
-    mons = _monomials(len(variables), degree)
-    size = len(mons)
-    basis: dict[int, list[int]] = {}  # pivot column -> integer row [coefficients..., rhs]
-    for x, y in zip(points, values, strict=True):
-        if len(basis) == size:
-            break
-        row = [_power(x, mon) for mon in mons] + [int(y)]
-        for p in sorted(basis):
-            if row[p]:
-                b = basis[p]
-                row = [a * b[p] - row[p] * c for a, c in zip(row, b, strict=True)]
-        piv = next((j for j in range(size) if row[j]), None)
-        if piv is None:
-            continue  # dependent point: checked below with the others
-        g = math.gcd(*row)
-        basis[piv] = [a // g for a in row]
-    if len(basis) < size:
-        raise DomainError(
-            f"{len(points)} points do not determine a polynomial of degree {degree} in {', '.join(variables)}"
-        )
-    sol: dict[int, Fraction] = {}
-    for p in sorted(basis, reverse=True):  # upper triangular: back substitution
-        b = basis[p]
-        rest = sum((b[j] * sol[j] for j in range(p + 1, size)), Fraction(0))
-        sol[p] = (b[size] - rest) / b[p]
-    coeffs = {mons[j]: sol[j] for j in range(size)}
-    den = math.lcm(*(c.denominator for c in coeffs.values()))
-    ints = [(mon, int(c * den)) for mon, c in coeffs.items() if c]
-    for x, y in zip(points, values, strict=True):
-        if sum(c * _power(x, mon) for mon, c in ints) != y * den:
-            pred = sum((c * _power(x, mon) for mon, c in coeffs.items()), Fraction(0))
-            return Fit(tuple(variables), coeffs, size, len(points) - size, (tuple(x), int(y), pred))
-    return Fit(tuple(variables), coeffs, size, len(points) - size)
-
-
-@lru_cache(maxsize=2048)
-def _local(n: int, m1: int, m2: int) -> LocalCount:
-    return count_svdrnn_local(n, m1, m2, reuse_norms=True)
-
-
-@lru_cache(maxsize=2048)
-def _ornn(n: int, m: int, every_zero: bool) -> tuple[OpCounts, OpCounts]:
-    return count_ornn_local(n, m, zeros="structural" if every_zero else TABLE5_ZEROS)
-
-
-MEASURES: dict[str, Callable[[tuple[int, ...]], OpCounts]] = {
-    "hprod": lambda x: count_hprod(x[0], x[1]),
-    "hprod_norm": lambda x: count_hprod(x[0], x[1], norm=True),
-    "hgrad": lambda x: count_hgrad(x[0], x[1]),
-    "hgrad_norm": lambda x: count_hgrad(x[0], x[1], norm=True),
-    "hgrad_norm_alpha": lambda x: count_hgrad(x[0], x[1], norm=True, alpha=True),
-    "alpha_saving": lambda x: difference(
-        count_hgrad(x[0], x[1], norm=True), count_hgrad(x[0], x[1], norm=True, alpha=True)
-    ),
-    "svdrnn_fp": lambda x: _local(*x).fp(),
-    "svdrnn_fp_norms": lambda x: _local(*x).fp(norms=True),
-    "svdrnn_bp": lambda x: _local(*x).bp(),
-    "svdrnn_bp_alpha": lambda x: _local(*x).bp_reusing_alpha(),
-    "ornn_fp_table5": lambda x: _ornn(x[0], x[1], False)[0],
-    "ornn_bp_table5": lambda x: _ornn(x[0], x[1], False)[1],
-    "ornn_fp_every_zero": lambda x: _ornn(x[0], x[1], True)[0],
-    "ornn_bp_every_zero": lambda x: _ornn(x[0], x[1], True)[1],
-}
-"""What each row measures, from its sizes: flops of the generic code on the counting arithmetic."""
+from orthoverify.errors import ReplayError
+from orthoverify.param.polynomial_fit import Fit, fit_polynomial
+from orthoverify.param.svd_flops import MEASURES, NK, size_grid
 
 
 @dataclass(frozen=True)
@@ -219,28 +74,6 @@ def _high_part(expr: sympy.Expr, variables: Sequence[str], order: int) -> sympy.
             sympy.Integer(0),
         )
     )
-
-
-_GRID: dict[str, dict[tuple[str, ...], int]] = {
-    "quick": {NK: 6, NMM: 5, NM: 7},
-    "default": {NK: 10, NMM: 7, NM: 10},
-    "thorough": {NK: 16, NMM: 10, NM: 14},
-}
-"""Largest n of each size grid, per profile (bigger profiles only add points)."""
-
-
-def grid(variables: Sequence[str], profile: str) -> list[tuple[int, ...]]:
-    """Every valid size tuple up to the profile's n: 1 <= k <= n; 0 <= m1, m2 <= n; 1 <= m <= n."""
-    vs = tuple(variables)
-    tops = _GRID.get(profile, _GRID["default"])
-    if vs not in tops:
-        raise DomainError(f"no size grid for variables {vs}")
-    top = tops[vs]
-    if vs == NK:
-        return [(n, k) for n in range(1, top + 1) for k in range(1, n + 1)]
-    if vs == NMM:
-        return [(n, a, b) for n in range(1, top + 1) for a in range(n + 1) for b in range(n + 1)]
-    return [(n, m) for n in range(1, top + 1) for m in range(1, n + 1)]
 
 
 @dataclass(frozen=True)
@@ -350,7 +183,8 @@ def replay_rows(rows: Sequence[Row], inputs: Mapping[str, Any]) -> Measure:
 
 
 def run_rows(rows: Sequence[Row], ctx: RunContext, replay: Callable[[Mapping[str, Any], Backend], Measure]) -> Outcome:
-    grids = {vs: grid(vs, ctx.profile.name) for vs in {r.variables for r in rows}}
+    tops = effort(ctx, "flops.grid_largest_n")
+    grids = {vs: size_grid(vs, tops[vs]) for vs in {r.variables for r in rows}}
     results = [evaluate_row(r, grids[r.variables]) for r in rows]
     data = {
         "rows": [r.to_data() for r in results],

@@ -1,7 +1,7 @@
-"""Helpers shared by the svd claims of Sec. 6 (svd.claim1, svd.theorem5, svd.corollary1): the
-covariance families, the linear-RNN instance of a recorded case, and the instances whose
-critical points Theorem 5's search and Corollary 1's pull-back examine. The maths is
-:mod:`orthoverify.param.linear_rnn`."""
+"""Inputs of the svd claims of Sec. 6 (svd.claim1, svd.theorem5, svd.corollary1): the covariance
+families, rational arrays, finite distributions for the risk, gradient cases by profile, the
+linear-RNN instance of a recorded case, and the instances whose critical points Theorem 5's
+search and Corollary 1's pull-back examine. The maths is :mod:`orthoverify.param.linear_rnn`."""
 
 from __future__ import annotations
 

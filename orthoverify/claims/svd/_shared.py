@@ -1,5 +1,5 @@
-"""Helpers shared by several svd claim files: the input families (random vectors, vectors of
-increasing length packed as the columns of a matrix, SVD factors), the measures that
+"""Helpers shared by several svd claim files: the input families (random vectors, reflection
+vectors of increasing length recorded as one matrix, SVD factors), the measures that
 Theorems 2, 4 and 3 share with their proofs' claims, and the effort per profile of the
 family's bespoke checks, in one table."""
 
@@ -19,6 +19,7 @@ from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.ratios import flag as _flag
 from orthoverify.param import svd as sv
+from orthoverify.param.svd_flops import NK, NM, NMM
 
 EFFORT: dict[str, dict[str, Any]] = {
     "parameter_count.largest_n": {"quick": 12, "*": 24},
@@ -30,12 +31,19 @@ EFFORT: dict[str, dict[str, Any]] = {
     "theorem5.search_starts": {"quick": 10, "default": 30, "*": 100},
     "theorem5.random_search_instances": {"quick": 2, "default": 6, "*": 16},
     "corollary1.perturbations": {"quick": 20, "*": 60},
+    "flops.grid_largest_n": {
+        "quick": {NK: 6, NMM: 5, NM: 7},
+        "default": {NK: 10, NMM: 7, NM: 10},
+        "thorough": {NK: 16, NMM: 10, NM: 14},
+        "*": {NK: 10, NMM: 7, NM: 10},
+    },
 }
 """Effort of the family's bespoke checks by profile name ("*": any other profile), beside what
 engine.profiles sets: the largest n of the parameter-count grid; whether the exact Claim 1
 gradients include n = t = 3 and the float ones n = 4..8; the exact sizes of the printed gradient
 (None: all); central-difference cases per size; Theorem 5's random exact instances, search starts
-and random search instances; Corollary 1's perturbations per step size."""
+and random search instances; Corollary 1's perturbations per step size; the largest n of each
+size grid of the flop counts (bigger profiles only add points)."""
 
 
 def effort(ctx: RunContext, key: str) -> Any:
@@ -54,31 +62,15 @@ def random_vector(ctx: RunContext, rng: np.random.Generator, k: int) -> Any:
     return rng.standard_normal(k)
 
 
-def padded(vectors: list[Any], n: int) -> np.ndarray:
-    """Vectors of lengths k, k+1, ..., n as the columns of an n x m matrix, zeros on top."""
-    cols = []
-    for v in vectors:
-        v = np.asarray(v, dtype=object)
-        cols.append(np.concatenate([np.zeros(n - v.shape[0], dtype=object), v]))
-    if not cols:
-        return np.zeros((n, 0))
-    return np.stack(cols, axis=1)
-
-
-def unpadded(b: Backend, mat: Array, k: int) -> list[Array]:
-    """Inverse of :func:`padded`: column i holds x_{k+i} in its last k + i entries."""
-    n = mat.shape[0]
-    return [mat[n - (k + i) :, i] for i in range(mat.shape[1])]
-
-
 def vectors_case(ctx: RunContext, rng: np.random.Generator, n: int, k: int, zeros: float = 0.0) -> np.ndarray:
+    """Random vectors of lengths k..n (each zero with probability ``zeros``) as one padded matrix."""
     vecs = []
     for j in range(k, n + 1):
         if zeros and rng.random() < zeros:
             vecs.append(np.zeros(j, dtype=object if ctx.backend.exact else float))
         else:
             vecs.append(random_vector(ctx, rng, j))
-    return padded(vecs, n)
+    return sv.stack_padded(vecs, n)
 
 
 def q_svd_parameters(b: Backend, case: Case) -> Measure:

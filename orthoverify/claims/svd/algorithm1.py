@@ -20,16 +20,8 @@ from typing import Any
 from orthoverify.backends import Array, Backend, get_backend
 from orthoverify.claims._common import EXACT, TORCH, norm_scale
 from orthoverify.claims.svd import PAPER
-from orthoverify.claims.svd._shared import (
-    random_vector,
-    unpadded,
-    vectors_case,
-)
-from orthoverify.engine.checks import (
-    Case,
-    PropertyCheck,
-    RunContext,
-)
+from orthoverify.claims.svd._shared import random_vector, vectors_case
+from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, residual, scaled, worst
 from orthoverify.engine.reference import central_gradient, exact_gradient, fd_eps
@@ -41,8 +33,8 @@ def _alg1_inputs(b: Backend, case: Case) -> tuple[Array, Array, list[Array], Arr
     g = b.asarray(case["g"], name="g")
     n = h.shape[0]
     m1, m2 = int(case["m1"]), int(case["m2"])
-    us = unpadded(b, b.asarray(case["U"], name="U"), n - m1 + 1)
-    vs = unpadded(b, b.asarray(case["V"], name="V"), n - m2 + 1)
+    us = sv.unstack_padded(b.asarray(case["U"], name="U"), n - m1 + 1)
+    vs = sv.unstack_padded(b.asarray(case["V"], name="V"), n - m2 + 1)
     s = b.asarray(case["s"], name="s")
     return h, g, us, s, vs, n, m1, m2
 
@@ -90,7 +82,7 @@ def _reference_grads(
     )
 
 
-def _alg1_measure(b: Backend, case: Case, variant: sv.Variant, ref: str) -> Measure:
+def alg1_measure(b: Backend, case: Case, variant: sv.Variant, ref: str) -> Measure:
     """Algorithm 1 against a reference gradient: torch autograd, 50-digit central differences
     (fd) or SymPy's exact derivative. A failure seen with autograd is confirmed at high
     precision, where there is no autograd: there the reference is central differences."""
@@ -175,15 +167,15 @@ def cases_alg1(ctx: RunContext, small: bool = False) -> Iterator[Case]:
 def _alg1_checks(variant: sv.Variant) -> tuple[PropertyCheck, ...]:
     q = "max over C, dL/dh, dL/dsigma (or dL/ds), dL/du, dL/dv of ||Alg1 - reference|| / (n (m1+m2) eps (1 + ||ref||))"
     return (
-        PropertyCheck("autograd", lambda b, c: _alg1_measure(b, c, variant, "autograd"), cases_alg1, TORCH, q),
+        PropertyCheck("autograd", lambda b, c: alg1_measure(b, c, variant, "autograd"), cases_alg1, TORCH, q),
         PropertyCheck(
             "central_differences_50_digits",
-            lambda b, c: _alg1_measure(b, c, variant, "fd"),
+            lambda b, c: alg1_measure(b, c, variant, "fd"),
             lambda ctx: cases_alg1(ctx, small=True),
             ("numpy-float64", "mpmath"),
             q,
         ),
-        PropertyCheck("exact_derivative", lambda b, c: _alg1_measure(b, c, variant, "exact"), cases_alg1, EXACT, q),
+        PropertyCheck("exact_derivative", lambda b, c: alg1_measure(b, c, variant, "exact"), cases_alg1, EXACT, q),
     )
 
 

@@ -37,12 +37,7 @@ from orthoverify.claims.svd._landscape import (
     gradient_case,
     risk_case,
 )
-from orthoverify.engine.checks import (
-    Case,
-    PropertyCheck,
-    RunContext,
-    SymbolicCheck,
-)
+from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SymbolicCheck
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, agreement, residual, scaled
 from orthoverify.engine.reference import central_gradient, exact_gradient, fd_eps

@@ -13,7 +13,6 @@ svd.theorem5's search, pulled back at 50 digits and checked by random perturbati
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,15 +28,8 @@ from orthoverify.claims.svd._landscape import (
     search_instances,
     spurious_1d,
 )
-from orthoverify.claims.svd._shared import (
-    effort,
-)
-from orthoverify.engine.checks import (
-    Case,
-    FunctionCheck,
-    Outcome,
-    RunContext,
-)
+from orthoverify.claims.svd._shared import effort
+from orthoverify.engine.checks import Case, FunctionCheck, Outcome, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import THRESHOLD, Measure, scaled
 from orthoverify.param import linear_rnn as lr
@@ -55,38 +47,7 @@ HAND_BUILT_COROLLARY: Case = {
 with |w| in (sigma* - r, sigma* + r) = (0.9, 1.1)."""
 
 
-Params = tuple[list[Array], list[Array], Array]
-
-
-def svdrnn_parameters(b: Backend, w: Array, sigma_star: Any, r: Any, *, smooth: bool) -> Params | None:
-    """svdRNN parameters (us, vs, s_hat) of W for M_{1,1} with eq. 8: W = U Sigma V' by b's SVD, the
-    reflection vectors by param.svd.factor_parameters, s_hat = eq. 8's inverse (DomainError when a
-    singular value is outside (sigma* - r, sigma* + r)). With ``smooth``, U and V are first replaced
-    by U D, V D (D = diag(1, .., 1, -1), which keeps W) so that det U = det V = (-1)^n: then u_1 and
-    v_1 are nonzero (u_1 = 0 exactly when det U = (-1)^(n-1), for generic U), so every reflection is
-    a smooth function of its vector near these parameters; None when det W < 0 makes that impossible."""
-    u, s, v = b.svd(w)
-    n = w.shape[0]
-    if smooth:
-        du = 1 if np.linalg.det(b.to_numpy(u)) > 0 else -1
-        dv = 1 if np.linalg.det(b.to_numpy(v)) > 0 else -1
-        if du != dv:
-            return None
-        if du != (-1) ** n:
-            u, v = u.copy(), v.copy()
-            u[:, n - 1] = -u[:, n - 1]
-            v[:, n - 1] = -v[:, n - 1]
-    params = svd.factor_parameters(u, s, v, backend=b)
-    return params.us, params.vs, svd.sigma_map_inverse(params.sigma, sigma_star, r, backend=b)
-
-
-def svdrnn_weight(b: Backend, p: Params, sigma_star: Any, r: Any) -> Array:
-    """W = M_{1,1}(us, vs, sigma_map(s_hat)) (eq. 3 with eq. 8)."""
-    us, vs, s_hat = p
-    return svd.m_k1k2(us, vs, svd.sigma_map(s_hat, sigma_star, r, backend=b), backend=b)
-
-
-def _param_inputs(b: Backend, p: Params, prefix: str = "") -> dict[str, Any]:
+def _param_inputs(b: Backend, p: svd.SvdrnnParams, prefix: str = "") -> dict[str, Any]:
     us, vs, s_hat = p
     out: dict[str, Any] = {f"{prefix}u{len(x)}": b.to_strings(x) for x in us}
     out |= {f"{prefix}v{len(x)}": b.to_strings(x) for x in vs}
@@ -94,41 +55,14 @@ def _param_inputs(b: Backend, p: Params, prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def _params_from(b: Backend, inputs: Mapping[str, Any], n: int, prefix: str = "") -> Params:
+def _params_from(b: Backend, inputs: Mapping[str, Any], n: int, prefix: str = "") -> svd.SvdrnnParams:
     us = [b.asarray(inputs[f"{prefix}u{k}"]) for k in range(1, n + 1)]
     vs = [b.asarray(inputs[f"{prefix}v{k}"]) for k in range(1, n + 1)]
     return us, vs, b.asarray(inputs[f"{prefix}s_hat"])
 
 
-def _smallest_vector(b: Backend, p: Params) -> float:
+def _smallest_vector(b: Backend, p: svd.SvdrnnParams) -> float:
     return min(float(b.to_float(b.max_abs(x))) for x in (*p[0], *p[1]))
-
-
-def _perturbation_margin(
-    b: Backend, p: Params, pb: lr.Problem, sigma_star: Any, r: Any, rng: np.random.Generator, count: int
-) -> tuple[float, int]:
-    """min over random perturbations p + rho z (every entry of every u, v and s_hat; ||z|| = 1,
-    rho in {1e-3, 1e-6, 1e-12}) of (L(p + rho z) - L(p)) / rho^2, L = R o M: nonnegative (up to
-    rounding) at a local minimum of L."""
-    base = pb.risk(svdrnn_weight(b, p, sigma_star, r))
-    sizes = [x.shape[0] for x in (*p[0], *p[1], p[2])]
-    worst = math.inf
-    done = 0
-    for rho in ("1e-3", "1e-6", "1e-12"):
-        step = b.scalar(rho)
-        for _ in range(count):
-            z = rng.standard_normal(sum(sizes))
-            z = z / np.linalg.norm(z)
-            parts, k = [], 0
-            for x, m in zip((*p[0], *p[1], p[2]), sizes, strict=True):
-                parts.append(x + step * b.asarray(z[k : k + m]))
-                k += m
-            nu = len(p[0])
-            q: Params = (parts[:nu], parts[nu : 2 * nu], parts[-1])
-            diff = pb.risk(svdrnn_weight(b, q, sigma_star, r)) - base
-            worst = min(worst, float(diff / (step * step)))
-            done += 1
-    return worst, done
 
 
 def corollary_case(
@@ -140,8 +74,8 @@ def corollary_case(
     from orthoverify.errors import DomainError
 
     try:
-        p_star = svdrnn_parameters(b, w_star, sigma_star, r, smooth=True)
-        p_better = svdrnn_parameters(b, w_better, sigma_star, r, smooth=False)
+        p_star = svd.svdrnn_parameters(b, w_star, sigma_star, r, smooth=True)
+        p_better = svd.svdrnn_parameters(b, w_better, sigma_star, r, smooth=False)
     except DomainError:
         return None
     if p_star is None or p_better is None:
@@ -162,13 +96,13 @@ def replay_corollary(inputs: Mapping[str, Any], b: Backend) -> Measure:
     n = pb.n
     p_star = _params_from(b, inputs, n)
     p_better = _params_from(b, inputs, n, "better_")
-    w0 = svdrnn_weight(b, p_star, sigma_star, r)
+    w0 = svd.svdrnn_weight(b, p_star, sigma_star, r)
     w, gn = lr.refine_critical_point(w0, pb.y, pb.a, pb.sigma, pb.t, backend=b)
     moved = float_norm(b, w - w0) / (1.0 + float_norm(b, w0))
     eig = lr.hessian_eigenvalues(pb.hessian(w), b)
     top = max(abs(float(v)) for v in eig)
     r_c = pb.risk(w)
-    l_better = pb.risk(svdrnn_weight(b, p_better, sigma_star, r))
+    l_better = pb.risk(svd.svdrnn_weight(b, p_better, sigma_star, r))
     gap = r_c - l_better
     smallest = _smallest_vector(b, p_star)
     sig = svd.sigma_map(p_star[2], sigma_star, r, backend=b)
@@ -207,9 +141,13 @@ def _corollary_outcome(
     pb = instance_problem(hp, inst)
     n = pb.n
     p_star = _params_from(hp, case, n)
-    rebuilt = float_norm(hp, svdrnn_weight(hp, p_star, sigma_star, r) - w_star) / float_norm(hp, w_star)
-    margin, samples = _perturbation_margin(
-        hp, p_star, pb, sigma_star, r, ctx.rng("perturb", label), effort(ctx, "corollary1.perturbations")
+    rebuilt = float_norm(hp, svd.svdrnn_weight(hp, p_star, sigma_star, r) - w_star) / float_norm(hp, w_star)
+    margin, samples = svd.perturbation_margin(
+        hp,
+        p_star,
+        lambda q: pb.risk(svd.svdrnn_weight(hp, q, sigma_star, r)),
+        ctx.rng("perturb", label),
+        effort(ctx, "corollary1.perturbations"),
     )
     data = {
         "instance": label,

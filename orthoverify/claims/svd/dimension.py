@@ -24,13 +24,7 @@ from orthoverify.backends import Backend
 from orthoverify.claims._common import EXACT
 from orthoverify.claims._common import exact_backend as _sympy
 from orthoverify.claims.svd import PAPER
-from orthoverify.engine.checks import (
-    Case,
-    FunctionCheck,
-    Outcome,
-    PropertyCheck,
-    RunContext,
-)
+from orthoverify.engine.checks import Case, FunctionCheck, Outcome, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, residual, scaled, worst
 from orthoverify.param import svd as sv

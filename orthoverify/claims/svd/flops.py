@@ -21,14 +21,24 @@ from typing import Any
 
 from orthoverify.backends import Backend
 from orthoverify.claims.svd import PAPER
-from orthoverify.claims.svd._flop_rows import NK, NM, NMM, NOTES, Row, replay_rows, run_rows
-from orthoverify.engine.checks import (
-    FunctionCheck,
-    Outcome,
-    RunContext,
-)
+from orthoverify.claims.svd._flop_rows import NOTES, Row, RowResult, evaluate_row, replay_rows, run_rows
+from orthoverify.engine.checks import FunctionCheck, Outcome, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure
+from orthoverify.param.svd_flops import NK, NM, NMM
+
+__all__ = [
+    "CLAIMS",
+    "CORRECTED_ROWS",
+    "FLOPS",
+    "FLOPS_CORRECTED",
+    "PRINTED_ROWS",
+    "Row",
+    "RowResult",
+    "evaluate_row",
+    "replay_corrected",
+    "replay_printed",
+]
 
 PRINTED_ROWS: tuple[Row, ...] = (
     Row("sec42.hprod", "Sec. 4.2", "Algorithm 2 (Hprod) needs 6k flops", "6*k", NK, 1, "hprod"),

@@ -16,15 +16,8 @@ from collections.abc import Iterator
 from orthoverify.backends import FLOAT_BACKENDS, Array, Backend, get_backend
 from orthoverify.claims._common import EXACT, TORCH, backend_sizes, norm_scale
 from orthoverify.claims.svd import PAPER
-from orthoverify.claims.svd._shared import (
-    grad_case,
-    random_vector,
-)
-from orthoverify.engine.checks import (
-    Case,
-    PropertyCheck,
-    RunContext,
-)
+from orthoverify.claims.svd._shared import grad_case, random_vector
+from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, residual, scaled, worst
 from orthoverify.engine.reference import central_gradient, exact_gradient, fd_eps

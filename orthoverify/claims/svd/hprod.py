@@ -22,15 +22,8 @@ import numpy as np
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import ALL, EXACT, FLOAT_HP, backend_sizes
 from orthoverify.claims.svd import PAPER
-from orthoverify.claims.svd._shared import (
-    random_vector,
-)
-from orthoverify.engine.checks import (
-    Case,
-    PropertyCheck,
-    RunContext,
-    SearchCheck,
-)
+from orthoverify.claims.svd._shared import random_vector
+from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchCheck
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, agreement
 from orthoverify.errors import ZeroVectorError

@@ -20,19 +20,8 @@ from orthoverify.backends import Backend
 from orthoverify.claims._common import ALL, EXACT, backend_sizes
 from orthoverify.claims._common import exact_backend as _sympy
 from orthoverify.claims.svd import PAPER
-from orthoverify.claims.svd._shared import (
-    padded,
-    random_vector,
-    unpadded,
-    vectors_case,
-)
-from orthoverify.engine.checks import (
-    Case,
-    FunctionCheck,
-    Outcome,
-    PropertyCheck,
-    RunContext,
-)
+from orthoverify.claims.svd._shared import random_vector, vectors_case
+from orthoverify.engine.checks import Case, FunctionCheck, Outcome, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.param import svd as sv
@@ -42,7 +31,7 @@ def q_lemma1(b: Backend, case: Case) -> Measure:
     """Columns i <= min(n-k1, n-k2) of V(k1) and V(k2) agree, for every pair k1, k2."""
     vmat = b.asarray(case["V"], name="V")
     n = vmat.shape[0]
-    vecs = unpadded(b, vmat, 1)
+    vecs = sv.unstack_padded(vmat, 1)
     vk = {k: sv.m_k(vecs[k - 1 :], n, backend=b) for k in range(1, n + 1)}
     out = [Measure(0.0, error=0.0)]
     for k1 in range(1, n + 1):
@@ -81,7 +70,7 @@ def fn_lemma1_sharp(ctx: RunContext) -> Outcome:
                 beyond = sharp < n and not b.is_zero(vk[k1][:, sharp] - vk[k2][:, sharp])
                 data[f"n={n},k1={k1},k2={k2}"] = {"stated": n - k2, "agree up to": sharp, "differs next": beyond}
                 if not same:
-                    inputs = {"V": b.to_strings(b.asarray(padded(vecs, n))), "k1": str(k1), "k2": str(k2)}
+                    inputs = {"V": b.to_strings(b.asarray(sv.stack_padded(vecs, n))), "k1": str(k1), "k2": str(k2)}
                     return Outcome(False, cases, failure=(inputs, Measure(math.inf, f"column {sharp} differs")))
     return Outcome(True, cases, notes="columns agree for i <= n - max(k1, k2) + 1", data=data)
 

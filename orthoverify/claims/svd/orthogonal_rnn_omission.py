@@ -18,15 +18,8 @@ from collections.abc import Iterator
 from orthoverify.backends import Backend
 from orthoverify.claims._common import EXACT
 from orthoverify.claims.svd import PAPER
-from orthoverify.claims.svd._shared import (
-    grad_case,
-    random_vector,
-)
-from orthoverify.engine.checks import (
-    Case,
-    PropertyCheck,
-    RunContext,
-)
+from orthoverify.claims.svd._shared import grad_case, random_vector
+from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, residual
 from orthoverify.engine.reference import exact_gradient

@@ -21,14 +21,8 @@ import sympy
 from orthoverify.backends import Backend
 from orthoverify.claims._common import EXACT
 from orthoverify.claims.svd import PAPER
-from orthoverify.claims.svd._shared import (
-    effort,
-)
-from orthoverify.engine.checks import (
-    FunctionCheck,
-    Outcome,
-    RunContext,
-)
+from orthoverify.claims.svd._shared import effort
+from orthoverify.engine.checks import FunctionCheck, Outcome, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure
 from orthoverify.param import svd as sv

@@ -24,11 +24,7 @@ from orthoverify import samples
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import ALL, EXACT, FLOAT_HP, backend_sizes, norm_scale
 from orthoverify.claims.svd import PAPER
-from orthoverify.engine.checks import (
-    Case,
-    PropertyCheck,
-    RunContext,
-)
+from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.ratios import flag as _flag

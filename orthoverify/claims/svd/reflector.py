@@ -23,15 +23,8 @@ from orthoverify.claims._common import ALL, backend_sizes
 from orthoverify.claims._common import exact_backend as _sympy
 from orthoverify.claims._common import symbol_array as _symbols
 from orthoverify.claims.svd import PAPER
-from orthoverify.claims.svd._shared import (
-    random_vector,
-)
-from orthoverify.engine.checks import (
-    Case,
-    PropertyCheck,
-    RunContext,
-    SymbolicCheck,
-)
+from orthoverify.claims.svd._shared import random_vector
+from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SymbolicCheck
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.param import svd as sv

@@ -21,13 +21,7 @@ import sympy
 from orthoverify.backends import Backend, get_backend
 from orthoverify.claims._common import FLOAT_HP
 from orthoverify.claims.svd import PAPER
-from orthoverify.engine.checks import (
-    Case,
-    PropertyCheck,
-    RunContext,
-    SearchCheck,
-    SymbolicCheck,
-)
+from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchCheck, SymbolicCheck
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, scaled
 from orthoverify.engine.ratios import flag as _flag

@@ -20,11 +20,7 @@ from typing import Any
 from orthoverify.backends import Backend
 from orthoverify.claims._common import EXACT
 from orthoverify.claims.svd import PAPER
-from orthoverify.engine.checks import (
-    FunctionCheck,
-    Outcome,
-    RunContext,
-)
+from orthoverify.engine.checks import FunctionCheck, Outcome, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure
 from orthoverify.param.svd_table3 import TABLE3, explain_row, table3_counts

@@ -20,16 +20,8 @@ from orthoverify.backends import Backend
 from orthoverify.claims._common import ALL, backend_sizes
 from orthoverify.claims._inputs import orthogonal_input, structured_orthogonal_cases
 from orthoverify.claims.svd import PAPER
-from orthoverify.claims.svd._shared import (
-    unpadded,
-    vectors_case,
-)
-from orthoverify.engine.checks import (
-    Case,
-    PropertyCheck,
-    RunContext,
-    SearchCheck,
-)
+from orthoverify.claims.svd._shared import vectors_case
+from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchCheck
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, residual
 from orthoverify.param import svd as sv
@@ -47,7 +39,7 @@ def q_image_orthogonal(b: Backend, case: Case) -> Measure:
     """M_1(u) is orthogonal for any vectors, zero ones included."""
     u = b.asarray(case["U"], name="U")
     n = u.shape[0]
-    m = sv.m_k(unpadded(b, u, 1), n, backend=b)
+    m = sv.m_k(sv.unstack_padded(u, 1), n, backend=b)
     return residual(b, b.transpose(m) @ m - b.eye(n), n)
 
 

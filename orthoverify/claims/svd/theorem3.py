@@ -13,13 +13,8 @@ from __future__ import annotations
 
 from orthoverify.claims._common import ALL
 from orthoverify.claims.svd import PAPER
-from orthoverify.claims.svd._shared import (
-    cases_theorem3,
-    q_theorem3,
-)
-from orthoverify.engine.checks import (
-    PropertyCheck,
-)
+from orthoverify.claims.svd._shared import cases_theorem3, q_theorem3
+from orthoverify.engine.checks import PropertyCheck
 from orthoverify.engine.model import Claim
 
 THEOREM3 = Claim(

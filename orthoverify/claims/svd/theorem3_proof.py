@@ -18,14 +18,8 @@ from orthoverify.backends import Backend
 from orthoverify.claims._common import ALL
 from orthoverify.claims._inputs import orthogonal_input
 from orthoverify.claims.svd import PAPER
-from orthoverify.claims.svd._shared import (
-    cases_theorem3,
-    q_theorem3,
-)
-from orthoverify.engine.checks import (
-    Case,
-    PropertyCheck,
-)
+from orthoverify.claims.svd._shared import cases_theorem3, q_theorem3
+from orthoverify.engine.checks import Case, PropertyCheck
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, residual
 from orthoverify.param import svd as sv

@@ -20,15 +20,8 @@ from orthoverify.claims._common import EXACT
 from orthoverify.claims._common import exact_backend as _sympy
 from orthoverify.claims._common import symbol_array as _symbols
 from orthoverify.claims.svd import PAPER
-from orthoverify.claims.svd._shared import (
-    padded,
-    random_vector,
-)
-from orthoverify.engine.checks import (
-    FunctionCheck,
-    Outcome,
-    RunContext,
-)
+from orthoverify.claims.svd._shared import random_vector
+from orthoverify.engine.checks import FunctionCheck, Outcome, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure
 from orthoverify.param import svd as sv
@@ -56,8 +49,8 @@ def fn_theorem3_sharp(ctx: RunContext) -> Outcome:
                 if d != 0:
                     inputs = {
                         "n": str(n),
-                        "U": b.to_strings(b.asarray(padded(us, n))),
-                        "V": b.to_strings(b.asarray(padded(vs, n))),
+                        "U": b.to_strings(b.asarray(sv.stack_padded(us, n))),
+                        "V": b.to_strings(b.asarray(sv.stack_padded(vs, n))),
                     }
                     return Outcome(False, cases, failure=(inputs, Measure(math.inf, f"det(M - I) = {d}")))
     u = _symbols("u", 3)

@@ -20,18 +20,8 @@ import numpy as np
 
 from orthoverify.claims._common import EXACT, FLOAT_HP, backend_sizes
 from orthoverify.claims.svd import PAPER
-from orthoverify.claims.svd._shared import (
-    factor_cases,
-    q_factor_exact,
-    q_svd_parameters,
-    w_cases,
-)
-from orthoverify.engine.checks import (
-    Case,
-    PropertyCheck,
-    RunContext,
-    SearchCheck,
-)
+from orthoverify.claims.svd._shared import factor_cases, q_factor_exact, q_svd_parameters, w_cases
+from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchCheck
 from orthoverify.engine.model import Claim
 
 

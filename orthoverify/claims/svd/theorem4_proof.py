@@ -21,14 +21,8 @@ from collections.abc import Iterator
 from orthoverify.backends import Backend
 from orthoverify.claims._common import EXACT, norm_scale
 from orthoverify.claims.svd import PAPER
-from orthoverify.claims.svd._shared import (
-    factor_cases,
-)
-from orthoverify.engine.checks import (
-    Case,
-    PropertyCheck,
-    RunContext,
-)
+from orthoverify.claims.svd._shared import factor_cases
+from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, agreement, residual, worst
 from orthoverify.engine.ratios import flag as _flag

@@ -35,15 +35,8 @@ from orthoverify.claims.svd._landscape import (
     sigma_exact,
     spurious_1d,
 )
-from orthoverify.claims.svd._shared import (
-    effort,
-)
-from orthoverify.engine.checks import (
-    Case,
-    FunctionCheck,
-    Outcome,
-    RunContext,
-)
+from orthoverify.claims.svd._shared import effort
+from orthoverify.engine.checks import Case, FunctionCheck, Outcome, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import THRESHOLD, Measure, scaled
 from orthoverify.param import linear_rnn as lr
