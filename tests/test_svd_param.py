@@ -1090,3 +1090,60 @@ def test_table3_reconstruction_names_the_configuration() -> None:
         assert fits, name
         assert all(f["m1 = m2"] == 16 and f["output bias"] and f["learned h0 (c0)"] for f in fits), name
         assert svd_table3.table3_counts(length // depth, classes) != tuple(printed), name
+
+
+# =============================================================================== recording, eq. 3 with eq. 8
+def test_stack_padded_round_trip() -> None:
+    vecs = [np.array([1, 2]), np.array([3, 4, 5]), np.array([6, 7, 8, 9])]
+    mat = sv.stack_padded(vecs, 4)
+    assert mat.shape == (4, 3) and list(mat[:, 0]) == [0, 0, 1, 2] and list(mat[:, 2]) == [6, 7, 8, 9]
+    back = sv.unstack_padded(mat, 2)
+    assert [list(x) for x in back] == [list(v) for v in vecs]
+    assert sv.stack_padded([], 3).shape == (3, 0) and sv.unstack_padded(sv.stack_padded([], 3), 1) == []
+
+
+def _weight(rng: np.random.Generator, n: int, svals: list[float], det_sign: int) -> np.ndarray:
+    u, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    v, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    if np.sign(np.linalg.det(u) * np.linalg.det(v)) != det_sign:
+        u[:, 0] = -u[:, 0]
+    return u @ np.diag(svals) @ v.T
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5])
+def test_svdrnn_parameters_give_back_w(n: int) -> None:
+    rng = np.random.default_rng(n)
+    w = _weight(rng, n, list(np.linspace(0.92, 1.08, n)), 1)
+    for smooth in (False, True):
+        p = sv.svdrnn_parameters(F64, w, 1.0, 0.1, smooth=smooth)
+        assert p is not None
+        assert ratio(sv.svdrnn_weight(F64, p, 1.0, 0.1), w, n) <= THRESHOLD
+    # smooth: every reflection vector nonzero, so M is continuous at these parameters
+    assert p is not None and min(float(np.max(np.abs(x))) for x in (*p[0], *p[1])) > 1e-8
+
+
+def test_svdrnn_parameters_refuse_what_they_cannot_give() -> None:
+    rng = np.random.default_rng(7)
+    w = _weight(rng, 3, [0.95, 1.0, 1.05], -1)
+    assert sv.svdrnn_parameters(F64, w, 1.0, 0.1, smooth=True) is None  # det W < 0: no smooth parameters
+    assert sv.svdrnn_parameters(F64, w, 1.0, 0.1, smooth=False) is not None
+    with pytest.raises(DomainError):  # a singular value outside (sigma* - r, sigma* + r)
+        sv.svdrnn_parameters(F64, _weight(rng, 3, [0.5, 1.0, 1.05], 1), 1.0, 0.1, smooth=False)
+
+
+def test_perturbation_margin_tells_a_minimum_from_a_maximum() -> None:
+    b = MP
+    p0 = ([b.asarray([0.5])], [b.asarray([-2.0])], b.asarray([0.3]))
+
+    def dist2(q: Any) -> Any:
+        return sum(
+            (b.sum((x - y) * (x - y)) for x, y in zip((*q[0], *q[1], q[2]), (*p0[0], *p0[1], p0[2]), strict=True)),
+            b.scalar("0"),
+        )
+
+    rng = np.random.default_rng(0)
+    low, count = sv.perturbation_margin(b, p0, dist2, rng, 5)
+    # L = ||p - p0||^2 gives ||z||^2 in every direction: 1 up to z's normalisation in float64
+    assert count == 15 and abs(low - 1.0) < 30 * F64.eps
+    high, _ = sv.perturbation_margin(b, p0, lambda q: -dist2(q), rng, 5)
+    assert abs(high + 1.0) < 30 * F64.eps
