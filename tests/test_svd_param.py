@@ -1147,3 +1147,18 @@ def test_perturbation_margin_tells_a_minimum_from_a_maximum() -> None:
     assert count == 15 and abs(low - 1.0) < 30 * F64.eps
     high, _ = sv.perturbation_margin(b, p0, lambda q: -dist2(q), rng, 5)
     assert abs(high + 1.0) < 30 * F64.eps
+
+
+def test_exact_jacobian_rank_and_kernel() -> None:
+    """n = 2: 8 parameters, rank n^2 = 4 at a generic rational point, and each u_j, v_j along
+    itself is in the kernel (M does not depend on the vectors' norms)."""
+    r = sympy.Rational
+    us, vs, sigma = [[r(1, 2)], [1, r(-3, 2)]], [[-2], [r(2, 3), 1]], [r(11, 10), r(23, 10)]
+    flat = [*us[0], *us[1], *vs[0], *vs[1], *sigma]
+    back = sv.unflatten_parameters(flat, 2, 2, 1, 1)
+    assert [list(x) for x in back[0]] == us and [list(x) for x in back[1]] == vs and list(back[2]) == sigma
+    jac = sv.exact_jacobian(2, 2, 1, 1, flat)
+    assert jac.shape == (4, 8) and jac.rank() == 4
+    for lo, hi in ((0, 1), (1, 3), (3, 4), (4, 6)):
+        d = sympy.Matrix([x if lo <= i < hi else 0 for i, x in enumerate(flat)])
+        assert (jac * d).is_zero_matrix

@@ -10,10 +10,12 @@ the non-square ``M^{m,n}_{k1,k2}`` (eq. 17); the sigma map of eq. 8; Hprod and H
 The inverse maps follow the paper's proofs: Householder QR with a non-negative diagonal
 (Prop. 1), reflection vectors of an orthogonal matrix (Theorem 1), of any matrix through its
 SVD (Theorems 2 and 4, using Lemma 1 to drop reflections), and the assignment of Theorem 3's
-proof (as corrected, and as printed). Everything is written once against the backend protocol.
-Reflection vectors are passed as lists in increasing length: ``us = [u_k1, ..., u_n]``. A list is recorded as one
-input matrix by :func:`stack_padded`. With eq. 8, :func:`svdrnn_parameters` gives the svdRNN
-parameters of a weight matrix and :func:`perturbation_margin` probes a loss for a local minimum there.
+proof (as corrected, and as printed); :func:`exact_jacobian` gives the Jacobian of M exactly
+(the dimension count after Theorem 2). Everything is written once against the backend protocol.
+Reflection vectors are passed as lists in increasing length: ``us = [u_k1, ..., u_n]``; a list is
+recorded as one input matrix by :func:`stack_padded`. With eq. 8, :func:`svdrnn_parameters` gives
+the svdRNN parameters of a weight matrix and :func:`perturbation_margin` probes a loss for a local
+minimum there.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
+import sympy
 
-from orthoverify.backends import Array, Backend, Scalar
+from orthoverify.backends import Array, Backend, Scalar, get_backend
 from orthoverify.errors import DomainError, NonFiniteError, ShapeError, ZeroVectorError
 from orthoverify.param._validate import (
     BackendLike,
@@ -143,6 +146,35 @@ def m_k1k2(us: Sequence[Any], vs: Sequence[Any], sigma: Any, *, backend: Backend
     b = resolve(backend, sigma)
     n = vector(b, sigma, "sigma").shape[0]
     return m_rect(us, vs, sigma, m=n, n=n, backend=b)
+
+
+# --------------------------------------------------------------------------- dimension (Sec. 3)
+def unflatten_parameters(flat: Sequence[Any], m: int, n: int, k1: int, k2: int) -> tuple[list[Any], list[Any], Any]:
+    """(us, vs, sigma) of M^{m,n}_{k1,k2} from one flat list: u_k1..u_m, then v_k2..v_n, then sigma."""
+    pos = 0
+    us, vs = [], []
+    for j in range(k1, m + 1):
+        us.append(np.array(flat[pos : pos + j], dtype=object))
+        pos += j
+    for j in range(k2, n + 1):
+        vs.append(np.array(flat[pos : pos + j], dtype=object))
+        pos += j
+    return us, vs, np.array(flat[pos:], dtype=object)
+
+
+def exact_jacobian(m: int, n: int, k1: int, k2: int, flat: Sequence[Any]) -> sympy.Matrix:
+    """The exact Jacobian of vec(M^{m,n}_{k1,k2}) at a rational point: column i is
+    d/de M(p + e e_i) at e = 0 (SymPy, exact)."""
+    b = get_backend("sympy")
+    e = sympy.Symbol("_e")
+    cols = []
+    for i in range(len(flat)):
+        moved = list(flat)
+        moved[i] = moved[i] + e
+        us, vs, s = unflatten_parameters(moved, m, n, k1, k2)
+        w = m_rect(us, vs, s, m=m, n=n, backend=b)
+        cols.append([sympy.diff(x, e).subs(e, 0) for x in w.reshape(-1)])
+    return sympy.Matrix(cols).T
 
 
 # --------------------------------------------------------------------------- eq. 8

@@ -22,39 +22,11 @@ import sympy
 
 from orthoverify.backends import Backend
 from orthoverify.claims._common import EXACT
-from orthoverify.claims._common import exact_backend as _sympy
 from orthoverify.claims.svd import PAPER
 from orthoverify.engine.checks import Case, FunctionCheck, Outcome, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, residual, scaled, worst
 from orthoverify.param import svd as sv
-
-
-def _unflatten(flat: list[Any], m: int, n: int, k1: int, k2: int) -> tuple[list[Any], list[Any], Any]:
-    pos = 0
-    us, vs = [], []
-    for j in range(k1, m + 1):
-        us.append(np.array(flat[pos : pos + j], dtype=object))
-        pos += j
-    for j in range(k2, n + 1):
-        vs.append(np.array(flat[pos : pos + j], dtype=object))
-        pos += j
-    return us, vs, np.array(flat[pos:], dtype=object)
-
-
-def exact_jacobian(m: int, n: int, k1: int, k2: int, flat: list[Any]) -> sympy.Matrix:
-    """The exact Jacobian of vec(M^{m,n}_{k1,k2}) at a rational point: column i is
-    d/de M(p + e e_i) at e = 0 (SymPy, exact)."""
-    b = _sympy()
-    e = sympy.Symbol("_e")
-    cols = []
-    for i in range(len(flat)):
-        moved = list(flat)
-        moved[i] = moved[i] + e
-        us, vs, s = _unflatten(moved, m, n, k1, k2)
-        w = sv.m_rect(us, vs, s, m=m, n=n, backend=b)
-        cols.append([sympy.diff(x, e).subs(e, 0) for x in w.reshape(-1)])
-    return sympy.Matrix(cols).T
 
 
 def _rational_point(rng: np.random.Generator, m: int, n: int, k1: int, k2: int) -> list[Any]:
@@ -87,7 +59,7 @@ def fn_dimension(ctx: RunContext) -> Outcome:
     for n in [s for s in ctx.profile.symbolic_sizes if s <= 3]:
         for _ in range(max(1, ctx.profile.cases // 2)):
             flat = _rational_point(rng, n, n, 1, 1)
-            jac = exact_jacobian(n, n, 1, 1, flat)
+            jac = sv.exact_jacobian(n, n, 1, 1, flat)
             rank = jac.rank()
             radial_ok = all((jac * d).is_zero_matrix for d in _radial(n, n, 1, 1, flat))
             cases += 1
@@ -106,7 +78,7 @@ def fn_dimension(ctx: RunContext) -> Outcome:
 def replay_dimension(inputs: Mapping[str, Any], b: Backend) -> Measure:
     n = int(inputs["n"])
     flat = [sympy.Rational(x) for x in inputs["point"]]
-    rank = exact_jacobian(n, n, 1, 1, flat).rank()
+    rank = sv.exact_jacobian(n, n, 1, 1, flat).rank()
     return Measure(0.0 if rank == n * n else math.inf, f"rank {rank}")
 
 
