@@ -7,8 +7,10 @@ map (eq. 8), the parameter counts (Sec. 4, Table 3), Hprod, Hgrad and Algorithm 
 the flop counts (Sec. 4.2, Table 1), the oRNN omission (Sec. 4.1), and the linear-RNN landscape
 of Sec. 6 (Claim 1, Thm 5, Cor. 1). Each file's docstring states its claim, what it compares
 and on which evidence; the maths lives in :mod:`orthoverify.param.svd`,
-:mod:`orthoverify.param.svd_flops`, :mod:`orthoverify.param.svd_table3` and
-:mod:`orthoverify.param.linear_rnn`.
+:mod:`orthoverify.param.svd_flops` (with :mod:`orthoverify.param.polynomial_fit`),
+:mod:`orthoverify.param.svd_table3` and :mod:`orthoverify.param.linear_rnn`. Helpers shared by
+several files are in ``_shared`` (with the family's effort per profile), ``_landscape`` (inputs
+of Sec. 6) and ``_flop_rows`` (the rows of svd.flops).
 """
 
 from __future__ import annotations
