@@ -9,12 +9,12 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from orthoverify.backends import Array, Backend, get_backend
+from orthoverify.claims.unitary._effort import CoveragePlan, effort
 from orthoverify.engine.checks import Case, Outcome, RunContext
 from orthoverify.engine.ratios import Measure, flag
 from orthoverify.param import unitary_rank as ur
@@ -29,34 +29,9 @@ T64 = "torch-float64"
 HP = "mpmath"
 
 
-@dataclass(frozen=True)
-class _Plan:
-    """How much each check does on one profile."""
-
-    float_max: int  # rank for n = 1..float_max
-    float_cases: int  # random points per n
-    agree_max: int  # autograd vs analytic for n = 1..agree_max
-    cd_sizes: tuple[int, ...]  # analytic vs 50-digit central differences
-    kernel_hp: tuple[int, ...]  # symmetry directions at 50 digits
-    coverage_hp: tuple[int, ...]  # 50-digit rank, n > 7
-    threshold_hp: tuple[int, ...]  # 50-digit rank around the exact threshold
-    perm_all: int  # every permutation for n <= perm_all
-    perm_sampled: tuple[tuple[int, int], ...]  # (n, random permutations) besides identity and reversal
-    haar_sizes: tuple[int, ...]
-    haar_targets: int
-
-
-_PLANS: dict[str, _Plan] = {
-    "quick": _Plan(10, 1, 8, (2, 3), (3, 6), (8,), (5, 6), 5, ((6, 4),), (2, 3), 2),
-    "default": _Plan(16, 2, 16, (2, 3), (3, 6, 8), (8, 9), (5, 6, 7), 5, ((6, 30), (7, 4), (8, 4)), (2, 3, 4, 5), 3),
-    "thorough": _Plan(
-        20, 4, 20, (2, 3, 4), (3, 6, 8, 9), (8, 9, 10), (4, 5, 6, 7), 6, ((7, 20), (8, 20)), (2, 3, 4, 5), 8
-    ),
-}
-
-
-def coverage_plan(ctx: RunContext) -> _Plan:
-    return _PLANS.get(ctx.profile.name, _PLANS["default"])
+def coverage_plan(ctx: RunContext) -> CoveragePlan:
+    """The rank checks' effort on ctx's profile."""
+    return effort(ctx).coverage
 
 
 def point_case(rng: np.random.Generator, n: int, perm: tuple[int, ...] | None = None) -> dict[str, Any]:

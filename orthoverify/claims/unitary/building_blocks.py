@@ -21,6 +21,7 @@ from orthoverify import samples
 from orthoverify.backends import Backend
 from orthoverify.claims._common import exact_backend, symbol_array
 from orthoverify.claims.unitary import PAPER
+from orthoverify.claims.unitary._effort import effort
 from orthoverify.claims.unitary._shared import ALL, cagree, complex_input, sizes
 from orthoverify.engine.checks import Case, FunctionCheck, Outcome, PropertyCheck, RunContext, SymbolicCheck
 from orthoverify.engine.model import Claim
@@ -98,7 +99,7 @@ def sym_blocks(ctx: RunContext) -> Iterator[tuple[str, Any]]:
 def fn_permutations(ctx: RunContext) -> Outcome:
     """Every permutation matrix of size n <= 5 (6 in default and thorough): Pi' Pi = I, and
     Pi' is the matrix of the inverse permutation."""
-    top = 5 if ctx.profile.name == "quick" else 6
+    top = effort(ctx).permutations_max_n
     count = 0
     for n in range(1, top + 1):
         eye = np.eye(n, dtype=np.int64)

@@ -16,6 +16,7 @@ from typing import Any
 from orthoverify.backends import Array, Backend, Scalar
 from orthoverify.claims._common import EXACT, TORCH
 from orthoverify.claims.unitary import PAPER
+from orthoverify.claims.unitary._effort import effort
 from orthoverify.claims.unitary._gradient import CHAIN_RATIO, case_gradients, gradient_gap, run_case, show_vector
 from orthoverify.claims.unitary._gradient_cases import exact_case, float_case
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext
@@ -109,7 +110,7 @@ def cases_chain_exact(ctx: RunContext, *, printed: bool = False) -> Iterator[Cas
     yield HAND_BUILT_CHAIN
     rng = ctx.rng()
     pairs = [(2, 1), (2, 2), (3, 1)]
-    if not printed and ctx.profile.name != "quick":
+    if not printed and effort(ctx).chain_exact_n3_t2:
         pairs.append((3, 2))
     for n, t_len in pairs:
         for kind in ("real", "real-per-step", "general") + (("complex",) if n == 2 else ()):

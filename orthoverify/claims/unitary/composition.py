@@ -18,6 +18,7 @@ import numpy as np
 from orthoverify.backends import Backend
 from orthoverify.claims._common import FLOAT_HP, RIGOROUS, RIGOROUS_SIZES, frobenius, replay_frobenius, rigorous_scan
 from orthoverify.claims.unitary import PAPER
+from orthoverify.claims.unitary._effort import effort
 from orthoverify.claims.unitary._shared import cagree, complex_input, sizes
 from orthoverify.engine.checks import Case, FunctionCheck, Outcome, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
@@ -96,12 +97,12 @@ def fn_parameter_count(ctx: RunContext) -> Outcome:
 def fn_nlogn(ctx: RunContext) -> Outcome:
     """Flops of W h (generic FFT) on the counting arithmetic, fitted exactly by a n log2 n + b n + c
     for powers of two, verified on every other counted n; the dense product's count for scale."""
-    top = 256 if ctx.profile.name == "quick" else 1024
-    ns = [n for n in uf.POW2_SIZES if n <= top]
+    work = effort(ctx)
+    ns = [n for n in uf.POW2_SIZES if n <= work.flops_pow2_max_n]
     totals = [uf.urnn_apply_counts(n, part="per_vector")["total"] for n in ns]
     coeffs = uf.fit_nlogn(ns, totals)
     misses = uf.check_fit(ns, totals, coeffs)
-    others = [n for n in uf.NONPOW2_SIZES if n <= (33 if ctx.profile.name == "quick" else 100)]
+    others = [n for n in uf.NONPOW2_SIZES if n <= work.flops_other_max_n]
     ototals = [uf.urnn_apply_counts(n, part="per_vector")["total"] for n in others]
     c_other = uf.nlogn_constant(others, ototals)
     passed = not misses and coeffs[0] > 0

@@ -14,6 +14,7 @@ import numpy as np
 import sympy
 
 from orthoverify.claims.unitary import PAPER
+from orthoverify.claims.unitary._effort import effort
 from orthoverify.engine.checks import FunctionCheck, Outcome, RunContext, SymbolicCheck
 from orthoverify.engine.model import Claim
 from orthoverify.param import unitary as un
@@ -32,7 +33,7 @@ def fn_init_h0_mc(ctx: RunContext) -> Outcome:
     """Monte Carlo of init_h0 (the sampler as Sec. 3.4 describes it): the z-score of the mean of
     ||h0||^2 against 1, with the exact standard error sqrt(2n * 4a^4/45 / N)."""
     rng = ctx.rng()
-    draws = 20000 if ctx.profile.name == "quick" else 100000
+    draws = effort(ctx).init_h0_draws
     worst_z = 0.0
     rows = []
     for n in (1, 2, 8, 64):

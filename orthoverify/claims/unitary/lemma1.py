@@ -25,8 +25,6 @@ from orthoverify.claims.unitary import PAPER
 from orthoverify.claims.unitary._shared import (
     cagree,
     complex_input,
-    from_native,
-    native,
     sizes,
     split_complex,
     unitary_cases,
@@ -36,43 +34,7 @@ from orthoverify.engine.checks import Case, FunctionCheck, Outcome, PropertyChec
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.param import unitary as un
-from orthoverify.param.unitary import CArray
-
-
-def _best_angle(z: np.ndarray) -> float:
-    """The alpha that best separates W's eigenvalues in cos(phi_j - alpha), the spectrum of the
-    Hermitian part of e^(-i alpha) W: two eigenvalues e^(i phi_j), e^(i phi_k) map to values that
-    differ by |lambda_j - lambda_k| |sin((phi_j + phi_k)/2 - alpha)|, so alpha is taken (on a grid)
-    as far as possible from every midpoint (mod pi); the eigenvector error of a Hermitian solver
-    is then at most eps / min|sin| times the unit roundoff's share, whatever the gaps of W."""
-    phi = np.angle(np.linalg.eigvals(z))
-    mids = ((phi[:, None] + phi[None, :]) / 2)[np.triu_indices(len(phi), 1)]
-    if mids.size == 0:
-        return 0.0
-    grid = np.linspace(0, np.pi, 721)[:-1]
-    score = np.abs(np.sin(mids[None, :] - grid[:, None])).min(axis=1)
-    return float(grid[int(np.argmax(score))])
-
-
-def _joint_eig(b: Backend, w: CArray) -> tuple[CArray, CArray]:
-    """An eigendecomposition W = V D V* of a unitary W with V unitary by construction: the
-    Hermitian part of e^(-i alpha) W has W's eigenvectors (W is normal), and a Hermitian
-    eigensolver returns them orthonormal, also for repeated eigenvalues; alpha from
-    :func:`_best_angle`."""
-    n = w.shape[0]
-    z = w.to_complex(b)
-    alpha = _best_angle(z)
-    if b.family == "mpmath":
-        ctx = b.ctx  # type: ignore[attr-defined]
-        m = ctx.matrix(native(b, w).tolist()) * ctx.expj(-ctx.mpf(alpha))
-        _e, q = ctx.eighe((m + m.H) / 2)
-        v = from_native(b, np.array([[q[i, j] for j in range(n)] for i in range(n)], dtype=object))
-    else:
-        m = z * np.exp(-1j * alpha)
-        _e, q = np.linalg.eigh((m + m.conj().T) / 2)
-        v = CArray(b.asarray(q.real), b.asarray(q.imag))
-    d = un.ct(b, v) @ w @ v
-    return v, CArray(b.diagonal(d.re), b.diagonal(d.im))
+from orthoverify.param.unitary_spectral import unitary_eig
 
 
 def q_lemma1_spectral(b: Backend, case: Case) -> Measure:
@@ -80,7 +42,7 @@ def q_lemma1_spectral(b: Backend, case: Case) -> Measure:
     unitary V and unit-modulus D."""
     w = unitary_input(b, case)
     n = w.shape[0]
-    v, d = _joint_eig(b, w)
+    v, d = unitary_eig(w, backend=b)
     dm = un.CArray(b.diag(d.re), b.diag(d.im))
     rebuilt = v @ dm @ un.ct(b, v)
     mods = d.re * d.re + d.im * d.im - b.asarray([1] * n)
@@ -150,7 +112,7 @@ def q_lemma1_real_only_if(b: Backend, case: Case) -> Measure:
     if not b.exact:
         w = un.polish_unitary(w, backend=b)
     n = w.shape[0]
-    v, d = _joint_eig(b, w)
+    v, d = unitary_eig(w, backend=b)
     vb = v.conj()
     lam = un.CArray(b.diag(d.re), b.diag(-d.im))
     return cagree(b, w @ vb, vb @ lam, n)

@@ -17,6 +17,7 @@ from typing import Any
 from orthoverify.backends import Backend
 from orthoverify.claims._common import FLOAT_HP
 from orthoverify.claims.unitary import PAPER
+from orthoverify.claims.unitary._effort import effort
 from orthoverify.claims.unitary._shared import ALL, cases_modrelu, complex_input, sizes, unitary_cases, unitary_input
 from orthoverify.engine.checks import Case, FunctionCheck, Outcome, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
@@ -27,7 +28,7 @@ from orthoverify.param import unitary as un
 def fn_modrelu_indices(ctx: RunContext, *, convention: str) -> Outcome:
     """Every index of the real-space modReLU, for every i = 1..2n and n = 1..N: in range, and
     (for the corrected form) pairing i with the other part of the same complex unit."""
-    top = 16 if ctx.profile.name == "quick" else 64
+    top = effort(ctx).indices_max_n
     cases = 0
     for n in range(1, top + 1):
         idx = un.modrelu_real_indices(n, convention)  # type: ignore[arg-type]
