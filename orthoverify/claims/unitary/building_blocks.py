@@ -142,7 +142,7 @@ def fn_unnormalised_dft(ctx: RunContext) -> Outcome:
 BUILDING_BLOCKS = Claim(
     id="unitary.building_blocks",
     paper=PAPER,
-    where="004 Sec. 2",
+    where="Arjovsky et al. Sec. 2",
     kind="identity",
     statement=(
         "D = diag(e^(i w_j)), R = I - 2vv*/||v||^2, a permutation Pi, the Fourier transform F and F^-1 are unitary; "

@@ -163,7 +163,7 @@ def cases_chain_hp(ctx: RunContext) -> Iterator[Case]:
 CHAIN_RULE = Claim(
     id="unitary.chain_rule",
     paper=PAPER,
-    where="004 Sec. 1, eq. 3",
+    where="Arjovsky et al. Sec. 1, eq. 3",
     kind="gradient",
     statement=(
         "dC/dh_t = dC/dh_T prod_{k=t}^{T-1} dh_{k+1}/dh_k = dC/dh_T prod_{k=t}^{T-1} D_{k+1} W_k^T with "
@@ -193,7 +193,7 @@ CHAIN_RULE = Claim(
 CHAIN_RULE_CORRECTED = Claim(
     id="unitary.chain_rule.corrected",
     paper=PAPER,
-    where="004 Sec. 1, eq. 3",
+    where="Arjovsky et al. Sec. 1, eq. 3",
     kind="gradient",
     corrects="unitary.chain_rule",
     statement=(

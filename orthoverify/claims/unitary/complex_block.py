@@ -116,7 +116,7 @@ def fn_block_algebra(ctx: RunContext) -> Outcome:
 COMPLEX_BLOCK = Claim(
     id="unitary.complex_block",
     paper=PAPER,
-    where="001 Sec. 3, eq. 5; 004 Sec. 3.1",
+    where="Mhammedi et al. Sec. 3, eq. 5; Arjovsky et al. Sec. 3.1",
     kind="identity",
     statement=(
         "W = A + iB unitary implies W_hat = [[A, -B], [B, A]] orthogonal (W_hat W_hat' is eq. 5); the block matrix "

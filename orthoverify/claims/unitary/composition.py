@@ -147,7 +147,7 @@ def fn_composition_rigorous(ctx: RunContext) -> Outcome:
 COMPOSITION = Claim(
     id="unitary.composition",
     paper=PAPER,
-    where="004 Sec. 2",
+    where="Arjovsky et al. Sec. 2",
     kind="complexity",
     statement="W = D3 R2 F^-1 D2 Pi R1 F D1 is unitary, has 7n real parameters, and W h costs O(n log n)",
     checks=(

@@ -117,7 +117,7 @@ def _unitary_strategy(ctx: RunContext) -> Any:
 COROLLARY1 = Claim(
     id="unitary.corollary1",
     paper=PAPER,
-    where="001 Cor. 1, Sec. 4.3",
+    where="Mhammedi et al. Cor. 1, Sec. 4.3",
     kind="coverage",
     statement=(
         "M_hat_1(theta, u_2, ..., u_n) = H_hat_n(u_n) ... H_hat_2(u_2) H_hat_1(theta), with complex Householder "

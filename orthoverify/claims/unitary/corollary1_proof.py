@@ -90,7 +90,7 @@ def cases_eq17(ctx: RunContext) -> Iterator[Case]:
 COROLLARY1_PROOF = Claim(
     id="unitary.corollary1_proof",
     paper=PAPER,
-    where="001 App. A, sketch of the proof of Cor. 1, eq. 17",
+    where="Mhammedi et al. App. A, sketch of the proof of Cor. 1, eq. 17",
     kind="identity",
     statement=(
         "for any nonzero x in C^n, u = x + e^(i theta)||x|| e_1 and H = -e^(-i theta)(I - 2uu*/||u||^2), "
@@ -117,7 +117,7 @@ COROLLARY1_PROOF = Claim(
 COROLLARY1_PROOF_CORRECTED = Claim(
     id="unitary.corollary1_proof.corrected",
     paper=PAPER,
-    where="001 App. A, eq. 17",
+    where="Mhammedi et al. App. A, eq. 17",
     kind="identity",
     corrects="unitary.corollary1_proof",
     statement=(

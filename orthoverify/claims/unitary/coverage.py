@@ -69,7 +69,7 @@ def cases_agreement(ctx: RunContext) -> Iterator[Case]:
 COVERAGE = Claim(
     id="unitary.coverage",
     paper=PAPER,
-    where="001 Sec. 2; Wisdom et al. 2016",
+    where="Mhammedi et al. Sec. 2; Wisdom et al. (NeurIPS 2016)",
     kind="coverage",
     statement=(
         "the uRNN parametrisation W = D3 R2 F^-1 D2 Pi R1 F D1 (7n real parameters) does not allow the "

@@ -137,7 +137,7 @@ def fn_haar_targets(ctx: RunContext) -> Outcome:
 THRESHOLD = Claim(
     id="unitary.coverage_threshold",
     paper=PAPER,
-    where="added; 001 Sec. 2; Wisdom et al. 2016",
+    where="added; Mhammedi et al. Sec. 2; Wisdom et al. (NeurIPS 2016)",
     kind="coverage",
     statement=(
         "(added) for every fixed permutation Pi, the image of W = D3 R2 F^-1 D2 Pi R1 F D1 contains an open set "

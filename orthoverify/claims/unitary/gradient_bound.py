@@ -80,7 +80,7 @@ def sym_isometry(ctx: RunContext) -> Iterator[tuple[str, Any]]:
 GRADIENT_BOUND = Claim(
     id="unitary.gradient_bound",
     paper=PAPER,
-    where="004 Sec. 1, eq. 3-5",
+    where="Arjovsky et al. Sec. 1, eq. 3-5",
     kind="bound",
     statement=(
         "If the W_k are norm preserving (orthogonal or unitary) and sigma is the ReLU, then "

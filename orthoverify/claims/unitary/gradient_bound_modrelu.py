@@ -113,7 +113,7 @@ def sym_modrelu_jacobian(ctx: RunContext) -> Iterator[tuple[str, Any]]:
 MODRELU_PRINTED = Claim(
     id="unitary.gradient_bound_modrelu",
     paper=PAPER,
-    where="004 Sec. 1, eq. 5 with Sec. 3.2",
+    where="Arjovsky et al. Sec. 1, eq. 5 with Sec. 3.2",
     kind="bound",
     statement=(
         "the bound of eq. 5, ||dC/dh_t|| <= ||dC/dh_T|| for all t < T, carries over to the modReLU the uRNN uses "
@@ -142,7 +142,7 @@ MODRELU_PRINTED = Claim(
 MODRELU_CORRECTED = Claim(
     id="unitary.gradient_bound_modrelu.corrected",
     paper=PAPER,
-    where="004 Sec. 1, eq. 5 with Sec. 3.2",
+    where="Arjovsky et al. Sec. 1, eq. 5 with Sec. 3.2",
     kind="bound",
     corrects="unitary.gradient_bound_modrelu",
     statement=(

@@ -65,7 +65,7 @@ def fn_init_h0_mc(ctx: RunContext) -> Outcome:
 INIT_H0 = Claim(
     id="unitary.init_h0",
     paper=PAPER,
-    where="004 Sec. 3.4",
+    where="Arjovsky et al. Sec. 3.4",
     kind="identity",
     statement="h0 uniform in [-sqrt(3/(2n)), sqrt(3/(2n))] (real and imaginary parts) gives E||h0||^2 = 1",
     checks=(

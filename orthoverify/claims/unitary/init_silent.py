@@ -34,7 +34,7 @@ def cases_silent(ctx: RunContext) -> Iterator[Case]:
 INIT_SILENT = Claim(
     id="unitary.init_silent",
     paper=PAPER,
-    where="004 Sec. 3.4",
+    where="Arjovsky et al. Sec. 3.4",
     kind="identity",
     statement="with biases initialised to 0 the modReLU is silent: modReLU(z) = z for every z != 0 (|z| + 0 >= 0)",
     checks=(PropertyCheck("identity", q_silent, cases_silent, ALL, "||modReLU_0(z) - z|| / (n eps ||z||)"),),

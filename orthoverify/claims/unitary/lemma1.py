@@ -180,7 +180,7 @@ _LEMMA1_REAL_IF = PropertyCheck(
 LEMMA1 = Claim(
     id="unitary.lemma1",
     paper=PAPER,
-    where="004 Lemma 1",
+    where="Arjovsky et al. Lemma 1",
     kind="identity",
     statement=(
         "W is unitary iff W = V D V* with V unitary and |D_jj| = 1; W is real orthogonal iff for every eigenvalue "
@@ -212,7 +212,7 @@ LEMMA1 = Claim(
 LEMMA1_CORRECTED = Claim(
     id="unitary.lemma1.corrected",
     paper=PAPER,
-    where="004 Lemma 1",
+    where="Arjovsky et al. Lemma 1",
     kind="identity",
     corrects="unitary.lemma1",
     statement=(

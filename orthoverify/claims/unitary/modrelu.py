@@ -23,7 +23,7 @@ from orthoverify.param import unitary as un
 
 
 def q_modrelu(b: Backend, case: Case) -> Measure:
-    """The case definition (both boundary rules: >= of 004, > of 001 eq. 4) against
+    """The case definition (both boundary rules: >= of Arjovsky et al., > of Mhammedi et al. eq. 4) against
     ReLU(|z| + b) z / |z|."""
     z = complex_input(b, case, "z")
     bias = b.asarray(case["bias"], name="bias")
@@ -60,11 +60,11 @@ def _modrelu_strategy(ctx: RunContext) -> Any:
 MODRELU = Claim(
     id="unitary.modrelu",
     paper=PAPER,
-    where="004 Sec. 3.2 (and 001 eq. 4)",
+    where="Arjovsky et al. Sec. 3.2 (and Mhammedi et al. eq. 4)",
     kind="identity",
     statement=(
         "modReLU(z) = (|z| + b) z/|z| if |z| + b >= 0, else 0, equals ReLU(|z| + b) z/|z| "
-        "(001 eq. 4 writes > 0 for the first case)"
+        "(Mhammedi et al. eq. 4 writes > 0 for the first case)"
     ),
     checks=(
         PropertyCheck("both_forms", q_modrelu, cases_modrelu, ALL, "||case form - ReLU form|| / (n eps ||ReLU form||)"),

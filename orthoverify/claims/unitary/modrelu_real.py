@@ -114,7 +114,7 @@ def cases_modrelu_rnn(ctx: RunContext) -> Iterator[Case]:
 MODRELU_REAL = Claim(
     id="unitary.modrelu_real",
     paper=PAPER,
-    where="001 Sec. 3, after eq. 4",
+    where="Mhammedi et al. Sec. 3, after eq. 4",
     kind="identity",
     statement=(
         "the real-space form of modReLU: [phi(a)]_i = (sqrt(a_i^2 + a_k_i^2) + b_k~_i) / sqrt(a_i^2 + a_k_i^2) a_i if "
@@ -142,7 +142,7 @@ MODRELU_REAL = Claim(
 MODRELU_REAL_CORRECTED = Claim(
     id="unitary.modrelu_real.corrected",
     paper=PAPER,
-    where="001 Sec. 3, after eq. 4",
+    where="Mhammedi et al. Sec. 3, after eq. 4",
     kind="identity",
     corrects="unitary.modrelu_real",
     statement=(

@@ -115,7 +115,7 @@ def sym_rnn_equivalence(ctx: RunContext) -> Iterator[tuple[str, Any]]:
 RNN_EQUIVALENCE = Claim(
     id="unitary.rnn_equivalence",
     paper=PAPER,
-    where="001 Sec. 3, eq. 3",
+    where="Mhammedi et al. Sec. 3, eq. 3",
     kind="identity",
     statement=(
         "a complex RNN h_t = phi(W h_{t-1} + V x_t) whose activation acts on real and imaginary parts separately "
