@@ -20,16 +20,11 @@ from orthoverify.errors import DomainError
 from orthoverify.param import unitary_gradients as ug
 
 SEARCH = ("torch-float64",)
-
+"""Where the gradient searches run: torch autograd in float64."""
 
 BOUND_RATIO = "(max_t<T ||dC/dh_t|| / ||dC/dh_T|| - 1)_+ / (T N eps)"
-
-
 AGREE_RATIO = "max_t ||autograd - backward|| / (T N eps ||g|| prod_k ||W_k|| ||J_k+1||)"
-
-
 CHAIN_RATIO = "min over readings of max_t ||product g - dC/dh_t|| / (T N eps ||g|| prod_k ||W_k|| ||J_k+1||)"
-
 
 RATIO_NOTE = (
     "Test ratio (r - 1)_+ / (T N eps), r = max_{t<T} ||dC/dh_t|| / ||dC/dh_T||, N the state size (2n on a "

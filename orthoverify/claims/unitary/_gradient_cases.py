@@ -17,7 +17,6 @@ from orthoverify.param import unitary as un
 
 FLOAT_STEPS = (1, 2, 10, 100)
 
-
 HP_STEPS = (1, 3, 10, 20)
 
 

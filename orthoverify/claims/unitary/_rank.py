@@ -21,11 +21,7 @@ from orthoverify.param import unitary_rank as ur
 from orthoverify.param.unitary import URNNParameters, urnn_random
 
 F64 = "numpy-float64"
-
-
 T64 = "torch-float64"
-
-
 HP = "mpmath"
 
 

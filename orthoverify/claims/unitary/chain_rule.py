@@ -189,7 +189,6 @@ CHAIN_RULE = Claim(
     ),
 )
 
-
 CHAIN_RULE_CORRECTED = Claim(
     id="unitary.chain_rule.corrected",
     paper=PAPER,

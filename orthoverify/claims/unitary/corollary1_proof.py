@@ -113,7 +113,6 @@ COROLLARY1_PROOF = Claim(
     ),
 )
 
-
 COROLLARY1_PROOF_CORRECTED = Claim(
     id="unitary.corollary1_proof.corrected",
     paper=PAPER,

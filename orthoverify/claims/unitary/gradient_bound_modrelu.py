@@ -62,21 +62,17 @@ def _modrelu_hand(
 
 _ID2 = [["1", "0"], ["0", "1"]]
 
-
 _ROT = [["3/5", "-4/5"], ["4/5", "3/5"]]  # the twin of W = 3/5 + 4i/5, |W| = 1
-
 
 MODRELU_GROWTH = _modrelu_hand("stationary, b = 1", _ID2, ["2", "0"], ["-1", "0"], "1", 10, ["0", "1"])
 """W = 1, h0 = 2, c = -1, b = 1: z_k = 1 and h_k = 2 for every k, the tangential slope is
 1 + b/|z| = 2 at every step, so ||dC/dh_0|| = 2^10 ||dC/dh_T|| for g = (0, 1) (i.e. g = i)."""
-
 
 HAND_MODRELU_PRINTED = (
     _modrelu_hand("one step, b = 1", _ID2, ["1", "0"], ["0", "0"], "1", 1, ["0", "1"]),
     MODRELU_GROWTH,
     _modrelu_hand("rotation, b = 1", _ROT, ["3", "4"], ["0", "0"], "1", 3, ["1", "2"]),
 )
-
 
 HAND_MODRELU_CORRECTED = (
     _modrelu_hand("rotation, b = 0 (identity)", _ROT, ["3", "4"], ["0", "0"], "0", 3, ["1", "2"]),
@@ -137,7 +133,6 @@ MODRELU_PRINTED = Claim(
         "(Sec. 3.4) is safe, a learned b > 0 is not. " + RATIO_NOTE
     ),
 )
-
 
 MODRELU_CORRECTED = Claim(
     id="unitary.gradient_bound_modrelu.corrected",

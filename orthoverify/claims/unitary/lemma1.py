@@ -167,7 +167,6 @@ _LEMMA1_SPECTRAL = PropertyCheck(
     "max(||V*V - I||, ||V D V* - W||, max| |D_jj|^2 - 1 |, ||(V' D' V'^*)* (.) - I||) / (n eps)",
 )
 
-
 _LEMMA1_REAL_IF = PropertyCheck(
     "real_if_paired",
     q_lemma1_real_if,
@@ -175,7 +174,6 @@ _LEMMA1_REAL_IF = PropertyCheck(
     FLOAT_HP,
     "max(||Im W||, ||W'W - I||) / (n eps)",
 )
-
 
 LEMMA1 = Claim(
     id="unitary.lemma1",
@@ -207,7 +205,6 @@ LEMMA1 = Claim(
         "eigenvector), the lemma holds: see unitary.lemma1.corrected."
     ),
 )
-
 
 LEMMA1_CORRECTED = Claim(
     id="unitary.lemma1.corrected",

@@ -138,7 +138,6 @@ MODRELU_REAL = Claim(
     ),
 )
 
-
 MODRELU_REAL_CORRECTED = Claim(
     id="unitary.modrelu_real.corrected",
     paper=PAPER,
