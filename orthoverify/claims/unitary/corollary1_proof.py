@@ -18,6 +18,7 @@ import sympy
 
 from orthoverify import samples
 from orthoverify.backends import Backend
+from orthoverify.claims._common import exact_backend
 from orthoverify.claims.unitary import PAPER
 from orthoverify.claims.unitary._shared import ALL, cagree, complex_input, sizes, split_complex
 from orthoverify.engine.checks import Case, FunctionCheck, Outcome, PropertyCheck, RunContext
@@ -41,8 +42,8 @@ def fn_corollary1_proof_printed(ctx: RunContext) -> Outcome:
 
 
 def replay_corollary1_proof(inputs: Mapping[str, Any], b: Backend) -> Measure:
-    re = [sympy.Rational(v) for v in inputs["x_re"]]
-    im = [sympy.Rational(v) for v in inputs["x_im"]]
+    sy = exact_backend()  # parses a result file's strings strictly, never evaluates them
+    re, im = list(sy.asarray(inputs["x_re"], name="x_re")), list(sy.asarray(inputs["x_im"], name="x_im"))
     gap = sympy.sqrt(re[0] ** 2 + im[0] ** 2) - sympy.sqrt(sum(r * r + i * i for r, i in zip(re, im, strict=True)))
     return Measure(0.0, "0") if gap == 0 else Measure(math.inf, f"|x_1| - ||x|| = {sympy.nsimplify(gap)}")
 

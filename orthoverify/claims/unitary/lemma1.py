@@ -143,10 +143,12 @@ def fn_lemma1_printed(ctx: RunContext) -> Outcome:
 
 
 def replay_lemma1_printed(inputs: Mapping[str, Any], b: Backend) -> Measure:
-    vv = sympy.Matrix(inputs["V_re"]).applyfunc(sympy.Rational) + sympy.I * sympy.Matrix(inputs["V_im"]).applyfunc(
-        sympy.Rational
-    )
-    d = sympy.diag(*[sympy.Rational(x) for x in inputs["D"]])
+    """Whether V's columns (and D's entries) come in conjugate pairs, exactly; the strings of a
+    result file are parsed strictly by the SymPy backend, never evaluated."""
+    sy = exact_backend()
+    re, im = sy.asarray(inputs["V_re"], name="V_re"), sy.asarray(inputs["V_im"], name="V_im")
+    vv = sympy.Matrix(re) + sympy.I * sympy.Matrix(im)
+    d = sympy.diag(*sy.asarray(inputs["D"], name="D"))
     n = vv.shape[0]
     w = (vv * d * vv.H).applyfunc(sympy.expand)
     if (vv.H * vv).applyfunc(sympy.expand) != sympy.eye(n) or any(sympy.im(x) != 0 for x in w):
