@@ -9,7 +9,8 @@ SymPy with ``I``); SymPy proofs with free symbols; constructive inversion; exhau
 enumeration; exact flop counts; the Jacobian rank of the uRNN map; gradients by autograd, the
 backward recursion, SymPy and 50-digit central differences. Helpers shared by several claim
 files live in ``_shared`` (complex arithmetic, unitary inputs), ``_rank`` (coverage) and
-``_gradient``/``_gradient_cases`` (Sec. 1).
+``_gradient``/``_gradient_cases`` (Sec. 1); effort per profile beyond the profile's sizes and
+cases is the one table of ``_effort``.
 """
 
 from __future__ import annotations
