@@ -112,3 +112,22 @@ def test_algorithm1_printed_is_wrong_only_in_the_u_gradient() -> None:
     case["m1"] = 1
     assert algorithm1.alg1_measure(b, case, "printed", "exact").ratio == float("inf")
     assert algorithm1.alg1_measure(b, case, "corrected", "exact").ratio == 0.0
+
+
+def test_exact_replays_parse_file_strings_and_never_evaluate_them() -> None:
+    """The exact replays of svd.dimension and svd.theorem5 read a result file's strings through
+    the SymPy backend's strict parser: a crafted entry is a ParseError naming the field."""
+    from orthoverify.backends import get_backend
+    from orthoverify.claims.svd import dimension, theorem5
+    from orthoverify.errors import ParseError
+
+    crafted = '__import__("os").getpid()'
+    point = ["1/2", "1", "-3/2", "-2", "2/3", "1", "11/10", "23/10"]
+    assert dimension.replay_dimension({"n": "2", "point": point}, get_backend("sympy")).ratio == 0.0
+    with pytest.raises(ParseError, match="point"):
+        dimension.replay_dimension({"n": "2", "point": [crafted, *point[1:]]}, get_backend("sympy"))
+    instance = {"Y": [["1"]], "A": [["1/10", "1"]], "Sigma": [["1", "0"], ["0", "1"]], "t": 2}
+    held = theorem5.replay_theorem5_exact({**instance, "w": "-0.65"}, get_backend("sympy"))
+    assert held.ratio == float("inf")  # the hand-built spurious minimum near w = -0.6505
+    with pytest.raises(ParseError, match="w"):
+        theorem5.replay_theorem5_exact({**instance, "w": crafted}, get_backend("sympy"))

@@ -21,7 +21,7 @@ import numpy as np
 import sympy
 
 from orthoverify.backends import Backend
-from orthoverify.claims._common import EXACT
+from orthoverify.claims._common import EXACT, exact_backend
 from orthoverify.claims.svd import PAPER
 from orthoverify.engine.checks import Case, FunctionCheck, Outcome, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
@@ -76,8 +76,9 @@ def fn_dimension(ctx: RunContext) -> Outcome:
 
 
 def replay_dimension(inputs: Mapping[str, Any], b: Backend) -> Measure:
+    """The exact Jacobian's rank at the recorded rational point (parsed strictly, never evaluated)."""
     n = int(inputs["n"])
-    flat = [sympy.Rational(x) for x in inputs["point"]]
+    flat = list(exact_backend().asarray(inputs["point"], name="point"))
     rank = sv.exact_jacobian(n, n, 1, 1, flat).rank()
     return Measure(0.0 if rank == n * n else math.inf, f"rank {rank}")
 

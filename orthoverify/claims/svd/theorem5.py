@@ -92,9 +92,10 @@ def fn_theorem5_exact_1d(ctx: RunContext) -> Outcome:
 
 def replay_theorem5_exact(inputs: Mapping[str, Any], b: Backend) -> Measure:
     """n = 1, exactly: the real root of R' nearest the recorded w, its class (simple root, sign
-    of R''), |w| and R(w) - min over all real critical points of R."""
+    of R''), |w| and R(w) - min over all real critical points of R. The recorded strings are
+    parsed strictly, never evaluated."""
     points = exact_1d(inputs)
-    target = float(sympy.Rational(str(inputs["w"])))
+    target = float(_sympy().asarray([str(inputs["w"])], name="w")[0])
     if not points:
         return Measure(0.0, "R is constant: every point is a global minimum", error=0.0)
     cp = min(points, key=lambda p: abs(float(p.w[0, 0]) - target))
