@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn, TextIO
 
-from orthoverify import __version__
+from orthoverify import OUT_DIR, __version__
 from orthoverify.errors import OrthoverifyError
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
@@ -77,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
         dest="json_path",
         default=None,
         metavar="PATH",
-        help="where to write the JSON result (default: reports/check-<profile>.json)",
+        help="where to write the JSON result (default: out/check-<profile>.json)",
     )
     pc.add_argument("--quiet", action="store_true", help="no progress lines")
     pc.add_argument(
@@ -85,15 +85,21 @@ def build_parser() -> argparse.ArgumentParser:
         dest="report_dir",
         default=None,
         metavar="DIR",
-        help="also write the HTML and Markdown reports of this run into DIR (as `orthoverify report` does)",
+        help="also write the HTML and Markdown reports of this run into DIR, named after the JSON result "
+        "(DIR/check-<profile>.html, .md), as `orthoverify report` does",
     )
 
     pp = sub.add_parser("report", help="render result files as HTML and Markdown reports (runs side by side)")
     pp.add_argument("results", nargs="+", metavar="RESULT.json")
     pp.add_argument("--format", dest="formats", type=_csv, default=["html", "md"], metavar="html,md")
-    pp.add_argument("--out", default="reports", metavar="DIR", help="folder to write into (default: reports)")
+    pp.add_argument("--out", default=OUT_DIR, metavar="DIR", help=f"folder to write into (default: {OUT_DIR})")
     pp.add_argument("--labels", type=_csv, default=None, metavar="A,B,...", help="one label per result file")
-    pp.add_argument("--name", default="report", help="file name of the reports, without extension (default: report)")
+    pp.add_argument(
+        "--name",
+        default=None,
+        help="file name of the reports, without extension (default: the result file's name, e.g. check-quick; "
+        "several joined by +)",
+    )
 
     pv = sub.add_parser("validate", help="run the conformance checks on someone else's implementation")
     pv.add_argument("target", metavar="TARGET", help="a built-in adapter name or module:attribute")
@@ -117,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     pb.add_argument("cases", nargs="*", metavar="CASE-GLOB", help="case names or globs (default: all)")
     pb.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     pb.add_argument(
-        "--json", dest="json_path", default=None, metavar="PATH", help="default: reports/bench-<device>.json"
+        "--json", dest="json_path", default=None, metavar="PATH", help="default: out/bench-<device>.json"
     )
     pb.add_argument("--quick", action="store_true", help="small sizes only (a smoke run)")
     pb.add_argument("--budget", type=float, default=2.0, metavar="SECONDS", help="timing budget per measurement")
@@ -202,7 +208,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 executor_name=opened.spec,
                 **common,
             )
-    path = args.json_path or os.path.join("reports", f"check-{args.profile}.json")
+    path = args.json_path or os.path.join(OUT_DIR, f"check-{args.profile}.json")
     written = write_json(result, path)
     out.write(summary_table(result) + "\n")
     for c in result.claims:
@@ -214,15 +220,30 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.report_dir is not None:
         from orthoverify.report import render_report
 
-        for p in render_report([written], out_dir=args.report_dir):
+        for p in render_report([written], out_dir=args.report_dir, notify=_warn_to(err)):
             out.write(f"report: {p}\n")
     return EXIT_ERROR if result.errored else EXIT_OK
 
 
-def _report(args: argparse.Namespace, out: TextIO) -> int:
+def _warn_to(err: TextIO) -> Any:
+    def notify(message: str) -> None:
+        err.write(f"orthoverify: warning: {message}\n")
+
+    return notify
+
+
+def _report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from orthoverify.report import render_report
 
-    for p in render_report(args.results, formats=args.formats, out_dir=args.out, labels=args.labels, name=args.name):
+    written = render_report(
+        args.results,
+        formats=args.formats,
+        out_dir=args.out,
+        labels=args.labels,
+        name=args.name,
+        notify=_warn_to(err),
+    )
+    for p in written:
         out.write(f"report: {p}\n")
     return EXIT_OK
 
@@ -259,13 +280,13 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if not e.passed and (e.notes or e.error):
                 out.write(f"  {c.claim.id} [{e.backend}]: {(e.error or e.notes).strip().splitlines()[0]}\n")
     name = args.target.replace(":", "-").replace("/", "-")
-    path = args.json_path or os.path.join("reports", f"validate-{name}.json")
+    path = args.json_path or os.path.join(OUT_DIR, f"validate-{name}.json")
     written = write_json(result, path)
     out.write(f"JSON result: {written}\n")
     if args.report_dir is not None:
         from orthoverify.report import render_report
 
-        for p in render_report([written], out_dir=args.report_dir, name=f"validate-{name}"):
+        for p in render_report([written], out_dir=args.report_dir, name=f"validate-{name}", notify=_warn_to(err)):
             out.write(f"report: {p}\n")
     # inconclusive (a check that does not apply, say no forward mode) is shown above, not a failure
     failed = [c for c in result.claims if c.verdict in ("refuted", "error")]
@@ -286,7 +307,7 @@ def _bench(args: argparse.Namespace, out: TextIO) -> int:
         out.flush()
 
     doc = run_bench(args.cases, device=args.device, quick=args.quick, budget_s=args.budget, progress=progress)
-    path = args.json_path or os.path.join("reports", f"bench-{args.device}.json")
+    path = args.json_path or os.path.join(OUT_DIR, f"bench-{args.device}.json")
     out.write(f"JSON result: {write_bench_json(doc, path)}\n")
     return EXIT_OK
 
@@ -313,7 +334,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         if args.command == "replay":
             return _replay(args, out)
         if args.command == "report":
-            return _report(args, out)
+            return _report(args, out, err)
         if args.command == "validate":
             return _validate(args, out, err)
         if args.command == "bench":

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,8 +34,29 @@ def test_constraints_pin_torch_but_library_range_stays_open() -> None:
     assert '"torch>=2.1"' in (ROOT / "pyproject.toml").read_text()
 
 
-def test_main_command_writes_the_reports() -> None:
-    assert "orthoverify check --report reports" in commands()[0]
+def test_main_command_writes_the_reports_outside_the_repository() -> None:
+    assert commands()[0].endswith("orthoverify check --report out")
+    assert "out/" in (ROOT / ".gitignore").read_text().splitlines()
+
+
+def _git(*args: str, cwd: Path) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+def test_command_one_leaves_a_fresh_clone_clean(tmp_path: Path) -> None:
+    """README command (1)'s check, as written (on one cheap claim, so that the test is quick), in a
+    fresh clone: it writes its JSON and reports under out/ and `git status` stays clean."""
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    clone = tmp_path / "fresh"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True, capture_output=True)
+    check = commands()[0].split("&&")[-1].split()
+    assert check[:2] == [".venv/bin/orthoverify", "check"]
+    argv = [sys.executable, "-m", "orthoverify", *check[1:], "householder.reflection", "--profile", "quick"]
+    run = subprocess.run(argv, cwd=clone, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert (clone / "out" / "check-quick.json").is_file() and (clone / "out" / "check-quick.html").is_file()
+    assert _git("status", "--porcelain", "--untracked-files=all", cwd=clone) == ""
 
 
 def test_ci_installs_chromium_and_requires_the_browser_tests() -> None:

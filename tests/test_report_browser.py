@@ -16,7 +16,7 @@ import pytest
 from tests.browser import PageLoad, decode_png, load_page, region_colours, require_browser
 
 ROOT = Path(__file__).resolve().parents[1]
-REPORT = ROOT / "reports" / "report.html"
+REPORT = ROOT / "reference" / "report.html"
 
 RECT = "(() => {{ const r = {0}.getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; }})()"
 PAGE_WIDTH = "[document.documentElement.scrollWidth, window.innerWidth]"

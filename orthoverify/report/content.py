@@ -24,6 +24,16 @@ MAX_INPUT_CHARS = 3000
 """Counterexample inputs longer than this are shortened in the report (the JSON has them all)."""
 
 
+def sources_mark(report: Report) -> str:
+    """The result files a report is rendered from, as its first lines record them (an HTML
+    comment ``<!-- orthoverify-sources: ... -->``), so that rendering over it can say so."""
+    return ", ".join(r.path for r in report.runs).replace("--", "- -")
+
+
+def sources_comment(report: Report) -> str:
+    return f"<!-- orthoverify-sources: {sources_mark(report)} -->"
+
+
 def run_rows(report: Report) -> list[tuple[str, list[str]]]:
     """The runs side by side: (field, one value per run)."""
     runs = report.runs
@@ -209,7 +219,7 @@ def proof_link(report: Report, claim: ClaimRow, out_dir: Path) -> ProofLink | No
     if not f.is_file():
         return None
     href = relative_link(f, out_dir) + (f"#{entry.anchor}" if entry is not None else "")
-    return ProofLink(href, f"proofs/{claim.paper}.md" + (f" — {claim.id}" if entry is not None else ""), entry)
+    return ProofLink(href, f"{claim.paper}.md" + (f" — {claim.id}" if entry is not None else ""), entry)
 
 
 def verdict_summary(report: Report, claim: ClaimRow) -> list[tuple[str, str | None]]:

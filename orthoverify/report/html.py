@@ -259,7 +259,7 @@ def _claim(report: Report, c: ClaimRow, out_dir: Path) -> str:
         parts.append(f"<details><summary>Figure: worst test ratio against n</summary>{_figure(fig)}</details>")
     link = ct.proof_link(report, c, out_dir)
     if link is None:
-        parts.append(f"<p>Proof notes: <code>proofs/{esc(c.paper)}.md</code> (not found beside this report).</p>")
+        parts.append(f"<p>No proof notes are shipped for <code>{esc(c.paper)}</code>.</p>")
     else:
         parts.append(f'<p>Proof notes: <a href="{esc(link.href)}">{esc(link.label)}</a></p>')
         if link.entry is not None:
@@ -298,7 +298,7 @@ def render_html(report: Report, out_dir: Path, figures: list[Figure] | None = No
         + "</nav>"
     )
     return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<!DOCTYPE html>\n{ct.sources_comment(report)}\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{esc(title)}</title><style>{CSS}</style></head><body>"
         f"<header><h1>orthoverify verification report</h1>"

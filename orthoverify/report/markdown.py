@@ -88,7 +88,7 @@ def render_markdown(report: Report, out_dir: Path, fig_dir: str, figures: list[F
     figs = report_figures(report) if figures is None else figures
     labels = [r.label for r in report.runs]
     multi = len(labels) > 1
-    md: list[str] = ["# orthoverify verification report", ""]
+    md: list[str] = [ct.sources_comment(report), "", "# orthoverify verification report", ""]
     md += [f"Runs: {', '.join(f'`{lb}`' for lb in labels)}.", ""]
     errata = report.errata()
     errata_heading = f"Errata ({len(errata)})"
@@ -203,7 +203,7 @@ def _claim(report: Report, c: ClaimRow, out_dir: Path, fig_dir: str) -> list[str
         md += [f"![{text(fig.title)}]({fig_dir}/{fig.ident}.svg)", ""]
     link = ct.proof_link(report, c, out_dir)
     if link is None:
-        md += [f"Proof notes: `proofs/{c.paper}.md` (not found beside this report).", ""]
+        md += [f"No proof notes are shipped for `{c.paper}`.", ""]
     else:
         md += [f"Proof notes: [{link.label}]({link.href})", ""]
     return md
