@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import Any, NoReturn, TextIO
 
@@ -195,19 +196,21 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         "modules": default_modules(),
         "progress": None if args.quiet else _progress(err),
     }
-    if args.executor is None:  # the local pool, sized to the run by run_checks
-        result = run_checks(args.claims or None, workers=args.workers, **common)
-    else:
-        with open_executor(args.executor, args.workers) as opened:
-            if not args.quiet:
-                err.write(f"executor: {opened.description}\n")
-            result = run_checks(
-                args.claims or None,
-                workers=opened.slots,
-                executor=opened.executor,
-                executor_name=opened.spec,
-                **common,
-            )
+    with warnings.catch_warnings():  # the command says it itself, below, and exits 1
+        warnings.filterwarnings("ignore", message="every check of this run erred", category=RuntimeWarning)
+        if args.executor is None:  # the local pool (one process per CPU unless --workers), sized to the run
+            result = run_checks(args.claims or None, workers=args.workers or os.cpu_count() or 1, **common)
+        else:
+            with open_executor(args.executor, args.workers) as opened:
+                if not args.quiet:
+                    err.write(f"executor: {opened.description}\n")
+                result = run_checks(
+                    args.claims or None,
+                    workers=opened.slots,
+                    executor=opened.executor,
+                    executor_name=opened.spec,
+                    **common,
+                )
     path = args.json_path or os.path.join(OUT_DIR, f"check-{args.profile}.json")
     written = write_json(result, path)
     out.write(summary_table(result) + "\n")
@@ -222,6 +225,9 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         for p in render_report([written], out_dir=args.report_dir, notify=_warn_to(err)):
             out.write(f"report: {p}\n")
+    evidence = [e for c in result.claims for e in c.evidence]
+    if evidence and all(e.error for e in evidence):
+        err.write(f"orthoverify: every check of this run erred ({len(evidence)}): nothing was decided\n")
     return EXIT_ERROR if result.errored else EXIT_OK
 
 

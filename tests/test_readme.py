@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import io
+import json
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from orthoverify.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -66,3 +71,65 @@ def test_ci_installs_chromium_and_requires_the_browser_tests() -> None:
     assert lines.index(
         "export ORTHOVERIFY_REQUIRE_BROWSER=1  # the browser tests fail, not skip, if Chromium is missing"
     ) < (lines.index(commands()[1]))
+
+
+def python_blocks() -> list[str]:
+    """Every ```python block of the README, as written."""
+    text = (ROOT / "README.md").read_text()
+    return [part.split("```", 1)[0] for part in text.split("```python\n")[1:]]
+
+
+@pytest.mark.slow
+def test_python_examples_run_as_script_files(tmp_path: Path) -> None:
+    """Each Python block saved as a file and run with `python file.py` (not `-c`): a process pool
+    started without a `__main__` guard would kill every check here."""
+    blocks = python_blocks()
+    assert blocks and any("run_checks" in b for b in blocks)
+    for k, block in enumerate(blocks):
+        script = tmp_path / f"api_example_{k}.py"
+        script.write_text(block)
+        run = subprocess.run(
+            [sys.executable, "-W", "error::RuntimeWarning", script.name],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert run.returncode == 0, run.stdout + run.stderr
+        assert "worker process died" not in run.stdout + run.stderr
+        if "run_checks" in block:
+            assert "householder.theorem2 verified" in run.stdout
+            assert json.loads((tmp_path / "out" / "theorem2.json").read_text())["summary"]["error"] == 0
+
+
+def test_a_run_in_which_every_check_erred_is_loud(monkeypatch: pytest.MonkeyPatch) -> None:
+    from orthoverify.engine import run_checks
+
+    with pytest.warns(RuntimeWarning, match="every check of this run erred .*planted crash"):
+        result = run_checks(["planted.crashes"], profile="quick", modules=("tests.planted_claims",))
+    assert result.errored and result.workers == 1 and result.executor == "serial"
+    monkeypatch.setenv("ORTHOVERIFY_EXTRA_CLAIMS", "tests.planted_claims")
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["check", "planted.crashes", "--profile", "quick", "--workers", "1", "--json", os.devnull]
+    assert main(argv, out, err) == 1
+    assert "every check of this run erred (1): nothing was decided" in err.getvalue()
+
+
+@pytest.mark.slow
+def test_an_unguarded_pool_in_a_script_says_what_to_do(tmp_path: Path) -> None:
+    script = tmp_path / "pool.py"
+    script.write_text(
+        "from orthoverify.engine import run_checks\n"
+        "r = run_checks(['householder.reflection'], profile='quick', workers=2)\n"
+        "print(r.claims[0].verdict, r.claims[0].evidence[0].error)\n"
+    )
+    run = subprocess.run([sys.executable, script.name], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0
+    assert "RuntimeWarning: every check of this run erred" in run.stderr
+    assert 'if __name__ == "__main__":' in run.stdout and run.stdout.startswith("error ")
+
+
+def test_validate_is_exported_lazily() -> None:
+    code = "import sys, orthoverify; assert 'torch' not in sys.modules; print(orthoverify.validate.__module__)"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and run.stdout.strip() == "orthoverify.conformance", run.stderr

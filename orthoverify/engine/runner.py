@@ -12,6 +12,7 @@ import os
 import platform
 import time
 import traceback
+import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -237,10 +238,13 @@ def run_checks(
 ) -> RunResult:
     """Run the checks of every claim matching ``patterns`` and decide each verdict.
 
-    ``executor`` (default: a local pool of ``workers`` processes, closed afterwards) runs the
-    tasks; ``executor_name`` is what the result records about it (see
+    ``executor`` runs the tasks; without one, ``workers`` > 1 starts a local pool of that many
+    processes (closed afterwards; a script that asks for one needs ``if __name__ == "__main__":``,
+    as every spawned process pool does), and ``workers`` None or 1 runs them in this process,
+    which works from any script. ``executor_name`` is what the result records about it (see
     :func:`orthoverify.engine.executors.open_executor`). A task whose worker died or was lost
-    becomes error evidence of that task; the others still count.
+    becomes error evidence of that task; the others still count. A run in which every task
+    erred warns (``RuntimeWarning``) with the first error.
     """
     get_profile(profile)  # fail early on a bad profile name
     if device != "cpu":
@@ -251,7 +255,7 @@ def run_checks(
     mods = tuple(modules)
     claims = get_registry(mods).select(patterns)
     tasks = plan(claims, profile=profile, seed=seed, device=device, backends=backends, modules=mods)
-    nworkers = workers if workers is not None else (os.cpu_count() or 1)
+    nworkers = workers if workers is not None else 1
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     own = executor is None
@@ -277,7 +281,7 @@ def run_checks(
     for i in range(len(tasks)):
         by_claim[tasks[i].claim].append(results[i])
     claim_results = [ClaimResult(c, by_claim[c.id], decide(by_claim[c.id])) for c in claims]
-    return RunResult(
+    result = RunResult(
         profile=profile,
         seed=seed,
         device=device,
@@ -289,15 +293,43 @@ def run_checks(
         environment=environment(device),
         executor=executor_name or _executor_name(ex, own),
     )
+    _warn_if_all_erred(result)
+    return result
+
+
+def _warn_if_all_erred(result: RunResult) -> None:
+    """A run whose every task erred decides nothing: say so loudly, with the first error."""
+    evidence = [e for c in result.claims for e in c.evidence]
+    if evidence and all(e.error for e in evidence):
+        first = str(evidence[0].error).strip().splitlines()[0]
+        warnings.warn(
+            f"every check of this run erred ({len(evidence)} of {len(evidence)}); the first: {first}",
+            RuntimeWarning,
+            stacklevel=3,
+        )
 
 
 def _lost(task: Task, exc: BaseException) -> Evidence:
     """Error evidence for a task the executor could not bring back (a crashed or lost worker)."""
     if isinstance(exc, BrokenProcessPool):
         why = f"worker process died: {exc}"
+        if _main_is_script():
+            why += (
+                "; a script that starts a process pool must call it under `if __name__ == \"__main__\":` "
+                "(or run the checks in this process: workers=1, the default)"
+            )
     else:
         why = f"the executor lost this task ({type(exc).__name__}: {exc}); a worker may have crashed or been lost"
     return Evidence(task.claim, task.check, "float", task.backend, passed=False, error=why)
+
+
+def _main_is_script() -> bool:
+    """Whether this process runs a script file: a spawned worker re-runs its top level, and dies there
+    when that starts a pool unguarded."""
+    import sys
+
+    main = sys.modules.get("__main__")
+    return getattr(getattr(main, "__spec__", None), "name", None) is None and bool(getattr(main, "__file__", None))
 
 
 def _executor_name(ex: Executor, own: bool) -> str:
