@@ -133,6 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     pr = sub.add_parser("replay", help="replay a recorded counterexample")
     pr.add_argument("result", metavar="RESULT.json")
     pr.add_argument("claim", metavar="CLAIM_ID")
+    pr.add_argument("--json", action="store_true", help="print the replay as JSON (every input in full)")
     return p
 
 
@@ -323,7 +324,12 @@ def _replay(args: argparse.Namespace, out: TextIO) -> int:
     from orthoverify.engine.registry import default_modules
 
     rep = replay_from_file(args.result, args.claim, modules=default_modules())
-    out.write("\n".join(rep.lines()) + "\n")
+    if args.json:
+        doc = rep.to_json() if hasattr(rep, "to_json") else {"lines": rep.lines(), "reproduced": rep.reproduced}
+        json.dump(doc, out, indent=1)
+        out.write("\n")
+    else:
+        out.write("\n".join(rep.lines()) + "\n")
     return EXIT_OK if rep.reproduced else EXIT_ERROR
 
 
