@@ -286,3 +286,48 @@ def test_report_is_named_after_its_result_and_says_when_it_replaces_another(tmp_
     assert f"replacing {out / 'check-quick.html'}, which was rendered from {quick}" in err
     with pytest.warns(UserWarning, match="replacing"):
         render_report([quick], out_dir=out, name="check-quick")
+
+
+# ------------------------------------------------------------------------------ reading aids
+def test_report_reads_like_an_errata_page(rendered: Path, reference: dict[str, Any]) -> None:
+    """Papers cited by authors, title and venue (never a file number); each refuted claim with a
+    one-line reason in the index and its erratum, the refuting evidence marked, mathematics in
+    Unicode, the claims folded."""
+    html = (rendered / "report.html").read_text()
+    index = html.split('id="index"', 1)[1].split('id="errata"', 1)[0]
+    for c in reference["claims"]:
+        if c["verdict"] == "refuted":
+            assert f'href="#erratum-{c["id"]}"' in index
+            erratum = html.split(f'id="erratum-{c["id"]}"', 1)[1].split("</article>", 1)[0]
+            assert '<p class="reason"><strong>Why:</strong> ' in erratum and 'class="replay"' in erratum
+            assert "Counterexample</strong>" in erratum and "<strong>Refuted by</strong>" in erratum
+            article = html.split(f'id="claim-{c["id"]}"', 1)[1].split("</details><details class=", 1)[0]
+            assert '<tr class="refutes">' in article and "refutes ◀" in article
+    assert index.count('class="why"') == reference["summary"]["refuted"]
+    assert "Mhammedi, Hellicar, Rahman, Bailey. Efficient Orthogonal Parametrisation" in html
+    assert "Arjovsky, Shah, Bengio. Unitary Evolution Recurrent Neural Networks. ICML 2016" in html
+    assert re.search(r"\b00[1-4] (Sec|Lemma|App|Cor)", html) is None  # no paper file numbers
+    assert "uRNN Lemma 1" in html and "shared/papers" not in html
+    assert "C~'" not in html and "Cbar'" not in html and "C̃′" in html
+    assert html.count('<details class="claim"') == len(reference["claims"])
+    assert "82 claims: " in html and "in the first run" not in html  # one run: no "first run"
+
+
+def test_typeset_and_where() -> None:
+    from orthoverify.report.content import display_where, typeset
+
+    assert typeset("Tr(Cbar' dC) = Tr(h~C~' dU), ||x|| <= 1, u != 0") == "Tr(C̄′ dC) = Tr(h̃C̃′ dU), ‖x‖ ≤ 1, u ≠ 0"
+    assert typeset("sigma_min(W) >= eps, alpha beta u, (I + A)^-1") == "σ_min(W) ≥ ε, α β u, (I + A)⁻¹"
+    assert typeset("U's zeros; W's eigenvalues; float_near_aligned") == "U's zeros; W's eigenvalues; float_near_aligned"
+    assert display_where("004 Lemma 1") == "uRNN Lemma 1"
+    assert display_where("001 Sec. 3, eq. 5; 004 Sec. 3.1") == "oRNN Sec. 3, eq. 5; uRNN Sec. 3.1"
+    assert display_where("App. A.4, eqs. 19-22") == "App. A.4, eqs. 19-22"
+
+
+def test_index_filters_by_paper_and_verdict_without_script(rendered: Path, reference: dict[str, Any]) -> None:
+    html = (rendered / "report.html").read_text()
+    index = html.split('id="index"', 1)[1].split('id="errata"', 1)[0]
+    for p in {c["paper"] for c in reference["claims"]}:
+        assert f'id="fp-{p}"' in index and f"#fp-{p}:checked~.idx li:not(.fp-{p}){{display:none}}" in index
+    assert 'id="fv-refuted"' in index and "#fv-refuted:checked~.idx li:not(.fv-refuted){display:none}" in index
+    assert index.count("<li class=") == len(reference["claims"])
