@@ -128,6 +128,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     pb.add_argument("--quick", action="store_true", help="small sizes only (a smoke run)")
     pb.add_argument("--budget", type=float, default=2.0, metavar="SECONDS", help="timing budget per measurement")
+    pb.add_argument(
+        "--repeats",
+        type=_positive_int,
+        default=3,
+        metavar="N",
+        help="run each case N times; rows keep the median and min/median/max, and warn when too noisy (default 3)",
+    )
     pb.add_argument("--list", dest="list_cases", action="store_true", help="list the cases and exit")
 
     pr = sub.add_parser("replay", help="replay a recorded counterexample")
@@ -150,10 +157,38 @@ def _list(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
-def _progress(stream: TextIO) -> Any:
+def _clock(seconds: float) -> str:
+    """``42s``, ``3m05s``."""
+    s = round(seconds)
+    return f"{s}s" if s < 60 else f"{s // 60}m{s % 60:02d}s"
+
+
+def _progress(stream: TextIO, *, bar: bool | None = None, clock: Any = None) -> Any:
+    """Progress of a run: on a terminal a bar redrawn in place (with findings printed above it),
+    else one plain line per finished check; each with the time elapsed and an estimate of what is
+    left (the mean time per finished check times the checks still to run, so a rough one)."""
+    import time
+
+    now = clock if clock is not None else time.monotonic
+    tty = bar if bar is not None else bool(getattr(stream, "isatty", lambda: False)())
+    start = now()
+    width = 24
+
     def report(done: int, total: int, ev: Any) -> None:
         mark = "ERROR" if ev.error else ("pass" if ev.passed else ("REFUTED" if ev.counterexample else "fail"))
-        stream.write(f"[{done:>3}/{total}] {ev.claim} :: {ev.check} [{ev.backend}] {mark} ({ev.seconds:.1f}s)\n")
+        elapsed = now() - start
+        left = "" if done >= total else f", about {_clock(elapsed / done * (total - done))} left"
+        timing = f"{_clock(elapsed)} elapsed{left}"
+        line = f"{ev.claim} :: {ev.check} [{ev.backend}] {mark} ({ev.seconds:.1f}s)"
+        if not tty:
+            stream.write(f"[{done:>3}/{total}] {line}  ({timing})\n")
+        else:
+            if mark in ("ERROR", "REFUTED"):
+                stream.write(f"\r\x1b[K{line}\n")
+            filled = width * done // max(total, 1)
+            stream.write(f"\r\x1b[K[{'#' * filled}{'.' * (width - filled)}] {done}/{total}  {timing}")
+            if done >= total:
+                stream.write("\n")
         stream.flush()
 
     return report
@@ -313,7 +348,16 @@ def _bench(args: argparse.Namespace, out: TextIO) -> int:
         out.write(line + "\n")
         out.flush()
 
-    doc = run_bench(args.cases, device=args.device, quick=args.quick, budget_s=args.budget, progress=progress)
+    doc = run_bench(
+        args.cases,
+        device=args.device,
+        quick=args.quick,
+        budget_s=args.budget,
+        progress=progress,
+        repeats=args.repeats,
+    )
+    if doc["noisy"]:
+        out.write(f"WARNING: {len(doc['noisy'])} row(s) too noisy to trust (see 'noisy' in the JSON)\n")
     path = args.json_path or os.path.join(OUT_DIR, f"bench-{args.device}.json")
     out.write(f"JSON result: {write_bench_json(doc, path)}\n")
     return EXIT_OK

@@ -133,3 +133,44 @@ def test_validate_is_exported_lazily() -> None:
     code = "import sys, orthoverify; assert 'torch' not in sys.modules; print(orthoverify.validate.__module__)"
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0 and run.stdout.strip() == "orthoverify.conformance", run.stderr
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+class _Ev:
+    def __init__(self, claim: str, error: str | None = None) -> None:
+        self.claim, self.check, self.backend, self.seconds = claim, "c", "numpy-float64", 0.5
+        self.error, self.passed, self.counterexample = error, error is None, None
+
+
+def test_progress_says_elapsed_and_what_is_left() -> None:
+    """Plain lines off a terminal, a bar redrawn in place on one; both with elapsed time and an
+    estimate of the rest (from a fake clock: the test times nothing)."""
+    from orthoverify.cli import _progress
+
+    clock = _Clock()
+    out = io.StringIO()
+    report = _progress(out, bar=False, clock=clock)
+    clock.t = 10.0
+    report(1, 4, _Ev("a.b"))
+    clock.t = 80.0
+    report(4, 4, _Ev("a.c"))
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "[  1/4] a.b :: c [numpy-float64] pass (0.5s)  (10s elapsed, about 30s left)"
+    assert lines[1].endswith("(1m20s elapsed)") and "\r" not in out.getvalue()
+    clock = _Clock()
+    tty = io.StringIO()
+    report = _progress(tty, bar=True, clock=clock)
+    clock.t = 5.0
+    report(1, 2, _Ev("a.b", error="boom"))
+    report(2, 2, _Ev("a.c"))
+    text = tty.getvalue()
+    assert "\r\x1b[Ka.b :: c [numpy-float64] ERROR (0.5s)\n" in text
+    assert "[############............] 1/2  5s elapsed, about 5s left" in text
+    assert text.endswith("[########################] 2/2  5s elapsed\n")
