@@ -174,3 +174,32 @@ def test_progress_says_elapsed_and_what_is_left() -> None:
     assert "\r\x1b[Ka.b :: c [numpy-float64] ERROR (0.5s)\n" in text
     assert "[############............] 1/2  5s elapsed, about 5s left" in text
     assert text.endswith("[########################] 2/2  5s elapsed\n")
+
+
+def _pytest(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist", *args]
+    return subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+
+
+@pytest.mark.slow
+def test_pytest_plugin_collects_names_and_reruns_its_checks(tmp_path: Path) -> None:
+    """The plugin on a small correct and a small broken map: its tests are counted by `collected`,
+    a printed node id runs that one check when passed back, and torch's deprecations stay out."""
+    from orthoverify.conformance import _plan
+
+    (tmp_path / "test_own.py").write_text("def test_own():\n    assert True\n")
+    good = _pytest(tmp_path, "-v", "--orthoverify-target", "tests.conformance_targets:embed",
+                   "--orthoverify-kind", "complex-to-real")  # fmt: skip
+    checks = [name for name, *_ in _plan("complex-to-real", ("float32", "float64"))]
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert f"collected {len(checks) + 1} items" in good.stdout
+    assert "DeprecationWarning" not in good.stdout and "warnings summary" not in good.stdout
+    node = "orthoverify[tests.conformance_targets:embed_wrong_block]::complex-to-real::forward"
+    bad = _pytest(tmp_path, "-v", "--orthoverify-target", "tests.conformance_targets:embed_wrong_block",
+                  "--orthoverify-kind", "complex-to-real")  # fmt: skip
+    assert bad.returncode == 1 and f"FAILED {node}" in bad.stdout, bad.stdout + bad.stderr
+    again = _pytest(tmp_path, node, "--orthoverify-target", "tests.conformance_targets:embed_wrong_block",
+                    "--orthoverify-kind", "complex-to-real")  # fmt: skip
+    assert again.returncode == 1 and f"collected {len(checks)} items / {len(checks) - 1} deselected" in again.stdout
+    assert "1 failed" in again.stdout and "test_own" not in again.stdout, again.stdout
