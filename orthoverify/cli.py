@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="NAME,...",
         help="restrict to these backends (numpy-float32, numpy-float64, torch-float32, torch-float64, "
-        "mpmath, sympy, flops)",
+        "mpmath or mpmath-D, flint or flint-D (Arb balls; pip install 'orthoverify[flint]'), sympy, flops)",
     )
     pc.add_argument("--device", default="cpu", help="device for torch backends: cpu or cuda")
     pc.add_argument("--seed", type=int, default=0)
@@ -212,7 +212,7 @@ def summary_table(result: Any) -> str:
     counts = result.counts()
     lines.append("")
     lines.append(
-        f"{len(result.claims)} claims: "
+        f"{len(result.claims)} claim{'' if len(result.claims) == 1 else 's'}: "
         + ", ".join(f"{v} {k}" for k, v in counts.items())
         + f"  (profile {result.profile}, seed {result.seed}, {result.seconds:.1f}s)"
     )
@@ -250,6 +250,13 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     path = args.json_path or os.path.join(OUT_DIR, f"check-{args.profile}.json")
     written = write_json(result, path)
     out.write(summary_table(result) + "\n")
+    for c in result.claims:
+        if not c.evidence and args.backend:
+            used = sorted({b for check in c.claim.checks for b in check.backend_names()})
+            err.write(
+                f"orthoverify: {c.claim.id}: no check runs on {', '.join(args.backend)} (its checks use "
+                f"{', '.join(used)}): nothing ran, so it is inconclusive\n"
+            )
     for c in result.claims:
         if c.verdict == "error":
             for e in c.evidence:

@@ -203,3 +203,34 @@ def test_pytest_plugin_collects_names_and_reruns_its_checks(tmp_path: Path) -> N
                     "--orthoverify-kind", "complex-to-real")  # fmt: skip
     assert again.returncode == 1 and f"collected {len(checks)} items / {len(checks) - 1} deselected" in again.stdout
     assert "1 failed" in again.stdout and "test_own" not in again.stdout, again.stdout
+
+
+# ------------------------------------------------------------------------------ smaller promises
+def test_backend_flint_says_when_a_claim_has_no_flint_evidence(tmp_path: Path) -> None:
+    pytest.importorskip("flint")
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["check", "householder.flops", "--backend", "flint", "--profile", "quick", "--workers", "1"]
+    assert main([*argv, "--json", str(tmp_path / "a.json")], out, err) == 2
+    assert "no check of the 1 selected claim(s) runs on flint; their checks use flops" in err.getvalue()
+    assert not (tmp_path / "a.json").exists()
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["check", "householder.flops", "cayley.bijection", "--backend", "flint", "--profile", "quick"]
+    assert main([*argv, "--workers", "1", "--json", str(tmp_path / "b.json"), "--quiet"], out, err) == 0
+    assert "householder.flops: no check runs on flint (its checks use flops)" in err.getvalue()
+    data = json.loads((tmp_path / "b.json").read_text())
+    (bijection,) = [c for c in data["claims"] if c["id"] == "cayley.bijection"]
+    assert [e["backend"] for e in bijection["evidence"]] == ["flint-100"]  # "flint" selects flint-100 too
+    assert "2 claims: " in out.getvalue()
+
+
+def test_check_help_lists_flint_and_one_claim_is_singular(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    assert "flint or flint-D" in " ".join(capsys.readouterr().out.split())
+    monkeypatch.setenv("ORTHOVERIFY_EXTRA_CLAIMS", "tests.planted_claims")
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["check", "planted.true_reflection_orthogonal", "--profile", "quick", "--workers", "1", "--quiet"]
+    assert main([*argv, "--json", str(tmp_path / "one.json")], out, err) == 0
+    assert "\n1 claim: 1 verified" in out.getvalue()

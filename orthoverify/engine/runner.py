@@ -25,6 +25,7 @@ from orthoverify.engine.checks import RunContext, derive_seed, select_backends
 from orthoverify.engine.model import Claim, Counterexample, Evidence, Verdict, decide
 from orthoverify.engine.profiles import get_profile
 from orthoverify.engine.registry import DEFAULT_MODULES, get_registry
+from orthoverify.errors import BackendError
 
 
 @dataclass(frozen=True)
@@ -255,6 +256,12 @@ def run_checks(
     mods = tuple(modules)
     claims = get_registry(mods).select(patterns)
     tasks = plan(claims, profile=profile, seed=seed, device=device, backends=backends, modules=mods)
+    if backends is not None and not tasks:
+        used = sorted({b for c in claims for check in c.checks for b in check.backend_names()})
+        raise BackendError(
+            f"no check of the {len(claims)} selected claim(s) runs on {', '.join(backends)}; "
+            f"their checks use {', '.join(used)}"
+        )
     nworkers = workers if workers is not None else 1
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     t0 = time.perf_counter()
