@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -61,6 +62,17 @@ def test_command_one_leaves_a_fresh_clone_clean(tmp_path: Path) -> None:
     run = subprocess.run(argv, cwd=clone, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
     assert (clone / "out" / "check-quick.json").is_file() and (clone / "out" / "check-quick.html").is_file()
+    # the README's replay of a refuted claim of the committed reference, as written
+    replay = re.search(r"`orthoverify replay (reference/check-default\.json) <id>`", (clone / "README.md").read_text())
+    assert replay is not None
+    run = subprocess.run(
+        [sys.executable, "-m", "orthoverify", "replay", replay.group(1), "householder.algorithm2_float"],
+        cwd=clone,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0 and "reproduced: yes" in run.stdout, run.stdout + run.stderr
     assert _git("status", "--porcelain", "--untracked-files=all", cwd=clone) == ""
 
 
