@@ -49,6 +49,7 @@ def _git(*args: str, cwd: Path) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
 
 
+@pytest.mark.slow
 def test_command_one_leaves_a_fresh_clone_clean(tmp_path: Path) -> None:
     """README command (1)'s check, as written (on one cheap claim, so that the test is quick), in a
     fresh clone: it writes its JSON and reports under out/ and `git status` stays clean."""

@@ -331,3 +331,20 @@ def test_index_filters_by_paper_and_verdict_without_script(rendered: Path, refer
         assert f'id="fp-{p}"' in index and f"#fp-{p}:checked~.idx li:not(.fp-{p}){{display:none}}" in index
     assert 'id="fv-refuted"' in index and "#fv-refuted:checked~.idx li:not(.fv-refuted){display:none}" in index
     assert index.count("<li class=") == len(reference["claims"])
+
+
+def test_proof_notes_ship_with_the_package_and_cite_no_outside_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import orthoverify
+    from orthoverify.report.model import find_proofs_dir
+
+    assert find_proofs_dir() == Path(orthoverify.__file__).resolve().parent / "proofs"
+    assert '"proofs/*.md"' in (ROOT / "pyproject.toml").read_text()  # package data: in the wheel
+    for f in (ROOT / "orthoverify" / "proofs").glob("*.md"):
+        text = f.read_text()
+        assert "../" not in text and "shared/papers" not in text, f.name
+        assert re.search(r"\b00[1-4] (Sec|eq|Lemma|App|Cor)", text) is None, f.name  # no paper file numbers
+    monkeypatch.chdir(tmp_path)  # rendered far from the repository: the proof notes are still there
+    (html,) = render_report([REFERENCE], out_dir=tmp_path / "elsewhere", formats=["html"])
+    assert html.read_text().count("<summary>Proof notes</summary>") == len(json.loads(REFERENCE.read_text())["claims"])
