@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import warnings
@@ -141,6 +142,20 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("result", metavar="RESULT.json")
     pr.add_argument("claim", metavar="CLAIM_ID")
     pr.add_argument("--json", action="store_true", help="print the replay as JSON (every input in full)")
+    pr.add_argument(
+        "--target",
+        default=None,
+        metavar="SPEC",
+        help="for a counterexample of a validate run: the target to replay it on (a built-in adapter name or "
+        "module:attribute). Required there: a result file alone never makes orthoverify import code",
+    )
+    pr.add_argument(
+        "--timeout",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="stop the replay with an error after this many seconds (default 120)",
+    )
     return p
 
 
@@ -374,7 +389,9 @@ def _replay(args: argparse.Namespace, out: TextIO) -> int:
     from orthoverify.engine import replay_from_file
     from orthoverify.engine.registry import default_modules
 
-    rep = replay_from_file(args.result, args.claim, modules=default_modules())
+    if not (math.isfinite(args.timeout) and args.timeout > 0):
+        raise OrthoverifyError(f"--timeout must be a positive number of seconds, got {args.timeout}")
+    rep = replay_from_file(args.result, args.claim, modules=default_modules(), target=args.target, timeout=args.timeout)
     if args.json:
         doc = rep.to_json() if hasattr(rep, "to_json") else {"lines": rep.lines(), "reproduced": rep.reproduced}
         json.dump(doc, out, indent=1)
