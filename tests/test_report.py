@@ -283,8 +283,13 @@ def test_report_is_named_after_its_result_and_says_when_it_replaces_another(tmp_
     assert code_ == 0 and err == ""
     code_, _, err = run_cli("report", str(REFERENCE), "--out", str(out), "--name", "check-quick")
     assert code_ == 0
-    assert f"replacing {out / 'check-quick.html'}, which was rendered from {quick}" in err
-    with pytest.warns(UserWarning, match="replacing"):
+    assert f"replacing {out / 'check-quick.html'}, which was rendered from {quick} (started " in err
+    with pytest.warns(UserWarning, match="replacing"):  # back to the quick run's report
+        render_report([quick], out_dir=out, name="check-quick")
+    rerun = json.loads(quick.read_text())
+    rerun["started"] = "2100-01-01T00:00:00+00:00"  # a newer run written to the same file
+    quick.write_text(json.dumps(rerun))
+    with pytest.warns(UserWarning, match=r"\(started [^)]*\), with a report of .*\(started 2100-01-01"):
         render_report([quick], out_dir=out, name="check-quick")
 
 

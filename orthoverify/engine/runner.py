@@ -269,7 +269,12 @@ def run_checks(
     ex = executor if executor is not None else local_executor(min(nworkers, max(len(tasks), 1)))
     results: dict[int, Evidence] = {}
     try:
-        futures = {ex.submit(execute, t): i for i, t in enumerate(tasks)}
+        if isinstance(ex, SerialExecutor):  # one task at a time, each reported as it finishes
+            for i, t in enumerate(tasks):
+                results[i] = execute(t)
+                if progress is not None:
+                    progress(i + 1, len(tasks), results[i])
+        futures = {} if isinstance(ex, SerialExecutor) else {ex.submit(execute, t): i for i, t in enumerate(tasks)}
         from concurrent.futures import as_completed
 
         for done, fut in enumerate(as_completed(futures), start=1):

@@ -31,9 +31,11 @@ def plural(n: int, noun: str) -> str:
 
 
 def sources_mark(report: Report) -> str:
-    """The result files a report is rendered from, as its first lines record them (an HTML
-    comment ``<!-- orthoverify-sources: ... -->``), so that rendering over it can say so."""
-    return ", ".join(r.path for r in report.runs).replace("--", "- -")
+    """The runs a report is rendered from (each result file and when its run started), as its
+    first lines record them (an HTML comment ``<!-- orthoverify-sources: ... -->``), so that
+    rendering another run over it, even one written to the same file, can say so."""
+    runs = (f"{r.path} (started {r.data.get('started', '?')})" for r in report.runs)
+    return ", ".join(runs).replace("--", "- -")
 
 
 def sources_comment(report: Report) -> str:
