@@ -48,6 +48,7 @@ with |w| in (sigma* - r, sigma* + r) = (0.9, 1.1)."""
 
 
 def _param_inputs(b: Backend, p: svd.SvdrnnParams, prefix: str = "") -> dict[str, Any]:
+    """Parameters p as a counterexample's inputs: ``u1..un``, ``v1..vn``, ``s_hat`` (with a prefix)."""
     us, vs, s_hat = p
     out: dict[str, Any] = {f"{prefix}u{len(x)}": b.to_strings(x) for x in us}
     out |= {f"{prefix}v{len(x)}": b.to_strings(x) for x in vs}
@@ -56,12 +57,14 @@ def _param_inputs(b: Backend, p: svd.SvdrnnParams, prefix: str = "") -> dict[str
 
 
 def _params_from(b: Backend, inputs: Mapping[str, Any], n: int, prefix: str = "") -> svd.SvdrnnParams:
+    """The inverse of :func:`_param_inputs`, in b's arithmetic."""
     us = [b.asarray(inputs[f"{prefix}u{k}"]) for k in range(1, n + 1)]
     vs = [b.asarray(inputs[f"{prefix}v{k}"]) for k in range(1, n + 1)]
     return us, vs, b.asarray(inputs[f"{prefix}s_hat"])
 
 
 def _smallest_vector(b: Backend, p: svd.SvdrnnParams) -> float:
+    """The smallest max-norm of a reflection vector of p (0: M jumps there)."""
     return min(float(b.to_float(b.max_abs(x))) for x in (*p[0], *p[1]))
 
 
