@@ -176,11 +176,15 @@ def test_confirmation_modes_distinguish_maths_from_rounding() -> None:
     import dataclasses
 
     from orthoverify.backends import get_backend
-    from orthoverify.claims import householder as hc
+    from orthoverify.claims.householder import algorithm2_float
     from orthoverify.engine import PropertyCheck, RunContext, get_profile
 
     check = PropertyCheck(
-        "near_aligned", hc.q_algorithm2_printed, hc.cases_algorithm2_near_aligned, ("numpy-float64",), "ratio"
+        "near_aligned",
+        algorithm2_float.q_algorithm2_printed,
+        algorithm2_float.cases_near_aligned,
+        ("numpy-float64",),
+        "ratio",
     )
     ctx = RunContext("x", "near_aligned", get_backend("numpy-float64"), get_profile("quick"), 0)
     as_exact_claim = check.run(ctx)

@@ -12,13 +12,13 @@ import sympy
 from orthoverify.backends import FLOAT_BACKENDS, Array, Backend, get_backend, rigorous_backend_names
 from orthoverify.engine.checks import Case, Outcome, RunContext
 from orthoverify.engine.ratios import Measure
+from orthoverify.engine.templates import EXACT as EXACT  # the templates' backend sets, re-exported
+from orthoverify.engine.templates import TORCH as TORCH
 
 FLOAT = FLOAT_BACKENDS
 """NumPy and torch in float32 and float64."""
 FLOAT_HP = (*FLOAT_BACKENDS, "mpmath")
 """The float backends and 50-digit mpmath."""
-TORCH = ("torch-float32", "torch-float64")
-EXACT = ("sympy",)
 
 RIGOROUS = rigorous_backend_names()
 """Where rigorous checks run: flint when installed, else mpmath (on which they record a skip)."""
