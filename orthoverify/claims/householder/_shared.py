@@ -5,7 +5,7 @@ differences, and the LAPACK-style scaling that compares a formula with them)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -14,10 +14,11 @@ import sympy
 from orthoverify import samples
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import symbol_array
-from orthoverify.engine.checks import Case, RunContext
+from orthoverify.engine.checks import Case, Check, RunContext
 from orthoverify.engine.ratios import Measure, agreement, residual, scaled, worst
 from orthoverify.engine.ratios import flag as _flag
 from orthoverify.engine.reference import central_gradient, fd_eps
+from orthoverify.engine.templates import audit
 from orthoverify.param import householder as hh
 
 
@@ -196,6 +197,20 @@ def judged(lines: Iterable[Any], reference: Mapping[str, Any]) -> list[tuple[str
         verdict = judge(line, reference).verdict
         out.append((f"{line.label} [{line.where}] is {verdict}: {line.text}", verdict == "equal"))
     return out
+
+
+def audited_proof(
+    transcribe: Callable[..., Any], reference: Callable[..., Any], keys: Sequence[str], *, corrected: bool
+) -> Check:
+    """The line-by-line audit of a transcribed proof (:func:`orthoverify.engine.templates.audit`):
+    ``transcribe(*inputs, corrected=...)`` gives its lines and ``reference(*inputs)`` the truth,
+    for the case's exact inputs named ``keys``, at the rational points of :func:`cases_proof`."""
+
+    def lines(b: Backend, case: Case) -> list[tuple[str, bool]]:
+        args = [sympy_matrix(b, case[k], k) for k in keys]
+        return judged(transcribe(*args, corrected=corrected), reference(*args))
+
+    return audit("exact_line_by_line", lines, cases_proof)
 
 
 def cases_proof(ctx: RunContext) -> Iterator[Case]:

@@ -14,22 +14,17 @@ Algorithm 1 itself is the claim householder.algorithm1.
 
 from __future__ import annotations
 
-from orthoverify.backends import Backend
 from orthoverify.claims.householder import PAPER
-from orthoverify.claims.householder._shared import cases_proof, judged, sympy_matrix
-from orthoverify.engine.checks import Case, Check
+from orthoverify.claims.householder._shared import audited_proof
+from orthoverify.engine.checks import Check
 from orthoverify.engine.model import Claim
-from orthoverify.engine.templates import Line, audit, printed_and_corrected
+from orthoverify.engine.templates import printed_and_corrected
+from orthoverify.param.householder_proofs import appendix_b_lines, appendix_b_reference
 
 
 def checks(corrected: bool) -> tuple[Check, ...]:
-    def judge(b: Backend, case: Case) -> list[Line]:
-        from orthoverify.param.householder_proofs import appendix_b_lines, appendix_b_reference
-
-        args = [sympy_matrix(b, case[k], k) for k in ("U", "h", "c")]
-        return judged(appendix_b_lines(*args, corrected=corrected), appendix_b_reference(*args))
-
-    return (audit("exact_line_by_line", judge, cases_proof),)
+    keys = ("U", "h", "c")
+    return (audited_proof(appendix_b_lines, appendix_b_reference, keys, corrected=corrected),)
 
 
 CLAIMS: list[Claim] = printed_and_corrected(

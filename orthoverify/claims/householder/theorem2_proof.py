@@ -14,12 +14,12 @@ Evidence: the printed and the repaired lines at rational points of several shape
 
 from __future__ import annotations
 
-from orthoverify.backends import Backend
 from orthoverify.claims.householder import PAPER
-from orthoverify.claims.householder._shared import cases_proof, judged, sympy_matrix
-from orthoverify.engine.checks import Case, Check
+from orthoverify.claims.householder._shared import audited_proof
+from orthoverify.engine.checks import Check
 from orthoverify.engine.model import Claim
-from orthoverify.engine.templates import Line, audit, printed_and_corrected
+from orthoverify.engine.templates import printed_and_corrected
+from orthoverify.param.householder_proofs import theorem2_proof_lines, theorem2_reference
 
 PROOF_NOTES = (
     "Each display is transcribed as exact SymPy matrix algebra (orthoverify.param.householder_proofs), so an "
@@ -31,13 +31,8 @@ PROOF_NOTES = (
 
 
 def checks(corrected: bool) -> tuple[Check, ...]:
-    def judge(b: Backend, case: Case) -> list[Line]:
-        from orthoverify.param.householder_proofs import theorem2_proof_lines, theorem2_reference
-
-        args = [sympy_matrix(b, case[k], k) for k in ("U", "h", "c", "dU", "dh")]
-        return judged(theorem2_proof_lines(*args, corrected=corrected), theorem2_reference(*args))
-
-    return (audit("exact_line_by_line", judge, cases_proof),)
+    keys = ("U", "h", "c", "dU", "dh")
+    return (audited_proof(theorem2_proof_lines, theorem2_reference, keys, corrected=corrected),)
 
 
 CLAIMS: list[Claim] = printed_and_corrected(
