@@ -26,6 +26,7 @@ def orthogonal_input(b: Backend, case: Case) -> Array:
     return c @ s @ b.transpose(c) if conj else c @ s
 
 
+
 def structured_orthogonal_cases(ctx: RunContext, n: int) -> Iterator[Case]:
     """Orthogonal inputs by (A, S) so that each arithmetic builds them to its own precision:
     I, -I, signs, permutations, det -1, near-identity (down to 1e-30 at high precision),
@@ -58,11 +59,3 @@ def structured_orthogonal_cases(ctx: RunContext, n: int) -> Iterator[Case]:
             "S": samples.random_signs(rng, n) @ samples.random_permutation(rng, n),
         }
 
-
-def dct_matrix(n: int) -> np.ndarray:
-    """The orthonormal DCT-II matrix of size n (a dense orthogonal matrix with structure)."""
-    k = np.arange(n)[:, None]
-    j = np.arange(n)[None, :]
-    m = np.cos(np.pi * (2 * j + 1) * k / (2 * n)) * np.sqrt(2.0 / n)
-    m[0] /= np.sqrt(2.0)
-    return m

@@ -26,10 +26,6 @@ class Profile:
     count_max_n: int  # largest n of exhaustive counts over n = 1, 2, ... (parameter counts)
     flop_grid_max_n: int  # largest n of instrumented flop counts over every (n, m < n)
     growth_sizes: tuple[int, ...]  # n of instrumented cost-growth checks (flops of T steps)
-    enumeration_max_n: int  # largest n of float enumerations over every sign matrix D (2^(n-1) solves)
-    exact_enumeration_max_n: int  # largest n of exact enumerations over every D (2^n characteristic polynomials)
-    large_sizes: tuple[int, ...]  # n beyond ``sizes`` for O(n^3) float64 algorithms (inverse maps)
-    experiment_n: int  # n of long training experiments (10^4 updates)
 
     def sizes_on(self, b: Backend) -> tuple[int, ...]:
         """The sizes n of a check on ``b``: ``exact_sizes`` in exact arithmetic, ``hp_sizes`` on a
@@ -52,10 +48,6 @@ PROFILES: dict[str, Profile] = {
         count_max_n=12,
         flop_grid_max_n=8,
         growth_sizes=(4, 8, 16),
-        enumeration_max_n=5,
-        exact_enumeration_max_n=4,
-        large_sizes=(128, 512),
-        experiment_n=32,
     ),
     "default": Profile(
         name="default",
@@ -69,10 +61,6 @@ PROFILES: dict[str, Profile] = {
         count_max_n=40,
         flop_grid_max_n=14,
         growth_sizes=(4, 8, 16, 24),
-        enumeration_max_n=8,
-        exact_enumeration_max_n=5,
-        large_sizes=(128, 256, 512),
-        experiment_n=64,
     ),
     "thorough": Profile(
         name="thorough",
@@ -86,10 +74,6 @@ PROFILES: dict[str, Profile] = {
         count_max_n=40,
         flop_grid_max_n=24,
         growth_sizes=(4, 8, 16, 24),
-        enumeration_max_n=10,
-        exact_enumeration_max_n=5,
-        large_sizes=(128, 256, 512),
-        experiment_n=128,
     ),
 }
 
