@@ -3,14 +3,14 @@ symbols, and the rigorous (Arb enclosure) checks. A name used by two families li
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
 import sympy
 
 from orthoverify.backends import FLOAT_BACKENDS, Array, Backend, get_backend, rigorous_backend_names
-from orthoverify.engine.checks import Case, Outcome, RunContext
+from orthoverify.engine.checks import Case, FunctionCheck, Outcome, RunContext
 from orthoverify.engine.ratios import Measure
 from orthoverify.engine.templates import EXACT as EXACT  # the templates' backend sets, re-exported
 from orthoverify.engine.templates import TORCH as TORCH
@@ -106,3 +106,24 @@ def replay_frobenius(enclose: Any) -> Any:
         return Measure(value, f"{value:.6g}", error=value)
 
     return replay
+
+
+def rigorous_check(
+    name: str,
+    cases: Callable[[RunContext], Iterable[Case]],
+    enclose: Any,
+    *,
+    quantity: str,
+    bound: str = "1e-40",
+    backends: tuple[str, ...] = RIGOROUS,
+) -> FunctionCheck:
+    """A check that proves ``quantity <= bound`` on every case from Arb enclosures
+    (:func:`rigorous_scan`), whose recorded violation replays as the quantity's value on any
+    backend (:func:`replay_frobenius`)."""
+
+    def run(ctx: RunContext) -> Outcome:
+        return rigorous_scan(ctx, cases(ctx), enclose, bound=bound, quantity=quantity)
+
+    return FunctionCheck(
+        name, run, backends, "rigorous", quantity, threshold=float(bound), replay_fn=replay_frobenius(enclose)
+    )

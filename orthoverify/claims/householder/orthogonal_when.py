@@ -25,20 +25,16 @@ from orthoverify.backends import Backend
 from orthoverify.claims._common import (
     EXACT,
     FLOAT_HP,
-    RIGOROUS,
     RIGOROUS_SIZES,
     exact_backend,
     frobenius,
-    replay_frobenius,
-    rigorous_scan,
+    rigorous_check,
     symbol_array,
 )
 from orthoverify.claims.householder import PAPER
 from orthoverify.claims.householder._shared import exponent_range, sizes_nm, u_and_u1, w_by_definition
 from orthoverify.engine.checks import (
     Case,
-    FunctionCheck,
-    Outcome,
     PropertyCheck,
     RunContext,
     SearchCheck,
@@ -149,12 +145,6 @@ def cases_orthogonal_rational(ctx: RunContext) -> Iterator[Case]:
         yield {"U": samples.rational_vectors(rng, n, n - 1), "u1": np.array([int(rng.choice([-1, 1]))], dtype=object)}
 
 
-def fn_rigorous(ctx: RunContext) -> Outcome:
-    return rigorous_scan(
-        ctx, cases_orthogonal_rational(ctx), enclose_orthogonal, bound="1e-40", quantity="||W'W - I||_F"
-    )
-
-
 ORTHOGONAL_WHEN = Claim(
     id="householder.orthogonal_when",
     paper=PAPER,
@@ -169,15 +159,7 @@ ORTHOGONAL_WHEN = Claim(
         PropertyCheck("exact_u1_necessary", q_u1_necessary, cases_u1_necessary, EXACT, "W'W - I - diag(0, u1^2 - 1)"),
         PropertyCheck("float_wide_magnitudes", q_orthogonal, cases_float, FLOAT_HP, _Q),
         SearchCheck("search_magnitudes", q_orthogonal, strategy, ("numpy-float64", "numpy-float32"), _Q),
-        FunctionCheck(
-            "rigorous_rational",
-            fn_rigorous,
-            RIGOROUS,
-            "rigorous",
-            "||W'W - I||_F",
-            threshold=1e-40,
-            replay_fn=replay_frobenius(enclose_orthogonal),
-        ),
+        rigorous_check("rigorous_rational", cases_orthogonal_rational, enclose_orthogonal, quantity="||W'W - I||_F"),
     ),
     notes="Columns are scaled over 10^+-100 (10^+-15 in float32); W is built by the definition and by compact WY.",
 )
