@@ -97,17 +97,6 @@ def rigorous_scan(
     )
 
 
-def replay_frobenius(enclose: Any) -> Any:
-    """A replay function for a rigorous check: the quantity's value on any backend."""
-
-    def replay(inputs: Mapping[str, Any], b: Backend) -> Measure:
-        q = enclose(b, inputs)
-        value = float(q.mid()) if b.family == "flint" else b.to_float(q)
-        return Measure(value, f"{value:.6g}", error=value)
-
-    return replay
-
-
 def rigorous_check(
     name: str,
     cases: Callable[[RunContext], Iterable[Case]],
@@ -127,3 +116,14 @@ def rigorous_check(
     return FunctionCheck(
         name, run, backends, "rigorous", quantity, threshold=float(bound), replay_fn=replay_frobenius(enclose)
     )
+
+
+def replay_frobenius(enclose: Any) -> Any:
+    """A replay function for a rigorous check: the quantity's value on any backend."""
+
+    def replay(inputs: Mapping[str, Any], b: Backend) -> Measure:
+        q = enclose(b, inputs)
+        value = float(q.mid()) if b.family == "flint" else b.to_float(q)
+        return Measure(value, f"{value:.6g}", error=value)
+
+    return replay
