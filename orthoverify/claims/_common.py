@@ -129,15 +129,8 @@ def replay_frobenius(enclose: Any) -> Any:
     return replay
 
 
-ALL = (*FLOAT_HP, "sympy")
+ALL = (*FLOAT_HP, *EXACT)
 """The float backends, 50-digit mpmath and exact SymPy."""
-
-
-def backend_sizes(ctx: RunContext) -> tuple[int, ...]:
-    """The profile's sizes n for ctx's arithmetic: exact, high-precision or float."""
-    if ctx.backend.exact:
-        return ctx.profile.exact_sizes
-    return ctx.profile.hp_sizes if ctx.backend.method == "high-precision" else ctx.profile.sizes
 
 
 def norm_scale(b: Backend, x: Array) -> float:

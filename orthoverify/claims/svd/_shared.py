@@ -13,7 +13,7 @@ import sympy
 
 from orthoverify import samples
 from orthoverify.backends import Array, Backend
-from orthoverify.claims._common import backend_sizes, norm_scale
+from orthoverify.claims._common import norm_scale
 from orthoverify.claims._inputs import orthogonal_input, structured_orthogonal_cases
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.ratios import Measure, residual, worst
@@ -133,8 +133,8 @@ def q_theorem3(b: Backend, case: Case) -> Measure:
 
 
 def cases_theorem3(ctx: RunContext) -> Iterator[Case]:
-    top = 8 if ctx.backend.method == "float" else max(backend_sizes(ctx))
-    for n in [s for s in backend_sizes(ctx) if s <= top]:
+    top = 8 if ctx.backend.method == "float" else max(ctx.profile.sizes_on(ctx.backend))
+    for n in [s for s in ctx.profile.sizes_on(ctx.backend) if s <= top]:
         pairs = [(k1, k2) for k1 in range(1, n + 1) for k2 in range(1, n + 1) if k1 + k2 <= n + 2]
         for i, base in enumerate(structured_orthogonal_cases(ctx, n)):
             if (ctx.backend.exact and i > 6) or (ctx.backend.method == "high-precision" and i > 12):

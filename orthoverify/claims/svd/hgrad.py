@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from orthoverify.backends import FLOAT_BACKENDS, Array, Backend, get_backend
-from orthoverify.claims._common import EXACT, TORCH, backend_sizes, norm_scale
+from orthoverify.claims._common import EXACT, TORCH, norm_scale
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._shared import grad_case, random_vector
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext
@@ -70,7 +70,7 @@ def q_hgrad_exact(b: Backend, case: Case) -> Measure:
 
 def cases_hgrad(ctx: RunContext) -> Iterator[Case]:
     rng = ctx.rng()
-    sizes = backend_sizes(ctx) if ctx.backend.method != "high-precision" else ctx.profile.exact_sizes
+    sizes = ctx.profile.sizes_on(ctx.backend) if ctx.backend.method != "high-precision" else ctx.profile.exact_sizes
     for n in sizes:
         if n > 16:
             continue

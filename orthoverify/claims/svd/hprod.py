@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from orthoverify.backends import Array, Backend
-from orthoverify.claims._common import ALL, EXACT, FLOAT_HP, backend_sizes
+from orthoverify.claims._common import ALL, EXACT, FLOAT_HP
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._shared import random_vector
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchCheck
@@ -55,7 +55,7 @@ def cases_hprod(ctx: RunContext, zero: bool) -> Iterator[Case]:
     rng = ctx.rng()
     if zero:
         yield {"h": np.array([1.0, 2.0]), "u": np.zeros(2)}
-    for n in backend_sizes(ctx):
+    for n in ctx.profile.sizes_on(ctx.backend):
         for k in sorted({1, 2, n} & set(range(1, n + 1))):
             for _ in range(ctx.profile.cases):
                 h = random_vector(ctx, rng, n)

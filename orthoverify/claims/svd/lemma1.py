@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from orthoverify.backends import Backend
-from orthoverify.claims._common import ALL, EXACT, backend_sizes
+from orthoverify.claims._common import ALL, EXACT
 from orthoverify.claims._common import exact_backend as _sympy
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._shared import random_vector, vectors_case
@@ -44,7 +44,7 @@ def q_lemma1(b: Backend, case: Case) -> Measure:
 
 def cases_lemma1(ctx: RunContext) -> Iterator[Case]:
     rng = ctx.rng()
-    for n in backend_sizes(ctx):
+    for n in ctx.profile.sizes_on(ctx.backend):
         if n > 16:
             continue
         for zeros in (0.0, 0.3):

@@ -22,7 +22,7 @@ import sympy
 
 from orthoverify import samples
 from orthoverify.backends import Array, Backend
-from orthoverify.claims._common import ALL, EXACT, FLOAT_HP, backend_sizes, norm_scale
+from orthoverify.claims._common import ALL, EXACT, FLOAT_HP, norm_scale
 from orthoverify.claims.svd import PAPER
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
@@ -79,7 +79,7 @@ def cases_prop1(ctx: RunContext) -> Iterator[Case]:
     exact = ctx.backend.exact
     yield {"B": np.zeros((1, 1))}
     yield {"B": np.array([[1.0, 1.0], [1.0, 1.0]])}
-    for n in backend_sizes(ctx):
+    for n in ctx.profile.sizes_on(ctx.backend):
         yield {"B": np.zeros((n, n))}
         yield {"B": -np.eye(n)}
         for _ in range(ctx.profile.cases):

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from orthoverify.backends import Backend
-from orthoverify.claims._common import ALL, backend_sizes
+from orthoverify.claims._common import ALL
 from orthoverify.claims._common import exact_backend as _sympy
 from orthoverify.claims._common import symbol_array as _symbols
 from orthoverify.claims.svd import PAPER
@@ -49,7 +49,7 @@ def q_reflector(b: Backend, case: Case) -> Measure:
 
 def cases_reflector(ctx: RunContext) -> Iterator[Case]:
     rng = ctx.rng()
-    for n in backend_sizes(ctx):
+    for n in ctx.profile.sizes_on(ctx.backend):
         for k in sorted({1, 2, n} & set(range(1, n + 1))):
             yield {"n": n, "u": np.zeros(k)}
             for _ in range(ctx.profile.cases):

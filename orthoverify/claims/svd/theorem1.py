@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from orthoverify.backends import Backend
-from orthoverify.claims._common import ALL, backend_sizes
+from orthoverify.claims._common import ALL
 from orthoverify.claims._inputs import orthogonal_input, structured_orthogonal_cases
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._shared import vectors_case
@@ -44,13 +44,13 @@ def q_image_orthogonal(b: Backend, case: Case) -> Measure:
 
 
 def cases_theorem1(ctx: RunContext) -> Iterator[Case]:
-    for n in backend_sizes(ctx):
+    for n in ctx.profile.sizes_on(ctx.backend):
         yield from structured_orthogonal_cases(ctx, n)
 
 
 def cases_image(ctx: RunContext) -> Iterator[Case]:
     rng = ctx.rng()
-    for n in backend_sizes(ctx):
+    for n in ctx.profile.sizes_on(ctx.backend):
         for zeros in (0.0, 0.5):
             for _ in range(ctx.profile.cases):
                 yield {"U": vectors_case(ctx, rng, n, 1, zeros)}

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from orthoverify.claims._common import EXACT, FLOAT_HP, backend_sizes
+from orthoverify.claims._common import EXACT, FLOAT_HP
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._shared import factor_cases, q_factor_exact, q_svd_parameters, w_cases
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext
@@ -21,7 +21,7 @@ from orthoverify.engine.model import Claim
 
 
 def cases_theorem2(ctx: RunContext) -> Iterator[Case]:
-    yield from w_cases(ctx, [(n, n) for n in backend_sizes(ctx)])
+    yield from w_cases(ctx, [(n, n) for n in ctx.profile.sizes_on(ctx.backend)])
 
 
 def cases_theorem2_exact(ctx: RunContext) -> Iterator[Case]:

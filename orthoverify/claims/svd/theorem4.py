@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from orthoverify.claims._common import EXACT, FLOAT_HP, backend_sizes
+from orthoverify.claims._common import EXACT, FLOAT_HP
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._shared import factor_cases, q_factor_exact, q_svd_parameters, w_cases
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchCheck
@@ -26,7 +26,7 @@ from orthoverify.engine.model import Claim
 
 
 def cases_theorem4(ctx: RunContext) -> Iterator[Case]:
-    sizes = backend_sizes(ctx)
+    sizes = ctx.profile.sizes_on(ctx.backend)
     shapes = [(m, n) for n in sizes for m in sizes if m != n and max(m, n) <= 16]
     yield from w_cases(ctx, shapes)
 
