@@ -62,6 +62,7 @@ def fn_theorem5_exact_1d(ctx: RunContext) -> Outcome:
     extra = effort(ctx, "theorem5.random_exact_instances")
     instances = [("hand-built", HAND_BUILT_1D)] + [(f"random {i}", _rational_1d(rng, 2 + i % 2)) for i in range(extra)]
     failure: tuple[Case, Measure] | None = None
+    root = ""
     rows: list[dict[str, Any]] = []
     for label, case in instances:
         points = exact_1d(case)
@@ -77,16 +78,19 @@ def fn_theorem5_exact_1d(ctx: RunContext) -> Outcome:
         )
         if bad and failure is None:
             cp, _ = max(bad, key=lambda x: x[0].sigma_min)
-            inputs = dict(case) | {"w": nstr(cp.w[0, 0], 40), "w_exact": str(cp.exact)}
+            # numbers only (a result file's inputs are parsed strictly); the exact root goes to the data
+            inputs = dict(case) | {"w": nstr(cp.w[0, 0], 40)}
             failure = (inputs, replay_theorem5_exact(inputs, _sympy()))
+            root = str(cp.exact)
     spurious = sum(r["spurious_local_minima"] for r in rows)
     notes = (
         f"{len(instances)} instances with n = 1, every real critical point found exactly; {spurious} spurious strict "
         f"local minima in {sum(1 for r in rows if r['spurious_local_minima'])} instances"
     )
     data: dict[str, Any] = {"instances": rows}
-    if failure is not None:  # the result file keeps one counterexample per claim: this one stays replayable
+    if failure is not None:
         data["counterexample_inputs"] = dict(failure[0])
+        data["counterexample_root"] = root
     return Outcome(failure is None, len(instances), failure=failure, notes=notes, data=data)
 
 
