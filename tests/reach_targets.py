@@ -211,3 +211,18 @@ reflections_module = declare(module=_module(Reflections))(_map(Reflections))
 reflections_module_base_not_saved = declare(module=_module(ReflectionsBaseNotSaved))(_map(ReflectionsBaseNotSaved))
 reflections_module_plain_attribute = declare(module=_module(ReflectionsPlainAttribute))(_map(ReflectionsPlainAttribute))
 reflections_module_integer_signs = declare(module=_module(ReflectionsIntegerSigns))(_map(ReflectionsIntegerSigns))
+
+
+# ------------------------------------------------------------------------------ batches
+@declare(batches=True)
+def householder_batches_declared_refused(u: torch.Tensor) -> torch.Tensor:
+    """Broken: declares batches, refuses a stacked U."""
+    if u.dim() > 2:
+        raise ValueError("one U at a time")
+    return householder(u)
+
+
+@declare(batches=False)
+def householder_one_at_a_time(u: torch.Tensor) -> torch.Tensor:
+    """Correct: declares that it takes one U at a time."""
+    return householder_batches_declared_refused(u)

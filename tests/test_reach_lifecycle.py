@@ -56,7 +56,9 @@ def test_torch_householder_parametrisation_degenerates_under_weight_decay(tmp_pa
     assert "after step 1 of SGD" in wd.counterexample.value and "zero column" in wd.counterexample.value
     assert by["state_dict"].verdict == by["dtype_cast"].verdict == "verified"
     path = write_json(r, tmp_path / "oh.json")
-    assert replay_from_file(path, "conformance.orthogonal-map.weight_decay").reproduced
+    assert replay_from_file(
+        path, "conformance.orthogonal-map.weight_decay", target="torch-orthogonal-householder"
+    ).reproduced
 
 
 @pytest.mark.slow
@@ -91,3 +93,22 @@ def test_the_invariant_names_zero_and_repeated_columns() -> None:
     assert r == float("inf") and "1 zero column(s)" in text
     s = make_declaration(module=lambda n: torch.nn.Linear(n, n), sigma=(0.5, 2.0))
     assert lifecycle.invariant(s, 1.5 * w)[0] == 0 and lifecycle.invariant(s, 3 * w)[0] > 30
+
+
+def test_to_device_runs_cpu_to_cpu_without_a_gpu() -> None:
+    """The .to(device) check (planned only with a GPU) exercised with cpu as the other device."""
+    import torch
+
+    t = load_target(R + "reflections_module", "orthogonal-map")
+    assert ("to_device" in {p[0] for p in lifecycle.plan(t, "cuda")}) is True
+    assert lifecycle.plan(load_target("tests.conformance_targets:householder", "householder-product"), "cuda") == []
+    ctx = ck.Ctx(t, ("float32",), profile="quick", other_device="cpu")
+    ev = lifecycle.check_to_device(ctx)[0]
+    assert ev.passed and ev.cases == 2, ev.notes  # quick: n = 3, 6
+    assert torch.cuda.is_available() or "to_device" not in {p[0] for p in plan_of(t)}
+
+
+def plan_of(t: ck.Target) -> list[tuple[str, str, str, object]]:
+    from orthoverify.conformance import _plan
+
+    return list(_plan(t.kind.name, ("float32",), False, "cpu", t))

@@ -25,7 +25,7 @@ def reach_verdicts(spec: str, kind: str | None = None, only: tuple[str, ...] = (
     t = load_target(spec, kind)
     ctx = ck.Ctx(t, ("float32", "float64"), profile="quick", examples=40)
     out = {}
-    for name, _k, _s, fn in plan(t.kind, t, None):
+    for name, _k, _s, fn in plan([], t.kind, t, None):
         if only and name not in only:
             continue
         out[name] = decide(_evidence(ctx, f"conformance.{t.kind.name}.{name}", name, fn))
@@ -66,14 +66,16 @@ def test_torch_householder_product_is_refuted_on_forward_over_forward(tmp_path: 
     assert ev.worst_ratio is not None and ev.worst_ratio > 1e10
     assert ev.data["mode"].startswith("forward-over-forward") and ev.data["series"]["points"]
     path = write_json(r, tmp_path / "hp.json")
-    assert replay_from_file(path, "conformance.householder-product.second_ff").reproduced
+    assert replay_from_file(
+        path, "conformance.householder-product.second_ff", target="torch-householder-product"
+    ).reproduced
 
 
 def test_a_mode_without_a_rule_is_not_applicable() -> None:
     """An old-style autograd.Function (no setup_context) has no functorch rule: inconclusive, with the reason."""
     t = load_target(T + "cayley_missing_gradient_term", "scaled-cayley")
     ctx = ck.Ctx(t, ("float64",), profile="quick")
-    ev = next(e for e in plan(t.kind, t, None) if e[0] == "second_ff")[3](ctx)[0]
+    ev = next(e for e in plan([], t.kind, t, None) if e[0] == "second_ff")[3](ctx)[0]
     assert ev.cases == 0 and "Not applicable" in ev.notes and "no forward-over-forward" in ev.notes
 
 

@@ -165,7 +165,6 @@ def _plan(
                 ck.check_coverage_by_optimisation,
             )
         )
-    p += reach_plan(kind, target, other_device(device))  # second order, vmap, dtypes, entry points, lifecycle
     p.append(
         (
             "bad_input",
@@ -174,7 +173,7 @@ def _plan(
             ck.check_bad_input,
         )
     )
-    return p
+    return reach_plan(p, kind, target, other_device(device))  # second order, vmap, declared checks, lifecycle
 
 
 def _evidence(ctx: ck.Ctx, cid: str, name: str, fn: Callable[[ck.Ctx], list[Evidence]]) -> list[Evidence]:

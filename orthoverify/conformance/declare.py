@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 import numpy as np
 import torch
 
+from orthoverify.conformance.checks import Target
 from orthoverify.conformance.kinds import Params
 from orthoverify.errors import OrthoverifyError
 
@@ -190,7 +191,7 @@ ADAPTER_DECLARATIONS: dict[str, Declaration] = {}
 """Declarations of built-in adapters, by adapter name (filled by adapters_libs)."""
 
 
-def declaration_of(target: Any) -> Declaration | None:
+def declaration_of(target: Target) -> Declaration | None:
     """The declaration of a loaded target: on its callable (or class), else its adapter's."""
     d = getattr(target.fn, "__orthoverify__", None)
     if isinstance(d, Declaration):
@@ -198,7 +199,7 @@ def declaration_of(target: Any) -> Declaration | None:
     return ADAPTER_DECLARATIONS.get(target.spec)
 
 
-def apply(target: Any) -> Any:
+def apply(target: Target) -> Target:
     """``target`` with its declared domain and right_inverse filled in where the loader found none."""
     d = declaration_of(target)
     if d is None:
@@ -213,3 +214,63 @@ def apply(target: Any) -> Any:
 
     inverse = target.inverse if target.inverse is not None else d.right_inverse
     return replace(target, domain=domain, inverse=inverse)
+
+
+DECLARED_CHECKS: dict[str, str] = {
+    "vmap": "modes=['vmap']: torch.func.vmap(f) over stacked parameters against single calls",
+    "low_precision": "dtypes=['float16'|'bfloat16']: the output in that dtype against float64, on its unit roundoff",
+    "entry_points": "also=g: the second entry point g returns the same matrix as the target",
+    "weight_decay": "module=factory: SGD/Adam/AdamW steps with weight decay from the module's own initialisation",
+    "state_dict": "module=factory: state_dict loaded into a fresh module, one more step",
+    "dtype_cast": "module=factory: .double(), .float() (and .half(), .bfloat16() if declared in dtypes)",
+    "to_device": "module=factory, a GPU present: .to(the other device), one step there",
+}
+"""Checks a declaration adds to the plan, with the keyword that adds them."""
+
+KEYWORDS: dict[str, str] = {
+    "domain": f"named domains ({', '.join(DOMAINS)}) or predicates params -> reason | None; points outside are skipped",
+    "batches": "True: takes parameters stacked on a leading axis; False: one set at a time",
+    "right_inverse": "W -> parameters with f(parameters) = W; coverage goes through it",
+    "also": "a second entry point with the kind's signature that must return the same matrix (also_name: its name)",
+    "modes": f"declared supported ({', '.join(MODES)}): a failure there is a defect, not 'not applicable'",
+    "dtypes": f"declared supported beyond float32/float64 ({', '.join(DTYPE_NAMES[:2])})",
+    "module": "n -> a fresh torch.nn.Module from its own initialisation (lifecycle checks)",
+    "weight": "module -> its matrix (default: module.weight)",
+    "sigma": "(lo, hi): the weight's singular values lie there (default: the weight is orthogonal)",
+    "lifecycle": f"the lifecycle steps the module declares it survives (default: all of {', '.join(LIFECYCLE)})",
+}
+"""The keywords of :func:`declare`, each with what it means."""
+
+
+def listing() -> dict[str, Any]:
+    """What ``orthoverify validate --list`` shows, as JSON data: kinds, checks (and what plans
+    them), built-in adapters (kind, package, whether it is installed, declaration), the
+    declaration keywords and the named domains."""
+    import importlib.util
+
+    from orthoverify.conformance import _plan
+    from orthoverify.conformance.adapters import ADAPTERS
+    from orthoverify.conformance.kinds import KINDS
+
+    checks: dict[str, str] = {}
+    for kind in KINDS:
+        for name, _claim_kind, statement, _fn in _plan(kind, ("float32", "float64"), True, "cpu"):
+            checks.setdefault(name, statement)
+    checks.update({k: f"planned by a declaration, {v}" for k, v in DECLARED_CHECKS.items()})
+    adapters = {}
+    for name, a in ADAPTERS.items():
+        d = ADAPTER_DECLARATIONS.get(name)
+        adapters[name] = {
+            "kind": a.kind,
+            "description": a.description,
+            "requires": a.requires,
+            "installed": a.requires is None or importlib.util.find_spec(a.requires) is not None,
+            "declaration": d.listing() if d is not None else None,
+        }
+    return {
+        "kinds": {k.name: {"signature": k.signature, "conventions": k.conventions} for k in KINDS.values()},
+        "checks": checks,
+        "adapters": adapters,
+        "declarations": KEYWORDS,
+        "domains": list(DOMAINS),
+    }

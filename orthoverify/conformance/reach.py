@@ -48,12 +48,34 @@ def check_entry_points(ctx: ck.Ctx) -> list[Evidence]:
     return modes.with_series(ctx, "entry_points", ck.scan(ctx, "entry_points", cases), "second entry point")
 
 
-def plan(kind: Kind, target: ck.Target | None, other_device: str | None = None) -> list[PlanEntry]:
-    """The extra checks for ``kind`` and ``target`` (only the kind's own without a target)."""
-    out = modes.plan(kind, target)
+def q_batch_declared(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
+    """The batch check of a target that declares ``batches=True``: not taking a stack is a defect."""
+    c = ck.q_batch(ctx, params, dtype)
+    if math.isnan(c.ratio):
+        return ck.Case(math.inf, f"declared batches=True, but {c.display}")
+    return c
+
+
+def _batch_declared(ctx: ck.Ctx) -> list[Evidence]:
+    return ck.scan(ctx, "batch_declared", ck.sized_cases(ctx, "batch", scales=(1.0,)))
+
+
+def _batch_not_declared(ctx: ck.Ctx) -> list[Evidence]:
+    ev = Evidence("", "batch", "float", ctx.label(ctx.dtypes[0]))
+    ev.notes = "Not applicable (nothing was measured, so no verdict): the target declares batches=False"
+    return [ev]
+
+
+ck.QUANTITIES["batch_declared"] = q_batch_declared
+
+
+def plan(p: list[PlanEntry], kind: Kind, target: ck.Target | None, other_device: str | None = None) -> list[PlanEntry]:
+    """``p`` (the kind's plan) with the checks of this module before its last entry (bad_input),
+    and the batch check as the target declares it (only the kind's own checks without a target)."""
+    extra = modes.plan(kind, target)
     d = declaration_of(target) if target is not None else None
     if d is not None and d.also is not None:
-        out.append(
+        extra.append(
             (
                 "entry_points",
                 "identity",
@@ -61,5 +83,13 @@ def plan(kind: Kind, target: ck.Target | None, other_device: str | None = None) 
                 check_entry_points,
             )
         )
-    out += lifecycle.plan(target, other_device if other_device is not None and torch.cuda.is_available() else None)
-    return out
+    extra += lifecycle.plan(target, other_device if other_device is not None and torch.cuda.is_available() else None)
+    out = []
+    for name, claim_kind, statement, fn in p:
+        if name == "batch" and d is not None and d.batches is not None:
+            fn = _batch_declared if d.batches else _batch_not_declared
+            statement += " (declared " + (
+                "batches=True: a target that refuses a stack is refuted)" if d.batches else "batches=False)"
+            )
+        out.append((name, claim_kind, statement, fn))
+    return [*out[:-1], *extra, *out[-1:]]
