@@ -104,7 +104,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             ConformanceItem.from_parent(session, name=f"orthoverify[{o['target']}]", check="", load_error=str(exc))
         )
         return
-    for name, *_ in _plan(target.kind.name, tuple(o["dtypes"]), target.inverse is not None):
+    for name, *_ in _plan(target.kind.name, tuple(o["dtypes"]), target.inverse is not None, target=target):
         items.append(
             ConformanceItem.from_parent(
                 session, name=f"orthoverify[{o['target']}]::{target.kind.name}.{name}", check=name

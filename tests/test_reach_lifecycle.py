@@ -32,6 +32,7 @@ def test_a_correct_module_passes_every_lifecycle_check() -> None:
     assert life(R + "reflections_module", "orthogonal-map") == dict.fromkeys(CHECKS, "verified")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("spec", "caught_by"),
     [
@@ -46,6 +47,7 @@ def test_each_broken_module_is_caught_by_its_check(spec: str, caught_by: str) ->
     assert {k for k, x in v.items() if x != "verified"} == {caught_by}, v  # localised
 
 
+@pytest.mark.slow
 def test_torch_householder_parametrisation_degenerates_under_weight_decay(tmp_path: Path) -> None:
     """torch.nn.utils.parametrizations.orthogonal(orthogonal_map="householder") multiplies by
     int(diag(X)), which starts at +-1: one SGD step with weight decay makes it 0 (zero columns)."""
@@ -55,6 +57,9 @@ def test_torch_householder_parametrisation_degenerates_under_weight_decay(tmp_pa
     assert wd.verdict == "refuted" and wd.counterexample is not None
     assert "after step 1 of SGD" in wd.counterexample.value and "zero column" in wd.counterexample.value
     assert by["state_dict"].verdict == by["dtype_cast"].verdict == "verified"
+    data = wd.evidence[0].data
+    assert data["smallest_failing_n"] == 3 and data["mode"].startswith("optimiser steps with weight decay")
+    assert data["replay"].endswith("conformance.orthogonal-map.weight_decay --target torch-orthogonal-householder")
     path = write_json(r, tmp_path / "oh.json")
     assert replay_from_file(
         path, "conformance.orthogonal-map.weight_decay", target="torch-orthogonal-householder"

@@ -72,11 +72,18 @@ def record(ctx: ck.Ctx, check: str, n: int, ratio: float) -> None:
 
 
 def with_series(ctx: ck.Ctx, check: str, evidence: list[Evidence], what: str) -> list[Evidence]:
-    """The evidence of ``check`` with its (n, ratio) series in ``data`` (for a figure of the error
-    against the parameter size; -1 stands for a failed call) and the mode it exercised."""
+    """The evidence of ``check`` with, in ``data``: the mode or lifecycle step it exercised, its
+    (n, ratio) series (for a figure of the error against the parameter size; -1 stands for a
+    failed call), and for a failure the smallest failing n and the replay command."""
     series = vars(ctx).get("_series", {}).get(check, [])
+    failing = [n for n, r in series if r < 0 or r > ck.THRESHOLD]
     for ev in evidence:
         ev.data = {**ev.data, "mode": what, "series": {"x": "n", "y": "ratio", "points": series}}
+        if ev.counterexample is not None:
+            ev.data["smallest_failing_n"] = int(min(failing)) if failing else None
+            ev.data["replay"] = (
+                f"orthoverify replay RESULT.json conformance.{ctx.target.kind.name}.{check} --target {ctx.target.spec}"
+            )
     return evidence
 
 
@@ -350,7 +357,7 @@ def q_low_precision(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
     ref = ctx.run(rounded, "float64")
     if isinstance(ref, CallFailure):
         return ck.Case(math.nan, f"float64 at the {dtype}-rounded parameters: {ref}")
-    q = ck.as_np(kind.view(got))
+    q = ck.as_np(kind.view(got.to(torch.complex64) if got.is_complex() else got))  # complex32 has few ops
     kappa = ck._kappa(kind, params)
     r = ck.agreement(q, ck.as_np(ref), u) / kappa
     text = f"||f_{dtype} - f_64|| / (n u kappa ||f_64||) = {r:.6g}"
@@ -404,7 +411,7 @@ def plan(kind: Kind, target: ck.Target | None) -> list[PlanEntry]:
         d = declaration_of(target)
     if d is not None and "vmap" in d.modes:
         out.append(("vmap", "identity", "torch.func.vmap(f) over stacked parameters equals f on each", check_vmap))
-    if d is not None and any(x in LOW for x in d.dtypes):
+    if d is not None and any(x in LOW for x in d.dtypes) and kind.name != "complex-to-real":  # no half complex input
         out.append(
             (
                 "low_precision",
