@@ -100,3 +100,21 @@ def test_declared_batches_decide_whether_a_refused_stack_is_a_defect() -> None:
 
     assert batch("householder_batches_declared_refused") == "refuted"
     assert batch("householder_one_at_a_time") == "inconclusive"
+
+
+@pytest.mark.parametrize(
+    ("adapter", "package", "install"),
+    [("pyro-householder-flow", "pyro", "pyro-ppl"), ("geotorch-orthogonal-expm", "geotorch", "geotorch")],
+)
+def test_a_missing_library_is_a_load_error_naming_the_install(
+    adapter: str, package: str, install: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from orthoverify.conformance.adapters import TargetLoadError
+
+    for name in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, package, None)  # import package raises ImportError
+    with pytest.raises(TargetLoadError, match=f"pip install .*{install}"):
+        load_target(adapter)

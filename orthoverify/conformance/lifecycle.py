@@ -87,10 +87,13 @@ def invariant(d: Declaration, w: torch.Tensor, eps: float | None = None) -> tupl
     if not np.all(np.isfinite(q)):
         return math.inf, f"{int(np.sum(~np.isfinite(q)))} entries of the weight are NaN or Inf"
     norms = np.linalg.norm(q, axis=0)
-    zero = int(np.sum(norms <= math.sqrt(eps) * max(1.0, float(norms.max(initial=0.0)))))
+    # an orthogonal weight is far from both; a declared singular-value range may allow nearly parallel
+    # columns (sigma_min -> 0), so there only exact degeneracy counts (the range check does the rest)
+    tol = math.sqrt(eps) if d.sigma is None else 4 * eps
+    zero = int(np.sum(norms <= (tol if d.sigma is None else 0.0) * max(1.0, float(norms.max(initial=0.0)))))
     unit = q / np.where(norms > 0, norms, 1.0)
     cos = np.abs(unit.T @ unit) - np.eye(n)
-    repeated = int(np.sum(np.triu(cos, 1) >= 1.0 - math.sqrt(eps)))
+    repeated = int(np.sum(np.triu(cos, 1) >= 1.0 - tol))
     degenerate = ""
     if zero or repeated:
         degenerate = f"degenerate: {zero} zero column(s), {repeated} pair(s) of repeated columns; "
