@@ -21,6 +21,7 @@ from orthoverify.conformance import checks as ck
 from orthoverify.conformance.adapters import ADAPTERS, TargetLoadError, load_target
 from orthoverify.conformance.calls import DEFAULT_TIMEOUT
 from orthoverify.conformance.kinds import KINDS
+from orthoverify.conformance.reach import declared_data
 from orthoverify.conformance.reach import plan as reach_plan
 from orthoverify.engine.checks import Check, RunContext
 from orthoverify.engine.model import Claim, Evidence, Kind, decide
@@ -287,6 +288,7 @@ def validate(
             "dtypes": list(dtypes),
             "description": t.description,
             "devices": [device, other_device(device)] if other_device(device) else [device],
+            "declaration": declared_data(t),  # what the target declares it supports (None: nothing)
         }
     }
     return res

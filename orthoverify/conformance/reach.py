@@ -5,6 +5,7 @@ entry point, and the module's life in training (:mod:`~orthoverify.conformance.l
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import torch
 
@@ -46,6 +47,12 @@ ck.QUANTITIES["entry_points"] = q_entry_points
 def check_entry_points(ctx: ck.Ctx) -> list[Evidence]:
     cases = ck.sized_cases(ctx, "entry_points", scales=(1e-3, 1.0, 1e3))
     return modes.with_series(ctx, "entry_points", ck.scan(ctx, "entry_points", cases), "second entry point")
+
+
+def declared_data(target: ck.Target) -> dict[str, Any] | None:
+    """The target's declaration as JSON data (for the result's ``validate`` key), or None."""
+    d = declaration_of(target)
+    return d.listing() if d is not None else None
 
 
 def q_batch_declared(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
