@@ -149,7 +149,8 @@ NEW_ADAPTERS = (
         "orthogonal-map",
         _geotorch_orthogonal("expm"),
         "geotorch.orthogonal(layer, 'weight', triv='expm') on nn.Linear(n, n): the constraint's map from the "
-        "unconstrained X to the weight (O(n), not only SO(n)); lifecycle checks on the layer",
+        "unconstrained X to the weight (the Stiefel manifold, square here: it reaches the component of O(n) of its "
+        "base); lifecycle checks on the layer",
         requires="geotorch",
     ),
     Adapter(
