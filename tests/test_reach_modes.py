@@ -65,6 +65,8 @@ def test_torch_householder_product_is_refuted_on_forward_over_forward(tmp_path: 
     ev = by["second_ff"].evidence[0]
     assert ev.worst_ratio is not None and ev.worst_ratio > 1e10
     assert ev.data["mode"].startswith("forward-over-forward") and ev.data["series"]["points"]
+    cx = by["second_ff"].counterexample
+    assert cx is not None and len(cx.inputs["U"]) == ev.data["smallest_failing_n"] == 2  # the smallest case
     path = write_json(r, tmp_path / "hp.json")
     assert replay_from_file(
         path, "conformance.householder-product.second_ff", target="torch-householder-product"

@@ -165,7 +165,7 @@ def q_weight_decay(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
         return worst, f"{steps} steps of {name}, worst {text}"
 
     c = _scenario(ctx, body)
-    record(ctx, "weight_decay", n, c.ratio)
+    record(ctx, "weight_decay", n, c.ratio, params, dtype)
     return c
 
 
@@ -205,7 +205,7 @@ def q_state_dict(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
         ), f"reloaded weight ratio {r:.3g}, after one step {r2:.3g}; reloaded module after one step: {ti}"
 
     c = _scenario(ctx, body)
-    record(ctx, "state_dict", n, c.ratio)
+    record(ctx, "state_dict", n, c.ratio, params, dtype)
     return c
 
 
@@ -236,7 +236,7 @@ def q_dtype_cast(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
     c = _scenario(ctx, body)
     if not c.ratio <= ck.THRESHOLD and not declared:
         return ck.Case(math.nan, f".{name}() is not declared and fails: {c.display[:200]}")
-    record(ctx, "dtype_cast", n, c.ratio)
+    record(ctx, "dtype_cast", n, c.ratio, params, dtype)
     return ck.Case(c.ratio, f".{name}(): {c.display}")
 
 
@@ -261,7 +261,7 @@ def q_to_device(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
         return max(r, ri), f"weight on {other} against {ctx.device}: ratio {r:.3g}; after one step there: {ti}"
 
     c = _scenario(ctx, body)
-    record(ctx, "to_device", n, c.ratio)
+    record(ctx, "to_device", n, c.ratio, params, dtype)
     return c
 
 
@@ -279,6 +279,11 @@ def _point(**kw: int) -> dict[str, np.ndarray]:
     return {k: np.array([float(v)]) for k, v in kw.items()}
 
 
+def _dtype(ctx: ck.Ctx) -> str:
+    """The dtype the modules are built in: float32 (torch's default) when it is under test."""
+    return "float32" if "float32" in ctx.dtypes else ctx.dtypes[0]
+
+
 def _sizes(ctx: ck.Ctx) -> tuple[int, ...]:
     return ctx.target.kind.sizes[1::2] if ctx.profile == "quick" else ctx.target.kind.sizes
 
@@ -292,7 +297,7 @@ def _run(ctx: ck.Ctx, check: str, cases: Iterator[tuple[Params, str]], what: str
 def check_weight_decay(ctx: ck.Ctx) -> list[Evidence]:
     steps = STEPS.get(ctx.profile, 10)
     cases = (
-        (_point(n=n, opt=i, steps=steps, seed=ctx.seed + n), "float32")
+        (_point(n=n, opt=i, steps=steps, seed=ctx.seed + n), _dtype(ctx))
         for n in _sizes(ctx)
         for i in range(len(OPTIMISERS))
     )
@@ -300,7 +305,7 @@ def check_weight_decay(ctx: ck.Ctx) -> list[Evidence]:
 
 
 def check_state_dict(ctx: ck.Ctx) -> list[Evidence]:
-    cases = ((_point(n=n, seed=ctx.seed + n), "float32") for n in _sizes(ctx))
+    cases = ((_point(n=n, seed=ctx.seed + n), _dtype(ctx)) for n in _sizes(ctx))
     return _run(ctx, "state_dict", cases, "state_dict save, load into a fresh module, one step")
 
 
@@ -310,7 +315,7 @@ def check_dtype_cast(ctx: ck.Ctx) -> list[Evidence]:
 
 
 def check_to_device(ctx: ck.Ctx) -> list[Evidence]:
-    cases = ((_point(n=n, seed=ctx.seed + n), "float32") for n in _sizes(ctx))
+    cases = ((_point(n=n, seed=ctx.seed + n), _dtype(ctx)) for n in _sizes(ctx))
     return _run(ctx, "to_device", cases, f".to({ctx.other_device!r})")
 
 

@@ -22,7 +22,7 @@ import torch
 from orthoverify.conformance import checks as ck
 from orthoverify.conformance.calls import CallFailure
 from orthoverify.conformance.kinds import Kind, Params
-from orthoverify.engine.model import Evidence
+from orthoverify.engine.model import Counterexample, Evidence
 from orthoverify.engine.model import Kind as ClaimKind
 
 PlanEntry = tuple[str, ClaimKind, str, Callable[[ck.Ctx], list[Evidence]]]
@@ -65,22 +65,50 @@ def unsupported(failure: CallFailure) -> bool:
     return failure.kind == "raised" and any(w in msg for w in _UNSUPPORTED)
 
 
-def record(ctx: ck.Ctx, check: str, n: int, ratio: float) -> None:
-    """Keeps (size, ratio) of every measured case on ``ctx`` for the evidence's ``data`` series."""
-    series: dict[str, list[list[float]]] = vars(ctx).setdefault("_series", {})
-    series.setdefault(check, []).append([float(n), float(ratio) if math.isfinite(ratio) else -1.0])
+def record(ctx: ck.Ctx, check: str, n: int, ratio: float, params: Params, dtype: str) -> None:
+    """Keeps every measured case of ``check`` on ``ctx``: its size and ratio for the evidence's
+    ``data`` series, its parameters for the smallest counterexample (a re-run is kept once)."""
+    cases: dict[str, dict[bytes, tuple[int, float, Params, str]]] = vars(ctx).setdefault("_cases", {})
+    key = dtype.encode() + b"".join(np.ascontiguousarray(np.asarray(v, np.float64)).tobytes() for v in params.values())
+    cases.setdefault(check, {}).setdefault(key, (n, ratio, params, dtype))
+
+
+def _smallest(ctx: ck.Ctx, check: str, ev: Evidence, failing: list[tuple[int, float, Params, str]]) -> None:
+    """Replaces the counterexample of ``ev`` (the worst case) by the smallest failing case of its
+    dtype when that one fails again on a re-run; the worst stays in the notes."""
+    cx = ev.counterexample
+    if cx is None:
+        return
+    dtype = str(cx.inputs.get("dtype"))
+    mine = sorted((c for c in failing if c[3] == dtype), key=lambda c: c[0])
+    if not mine:
+        return
+    n, _r, params, _dt = mine[0]
+    if ck.inputs_of(params, dtype) == cx.inputs:
+        return
+    again = ck.QUANTITIES[check](ctx, params, dtype)
+    if not again.ratio > ck.THRESHOLD:
+        return
+    ev.counterexample = Counterexample(
+        ck.inputs_of(params, dtype), check, again.display, cx.precision_digits, check, cx.threshold
+    )
+    ev.notes += f" Counterexample: the smallest failing case (n = {n}); the worst was {cx.value[:300]}"
 
 
 def with_series(ctx: ck.Ctx, check: str, evidence: list[Evidence], what: str) -> list[Evidence]:
     """The evidence of ``check`` with, in ``data``: the mode or lifecycle step it exercised, its
     (n, ratio) series (for a figure of the error against the parameter size; -1 stands for a
-    failed call), and for a failure the smallest failing n and the replay command."""
-    series = vars(ctx).get("_series", {}).get(check, [])
-    failing = [n for n, r in series if r < 0 or r > ck.THRESHOLD]
+    failed call), and for a failure the smallest failing n and the replay command; the
+    counterexample is the smallest failing case."""
+    cases = list(vars(ctx).get("_cases", {}).get(check, {}).values())
+    failing = [c for c in cases if not c[1] <= ck.THRESHOLD]
     for ev in evidence:
-        ev.data = {**ev.data, "mode": what, "series": {"x": "n", "y": "ratio", "points": series}}
+        dtype = ev.backend.split("-")[1] if ev.backend.count("-") >= 2 else ""
+        points = [[float(n), float(r) if math.isfinite(r) else -1.0] for n, r, _p, dt in cases if dt == dtype]
+        ev.data = {**ev.data, "mode": what, "series": {"x": "n", "y": "ratio", "points": points}}
         if ev.counterexample is not None:
-            ev.data["smallest_failing_n"] = int(min(failing)) if failing else None
+            _smallest(ctx, check, ev, failing)
+            ev.data["smallest_failing_n"] = min((c[0] for c in failing if c[3] == dtype), default=None)
             ev.data["replay"] = (
                 f"orthoverify replay RESULT.json conformance.{ctx.target.kind.name}.{check} --target {ctx.target.spec}"
             )
@@ -241,7 +269,7 @@ def q_second(mode: str) -> Callable[[ck.Ctx, Params, str], ck.Case]:
         if isinstance(got, CallFailure):
             if unsupported(got) and mode not in declared_modes(ctx):
                 return ck.Case(math.nan, f"no {SECOND_ORDER[mode]} derivative: {got.message[:200]}")
-            record(ctx, mode, n, math.inf)
+            record(ctx, mode, n, math.inf, params, dtype)
             return ck.Case(math.inf, f"{SECOND_ORDER[mode]}: {got}")
         if kind.reference is not None:
             ref, scale = reference_second(kind, params)
@@ -258,7 +286,7 @@ def q_second(mode: str) -> Callable[[ck.Ctx, Params, str], ck.Case]:
         if wobble > floor:
             r = abs(got - ref) / wobble
             text = f"|difference| / (the target's own rounding noise {wobble:.3g} at inputs a few ulps away) = {r:.6g}"
-        record(ctx, mode, n, r)
+        record(ctx, mode, n, r, params, dtype)
         return ck.Case(r, f"{SECOND_ORDER[mode]}: v'Hw = {got:.17g}, {how}: {ref:.17g}; {text}")
 
     return q
@@ -312,7 +340,7 @@ def q_vmap(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
     if isinstance(out, CallFailure):
         if unsupported(out) and "vmap" not in declared_modes(ctx):
             return ck.Case(math.nan, f"torch.func.vmap does not run the target: {out.message[:200]}")
-        record(ctx, "vmap", n, math.inf)
+        record(ctx, "vmap", n, math.inf, params, dtype)
         return ck.Case(math.inf, f"torch.func.vmap: {out}")
     out = kind.view(out)
     r = max(
@@ -320,7 +348,7 @@ def q_vmap(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
         for i, s in enumerate(singles)
         if isinstance(s, torch.Tensor)
     )
-    record(ctx, "vmap", n, r)
+    record(ctx, "vmap", n, r, params, dtype)
     return ck.Case(r, f"max ||vmap(f)(stacked)[i] - f(P_i)|| / (n eps ||f(P_i)||) = {r:.6g}")
 
 
@@ -352,7 +380,7 @@ def q_low_precision(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
     if isinstance(got, CallFailure):
         if dtype not in declared_dtypes(ctx):
             return ck.Case(math.nan, f"the target does not run in {dtype} (not declared): {got.message[:200]}")
-        record(ctx, "low_precision", n, math.inf)
+        record(ctx, "low_precision", n, math.inf, params, dtype)
         return ck.Case(math.inf, f"{dtype} (declared): {got}")
     ref = ctx.run(rounded, "float64")
     if isinstance(ref, CallFailure):
@@ -365,7 +393,7 @@ def q_low_precision(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
         ro = ck.orthogonality(q, u) / kappa
         text += f", ||Q'Q - I|| / (n u kappa) = {ro:.6g}"
         r = max(r, ro)
-    record(ctx, "low_precision", n, r)
+    record(ctx, "low_precision", n, r, params, dtype)
     return ck.Case(r, f"{text} (u = {u:.3g})")
 
 

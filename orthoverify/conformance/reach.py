@@ -37,7 +37,7 @@ def q_entry_points(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
     if isinstance(second, CallFailure):
         return ck.Case(math.inf, f"{d.also_name}: {second}")
     r = ck.agreement(ck.as_np(kind.view(second)), ck.as_np(first), ck.EPS[dt])
-    modes.record(ctx, "entry_points", kind.view_shape(params)[0], r)
+    modes.record(ctx, "entry_points", kind.view_shape(params)[0], r, params, dtype)
     return ck.Case(r, f"||{d.also_name} - target|| / (n eps ||target||) = {r:.6g}")
 
 
