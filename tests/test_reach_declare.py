@@ -148,3 +148,21 @@ def test_the_readme_worked_example_passes_its_declared_checks(tmp_path: Path, mo
     assert declaration_of(t) is not None
     r = validate(t, profile="quick", dtypes=["float64"])
     assert r.meta["validate"]["declaration"]["second_entry_point"] == "forward(I)"
+
+
+def test_a_declaration_on_a_module_class_reaches_its_instance(monkeypatch: pytest.MonkeyPatch) -> None:
+    """validate constructs a torch.nn.Module class with no arguments: its declaration still counts."""
+    import sys
+    import types
+
+    @declare(modes=["vmap"], batches=False)
+    class Flip(torch.nn.Module):
+        def forward(self, u: torch.Tensor) -> torch.Tensor:
+            return -torch.eye(u.shape[-2], dtype=u.dtype)
+
+    mod = types.ModuleType("reach_class_tmp")
+    mod.Flip = Flip  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "reach_class_tmp", mod)
+    t = load_target("reach_class_tmp:Flip", "householder-product")
+    d = declaration_of(t)
+    assert isinstance(t.fn, Flip) and d is not None and d.modes == ("vmap",) and d.batches is False

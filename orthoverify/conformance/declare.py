@@ -16,7 +16,7 @@ domains are looked up in :data:`DOMAINS` (never evaluated).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import numpy as np
@@ -98,7 +98,6 @@ class Declaration:
     """The weight's singular values lie in [lo, hi] (instead of: the weight is orthogonal)."""
     lifecycle: tuple[str, ...] = ("weight_decay", "state_dict", "dtype_cast", "to_device")
     """The lifecycle steps the module declares it survives."""
-    notes: dict[str, str] = field(default_factory=dict)
 
     def domain_check(self) -> Callable[[Params], str | None] | None:
         """One predicate for every declared domain (None when nothing is declared)."""
@@ -161,17 +160,17 @@ def make_declaration(
     if sigma is not None and not (0.0 <= sigma[0] <= sigma[1]):
         raise OrthoverifyError(f"sigma must be a range 0 <= lo <= hi, got {sigma}")
     return Declaration(
-        tuple(domain),
-        batches,
-        right_inverse,
-        also,
-        also_name,
-        tuple(modes),
-        tuple(dtypes),
-        module,
-        weight,
-        sigma,
-        tuple(lifecycle),
+        domain=tuple(domain),
+        batches=batches,
+        right_inverse=right_inverse,
+        also=also,
+        also_name=also_name,
+        modes=tuple(modes),
+        dtypes=tuple(dtypes),
+        module=module,
+        weight=weight,
+        sigma=sigma,
+        lifecycle=tuple(lifecycle),
     )
 
 
