@@ -16,6 +16,7 @@ from orthoverify.report.model import (
     Report,
     fmt_num,
     proof_entry,
+    proof_file,
     relative_link,
 )
 from orthoverify.report.model import paper_title as paper_title  # the citation, from the claim family
@@ -202,12 +203,10 @@ class ProofLink:
 
 def proof_link(report: Report, claim: ClaimRow, out_dir: Path) -> ProofLink | None:
     """Where the claim's proof notes are, relative to the report's folder."""
-    if report.proofs_dir is None:
+    f = proof_file(report.proofs_dir, claim.paper)  # a registered paper key only, never a path from the file
+    if f is None:
         return None
     entry = proof_entry(report.proofs_dir, claim.paper, claim.id)
-    f = report.proofs_dir / f"{claim.paper}.md"
-    if not f.is_file():
-        return None
     href = relative_link(f, out_dir) + (f"#{entry.anchor}" if entry is not None else "")
     return ProofLink(href, f"proofs/{claim.paper}.md" + (f" — {claim.id}" if entry is not None else ""), entry)
 

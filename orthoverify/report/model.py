@@ -224,13 +224,35 @@ class ProofEntry:
     body: str
 
 
-def proof_entry(proofs_dir: Path | None, paper: str, claim_id: str) -> ProofEntry | None:
-    """The section of ``proofs/<paper>.md`` whose heading starts with ``claim_id`` (to the next heading
-    of the same or a higher level)."""
-    if proofs_dir is None:
+_PAPER_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+
+
+def known_paper(paper: object) -> bool:
+    """Whether ``paper`` is the key of a registered paper (``PAPER_INFO`` of a claims family). A
+    result file's ``paper`` field is untrusted: only such a key ever names a file to read."""
+    from orthoverify.engine.registry import default_modules, get_registry
+
+    return (
+        isinstance(paper, str)
+        and _PAPER_KEY.fullmatch(paper) is not None
+        and paper in get_registry(default_modules()).papers
+    )
+
+
+def proof_file(proofs_dir: Path | None, paper: object) -> Path | None:
+    """``proofs_dir/<paper>.md`` when ``paper`` is a registered paper key and the file exists, else
+    None (an unknown key, an absolute path or ``../x`` from a result file reads nothing)."""
+    if proofs_dir is None or not known_paper(paper):
         return None
     f = proofs_dir / f"{paper}.md"
-    if not f.is_file():
+    return f if f.is_file() else None
+
+
+def proof_entry(proofs_dir: Path | None, paper: str, claim_id: str) -> ProofEntry | None:
+    """The section of ``proofs/<paper>.md`` whose heading starts with ``claim_id`` (to the next heading
+    of the same or a higher level); None for a paper that is not registered (see :func:`proof_file`)."""
+    f = proof_file(proofs_dir, paper)
+    if f is None:
         return None
     text = f.read_text()
     matches = list(_HEADING.finditer(text))
