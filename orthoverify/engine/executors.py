@@ -102,6 +102,26 @@ def parse_executor(spec: str | None) -> ExecutorSpec:
     raise InputError(f"unknown executor {spec!r}; expected one of: {SPEC_HELP}")
 
 
+def stop_workers(executor: Executor) -> None:
+    """Stop an executor now, on an interrupt: queued tasks are cancelled and a process pool's
+    workers are terminated (not waited for), so that no worker process outlives the run."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    if not isinstance(executor, ProcessPoolExecutor):
+        executor.shutdown(wait=False, cancel_futures=True)
+        return
+    procs = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    for p in procs:
+        p.join(timeout=5)
+        if p.is_alive():
+            p.kill()
+            p.join()
+
+
 def _timeout(timeout: float | None) -> float:
     if timeout is not None:
         return float(timeout)
@@ -191,6 +211,9 @@ def open_executor(
         try:
             desc = "serial (this process)" if n <= 1 else f"local ({n} processes)"
             yield OpenedExecutor(ex, "local", desc, n)
+        except BaseException:  # an interrupt (or an error) on the way: no waiting for running tasks
+            stop_workers(ex)
+            raise
         finally:
             ex.shutdown(wait=True, cancel_futures=True)
     elif parsed.kind == "dask-local":

@@ -81,9 +81,13 @@ class SerialExecutor(Executor):
 
 
 def _init_worker() -> None:
-    """One thread per worker: the pool is the parallelism, and BLAS threads would fight it."""
+    """One thread per worker: the pool is the parallelism, and BLAS threads would fight it. Ctrl-C
+    (sent to the whole process group) is left to the parent, which stops the workers."""
+    import signal
+
     import torch
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     torch.set_num_threads(1)
 
 
@@ -270,6 +274,12 @@ def run_checks(
             results[i] = ev
             if progress is not None:
                 progress(done, len(tasks), ev)
+    except BaseException:  # an interrupt (SIGINT, SIGTERM) or an error: stop the workers, wait for nothing
+        if own:
+            from orthoverify.engine.executors import stop_workers
+
+            stop_workers(ex)
+        raise
     finally:
         if own:
             ex.shutdown(wait=True, cancel_futures=True)

@@ -6,7 +6,6 @@ to): nothing is re-run, so the same files always give the same report.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -146,34 +145,33 @@ def _label(path: Path, data: dict[str, Any]) -> str:
     return f"{base} ({device})" if device and device != "cpu" else base
 
 
-def load_run(path: str | Path, label: str | None = None) -> Run:
-    """Read one result file; a file that is not an orthoverify result raises ReportError."""
+def load_run(path: str | Path, label: str | None = None, data: dict[str, Any] | None = None) -> Run:
+    """Read one result file (or take its already-parsed ``data``), checked field by field
+    (:func:`~orthoverify.engine.result.check_result`); a malformed one raises ReportError naming
+    the file and the field."""
+    from orthoverify.engine.result import check_result, load_json
+
     p = Path(path)
-    try:
-        data = json.loads(p.read_text())
-    except FileNotFoundError:
-        raise ReportError(f"result file {p} does not exist") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ReportError(f"cannot read result file {p}: {exc}") from None
-    if not isinstance(data, dict) or "claims" not in data or "orthoverify" not in data:
-        raise ReportError(f"{p} is not an orthoverify result (no 'claims' or 'orthoverify' key)")
-    for c in data["claims"]:
-        if not isinstance(c, dict) or not {"id", "verdict", "statement", "paper"} <= set(c):
-            raise ReportError(f"{p}: a claim entry lacks id, verdict, statement or paper: {str(c)[:80]}")
-        if c["verdict"] not in VERDICTS:
-            raise ReportError(f"{p}: claim {c['id']} has an unknown verdict {c['verdict']!r}")
+    if data is None:
+        data = load_json(p, error=ReportError)
+    else:
+        check_result(data, p, error=ReportError)
     return Run(label or _label(p, data), str(path), data)
 
 
-def load_report(paths: Sequence[str | Path], labels: Sequence[str] | None = None) -> Report:
-    """Merge result files into one report; labels default to the file names (made unique)."""
+def load_report(
+    paths: Sequence[str | Path], labels: Sequence[str] | None = None, data: dict[str, dict[str, Any]] | None = None
+) -> Report:
+    """Merge result files into one report; labels default to the file names (made unique).
+    ``data`` gives the parsed contents of files not written yet, by path (``check --report``
+    writes the result and its report together)."""
     if not paths:
         raise ReportError("no result files given")
     if labels is not None and len(labels) != len(paths):
         raise ReportError(f"{len(labels)} labels for {len(paths)} result files")
     runs: list[Run] = []
     for i, p in enumerate(paths):
-        run = load_run(p, labels[i] if labels is not None else None)
+        run = load_run(p, labels[i] if labels is not None else None, (data or {}).get(str(p)))
         taken = {r.label for r in runs}
         label, k = run.label, 2
         while label in taken:
