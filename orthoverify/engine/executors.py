@@ -102,6 +102,25 @@ def parse_executor(spec: str | None) -> ExecutorSpec:
     raise InputError(f"unknown executor {spec!r}; expected one of: {SPEC_HELP}")
 
 
+@contextlib.contextmanager
+def one_thread() -> Iterator[None]:
+    """Run the block with one BLAS thread (NumPy's OpenBLAS or MKL, through threadpoolctl) and one
+    torch thread, restoring the previous counts after. Every task runs so, in whatever executor:
+    a BLAS kernel's rounding depends on how many threads split the work, and a pool worker, this
+    process (``--workers 1``, ``serial``) and a Dask worker must give the same evidence, digit for
+    digit, for the same seed."""
+    import torch
+    from threadpoolctl import threadpool_limits
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with threadpool_limits(limits=1):
+            yield
+    finally:
+        torch.set_num_threads(threads)
+
+
 def stop_workers(executor: Executor) -> None:
     """Stop an executor now, on an interrupt: queued tasks are cancelled and a process pool's
     workers are terminated (not waited for), so that no worker process outlives the run."""

@@ -54,7 +54,10 @@ def execute(task: Task) -> Evidence:
             seed=derive_seed(task.seed, task.claim, task.check),
             device=task.device,
         )
-        ev = check.run(ctx)
+        from orthoverify.engine.executors import one_thread
+
+        with one_thread():  # as in every executor, so that every executor gives the same evidence
+            ev = check.run(ctx)
     except Exception as exc:  # a crash is a bug, recorded as an error verdict
         ev = Evidence(
             claim=task.claim,
