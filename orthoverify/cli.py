@@ -479,8 +479,27 @@ EXIT_SIGPIPE = 128 + 13
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Entry point of the ``orthoverify`` command; returns the exit status."""
-    out = out or sys.stdout
-    err = err or sys.stderr
+    code = _main(argv, out or sys.stdout, err or sys.stderr)
+    if argv is None and (code > 128 or _stranded_threads()):
+        # Run as the program (not called with arguments from Python): a daemon thread still inside
+        # native code (a target call abandoned at its timeout, or cut short by Ctrl-C) would abort
+        # the interpreter's shutdown ("terminate called without an active exception", status 134).
+        # Every output is already committed or not written at all (_atomic), so end here.
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(code)
+    return code
+
+
+def _stranded_threads() -> list[threading.Thread]:
+    main_thread = threading.main_thread()
+    return [t for t in threading.enumerate() if t is not main_thread and t.daemon and t.is_alive()]
+
+
+def _main(argv: Sequence[str] | None, out: TextIO, err: TextIO) -> int:
     args = build_parser().parse_args(argv)
     try:
         with _signals_raise():
