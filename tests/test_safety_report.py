@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from orthoverify.report import render_report
 from orthoverify.report.markdown import code, ident, text
@@ -194,3 +196,96 @@ def test_markdown_escapers() -> None:
     assert code("a|b", table=True) == "`a\\|b`" and code("a\nb") == "`a b`"
     assert ident("cayley.theorem3_1") == "cayley.theorem3_1"
     assert ident("a._b_") == "a.\\_b\\_" and ident("x<y") == "x\\<y"
+
+
+# --------------------------------------------------------------------------- any string, same skeleton
+_ALPHABET = "<>[]()!`*_~#|-+=.:/\\&\"' \n\r\t\x0b\x85\u2028aZ1\u00e9"
+hostile_text = st.text(alphabet=_ALPHABET, max_size=24)
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
+_ITEM = re.compile(r"^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:\s|$)")
+_BREAK = re.compile(r"^ {0,3}(?:([-*_])(?: *\1){2,}|=+|-+) *$")
+
+
+def _skeleton(md: str) -> list[tuple[str, int]]:
+    """The block structure a CommonMark/GFM reader sees, line by line: headings, list items,
+    quotes, thematic breaks, table rows (with their cell count), raw HTML, fences, code lines."""
+    out: list[tuple[str, int]] = []
+    fence: str | None = None
+    previous_blank = True
+    for line in md.split("\n"):
+        m = _FENCE.match(line)
+        if fence is not None:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip(fence[0]):
+                fence = None
+                out.append(("fence-close", 0))
+            continue
+        if m:
+            fence = m.group(1)
+            out.append(("fence", 0))  # its length adapts to the content
+        elif not line.strip():
+            out.append(("blank", 0))
+        elif previous_blank and line.startswith("    "):
+            out.append(("indented-code", 0))
+        elif _HEADING.match(line):
+            out.append(("heading", len(line) - len(line.lstrip("#"))))
+        elif _BREAK.match(line):
+            out.append(("break", 0))
+        elif _ITEM.match(line):
+            out.append(("item", 0))
+        elif line.lstrip().startswith(">"):
+            out.append(("quote", 0))
+        elif line.startswith("|"):
+            out.append(("row", _unescaped(_outside_code(line), "|")))
+        elif re.match(r"^ {0,3}<", line):
+            out.append(("html", 0))
+        else:
+            out.append(("text", 0))
+        previous_blank = not line.strip()
+    return out
+
+
+def _strings(doc: Any, f: Any) -> Any:
+    """``doc`` with every string value mapped by ``f`` (keys are kept: hostile keys are in the test above)."""
+    if isinstance(doc, dict):
+        return {k: _strings(v, f) for k, v in doc.items()}
+    if isinstance(doc, list):
+        return [_strings(x, f) for x in doc]
+    return f(doc) if isinstance(doc, str) else doc
+
+
+_FIXED = {"verified", "refuted", "inconclusive", "error", "0.1.0", "float", "inf"}  # values the validator constrains
+
+
+@given(texts=st.lists(hostile_text, min_size=40, max_size=40), label=hostile_text)
+def test_any_strings_leave_the_markdown_skeleton_unchanged(texts: list[str], label: str) -> None:
+    """Put arbitrary strings (Markdown and HTML specials, line breaks of every kind) in every string
+    field of a result and the run label: the Markdown has the same block structure as with plain
+    ``x`` in their place (no heading, list item, table cell, quote or raw HTML injected), and its
+    prose has no raw tag."""
+    from orthoverify.report.markdown import render_markdown
+    from orthoverify.report.model import load_report
+
+    doc = json.loads(json.dumps(_hostile_claim("c", "p")))
+    template = {"orthoverify": "0.1.0", "profile": "p", "seed": 0, "environment": {"device": "d", "k": "v"}}
+    template["claims"] = [doc]
+    pool = iter(texts * 3)
+
+    def hostile(s: str) -> str:
+        return s if s in _FIXED else next(pool, "") or "x"
+
+    def plain(s: str) -> str:
+        return s if s in _FIXED else "x"
+
+    rendered = []
+    for f, lb in ((hostile, label or "x"), (plain, "x")):
+        data = _strings(template, f)
+        data["claims"][0]["counterexample"]["precision_digits"] = 50
+        data["claims"][0]["evidence"][0]["data"] = {}
+        report = load_report(["r.json"], [lb], data={"r.json": data})
+        rendered.append(render_markdown(report, Path("."), "figs"))
+    hostile_md, plain_md = rendered
+    assert _skeleton(hostile_md) == _skeleton(plain_md)
+    prose = _outside_code(hostile_md)
+    assert set(re.findall(r"(?<!\\)(?:\\\\)*<(/?[A-Za-z]+)", prose)) <= {"details", "/details", "summary", "/summary"}

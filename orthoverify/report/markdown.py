@@ -13,7 +13,7 @@ from orthoverify.report.model import ClaimRow, Report, github_slug
 _SPECIAL = re.compile(r"([\\`*_\[\]<>#|~])")
 _BREAKS = re.compile(r"[\r\n\x0b\x0c\x85\u2028\u2029]+")
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
-_BLOCK_START = re.compile(r"^\s*(?:[-+=]|\d+(?=[.)](?:\s|$)))")
+_BLOCK_START = re.compile(r"^(?:[-+=]|\d+(?=[.)](?:\s|$)))")
 _PLAIN_ID = re.compile(r"[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*")
 
 
@@ -27,7 +27,7 @@ def text(x: object) -> str:
     field) as literal Markdown text on one line: every character that could open markup (emphasis,
     a link or image, raw HTML such as ``<script>``, a table cell, a heading, a list) is escaped, so
     ``W*``, ``a_ij``, ``|x|`` or ``<= 1`` read as written and nothing is injected."""
-    s = _SPECIAL.sub(r"\\\1", _one_line(x))
+    s = _SPECIAL.sub(r"\\\1", _one_line(x).lstrip())  # leading blanks: an indented code block
     m = _BLOCK_START.match(s)  # would start a list item, a thematic break or a setext underline
     if m:
         k = m.end() - 1 if s[m.end() - 1] in "-+=" else m.end()
