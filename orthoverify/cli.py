@@ -187,6 +187,20 @@ def build_parser() -> argparse.ArgumentParser:
     pr = sub.add_parser("replay", help="replay a recorded counterexample")
     pr.add_argument("result", metavar="RESULT.json")
     pr.add_argument("claim", metavar="CLAIM_ID")
+    pr.add_argument(
+        "--target",
+        default=None,
+        metavar="SPEC",
+        help="for a counterexample of a validate run: the target to replay it on (a built-in adapter name or "
+        "module:attribute). Required there: a result file alone never makes orthoverify import code",
+    )
+    pr.add_argument(
+        "--timeout",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="stop the replay with an error after this many seconds (default 120)",
+    )
     return p
 
 
@@ -420,7 +434,9 @@ def _replay(args: argparse.Namespace, out: TextIO) -> int:
     from orthoverify.engine import replay_from_file
     from orthoverify.engine.registry import default_modules
 
-    rep = replay_from_file(args.result, args.claim, modules=default_modules())
+    if not (math.isfinite(args.timeout) and args.timeout > 0):
+        raise OrthoverifyError(f"--timeout must be a positive number of seconds, got {args.timeout}")
+    rep = replay_from_file(args.result, args.claim, modules=default_modules(), target=args.target, timeout=args.timeout)
     out.write("\n".join(rep.lines()) + "\n")
     return EXIT_OK if rep.reproduced else EXIT_ERROR
 
