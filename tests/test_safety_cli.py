@@ -135,7 +135,7 @@ CX = {"inputs": {}, "quantity": "q", "value": "1", "precision_digits": 50, "chec
         (json.dumps(_doc(environment=[1])), "field environment"),
         (json.dumps(_doc(claims=[7])), "claims[0] must be an object"),
         (json.dumps(_doc(claims=[_claim(id=3)])), "field claims[0].id"),
-        (json.dumps(_doc(claims=[{"id": "x"}])), "lacks id, verdict, statement or paper (no verdict"),
+        (json.dumps(_doc(claims=[{"id": "x"}])), "(no verdict"),
         (json.dumps(_doc(claims=[_claim(verdict="maybe")])), "claims[0].verdict"),
         (json.dumps(_doc(claims=[_claim(), _claim()])), "claims[1].id"),
         (json.dumps(_doc(claims=[_claim(evidence={})])), "field claims[0].evidence must be a list"),

@@ -11,7 +11,7 @@ from typing import Any
 from orthoverify import _atomic
 from orthoverify.engine.model import VERDICTS, json_float
 from orthoverify.engine.runner import ClaimResult, RunResult
-from orthoverify.errors import InputError, OrthoverifyError
+from orthoverify.errors import OrthoverifyError, ReplayError
 
 SCHEMA_VERSION = 1
 
@@ -72,10 +72,20 @@ def write_json(result: RunResult, path: str | Path) -> Path:
     return _atomic.write_text(path, dumps(result))
 
 
-def load_json(path: str | Path, *, error: type[OrthoverifyError] = InputError) -> dict[str, Any]:
+REPLAY_KEYS: tuple[str, ...] = ("id", "verdict")
+"""The keys every claim entry needs for ``replay``."""
+
+REPORT_KEYS: tuple[str, ...] = ("id", "verdict", "statement", "paper")
+"""The keys every claim entry needs for ``report``."""
+
+
+def load_json(
+    path: str | Path, *, error: type[OrthoverifyError] = ReplayError, required: tuple[str, ...] = REPLAY_KEYS
+) -> dict[str, Any]:
     """Read a result file written by :func:`write_json`, checking every field that ``report`` and
-    ``replay`` read. The file is untrusted data: anything malformed (not JSON, too large, a missing
-    key, a wrong type) raises ``error`` naming the file and the field; nothing in it is evaluated."""
+    ``replay`` read (``required``: the keys each claim entry must have). The file is untrusted data:
+    anything malformed (not JSON, too large, a missing key, a wrong type) raises ``error`` naming
+    the file and the field; nothing in it is evaluated."""
     p = Path(path)
     try:
         size = p.stat().st_size
@@ -90,7 +100,7 @@ def load_json(path: str | Path, *, error: type[OrthoverifyError] = InputError) -
         data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
         raise error(f"cannot read result file {p}: not JSON ({str(exc)[:200]})") from None
-    check_result(data, p, error=error)
+    check_result(data, p, error=error, required=required)
     out: dict[str, Any] = data
     return out
 
@@ -174,7 +184,13 @@ def _show(x: object) -> str:
     return s if len(s) <= 60 else s[:57] + "..."
 
 
-def check_result(data: object, path: str | Path, *, error: type[OrthoverifyError] = InputError) -> None:
+def check_result(
+    data: object,
+    path: str | Path,
+    *,
+    error: type[OrthoverifyError] = ReplayError,
+    required: tuple[str, ...] = REPLAY_KEYS,
+) -> None:
     """Check the parsed contents of a result file (see :func:`load_json`); raise ``error`` naming the
     file and the first bad field."""
 
@@ -190,11 +206,11 @@ def check_result(data: object, path: str | Path, *, error: type[OrthoverifyError
     for i, c in enumerate(data["claims"]):
         if not isinstance(c, dict):
             fail(f"claims[{i}] must be an object, got {_show(c)}")
-        missing = [k for k in ("id", "verdict", "statement", "paper") if k not in c]
+        missing = [k for k in required if k not in c]
         if missing:
-            fail(f"claims[{i}]: a claim entry lacks id, verdict, statement or paper (no {', '.join(missing)})")
+            fail(f"claims[{i}]: a claim entry lacks {', '.join(required)} (no {', '.join(missing)})")
         for k in ("id", "statement", "paper"):
-            if not isinstance(c[k], str) or (k != "statement" and not c[k]):
+            if k in c and (not isinstance(c[k], str) or (k != "statement" and not c[k])):
                 fail(f"field claims[{i}].{k} must be a non-empty string, got {_show(c[k])}")
         if c["verdict"] not in VERDICTS:
             fail(f"claims[{i}] ({c['id']}): unknown verdict {_show(c['verdict'])} (field claims[{i}].verdict)")

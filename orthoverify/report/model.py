@@ -149,13 +149,13 @@ def load_run(path: str | Path, label: str | None = None, data: dict[str, Any] | 
     """Read one result file (or take its already-parsed ``data``), checked field by field
     (:func:`~orthoverify.engine.result.check_result`); a malformed one raises ReportError naming
     the file and the field."""
-    from orthoverify.engine.result import check_result, load_json
+    from orthoverify.engine.result import REPORT_KEYS, check_result, load_json
 
     p = Path(path)
     if data is None:
-        data = load_json(p, error=ReportError)
+        data = load_json(p, error=ReportError, required=REPORT_KEYS)
     else:
-        check_result(data, p, error=ReportError)
+        check_result(data, p, error=ReportError, required=REPORT_KEYS)
     return Run(label or _label(p, data), str(path), data)
 
 
