@@ -19,6 +19,7 @@ and, on every worker, the same orthoverify (and claims modules) as here.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 from collections.abc import Iterator
 from concurrent.futures import Executor
@@ -197,12 +198,34 @@ def _dask(address: str, name: str, timeout: float) -> Iterator[OpenedExecutor]:
 
 
 @contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored for the block (main thread only), so that processes started in it ignore it too."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
 def _dask_local(workers: int, name: str, timeout: float) -> Iterator[OpenedExecutor]:
     distributed = _import_distributed()
-    cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
+    with _sigint_ignored():  # its worker processes inherit this: Ctrl-C is left to this process, which stops them
+        cluster = distributed.LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"
+        )
     try:
         with _dask(cluster.scheduler_address, name, timeout) as opened:
             yield opened
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the cluster's shutdown logs the tasks it cancels, as tracebacks
+        logging.getLogger("distributed").setLevel(logging.CRITICAL)
+        raise
     finally:
         cluster.close()
 
