@@ -197,3 +197,22 @@ def test_list_into_a_closed_pipe_exits_quietly() -> None:
     finally:
         os.close(w)
     assert proc.stderr == "" and proc.returncode == 141, proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("bound", "doc", "message"),
+    [
+        ("MAX_CLAIMS", _doc(claims=[_claim(id=f"c{i}") for i in range(4)]), "more than the 3"),
+        ("MAX_PAPERS", _doc(claims=[_claim(id=f"c{i}", paper=f"p{i}") for i in range(4)]), "more than 3 different"),
+        ("MAX_EVIDENCE", _doc(claims=[_claim(evidence=[{"check": "c"}] * 4)]), "more than 3 evidence"),
+    ],
+)
+def test_counts_are_bounded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bound: str, doc: Any, message: str
+) -> None:
+    """A crafted file cannot make rendering run for hours: claims, papers and evidence are bounded."""
+    monkeypatch.setattr(result_mod, bound, 3)
+    path = tmp_path / "many.json"
+    path.write_text(json.dumps(doc))
+    code, _, err = run("report", str(path), "--out", str(tmp_path / "out"))
+    assert code == 2 and str(path) in err and message in err, err

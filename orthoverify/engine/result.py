@@ -15,8 +15,13 @@ from orthoverify.errors import OrthoverifyError, ReplayError
 
 SCHEMA_VERSION = 1
 
-MAX_RESULT_BYTES = 256 * 2**20
+MAX_RESULT_BYTES = 64 * 2**20
 """The largest result file ``load_json`` reads (a default run's file is under 1 MB)."""
+
+MAX_CLAIMS, MAX_EVIDENCE, MAX_PAPERS = 10_000, 200_000, 1_000
+"""Bounds on the claims, evidence entries (all claims together) and distinct papers of a result
+file, so that a crafted file cannot make a report's rendering run for hours (orthoverify registers
+under 100 claims of 4 papers)."""
 
 
 def claim_json(c: ClaimResult) -> dict[str, Any]:
@@ -202,7 +207,11 @@ def check_result(
     if not isinstance(data["claims"], list):
         fail(f"field claims must be a list, got {_show(data['claims'])}")
     _fields(data, _TOP, "", fail)
+    if len(data["claims"]) > MAX_CLAIMS:
+        fail(f"field claims has {len(data['claims'])} entries, more than the {MAX_CLAIMS} a result file may have")
     seen: set[str] = set()
+    papers: set[object] = set()
+    evidence = 0
     for i, c in enumerate(data["claims"]):
         if not isinstance(c, dict):
             fail(f"claims[{i}] must be an object, got {_show(c)}")
@@ -217,7 +226,13 @@ def check_result(
         if c["id"] in seen:
             fail(f"field claims[{i}].id: claim {c['id']} appears twice")
         seen.add(c["id"])
+        papers.add(c.get("paper"))
+        if len(papers) > MAX_PAPERS:
+            fail(f"field claims[{i}].paper: more than {MAX_PAPERS} different papers")
         _fields(c, _CLAIM, f"claims[{i}].", fail)
+        evidence += len(c.get("evidence") or [])
+        if evidence > MAX_EVIDENCE:
+            fail(f"field claims[{i}].evidence: more than {MAX_EVIDENCE} evidence entries in the file")
         for j, ev in enumerate(c.get("evidence") or []):
             where = f"claims[{i}].evidence[{j}]."
             if not isinstance(ev, dict):
