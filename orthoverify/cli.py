@@ -500,7 +500,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         # Run as the program (not called with arguments from Python): a daemon thread still inside
         # native code (a target call abandoned at its timeout, or cut short by Ctrl-C) would abort
         # the interpreter's shutdown ("terminate called without an active exception", status 134).
-        # Every output is already committed or not written at all (_atomic), so end here.
+        # Every output is already committed or not written at all (_atomic), so end here, after the
+        # atexit handlers (multiprocessing's among them: its semaphores, its child processes).
+        import atexit
+
+        atexit._run_exitfuncs()
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
