@@ -204,3 +204,36 @@ def test_signal_stops_the_pool_workers(tmp_path: Path, sig: signal.Signals) -> N
     assert not [ln for ln in rest.splitlines() if not ln.startswith(("[", "orthoverify: "))], rest
     assert path.read_text() == '{"previous": true}\n'
     assert _alive_with(marker) == [], "worker processes outlived the run"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_signal_during_validate_exits_with_one_line(tmp_path: Path, sig: signal.Signals) -> None:
+    """validate runs the target's calls in a thread; interrupted while one runs inside torch, the
+    process once aborted at shutdown (status -6, 'terminate called without an active exception')."""
+    path = tmp_path / "v.json"
+    cmd = [sys.executable, "-m", "orthoverify", "validate", "orthoverify-householder", "--executor", "serial"]
+    proc = subprocess.Popen(
+        [*cmd, "--json", str(path)],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        assert line.startswith("executor: serial"), line  # the checks start now (they take seconds)
+        if sig == signal.SIGINT:
+            os.killpg(proc.pid, sig)
+        else:
+            proc.send_signal(sig)
+        _, rest = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 128 + sig, rest
+    what = "terminated by SIGTERM" if sig == signal.SIGTERM else "interrupted by SIGINT"
+    assert rest.strip().splitlines() == [f"orthoverify: {what}; the workers are stopped and no output is half-written"]
+    assert not path.exists()
