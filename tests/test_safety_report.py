@@ -128,7 +128,7 @@ def test_hostile_strings_inject_nothing_into_markdown_or_html(tmp_path: Path, se
     papers = [str(secret_md.with_suffix("")), traversal, "../../../../etc/passwd", "householder" + SCRIPT]
     result = _hostile_result(tmp_path, papers)
     out = tmp_path / "out"
-    written = render_report([result], out_dir=out, labels=["run" + SCRIPT + LINK])
+    written = render_report([result], out_dir=out, labels=["run" + SCRIPT + LINK], name="report")
     assert {p.name for p in written} == {"report.html", "report.md"}
 
     html = (out / "report.html").read_text()
@@ -169,7 +169,7 @@ def test_positive_control_a_registered_paper_embeds_its_proof_notes(tmp_path: Pa
     data = json.loads(result.read_text())
     data["claims"][0]["id"] = "householder.reflection"
     result.write_text(json.dumps(data))
-    render_report([result], out_dir=tmp_path / "out")
+    render_report([result], out_dir=tmp_path / "out", name="report")
     html = (tmp_path / "out" / "report.html").read_text()
     assert "Read the proof notes here" in html and "householder.md" in html
 

@@ -8,6 +8,7 @@ it is ever evaluated (see :func:`checked_counterexample`).
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import signal
@@ -21,8 +22,8 @@ from typing import Any
 
 from orthoverify.backends import get_backend
 from orthoverify.backends.numbers import MAX_EXPONENT, parse_exact, parse_float_text
-from orthoverify.engine.model import Counterexample
-from orthoverify.engine.ratios import Measure
+from orthoverify.engine.model import Counterexample, json_float, jsonable
+from orthoverify.engine.ratios import THRESHOLD, Measure
 from orthoverify.engine.registry import DEFAULT_MODULES, get_registry
 from orthoverify.engine.result import load_json
 from orthoverify.errors import ParseError, ReplayError
@@ -42,16 +43,76 @@ class Replay:
     """For an exact counterexample: the quantity in float64 and at 50 digits where the check
     can evaluate it in floating point (label, display), or why not."""
 
+    def arithmetics(self) -> list[tuple[str, Measure | None, str]]:
+        """The arithmetics that apply, each once: (label, measure or None, display). An exact
+        counterexample's floating-point evaluations are listed only where they differ from the
+        exact value (a count computed the same in every arithmetic is shown once)."""
+        if self.digits != "exact":
+            out: list[tuple[str, Measure | None, str]] = []
+            if self.float64 is not None:
+                out.append(("float64", self.float64, self.float64.display))
+            out.append((f"{self.digits} digits", self.high_precision, self.high_precision.display))
+            return out
+        exact = self.high_precision.display
+        same = [label for label, text in self.rounded if text == exact]
+        label = "exact" + (f" ({' and '.join(same)} give the same)" if same else "")
+        out = [(label, self.high_precision, exact)]
+        groups: dict[str, list[str]] = {}
+        for lb, text in self.rounded:
+            if text != exact:
+                groups.setdefault(text, []).append(lb)
+        out += [(" and ".join(labels), None, text) for text, labels in groups.items()]
+        return out
+
+    def comparison(self) -> str:
+        """The confirming value against the threshold, in words."""
+        thr = self.counterexample.threshold
+        r = self.high_precision.ratio
+        where = "exactly" if self.digits == "exact" else f"at {self.digits} digits"
+        if thr is None:
+            if self.digits == "exact":
+                broken = "nonzero: the claimed identity fails" if not (r <= THRESHOLD) else "within rounding"
+                return f"exact discrepancy {broken} (no rounding, so no threshold)"
+            thr = THRESHOLD
+        side = ">" if not (r <= thr) else "<="
+        verdict = "breaks the claim" if side == ">" else "does not break the claim"
+        return f"test ratio {_fmt(r)} {side} threshold {thr:g} {where}: {verdict}"
+
     def lines(self) -> list[str]:
+        """What ``orthoverify replay`` prints: the inputs (long ones abbreviated), the quantity,
+        its value in each arithmetic that applies, the comparison with the threshold."""
         cx = self.counterexample
-        out = [f"claim: {self.claim}", f"check: {cx.check}", f"quantity: {cx.quantity}"]
-        if self.float64 is not None:
-            out.append(f"float64: {self.float64.display}")
-        out += [f"{label}: {text}" for label, text in self.rounded]
-        out.append(f"{'exact' if self.digits == 'exact' else f'{self.digits} digits'}: {self.high_precision.display}")
-        out.append(f"recorded: {cx.value}" + (f" (threshold {cx.threshold:g})" if cx.threshold is not None else ""))
+        out = [f"claim: {self.claim}", f"check: {cx.check}", "inputs:"]
+        out += [f"  {name} = {_abbreviate(value)}" for name, value in cx.inputs.items()]
+        out.append(f"quantity: {cx.quantity}")
+        for label, m, text in self.arithmetics():
+            shown = m is not None and m.value is not None and self.digits != "exact"
+            out.append(f"{label}: {text}" + (f" (test ratio {_fmt(m.ratio)})" if shown and m is not None else ""))
+        out.append(f"compared: {self.comparison()}")
+        same = cx.value == self.high_precision.display
+        out.append("recorded: the same" if same else f"recorded: {cx.value}")
         out.append("reproduced: yes" if self.reproduced else "reproduced: NO")
         return out
+
+    def to_json(self) -> dict[str, Any]:
+        """The replay for scripts (``orthoverify replay --json``): every input in full, each
+        arithmetic's display and test ratio, the threshold, whether it reproduced."""
+        cx = self.counterexample
+        return {
+            "claim": self.claim,
+            "check": cx.check,
+            "inputs": jsonable(cx.inputs),
+            "quantity": cx.quantity,
+            "arithmetics": [
+                {"label": label, "value": text, "ratio": json_float(m.ratio) if m is not None else None}
+                for label, m, text in self.arithmetics()
+            ],
+            "precision_digits": self.digits,
+            "threshold": cx.threshold,
+            "compared": self.comparison(),
+            "recorded": cx.value,
+            "reproduced": self.reproduced,
+        }
 
 
 MAX_DIGITS = 1000
@@ -244,3 +305,23 @@ def replay_from_file(
         with deadline(timeout, f"replay of {claim_id}"):
             return replay_counterexample(claim_id, cx, modules=modules)
     raise ReplayError(f"claim {claim_id} is not in {path}")
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def _abbreviate(value: Any, limit: int = 160) -> str:
+    """An input as one line: in full when short, else its shape, its first entries and an ellipsis
+    (``--json`` prints every digit)."""
+    text = value if isinstance(value, str) else json.dumps(value, separators=(", ", ": "))
+    if len(text) <= limit:
+        return text
+    shape: list[int] = []
+    v = value
+    while isinstance(v, list) and v:
+        shape.append(len(v))
+        v = v[0]
+    head = text[: limit - 40].rsplit(",", 1)[0]
+    dims = "x".join(str(s) for s in shape)
+    return f"{head}, … ({dims + ', ' if dims else ''}{len(text)} characters; --json has them all)"
