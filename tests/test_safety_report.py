@@ -80,7 +80,7 @@ def _hostile_result(tmp_path: Path, papers: list[str]) -> Path:
         "workers": 1,
         "executor": "local",
         "backends": None,
-        "started": LINK,
+        "started": "x--->" + SCRIPT + LINK,  # would end the report's sources comment early
         "seconds": 1.0,
         "summary": {},
         "claims": claims,
@@ -91,7 +91,9 @@ def _hostile_result(tmp_path: Path, papers: list[str]) -> Path:
 
 
 def _outside_code(md: str) -> str:
-    """The Markdown with fenced blocks and code spans removed (their content shows literally)."""
+    """The Markdown with fenced blocks, code spans and HTML comments removed (their content shows
+    literally, or not at all)."""
+    md = re.sub(r"<!--.*?-->", "COMMENT", md, flags=re.S)
     lines, out, fence = md.splitlines(), [], None
     for line in lines:
         m = re.match(r"^(`{3,})", line)
@@ -139,6 +141,8 @@ def test_hostile_strings_inject_nothing_into_markdown_or_html(tmp_path: Path, se
         for bad in ("<script", "<img", 'javascript:alert(1)"', 'href="javascript', 'onerror="'):
             assert bad not in doc.lower()
     assert "SECRET-FROM-DISK" not in html and "SECRET-FROM-DISK" not in md
+    for doc in (html, md):  # the sources comment is the one HTML comment, closed once, at its end
+        assert doc.count("-->") == 1 and doc.index("-->") > doc.index("orthoverify-sources:")
     assert not re.search(r'href="(?!#)[^"]*(evil|passwd|proofs/householder)', html)  # no link to a file the paper names
 
     prose = _outside_code(md)
@@ -171,7 +175,7 @@ def test_positive_control_a_registered_paper_embeds_its_proof_notes(tmp_path: Pa
     result.write_text(json.dumps(data))
     render_report([result], out_dir=tmp_path / "out", name="report")
     html = (tmp_path / "out" / "report.html").read_text()
-    assert "Read the proof notes here" in html and "householder.md" in html
+    assert "<summary>Proof notes</summary>" in html and "householder.md" in html
 
 
 @pytest.mark.parametrize(

@@ -36,7 +36,8 @@ def sources_mark(report: Report) -> str:
     first lines record them (an HTML comment ``<!-- orthoverify-sources: ... -->``), so that
     rendering another run over it, even one written to the same file, can say so."""
     runs = (f"{r.path} (started {r.data.get('started', '?')})" for r in report.runs)
-    return re.sub(r"-(?=-)", "- ", ", ".join(runs))  # no "--" left: an HTML comment cannot be closed early
+    # no "--" left (an HTML comment cannot be closed early) and no markup, even inside the comment
+    return re.sub(r"-(?=-)", "- ", ", ".join(runs)).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def sources_comment(report: Report) -> str:
