@@ -334,6 +334,7 @@ def _write_outputs(
     while writing leaves the previous outputs or the new ones, never a mix."""
     from orthoverify import _atomic
 
+    _raise_if_interrupted()  # a signal whose exception was swallowed on the way: write nothing
     files: dict[Path, str | bytes] = {Path(json_path): text}
     stale: list[Path] = []
     reports: list[Path] = []
@@ -533,11 +534,22 @@ class Interrupted(KeyboardInterrupt):
         self.signum = signum
 
 
+_PENDING: list[int] = []
+"""Signals that arrived during this command (the exception raised for one can be swallowed where
+Python ignores exceptions, in a destructor say: the flag is checked again before writing and at the end)."""
+
+
 def _on_signal(signum: int, _frame: object) -> None:
     # a second signal must not interrupt the cleanup the first one started
     for s in _SIGNALS:
         signal.signal(s, signal.SIG_IGN)
+    _PENDING.append(signum)
     raise Interrupted(signum)
+
+
+def _raise_if_interrupted() -> None:
+    if _PENDING:
+        raise Interrupted(_PENDING[0])
 
 
 _SIGNALS = tuple(s for s in (getattr(signal, "SIGINT", None), getattr(signal, "SIGTERM", None)) if s is not None)
@@ -551,10 +563,12 @@ def _signals_raise() -> Iterator[None]:
         yield
         return
     previous = {s: signal.getsignal(s) for s in _SIGNALS}
+    _PENDING.clear()
     for s in _SIGNALS:
         signal.signal(s, _on_signal)
     try:
         yield
+        _raise_if_interrupted()
     finally:
         for s, h in previous.items():
             if h is not None:

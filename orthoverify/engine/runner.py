@@ -80,9 +80,9 @@ class SerialExecutor(Executor):
         fut: Future[Any] = Future()
         try:
             fut.set_result(fn(*args, **kwargs))
-        except BaseException as exc:  # pragma: no cover - execute() never raises
+        except Exception as exc:  # pragma: no cover - execute() never raises
             fut.set_exception(exc)
-        return fut
+        return fut  # an interrupt (KeyboardInterrupt) propagates at once: nothing more is run
 
 
 def _init_worker() -> None:
