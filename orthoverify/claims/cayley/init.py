@@ -158,10 +158,12 @@ def fn_init_reflection_corrected(ctx: RunContext) -> Outcome:
 
 
 def _replay_reflection(inputs: Mapping[str, Any], corrected: bool) -> Measure:
+    """Whether charpoly(W D) matches the prediction, exactly; the block entries s_j of a result
+    file are parsed strictly by the SymPy backend, never evaluated."""
     b = exact_backend()
     lam = sympy.Symbol("lam")
     n = int(inputs["n"])
-    s_values = [sympy.Rational(x) for x in inputs["s"]]
+    s_values = list(b.asarray(inputs["s"], name="s"))
     d = [int(x) for x in inputs["D"]]
     w = sympy.Matrix(_init_w(b, s_values, n))
     eigs = _init_exact_eigs(s_values, n)

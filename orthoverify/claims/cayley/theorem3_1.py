@@ -243,9 +243,10 @@ THEOREM3_1 = Claim(
         ),
     ),
     notes=(
-        "The paper gives no way to find D. orthoverify's inverse map (param/cayley.py, proved in "
-        "proofs/cayley.md): sign-chosen elimination gives |det(I + W D)| >= 1 in O(n^3), then pair flips "
-        "(each multiplies |det(I + W D)| by a_jk^2 > 1; |det| <= 2^n) until every |a_ij| <= 1. Exhaustive "
+        "The paper gives no way to find D. orthoverify's inverse map (orthoverify/param/cayley.py, "
+        "proved in orthoverify/proofs/cayley.md): sign-chosen elimination gives |det(I + W D)| >= 1 in "
+        "O(n^3), then pair flips (each multiplies |det(I + W D)| by a_jk^2 > 1; |det| <= 2^n) until every "
+        "|a_ij| <= 1. Exhaustive "
         "enumeration over every admissible D (det D = det W) at 50 digits confirms, for every input, that some D "
         "works and that the D maximising |det(I + W D)| is one of them (the O'Dorney/Kahan argument). "
         "Quarter-turn blocks attain the bound 1 exactly."
