@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from orthoverify.claims.unitary import lemma1
-from tests.claims_common import assert_counterexamples_replay, assert_registered, assert_verdicts, quick_run
+from tests.claims_common import (
+    assert_counterexamples_replay,
+    assert_registered,
+    assert_verdicts,
+    expected_verdicts,
+    quick_run,
+)
 
 PAPER = "unitary"
 CATALOGUE = {
@@ -37,15 +43,7 @@ ADDED = {
     "unitary.chain_rule.corrected",
     "unitary.init_silent",
 }
-REFUTED = {
-    "unitary.modrelu_real",
-    "unitary.corollary1_proof",
-    "unitary.lemma1",
-    "unitary.gradient_bound_modrelu",
-    "unitary.chain_rule",
-}
-# what the evidence says today: a change that flips one of these must be explained
-EXPECTED = {cid: ("refuted" if cid in REFUTED else "verified") for cid in CATALOGUE | ADDED}
+EXPECTED = expected_verdicts("unitary")
 
 
 def test_catalogue_ids_are_registered() -> None:

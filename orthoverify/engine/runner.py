@@ -112,10 +112,9 @@ class ClaimResult:
 
     @property
     def counterexample(self) -> Counterexample | None:
-        for e in self.evidence:
-            if e.counterexample is not None:
-                return e.counterexample
-        return None
+        """The strongest counterexample any check found (every one stays in its evidence):
+        see :func:`strongest`."""
+        return strongest([e.counterexample for e in self.evidence if e.counterexample is not None])
 
     @property
     def methods(self) -> list[str]:
@@ -173,6 +172,30 @@ class RunResult:
         for c in self.claims:
             out[c.verdict] += 1
         return out
+
+
+def strongest(found: Sequence[Counterexample]) -> Counterexample | None:
+    """The counterexample a claim's result records: exact before more digits before fewer
+    (a float one last), then the smallest (fewest input entries, then shortest decimal text),
+    then the first found (evidence order)."""
+
+    def key(ix: tuple[int, Counterexample]) -> tuple[int, int, int, int, int]:
+        i, cx = ix
+        exact = cx.precision_digits == "exact"
+        digits = 0 if exact else int(cx.precision_digits)
+        return (0 if exact else 1, -digits, input_entries(cx.inputs), len(str(cx.inputs)), i)
+
+    return min(enumerate(found), key=key)[1] if found else None
+
+
+def input_entries(x: Any) -> int:
+    """How many scalar entries a counterexample's inputs hold (nested lists counted entry by
+    entry; a label or a number is one)."""
+    if isinstance(x, dict):
+        return sum(input_entries(v) for v in x.values())
+    if isinstance(x, (list, tuple)):
+        return sum(input_entries(v) for v in x)
+    return 1
 
 
 def environment(device: str) -> dict[str, Any]:
