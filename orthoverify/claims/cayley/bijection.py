@@ -26,12 +26,10 @@ from orthoverify.claims._common import (
     FLOAT_HP,
     RIGOROUS,
     RIGOROUS_SIZES,
-    backend_sizes,
     exact_backend,
     frobenius,
     norm_scale,
-    replay_frobenius,
-    rigorous_scan,
+    rigorous_check,
 )
 from orthoverify.claims._inputs import orthogonal_input
 from orthoverify.claims.cayley import PAPER
@@ -88,7 +86,7 @@ def q_backward_roundtrip(b: Backend, case: Case) -> Measure:
 def cases_forward(ctx: RunContext) -> Iterator[Case]:
     rng = ctx.rng()
     top = 8 if ctx.backend.eps > 1e-10 else 15
-    for n in backend_sizes(ctx):
+    for n in ctx.profile.sizes_on(ctx.backend):
         yield {"A": np.zeros((n, n))}
         for scale in (1e-12, 1e-3, 1.0, 10.0, 1e3):
             if ctx.backend.eps > 1e-10 and scale > 1e2:
@@ -109,7 +107,7 @@ def cases_backward(ctx: RunContext) -> Iterator[Case]:
     """Orthogonal W with no eigenvalue -1, built in each arithmetic's precision: Cayley transforms
     conjugated by signed permutations, near I, and (float) Haar matrices of determinant 1."""
     rng = ctx.rng()
-    for n in backend_sizes(ctx):
+    for n in ctx.profile.sizes_on(ctx.backend):
         for scale in (1e-6, 1.0, 30.0):
             yield {"A": samples.random_skew(rng, n, scale), "S": np.eye(n)}
         p = samples.random_signs(rng, n) @ samples.random_permutation(rng, n)
@@ -214,16 +212,6 @@ def cases_bijection_rational(ctx: RunContext) -> Iterator[Case]:
             yield {"A": samples.rational_skew(rng, n, bound=4)}
 
 
-def fn_bijection_rigorous(ctx: RunContext) -> Outcome:
-    return rigorous_scan(
-        ctx,
-        cases_bijection_rational(ctx),
-        enclose_bijection,
-        bound="1e-40",
-        quantity="max(||W'W - I||_F, ||A~ - A||_F)",
-    )
-
-
 # Two solves with condition number ~ ||A||^2 widen 50-digit balls past 1e-40 at n = 16: 100 digits.
 RIGOROUS_100 = tuple("flint-100" if name == "flint" else name for name in RIGOROUS)
 
@@ -270,14 +258,12 @@ BIJECTION = Claim(
             ("numpy-float64", "numpy-float32"),
             "max(||W'W - I|| / (1 + ||A||), ||A~ - A|| / (1 + ||A||^2)) / (n eps)",
         ),
-        FunctionCheck(
+        rigorous_check(
             "rigorous_rational",
-            fn_bijection_rigorous,
-            RIGOROUS_100,
-            "rigorous",
-            "max(||W'W - I||_F, ||A~ - A||_F)",
-            threshold=1e-40,
-            replay_fn=replay_frobenius(enclose_bijection),
+            cases_bijection_rational,
+            enclose_bijection,
+            quantity="max(||W'W - I||_F, ||A~ - A||_F)",
+            backends=RIGOROUS_100,
         ),
     ),
     notes=(

@@ -17,7 +17,7 @@ import sympy
 
 from orthoverify import samples
 from orthoverify.backends import Backend
-from orthoverify.claims._common import FLOAT_HP, backend_sizes, exact_backend, symbol_array
+from orthoverify.claims._common import FLOAT_HP, exact_backend, symbol_array
 from orthoverify.claims.cayley import PAPER
 from orthoverify.claims.cayley._shared import NO_CHECK, random_signs, skew_symbols
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SymbolicCheck
@@ -61,7 +61,7 @@ def q_skew_update(b: Backend, case: Case) -> Measure:
 def cases_skew_update(ctx: RunContext) -> Iterator[Case]:
     rng = ctx.rng()
     steps = 20 if ctx.backend.method == "high-precision" else 200
-    for n in [n for n in backend_sizes(ctx) if n <= 32]:
+    for n in [n for n in ctx.profile.sizes_on(ctx.backend) if n <= 32]:
         yield {"seed": int(rng.integers(2**31)), "n": n, "d": random_signs(rng, n), "lr": "0.01", "steps": steps}
 
 

@@ -15,7 +15,7 @@ import sympy
 
 from orthoverify import samples
 from orthoverify.backends import Backend
-from orthoverify.claims._common import EXACT, FLOAT_HP, backend_sizes, exact_backend, norm_scale
+from orthoverify.claims._common import EXACT, FLOAT_HP, exact_backend, norm_scale
 from orthoverify.claims.cayley import PAPER
 from orthoverify.claims.cayley._shared import NO_CHECK, random_signs, skew_symbols
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SymbolicCheck
@@ -37,7 +37,7 @@ def q_three_layers(b: Backend, case: Case) -> Measure:
 def cases_three_layers(ctx: RunContext) -> Iterator[Case]:
     rng = ctx.rng()
     exact = ctx.backend.exact
-    for n in backend_sizes(ctx):
+    for n in ctx.profile.sizes_on(ctx.backend):
         for k in range(ctx.profile.cases):
             d = random_signs(rng, n)
             if exact:
