@@ -24,9 +24,10 @@ from orthoverify.claims._common import EXACT, exact_backend
 from orthoverify.claims.cayley import PAPER
 from orthoverify.claims.cayley._effort import effort
 from orthoverify.claims.cayley._shared import random_signs
-from orthoverify.engine.checks import FunctionCheck, Outcome, RunContext, SymbolicCheck
+from orthoverify.engine.checks import Check, FunctionCheck, Outcome, RunContext, SymbolicCheck
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import THRESHOLD, Measure, flag
+from orthoverify.engine.templates import printed_and_corrected
 from orthoverify.param import cayley as cy
 
 
@@ -55,27 +56,30 @@ def _match(computed: np.ndarray, predicted: np.ndarray) -> float:
     return worst_d
 
 
-def fn_init_float(ctx: RunContext) -> Outcome:
-    """Random t_j on [0, pi/2]: every s_j lies in [0, 1], the eigenvalues of the Cayley
-    transform are e^(+-i t_j) (plus 1 for odd n), all on the right half of the unit circle."""
+def _random_inits(ctx: RunContext, rng: np.random.Generator) -> Iterator[tuple[int, np.ndarray, np.ndarray, Array]]:
+    """(n, t, s, W) in float64: random angles t_j on [0, pi/2], ctx.profile.cases for each size n >= 2."""
     b = get_backend("numpy-float64")
-    rng = ctx.rng()
-    worst_r = 0.0
-    count = 0
     for n in [n for n in ctx.profile.sizes if n >= 2]:
         for _ in range(ctx.profile.cases):
             t = cy.init_angles(rng, n)
             s = cy.init_s(t)
-            w = _init_w(b, s, n)
-            pred = np.concatenate([np.exp(1j * t), np.exp(-1j * t), np.ones(n % 2)])
-            ev = np.linalg.eigvals(w)
-            r = _match(ev, pred) / (n * b.eps)
-            worst_r = max(worst_r, r)
-            count += 1
-            if np.any(s > 1 + 4 * b.eps) or np.any(s < 0) or np.any(ev.real < -n * b.eps):
-                return Outcome(
-                    False, count, worst_r, notes=f"n={n}: s outside [0, 1] or an eigenvalue left of the axis"
-                )
+            yield n, t, s, _init_w(b, s, n)
+
+
+def fn_init_float(ctx: RunContext) -> Outcome:
+    """Random t_j on [0, pi/2]: every s_j lies in [0, 1], the eigenvalues of the Cayley
+    transform are e^(+-i t_j) (plus 1 for odd n), all on the right half of the unit circle."""
+    eps = get_backend("numpy-float64").eps
+    worst_r = 0.0
+    count = 0
+    for n, t, s, w in _random_inits(ctx, ctx.rng()):
+        pred = np.concatenate([np.exp(1j * t), np.exp(-1j * t), np.ones(n % 2)])
+        ev = np.linalg.eigvals(w)
+        r = _match(ev, pred) / (n * eps)
+        worst_r = max(worst_r, r)
+        count += 1
+        if np.any(s > 1 + 4 * eps) or np.any(s < 0) or np.any(ev.real < -n * eps):
+            return Outcome(False, count, worst_r, notes=f"n={n}: s outside [0, 1] or an eigenvalue left of the axis")
     return Outcome(
         worst_r <= THRESHOLD, count, worst_r, notes="t_j uniform on [0, pi/2]: s_j in [0, 1], Re(lambda) >= 0"
     )
@@ -186,20 +190,17 @@ def replay_reflection_corrected(inputs: Mapping[str, Any], b: Backend) -> Measur
 
 def fn_init_reflection_float(ctx: RunContext) -> Outcome:
     """The corrected prediction in float64 for larger n and random D (random t_j)."""
-    b = get_backend("numpy-float64")
+    eps = get_backend("numpy-float64").eps
     rng = ctx.rng()
     worst_r = 0.0
     count = 0
-    for n in [n for n in ctx.profile.sizes if n >= 2]:
-        for _ in range(ctx.profile.cases):
-            t = cy.init_angles(rng, n)
-            w = _init_w(b, cy.init_s(t), n)
-            d = random_signs(rng, n)
-            eigs = [complex(x) for pair in zip(np.exp(1j * t), np.exp(-1j * t), strict=True) for x in pair]
-            eigs += [1.0] * (n % 2)
-            pred = np.array([complex(x) for x in _corrected_roots(eigs, d)])
-            worst_r = max(worst_r, _match(np.linalg.eigvals(w * np.array(d)), pred) / (n * b.eps))
-            count += 1
+    for n, t, _s, w in _random_inits(ctx, rng):
+        d = random_signs(rng, n)
+        eigs = [complex(x) for pair in zip(np.exp(1j * t), np.exp(-1j * t), strict=True) for x in pair]
+        eigs += [1.0] * (n % 2)
+        pred = np.array([complex(x) for x in _corrected_roots(eigs, d)])
+        worst_r = max(worst_r, _match(np.linalg.eigvals(w * np.array(d)), pred) / (n * eps))
+        count += 1
     return Outcome(worst_r <= THRESHOLD, count, worst_r)
 
 
@@ -209,47 +210,30 @@ _INIT_STATEMENT = (
     "eigenvalues e^(+-i t_j), distributed uniformly along the right unit half-circle"
 )
 
-INIT = Claim(
-    id="cayley.init",
-    paper=PAPER,
-    where="Sec. 4.2",
-    statement=_INIT_STATEMENT + "; multiplication by the scaling matrix D will reflect rho of these eigenvalues "
-    "across the imaginary axis",
-    kind="identity",
-    checks=(
-        SymbolicCheck("symbolic_block_eigenvalues", sym_init),
-        FunctionCheck("float_eigenvalues", fn_init_float, ("numpy-float64",), "float", "eigenvalue error / (n eps)"),
-        FunctionCheck(
-            "exhaustive_d_reflection",
-            fn_init_reflection_printed,
-            EXACT,
-            "exhaustive",
-            "charpoly(W D) vs rho reflected eigenvalues",
-            threshold=None,
-            replay_fn=replay_reflection_printed,
-            exact=True,
-        ),
-    ),
-    notes=(
-        "The extraction prints the range of t_j as '[0,2]' and the eigenvalues as '+-e^(i t_j)': read as "
-        "[0, pi/2] (the published version, and 'the right unit half-circle') and e^(+-i t_j). The first part holds "
-        "exactly. The reflection statement holds only when D's -1 entries cover whole 2x2 blocks: a block with one "
-        "sign flipped becomes a reflection with eigenvalues +1 and -1 (e.g. n = 2, rho = 1). The paper's own "
-        "choices rho = n/10 = 17 and 7n/10 = 119 for n = 170 are odd, so at least one block is split."
-    ),
-    corrects=None,
-)
 
-INIT_CORRECTED = Claim(
-    id="cayley.init.corrected",
-    paper=PAPER,
-    where="Sec. 4.2",
-    statement=_INIT_STATEMENT + "; W D has the eigenvalues of W except that each 2x2 block with both signs flipped "
-    "has its pair reflected across the imaginary axis (a flipped trailing 1 becomes -1), and each block with one "
-    "sign flipped has eigenvalues +1 and -1 instead of e^(+-i t_j)",
-    kind="identity",
-    checks=(
-        SymbolicCheck("symbolic_block_eigenvalues", sym_init),
+def _checks(corrected: bool) -> tuple[Check, ...]:
+    """The same symbolic block for both; then every D exactly against the printed or the corrected
+    prediction, and float64 eigenvalues (random angles; random D for the correction)."""
+    symbolic = SymbolicCheck("symbolic_block_eigenvalues", sym_init)
+    if not corrected:
+        return (
+            symbolic,
+            FunctionCheck(
+                "float_eigenvalues", fn_init_float, ("numpy-float64",), "float", "eigenvalue error / (n eps)"
+            ),
+            FunctionCheck(
+                "exhaustive_d_reflection",
+                fn_init_reflection_printed,
+                EXACT,
+                "exhaustive",
+                "charpoly(W D) vs rho reflected eigenvalues",
+                threshold=None,
+                replay_fn=replay_reflection_printed,
+                exact=True,
+            ),
+        )
+    return (
+        symbolic,
         FunctionCheck(
             "exhaustive_d_corrected",
             fn_init_reflection_corrected,
@@ -263,10 +247,26 @@ INIT_CORRECTED = Claim(
         FunctionCheck(
             "float_random_d", fn_init_reflection_float, ("numpy-float64",), "float", "eigenvalue error / (n eps)"
         ),
+    )
+
+
+CLAIMS: list[Claim] = printed_and_corrected(
+    "cayley.init",
+    paper=PAPER,
+    where="Sec. 4.2",
+    kind="identity",
+    printed=_INIT_STATEMENT + "; multiplication by the scaling matrix D will reflect rho of these eigenvalues "
+    "across the imaginary axis",
+    corrected=_INIT_STATEMENT + "; W D has the eigenvalues of W except that each 2x2 block with both signs flipped "
+    "has its pair reflected across the imaginary axis (a flipped trailing 1 becomes -1), and each block with one "
+    "sign flipped has eigenvalues +1 and -1 instead of e^(+-i t_j)",
+    checks=_checks,
+    printed_notes=(
+        "The extraction prints the range of t_j as '[0,2]' and the eigenvalues as '+-e^(i t_j)': read as "
+        "[0, pi/2] (the published version, and 'the right unit half-circle') and e^(+-i t_j). The first part holds "
+        "exactly. The reflection statement holds only when D's -1 entries cover whole 2x2 blocks: a block with one "
+        "sign flipped becomes a reflection with eigenvalues +1 and -1 (e.g. n = 2, rho = 1). The paper's own "
+        "choices rho = n/10 = 17 and 7n/10 = 119 for n = 170 are odd, so at least one block is split."
     ),
-    notes="So D reflects exactly rho eigenvalues when its -1 entries are placed on whole blocks (rho even).",
-    corrects="cayley.init",
+    corrected_notes="So D reflects exactly rho eigenvalues when its -1 entries are placed on whole blocks (rho even).",
 )
-
-
-CLAIMS: list[Claim] = [INIT, INIT_CORRECTED]
