@@ -38,7 +38,7 @@ import torch
 from torch import Tensor, nn
 
 from orthoverify.backends import infer_backend
-from orthoverify.backends.base import reject_dtype
+from orthoverify.backends.torch_backend import float_tensor
 from orthoverify.engine.ratios import THRESHOLD
 from orthoverify.errors import (
     ConvergenceError,
@@ -51,7 +51,7 @@ from orthoverify.errors import (
     SingularError,
 )
 from orthoverify.param import cayley, householder, svd, unitary
-from orthoverify.param._validate import orthogonality_ratio
+from orthoverify.param._validate import orthogonality_ratio, size
 from orthoverify.param.cayley_torch import scaled_cayley_weight
 from orthoverify.param.householder_torch import householder_apply
 
@@ -68,29 +68,16 @@ _FLOAT_DTYPES = (torch.float32, torch.float64)
 
 
 # --------------------------------------------------------------------------- validation
-def _integer(value: object, name: str, what: str) -> int:
-    """An integer argument (bool and float are refused): ShapeError naming the argument."""
-    if isinstance(value, bool):
-        raise ShapeError(f"{name} must be {what}, got {value!r}")
-    try:
-        return operator.index(value)  # type: ignore[arg-type]
-    except TypeError:
-        raise ShapeError(f"{name} must be {what}, got {value!r}") from None
-
-
 def _size(value: object, name: str) -> int:
     """A positive integer size: ShapeError naming the argument."""
-    v = _integer(value, name, "a positive integer")
-    if v < 1:
-        raise ShapeError(f"{name} must be >= 1, got {v}")
-    return v
+    return size(value, name, minimum=1)
 
 
 def _count(value: object, name: str, n: int) -> int:
     """A number of reflections in [1, n] (None means n): DomainError when outside."""
     if value is None:
         return n
-    v = _integer(value, name, "an integer")
+    v = size(value, name, minimum=-(1 << 62))
     if not 1 <= v <= n:
         raise DomainError(f"{name} = {v} reflections for n = {n}: need 1 <= {name} <= n")
     return v
@@ -109,10 +96,8 @@ def _real(value: object, name: str) -> float:
 
 def _tensor(x: object, shape: tuple[int, int], name: str) -> Tensor:
     """A float32/float64 tensor of exactly ``shape``."""
-    if not isinstance(x, Tensor):
-        raise DTypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
-    if x.dtype not in _FLOAT_DTYPES:
-        raise reject_dtype(str(x.dtype).replace("torch.", ""), name, "torch")
+    float_tensor(x, name)
+    assert isinstance(x, Tensor)
     if tuple(x.shape) != shape:
         raise ShapeError(f"{name} must have shape {shape}, got {tuple(x.shape)}")
     return x

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from orthoverify.backends.base import host_array
 from orthoverify.errors import DTypeError, InputError
 
 __all__ = [
@@ -90,6 +91,8 @@ def _convert(x: Any, name: str) -> _In:
         import torch
 
         t = x.detach()
+        if t.device.type == "meta":
+            raise InputError(f"{name} is a meta tensor: it has a shape but no values to compare")
         dname = str(t.dtype).removeprefix("torch.")
         eps = _TORCH_EPS.get(dname)
         if eps is None:
@@ -103,10 +106,7 @@ def _convert(x: Any, name: str) -> _In:
         desc = f"torch.{dname}" + ("" if t.device.type == "cpu" else f" on {t.device}")
         arr = t.cpu().resolve_conj().resolve_neg().numpy()
     else:
-        try:
-            arr = np.asarray(x)
-        except (TypeError, ValueError) as exc:
-            raise DTypeError(f"{name}: cannot be read as an array ({exc})") from None
+        arr = host_array(x, name, "numpy")
         kind = arr.dtype.kind
         if kind in "fc":
             if arr.dtype.itemsize > (8 if kind == "f" else 16):

@@ -7,20 +7,31 @@ from typing import Any
 
 import numpy as np
 
-from orthoverify.backends.base import Array, Backend, Scalar, exact_decimal, nested_map, reject_dtype
+from orthoverify.backends.base import (
+    Array,
+    Backend,
+    Scalar,
+    exact_decimal,
+    host_array,
+    nested_map,
+    reject_dtype,
+)
+from orthoverify.errors import DTypeError
 
 
 def _numeric_numpy(x: Any, name: str, backend: str) -> np.ndarray:
-    """Parse numbers, nested lists of numbers or strings, or arrays into a NumPy array."""
-    if hasattr(x, "detach") and hasattr(x, "cpu"):  # a torch tensor
-        x = x.detach().cpu().numpy()
-    arr = np.asarray(x)
+    """Parse numbers, nested lists of numbers or decimal strings, or arrays into a NumPy array
+    (every failure a named :class:`~orthoverify.errors.InputError`, see ``host_array``)."""
+    arr = host_array(x, name, backend)
     if arr.dtype.kind in "US":
-        arr = np.vectorize(float, otypes=[np.float64])(arr) if arr.size else arr.astype(np.float64)
+        try:
+            arr = np.vectorize(float, otypes=[np.float64])(arr) if arr.size else arr.astype(np.float64)
+        except ValueError as exc:
+            raise DTypeError(f"{name} holds a string that is not a decimal number: {exc}") from None
     elif arr.dtype == object:
         try:
             arr = np.vectorize(float, otypes=[np.float64])(arr) if arr.size else arr.astype(np.float64)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, RuntimeError) as exc:
             raise reject_dtype("object", name, backend) from exc
     if arr.dtype.kind == "b" or arr.dtype.kind == "c" or arr.dtype == np.float16:
         raise reject_dtype(str(arr.dtype), name, backend)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from orthoverify.backends.base import Array, Backend, Scalar, nested_map, reject_dtype
+from orthoverify.backends.base import Array, Backend, Scalar, host_array, nested_map, reject_dtype
 from orthoverify.errors import SingularError
 
 
@@ -53,9 +53,7 @@ class ObjectBackend(Backend):
         return self._from_number(v)
 
     def asarray(self, x: Any, *, name: str = "array") -> Array:
-        if hasattr(x, "detach") and hasattr(x, "cpu"):
-            x = x.detach().cpu().numpy()
-        arr = np.asarray(x, dtype=object) if not isinstance(x, np.ndarray) else x
+        arr = x if isinstance(x, np.ndarray) else host_array(x, name, self.label, dtype=object)
         if arr.dtype.kind in "bc" or arr.dtype == np.float16:
             raise reject_dtype(str(arr.dtype), name, self.label)
         if arr.dtype.kind in "iuf":

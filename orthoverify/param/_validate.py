@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
+import operator
 from typing import Any
 
 from orthoverify.backends import Array, Backend, get_backend, infer_backend
-from orthoverify.errors import NotOrthogonalError, ShapeError
+from orthoverify.errors import DomainError, DTypeError, NotOrthogonalError, ShapeError
 
 BackendLike = Backend | str | None
 
@@ -66,3 +68,100 @@ def require_orthogonal(b: Backend, x: Any, name: str, threshold: float) -> Array
             threshold=threshold,
         )
     return xx
+
+
+MAX_SIZE = 1 << 16
+"""The largest dimension (n, m, t, a length) a public function accepts: a 2^16 x 2^16 float64
+matrix is already 32 GiB, and a bound keeps a mistyped size from running for hours."""
+
+
+def integer(value: Any, name: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    """An integer argument (bool, float and str refused: :class:`DTypeError`) in
+    [minimum, maximum] (else :class:`DomainError` naming the range)."""
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise DTypeError(f"{name} must be an integer, got {value!r}")
+    v = operator.index(value)
+    if (minimum is not None and v < minimum) or (maximum is not None and v > maximum):
+        lo = "-inf" if minimum is None else str(minimum)
+        hi = "inf" if maximum is None else str(maximum)
+        raise DomainError(f"{name} must lie in [{lo}, {hi}], got {v}")
+    return v
+
+
+def size(value: Any, name: str, *, minimum: int = 0) -> int:
+    """A dimension: an integer (else :class:`ShapeError`) of at least ``minimum`` (else
+    :class:`ShapeError`) and at most :data:`MAX_SIZE` (else :class:`DomainError`)."""
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise ShapeError(f"{name} must be an integer size, got {value!r}")
+    v = operator.index(value)
+    if v < minimum:
+        raise ShapeError(f"{name} must be >= {minimum}, got {v}")
+    if v > MAX_SIZE:
+        raise DomainError(f"{name} = {v} lies outside [{minimum}, {MAX_SIZE}], the sizes orthoverify accepts")
+    return v
+
+
+# --------------------------------------------------------------------------- scaling
+def pow2_factors(b: Backend, s: Any) -> tuple[Any, Any] | None:
+    """Two exact powers of two whose product is ``2^-e`` for ``s = f 2^e`` (f in [1/2, 1)), or
+    None when ``s`` lies in the safe window ``[sqrt(tiny/eps), sqrt(eps/tiny)]`` of b's floats
+    (where squares and products of such numbers neither overflow nor lose digits to underflow),
+    when s is 0, or when b has no exponent range to leave (exact, mpmath).
+
+    Scaling by these factors is exact, so a result computed from scaled inputs and scaled back
+    equals the unscaled one bit for bit wherever the latter does not overflow or underflow;
+    two factors because 2^-e alone can overflow for subnormal s (as the WY path does)."""
+    if b.exact or b.tiny == 0.0:
+        return None
+    v = abs(b.to_float(s))
+    lo = math.sqrt(b.tiny / b.eps)
+    if v == 0.0 or lo <= v <= 1 / lo or not math.isfinite(v):
+        return None
+    e = math.frexp(v)[1]
+    half = -e // 2
+    return b.scalar(math.ldexp(1.0, half)), b.scalar(math.ldexp(1.0, -e - half))
+
+
+def scale_pow2(b: Backend, x: Array) -> tuple[Array, tuple[Any, Any] | None]:
+    """``x`` times :func:`pow2_factors` of its largest entry (x itself when in range), and the factors."""
+    f = pow2_factors(b, b.max_abs(x))
+    return (x if f is None else x * f[0] * f[1]), f
+
+
+def unscale_pow2(b: Backend, x: Array, *factors: tuple[Any, Any] | None, inverse: bool = False) -> Array:
+    """Undo :func:`scale_pow2` (divide by the factors; multiply with ``inverse``), exactly, and
+    raise :class:`DomainError` naming the range when the true result does not fit in b's floats."""
+    changed = False
+    for f in factors:
+        if f is not None:
+            x = (x * f[0] * f[1]) if inverse else (x / f[0] / f[1])
+            changed = True
+    return _fits(b, x) if changed else x
+
+
+def _fits(b: Backend, x: Array) -> Array:
+    if not b.all_finite(x):
+        raise DomainError(
+            f"the result overflows {b.name}: its entries exceed the largest finite value "
+            f"(about {1 / b.tiny / 4:.3g}); bring the inputs closer to unit size"
+        )
+    return x
+
+
+def columns_pow2(b: Backend, u: Array) -> tuple[Array, list[tuple[Any, Any] | None]]:
+    """Each column of ``u`` scaled by :func:`pow2_factors` of its largest entry, and the factors
+    (all None, and u returned as is, when every column is in range)."""
+    fs = [pow2_factors(b, b.max_abs(u[:, j])) for j in range(u.shape[1])]
+    if all(f is None for f in fs):
+        return u, fs
+    cols = [u[:, j] if f is None else u[:, j] * f[0] * f[1] for j, f in enumerate(fs)]
+    return b.stack_columns(cols, u.shape[0]), fs
+
+
+def columns_unscale(b: Backend, g: Array, fs: list[tuple[Any, Any] | None]) -> Array:
+    """``g`` (n x m) with column j multiplied by column j's factors: the gradient of a function
+    that is invariant to each column's scale, taken at the scaled U, becomes the gradient at U."""
+    if all(f is None for f in fs):
+        return g
+    cols = [g[:, j] if f is None else g[:, j] * f[0] * f[1] for j, f in enumerate(fs)]
+    return _fits(b, b.stack_columns(cols, g.shape[0]))

@@ -40,11 +40,15 @@ from orthoverify.backends import Array, Backend
 from orthoverify.errors import ConvergenceError, DomainError, ShapeError, SingularError
 from orthoverify.param._validate import (
     BackendLike,
+    integer,
     matrix,
     orthogonality_ratio,
     require_orthogonal,
     resolve,
     vector_or_columns,
+)
+from orthoverify.param._validate import (
+    size as checked_size,
 )
 
 __all__ = [
@@ -231,6 +235,7 @@ def stiefel_cayley_step(w: Any, g: Any, lr: Any, *, backend: BackendLike = None)
 
 def parameter_count(n: int) -> int:
     """Free entries of a skew-symmetric n x n matrix: n(n-1)/2 (zero diagonal, A_ji = -A_ij)."""
+    n = checked_size(n, "n")
     if n < 0:
         raise DomainError(f"n must be >= 0, got {n}")
     return n * (n - 1) // 2
@@ -287,6 +292,7 @@ def init_angles(rng: np.random.Generator, n: int) -> np.ndarray:
 def init_blocks(s: Any, n: int, *, backend: BackendLike = None) -> Array:
     """Sec. 4.2's A: zero except 2x2 blocks [[0, s_j], [-s_j, 0]] on the diagonal (a trailing
     zero row and column when n is odd)."""
+    n = checked_size(n, "n")
     b = resolve(backend, s)
     ss = list(np.asarray(s, dtype=object).reshape(-1))
     if len(ss) != n // 2:
@@ -307,6 +313,8 @@ def init_blocks(s: Any, n: int, *, backend: BackendLike = None) -> Array:
 
 def signs_with_rho(n: int, rho: int, positions: Sequence[int] | None = None) -> tuple[int, ...]:
     """A D with rho entries -1: at ``positions`` if given, else the first rho entries."""
+    n = checked_size(n, "n")
+    rho = integer(rho, "rho")
     if not 0 <= rho <= n:
         raise DomainError(f"rho must lie in [0, n] = [0, {n}], got {rho}")
     pos = list(range(rho)) if positions is None else list(positions)

@@ -31,6 +31,7 @@ import torch
 from torch import Tensor, nn
 
 from orthoverify.backends.base import reject_dtype
+from orthoverify.backends.torch_backend import float_tensor
 from orthoverify.errors import DomainError, DTypeError, InputError, NonFiniteError, ShapeError, SingularError
 from orthoverify.param import cayley
 from orthoverify.param.cayley import ScaledCayleyInverse
@@ -53,13 +54,7 @@ def _dtype_name(dtype: torch.dtype) -> str:
     return str(dtype).replace("torch.", "")
 
 
-def _check_tensor(x: object, name: str) -> Tensor:
-    """A torch tensor of float32 or float64."""
-    if not isinstance(x, Tensor):
-        raise DTypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
-    if x.dtype not in _FLOAT_DTYPES:
-        raise reject_dtype(_dtype_name(x.dtype), name, "torch")
-    return x
+_check_tensor = float_tensor
 
 
 def _check_finite(x: Tensor, name: str) -> None:

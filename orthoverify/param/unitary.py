@@ -24,6 +24,7 @@ from typing import Any, Literal
 import numpy as np
 
 from orthoverify.backends import Array, Backend, Scalar, get_backend, infer_backend
+from orthoverify.backends.base import host_array
 from orthoverify.errors import (
     DomainError,
     DTypeError,
@@ -33,6 +34,7 @@ from orthoverify.errors import (
     ZeroVectorError,
 )
 from orthoverify.param._validate import BackendLike
+from orthoverify.param._validate import size as checked_size
 
 __all__ = [
     "CArray",
@@ -176,7 +178,7 @@ def as_carray(
     else:
         cb = _complex_dtype_backend(x)
         if cb is None and not hasattr(x, "detach"):
-            arr = np.asarray(x)
+            arr = host_array(x, name, "numpy")
             if arr.dtype.kind == "c":
                 x, cb = arr, get_backend("numpy-float64")
         if cb is not None:
@@ -344,6 +346,7 @@ def _check_vector(b: Backend, u: CArray, name: str) -> None:
 def complex_reflection(u: Any, n: int | None = None, *, backend: BackendLike = None) -> CArray:
     """``H_hat_k(u) = diag(I_{n-k}, I_k - 2 u u* / ||u||^2)`` (eq. 6 with ' replaced by *, Sec. 4.3),
     k = len(u) >= 1; with k = n it is the uRNN's reflection R of Arjovsky et al. Sec. 2."""
+    n = None if n is None else checked_size(n, "n")
     b, uu = as_carray(u, backend=backend, name="u")
     _check_vector(b, uu, "u")
     k = uu.shape[0]
@@ -452,6 +455,7 @@ def unitary_parameters(w: Any, *, backend: BackendLike = None, threshold: float 
 def dft_matrix(n: int, *, backend: BackendLike = None, inverse: bool = False, normalized: bool = True) -> CArray:
     """``F_jk = exp(-2 pi i j k / n) / sqrt(n)`` (``+`` for the inverse). ``normalized=False``
     drops the 1/sqrt(n): the convention of numpy.fft.fft, which is *not* unitary (F*F = n I)."""
+    n = checked_size(n, "n")
     b = backend if isinstance(backend, Backend) else get_backend(backend or "numpy-float64")
     if n < 1:
         raise ShapeError(f"n must be >= 1, got {n}")
@@ -636,6 +640,7 @@ def urnn_parameters(
 def urnn_random(rng: np.random.Generator, n: int) -> dict[str, Any]:
     """Parameters drawn as Sec. 3.4 initialises them: w ~ U[-pi, pi], Re and Im of v ~ U[-1, 1],
     a random permutation (float64 NumPy arrays; pass them to :func:`urnn_parameters`)."""
+    n = checked_size(n, "n", minimum=1)
     return {
         "w1": rng.uniform(-np.pi, np.pi, n),
         "w2": rng.uniform(-np.pi, np.pi, n),
@@ -648,6 +653,7 @@ def urnn_random(rng: np.random.Generator, n: int) -> dict[str, Any]:
 
 def urnn_parameter_count(n: int) -> int:
     """Real parameters of W: 3n phases and two complex n-vectors (Pi is fixed, F has none)."""
+    n = checked_size(n, "n")
     return 3 * n + 2 * (2 * n)
 
 
@@ -773,6 +779,7 @@ def modrelu_real_indices(n: int, convention: IndexConvention = "printed") -> lis
     ``k~_i = i mod n`` as in Mhammedi et al. Sec. 3 (with mod's residues 0..m-1 these can be 0,
     outside 1..2n and 1..n); ``corrected``: ``k_i = ((i + n - 1) mod 2n) + 1``,
     ``k~_i = ((i - 1) mod n) + 1``."""
+    n = checked_size(n, "n")
     if n < 1:
         raise ShapeError(f"n must be >= 1, got {n}")
     if convention == "printed":
@@ -878,6 +885,7 @@ def real_rnn(
 # =========================================================================== Sec. 3.4
 def init_h0_bound(n: int) -> float:
     """``sqrt(3 / (2 n))``: the half-width of Sec. 3.4's uniform initialisation of h0."""
+    n = checked_size(n, "n")
     if n < 1:
         raise ShapeError(f"n must be >= 1, got {n}")
     return math.sqrt(3.0 / (2 * n))
@@ -886,6 +894,8 @@ def init_h0_bound(n: int) -> float:
 def init_h0(rng: np.random.Generator, n: int, size: int | None = None) -> np.ndarray:
     """h0 drawn as Sec. 3.4 says: real and imaginary parts i.i.d. U[-sqrt(3/2n), sqrt(3/2n)]
     (complex128; ``size`` draws as rows)."""
+    n = checked_size(n, "n", minimum=1)
+    size = None if size is None else checked_size(size, "size")
     a = init_h0_bound(n)
     shape = (n,) if size is None else (size, n)
     return rng.uniform(-a, a, shape) + 1j * rng.uniform(-a, a, shape)

@@ -39,6 +39,7 @@ import numpy as np
 
 from orthoverify.backends import Array, Backend, get_backend
 from orthoverify.errors import BackendError, DomainError, NonFiniteError, ShapeError
+from orthoverify.param._validate import size as checked_size
 from orthoverify.param.unitary import (
     CArray,
     URNNParameters,
@@ -77,6 +78,7 @@ FACTOR_ORDER: tuple[str, ...] = ("D3", "R2", "Finv", "D2", "Pi", "R1", "F", "D1"
 def rank_bound(n: int) -> int:
     """``min(n^2, 7n - 7)`` for n >= 2, 1 for n = 1: the dimension of U(n), or the 7n
     parameters less the seven :func:`symmetry_directions`, whichever is smaller."""
+    n = checked_size(n, "n")
     if n < 1:
         raise ShapeError(f"n must be >= 1, got {n}")
     return 1 if n == 1 else min(n * n, 7 * n - 7)
