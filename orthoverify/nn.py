@@ -51,7 +51,7 @@ from orthoverify.errors import (
     SingularError,
 )
 from orthoverify.param import cayley, householder, svd, unitary
-from orthoverify.param._validate import orthogonality_ratio, size
+from orthoverify.param._validate import orthogonality_ratio, real, size
 from orthoverify.param.cayley_torch import scaled_cayley_weight
 from orthoverify.param.householder_torch import householder_apply
 
@@ -80,17 +80,6 @@ def _count(value: object, name: str, n: int) -> int:
     v = size(value, name, minimum=-(1 << 62))
     if not 1 <= v <= n:
         raise DomainError(f"{name} = {v} reflections for n = {n}: need 1 <= {name} <= n")
-    return v
-
-
-def _real(value: object, name: str) -> float:
-    """A finite real number."""
-    try:
-        v = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be a real number, got {value!r}") from None
-    if not math.isfinite(v):
-        raise NonFiniteError(f"{name} must be finite, got {v}")
     return v
 
 
@@ -413,8 +402,8 @@ class SVDParametrization(_Parametrization):
         self.n = _size(n, "n")
         self.m1 = _count(m1, "m1", self.n)
         self.m2 = _count(m2, "m2", self.n)
-        self.sigma_star = _real(sigma_star, "sigma_star")
-        self.r = _real(r, "r")
+        self.sigma_star = real(sigma_star, "sigma_star")
+        self.r = real(r, "r")
         if not self.r > 0:
             raise DomainError(f"r = {self.r} must be > 0: eq. 8 maps onto (sigma_star - r, sigma_star + r)")
         self.strict = bool(strict)
@@ -431,6 +420,9 @@ class SVDParametrization(_Parametrization):
     def forward(self, X: Tensor) -> Tensor:
         """The n x n W in X's dtype and device (differentiable)."""
         ub, vb, s = self.split(X)
+        for part, what in ((ub, "X's U block"), (vb, "X's V block"), (s, "X's last column (s)")):
+            if not bool(torch.isfinite(part).all()):  # as HouseholderOrthogonal: no NaN passed through
+                raise NonFiniteError(f"{what} contains NaN or Inf")
         sigma = svd.sigma_map(s, self.sigma_star, self.r)
         return (_reflections(ub) * sigma) @ _reflections(vb).transpose(0, 1)
 

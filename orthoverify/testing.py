@@ -321,7 +321,7 @@ def assert_allclose_ratio(
     num = float(_fro(diff))
     scale = float(_fro(d.values))
     relative = scale > 0
-    ratio = num / (int(dim) * eps * (scale if relative else 1.0))
+    ratio = (num / scale if relative else num) / (int(dim) * eps)  # dim eps scale could underflow
     if math.isnan(ratio):
         ratio = math.inf
     if ratio <= threshold:
@@ -469,7 +469,12 @@ def assert_gradients_match(
 
     _check_threshold(threshold)
     if not isinstance(x, torch.Tensor):
-        x = torch.as_tensor(np.asarray(x))
+        arr = host_array(x, "x", "torch")
+        if arr.dtype.kind not in "fiu" or arr.dtype.itemsize > 8:
+            raise DTypeError(f"x must hold real numbers (float32 or float64), got dtype {arr.dtype}")
+        x = torch.as_tensor(arr)
+    elif x.device.type == "meta":
+        raise InputError("x is a meta tensor: it has a shape but no values to differentiate at")
     if not x.dtype.is_floating_point:
         raise DTypeError(f"x must be a real floating-point tensor, got dtype {x.dtype}")
     x0 = x.detach()

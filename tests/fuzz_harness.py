@@ -117,6 +117,37 @@ def _norm_kept(pick: Callable[[Any], Any], src: Callable[[tuple[Any, ...], dict[
     return check
 
 
+def reflect_reference(u: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """``prod_j (I - 2 u_j u_j* / u_j*u_j) h`` (first column leftmost) in float64/complex128,
+    each column first divided by its largest entry: an independent reference for the applies."""
+    u = u.reshape(u.shape[0], -1)
+    out = h.astype(np.complex128 if np.iscomplexobj(h) or np.iscomplexobj(u) else np.float64)
+    n = out.shape[0]
+    for j in range(u.shape[1] - 1, -1, -1):
+        v = np.zeros(n, dtype=np.complex128 if np.iscomplexobj(u) else np.float64)
+        col = u[:, j]
+        e = math.frexp(float(np.abs(col).max()))[1]
+        v[n - col.shape[0] :] = col * 2.0 ** (-e // 2) * 2.0 ** (-e - (-e // 2))  # exact powers of two
+        vv = np.vdot(v, v).real
+        out = out - np.multiply.outer(v, (2 / vv) * (v.conj() @ out))
+    return out
+
+
+def _applies(pick: Callable[[Any], Any], get_u: Callable[[tuple[Any, ...]], Any],
+             get_h: Callable[[tuple[Any, ...]], Any]) -> Check:
+    """``||out - ref|| / (n eps ||h||)`` against :func:`reflect_reference`."""
+
+    def check(res: Any, args: tuple[Any, ...], kw: dict[str, Any]) -> float:
+        out, h = _np(pick(res)), _np(get_h(args))
+        ref = reflect_reference(_np(get_u(args)), h)
+        nh = _scaled_norm(h)
+        if nh == 0.0:
+            return 0.0 if _scaled_norm(out) == 0.0 else math.inf
+        return _scaled_norm(out - ref) / nh / (N * _eps_of(pick(res)))
+
+    return check
+
+
 # ------------------------------------------------------------------------- valid inputs
 def _randn(rng: np.random.Generator, *shape: int) -> np.ndarray:
     return rng.standard_normal(shape)
@@ -130,6 +161,13 @@ def _lower(rng: np.random.Generator, n: int, m: int) -> np.ndarray:
 def _skew(rng: np.random.Generator, n: int) -> np.ndarray:
     a = rng.standard_normal((n, n))
     return (a - a.T) / 2
+
+
+def _graded_skew(rng: np.random.Generator, n: int) -> np.ndarray:
+    """A skew matrix whose entries span 10^-5 .. 10^155: eigenvalues of order 1 beside ||A|| ~ 1e155
+    (I + A ill-conditioned; the case where the solve's W was far from orthogonal)."""
+    a = np.triu(rng.standard_normal((n, n)) * 10.0 ** rng.uniform(-5, 155, (n, n)), 1)
+    return a - a.T
 
 
 def _orth(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -172,6 +210,8 @@ def _targets() -> list[Target]:
 
     n = N
     first = lambda r: r  # noqa: E731
+    u0 = lambda a: a[0]  # noqa: E731
+    h1_ = lambda a: a[1]  # noqa: E731
     h_of = lambda a, k: a[1]  # noqa: E731
 
     # --------------------------------------------------------------- householder
@@ -185,14 +225,14 @@ def _targets() -> list[Target]:
     add("householder.u_to_vectors", hh.u_to_vectors, lambda g: ((_lower(g, n, 3),), {}))
     add("householder.reflector_product", hh.reflector_product, lambda g: ((_lower(g, n, 3),), {}), _ortho())
     add("householder.reflector_apply", hh.reflector_apply, lambda g: ((_lower(g, n, 3), _randn(g, n)), {}),
-        _norm_kept(first, h_of))
+        _applies(first, u0, h1_))
     add("householder.compact_wy", hh.compact_wy, lambda g: ((_lower(g, n, 3),), {}), _ortho())
     add("householder.theorem2_gradients", hh.theorem2_gradients,
         lambda g: ((_lower(g, n, 3), _randn(g, n), _randn(g, n)), {}))
     add("householder.algorithm1", hh.algorithm1, lambda g: ((_lower(g, n, 3), _randn(g, n, 2), _randn(g, n, 2)), {}),
-        _norm_kept(lambda r: r.c, h_of))
+        _applies(lambda r: r.c, u0, h1_))
     add("householder.algorithm1_matlab", hh.algorithm1_matlab,
-        lambda g: ((_lower(g, n, 3), _randn(g, n), _randn(g, n)), {}), _norm_kept(lambda r: r.c, h_of))
+        lambda g: ((_lower(g, n, 3), _randn(g, n), _randn(g, n)), {}), _applies(lambda r: r.c, u0, h1_))
     add("householder.algorithm2", hh.algorithm2, lambda g: ((_randn(g, n, n),), {"variant": "stable"}),
         _ortho(lambda r: r.q))
     add("householder.inverse", hh.inverse, lambda g: ((_orth(g, n),), {}), scalable=False)
@@ -202,6 +242,11 @@ def _targets() -> list[Target]:
     add("cayley.cayley", cy.cayley, lambda g: ((_skew(g, n),), {}), _ortho())
     add("cayley.inverse_cayley", cy.inverse_cayley, lambda g: ((_orth(g, n),), {}), scalable=False)
     add("cayley.scaled_cayley", cy.scaled_cayley, lambda g: ((_skew(g, n), [1, -1, 1, 1]), {}), _ortho(), arrays=(0,))
+    add("cayley.scaled_cayley.graded", cy.scaled_cayley, lambda g: ((_graded_skew(g, n), [1, -1, 1, 1]), {}),
+        _ortho(), arrays=(0,))
+    add("cayley.scaled_cayley.graded.torch", cy.scaled_cayley,
+        lambda g: ((_t(_graded_skew(g, n)), [1, -1, 1, 1]), {}), _ortho(), arrays=(0,))
+    add("cayley.cayley.graded", cy.cayley, lambda g: ((_graded_skew(g, n),), {}), _ortho())
     add("cayley.three_layers", cy.three_layers, lambda g: ((_skew(g, n), [1, -1, 1, 1], _randn(g, n)), {}),
         _norm_kept(first, lambda a, k: a[2]), arrays=(0, 2))
     add("cayley.cayley_gradient", cy.cayley_gradient, lambda g: ((_skew(g, n), [1, 1, -1, 1], _randn(g, n, n)), {}),
@@ -233,11 +278,11 @@ def _targets() -> list[Target]:
 
     # --------------------------------------------------------------- householder_torch / wy
     add("householder_torch.householder_apply", householder_torch.householder_apply,
-        lambda g: ((_t(_lower(g, n, 3)), _t(_randn(g, n, 2))), {}), _norm_kept(first, h_of))
+        lambda g: ((_t(_lower(g, n, 3)), _t(_randn(g, n, 2))), {}), _applies(first, u0, h1_))
     add("householder_torch.HouseholderLinear.forward", lambda x: householder_torch.HouseholderLinear(n, 3)(x),
         lambda g: ((_t(_randn(g, 2, n)),), {}))
     add("householder_wy.householder_wy_apply", householder_wy.householder_wy_apply,
-        lambda g: ((_t(_lower(g, n, 3)), _t(_randn(g, n, 2))), {}), _norm_kept(first, h_of))
+        lambda g: ((_t(_lower(g, n, 3)), _t(_randn(g, n, 2))), {}), _applies(first, u0, h1_))
     add("householder_wy.svd_wy_apply", householder_wy.svd_wy_apply,
         lambda g: ((_t(_lower(g, n, 3)), _t(g.uniform(0.5, 2, n)), _t(_lower(g, n, 3)), _t(_randn(g, n, 2))), {}))
 
@@ -260,7 +305,7 @@ def _targets() -> list[Target]:
     add("svd.pad", svd.pad, lambda g: ((_randn(g, 2), n), {}), ints=(1,))
     add("svd.theorem3_parameters", svd.theorem3_parameters, lambda g: ((_orth(g, n), 2, 2), {}), ints=(1, 2),
         scalable=False)
-    add("svd.hprod", svd.hprod, lambda g: ((_randn(g, n), _randn(g, 3)), {}), _norm_kept(first, lambda a, k: a[0]))
+    add("svd.hprod", svd.hprod, lambda g: ((_randn(g, n), _randn(g, 3)), {}), _applies(first, lambda a: a[1], u0))
     add("svd.hgrad", svd.hgrad, lambda g: ((_randn(g, n), _randn(g, 3), _randn(g, n)), {}))
     add("svd.svdrnn_local", svd.svdrnn_local,
         lambda g: ((_randn(g, n), _randn(g, n), [_randn(g, 3), _randn(g, 4)], g.uniform(0.5, 2, n),
@@ -280,7 +325,7 @@ def _targets() -> list[Target]:
     add("unitary.complex_reflection", un.complex_reflection, lambda g: ((cz(g, 3), n), {}), _ortho(), arrays=(0,),
         ints=(1,))
     add("unitary.apply_reflection", un.apply_reflection, lambda g: ((cz(g, 3), cz(g, n)), {}),
-        _norm_kept(first, h_of))
+        _applies(first, u0, h1_))
     add("unitary.phases", un.phases, lambda g: ((g.uniform(-3, 3, n),), {}), scalable=False)
     add("unitary.phase_diag", un.phase_diag, lambda g: ((g.uniform(-3, 3, n),), {}), _ortho(), scalable=False)
     add("unitary.m1_hat", un.m1_hat, lambda g: ((g.uniform(-3, 3, n), [cz(g, 2), cz(g, 3), cz(g, 4)]), {}), _ortho(),
@@ -407,8 +452,8 @@ def _targets() -> list[Target]:
         arrays=(), ints=(1, 2))
     add("samples.cayley", samples.cayley, lambda g: ((_skew(g, n),), {}), _ortho())
     add("samples.reflection_sizes", samples.reflection_sizes, lambda g: ((n,), {}), arrays=(), ints=(0,))
-    add("samples.signed_permutations", lambda k: list(itertools.islice(samples.signed_permutations(k), 10)), lambda g: ((2,), {}),
-        arrays=(), ints=(0,))
+    add("samples.signed_permutations", lambda k: list(itertools.islice(samples.signed_permutations(k), 10)),
+        lambda g: ((2,), {}), arrays=(), ints=(0,))
 
     # --------------------------------------------------------------- backends
     add("backends.get_backend", get_backend, lambda g: (("numpy-float64",), {}), arrays=(), scalable=False)
@@ -470,9 +515,19 @@ def _like(v: Any) -> tuple[tuple[int, ...], bool, bool]:
     return tuple(arr.shape), False, np.iscomplexobj(arr)
 
 
+KEEP_TYPE = frozenset(("empty", "empty_last", "scalar", "rank_up", "rank_down", "longer", "nan", "inf", "int"))
+"""Mutations that keep a torch argument a torch tensor (the rest change its type on purpose)."""
+
+
 def _hostile(v: Any, kind: str) -> Any:
-    shape, is_t, is_c = _like(v)
-    real = np.abs(_np(v)).astype(np.float64) + 0.5 if not is_t else v.detach().abs() + 0.5
+    out = _hostile_value(v, kind)
+    if isinstance(v, torch.Tensor) and kind in KEEP_TYPE:
+        return torch.as_tensor(np.asarray(out))
+    return out
+
+
+def _hostile_value(v: Any, kind: str) -> Any:
+    shape = _like(v)[0]
     base = np.asarray(_np(v).real, dtype=np.float64) if shape else np.float64(1.5)
     if kind == "str":
         return np.full(shape or (2,), "x")
@@ -534,7 +589,6 @@ def _hostile(v: Any, kind: str) -> Any:
     if kind == "float128":
         return base.astype(np.longdouble)
     raise KeyError(kind)
-    del real, is_c
 
 
 HOSTILE = ("str", "numstr", "object", "object_numbers", "meta", "bfloat16", "float16", "float32_tensor",
@@ -545,6 +599,11 @@ BAD_INTS: tuple[Any, ...] = (-1, 0, 1, 2.5, "3", None, True, np.int64(3), 10**30
 
 
 def _scale(v: Any, s: float) -> Any:
+    with np.errstate(over="ignore"):
+        return _scaled(v, s)
+
+
+def _scaled(v: Any, s: float) -> Any:
     if isinstance(v, torch.Tensor) and v.is_floating_point():
         return v.detach() * s
     if isinstance(v, torch.Tensor) and v.is_complex():
@@ -554,7 +613,7 @@ def _scale(v: Any, s: float) -> Any:
     if isinstance(v, float):
         return v * s
     if isinstance(v, list) and v and all(isinstance(x, (np.ndarray, torch.Tensor)) for x in v):
-        return [_scale(x, s) for x in v]
+        return [_scaled(x, s) for x in v]
     return v
 
 

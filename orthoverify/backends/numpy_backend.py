@@ -16,7 +16,7 @@ from orthoverify.backends.base import (
     nested_map,
     reject_dtype,
 )
-from orthoverify.errors import DTypeError
+from orthoverify.errors import DomainError, DTypeError
 
 
 def _numeric_numpy(x: Any, name: str, backend: str) -> np.ndarray:
@@ -40,6 +40,18 @@ def _numeric_numpy(x: Any, name: str, backend: str) -> np.ndarray:
     return arr
 
 
+def narrowed(arr: np.ndarray, dtype: Any, name: str, backend: str) -> np.ndarray:
+    """``arr`` cast to ``dtype``; a finite value beyond a narrower dtype's range (float64 1e160 to
+    float32) raises :class:`DomainError` naming the range instead of becoming Inf."""
+    out = arr.astype(dtype, copy=False)
+    if out.dtype.itemsize < arr.dtype.itemsize and arr.dtype.kind in "fiu" and out.size:
+        bad = np.isinf(out) & np.isfinite(arr)
+        if bool(bad.any()):
+            big = float(np.finfo(out.dtype).max)
+            raise DomainError(f"{name} has entries beyond {backend}'s range [-{big:.3g}, {big:.3g}]")
+    return out
+
+
 class NumpyBackend(Backend):
     """IEEE float32 or float64 arithmetic through NumPy."""
 
@@ -56,7 +68,7 @@ class NumpyBackend(Backend):
         self.digits = int(np.finfo(self.dtype).precision)
 
     def asarray(self, x: Any, *, name: str = "array") -> Array:
-        return _numeric_numpy(x, name, self.name).astype(self.dtype, copy=False)
+        return narrowed(_numeric_numpy(x, name, self.name), self.dtype, name, self.name)
 
     def zeros(self, shape: int | tuple[int, ...]) -> Array:
         return np.zeros(shape, dtype=self.dtype)

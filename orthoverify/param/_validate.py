@@ -7,7 +7,7 @@ import operator
 from typing import Any
 
 from orthoverify.backends import Array, Backend, get_backend, infer_backend
-from orthoverify.errors import DomainError, DTypeError, NotOrthogonalError, ShapeError
+from orthoverify.errors import DomainError, DTypeError, NonFiniteError, NotOrthogonalError, ShapeError
 
 BackendLike = Backend | str | None
 
@@ -45,6 +45,14 @@ def vector_or_columns(b: Backend, x: Any, name: str, n: int) -> tuple[Array, boo
     if arr.ndim == 2 and arr.shape[0] == n:
         return arr, False
     raise ShapeError(f"{name} must have shape ({n},) or ({n}, B), got {tuple(arr.shape)}")
+
+
+def rows(b: Backend, x: Any, name: str) -> int:
+    """The length of a vector, or the number of rows of a matrix of columns (ShapeError otherwise)."""
+    arr = b.check_array(x, name=name)
+    if arr.ndim not in (1, 2):
+        raise ShapeError(f"{name} must be a vector or a matrix of columns, got shape {tuple(arr.shape)}")
+    return int(arr.shape[0])
 
 
 def orthogonality_ratio(w: Array, b: Backend) -> float:
@@ -165,3 +173,42 @@ def columns_unscale(b: Backend, g: Array, fs: list[tuple[Any, Any] | None]) -> A
         return g
     cols = [g[:, j] if f is None else g[:, j] * f[0] * f[1] for j, f in enumerate(fs)]
     return _fits(b, b.stack_columns(cols, g.shape[0]))
+
+
+def finite_result(b: Backend, x: Any, what: str) -> Any:
+    """``x`` when it is finite; else (finite inputs whose result, or an intermediate value of
+    it, overflows b's floats) :class:`DomainError` naming the range, never a silent NaN/Inf."""
+    if b.exact or b.tiny == 0.0 or b.all_finite(b.asarray(x) if not hasattr(x, "shape") else x):
+        return x
+    raise DomainError(
+        f"{what} overflows {b.name} for these inputs (a value beyond about {1 / b.tiny / 4:.3g} arose); "
+        "bring the inputs closer to unit size or use a high-precision backend (mpmath)"
+    )
+
+
+def real_values(values: Any, name: str) -> list[Any]:
+    """A sequence (list, tuple, 1-D array or tensor) of finite real numbers, kept as given (an
+    mpmath value keeps its digits): :class:`DTypeError`, :class:`ShapeError` or
+    :class:`NonFiniteError` naming ``name`` otherwise."""
+    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
+        raise DTypeError(f"{name} must be a sequence of real numbers, got {type(values).__name__}")
+    if getattr(values, "ndim", 1) != 1:
+        raise ShapeError(f"{name} must be one-dimensional, got shape {tuple(values.shape)}")
+    out = list(values)
+    for i, v in enumerate(out):
+        real(v, f"{name}[{i}]")
+    return out
+
+
+def real(value: Any, name: str) -> float:
+    """A finite real number (a Python, NumPy, mpmath or SymPy number, a one-element tensor) as a
+    float: :class:`DTypeError` or :class:`NonFiniteError` naming ``name`` otherwise."""
+    if isinstance(value, (bool, complex, str, bytes)) or getattr(value, "is_complex", lambda: False)() is True:
+        raise DTypeError(f"{name} must be a real number, got {value!r}")
+    try:
+        f = float(value)
+    except (TypeError, ValueError, RuntimeError, OverflowError):
+        raise DTypeError(f"{name} must be a real number, got {value!r}") from None
+    if not math.isfinite(f):
+        raise NonFiniteError(f"{name} must be finite, got {f}")
+    return f

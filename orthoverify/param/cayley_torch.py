@@ -34,6 +34,7 @@ from orthoverify.backends.base import reject_dtype
 from orthoverify.backends.torch_backend import float_tensor
 from orthoverify.errors import DomainError, DTypeError, InputError, NonFiniteError, ShapeError, SingularError
 from orthoverify.param import cayley
+from orthoverify.param._validate import size
 from orthoverify.param.cayley import ScaledCayleyInverse
 
 __all__ = [
@@ -248,8 +249,7 @@ class ScaledCayleyRecurrent(nn.Module):
         dtype: torch.dtype | None = None,
     ) -> None:
         super().__init__()
-        if not isinstance(n, int) or n < 1:
-            raise ShapeError(f"n must be a positive integer, got {n!r}")
+        n = size(n, "n", minimum=1)
         if init not in ("paper", "zeros"):
             raise InputError(f"init must be 'paper' or 'zeros', got {init!r}")
         dt = _module_dtype(dtype, "ScaledCayleyRecurrent")
@@ -405,8 +405,7 @@ class ModReLU(nn.Module):
         dtype: torch.dtype | None = None,
     ) -> None:
         super().__init__()
-        if not isinstance(n, int) or n < 1:
-            raise ShapeError(f"n must be a positive integer, got {n!r}")
+        n = size(n, "n", minimum=1)
         dt = _module_dtype(dtype, "ModReLU")
         self.n = n
         if bias is None:
@@ -463,8 +462,7 @@ class ScoRNNCell(nn.Module):
         dtype: torch.dtype | None = None,
     ) -> None:
         super().__init__()
-        if not isinstance(input_size, int) or input_size < 1:
-            raise ShapeError(f"input_size must be a positive integer, got {input_size!r}")
+        input_size = size(input_size, "input_size", minimum=1)
         dt = _module_dtype(dtype, "ScoRNNCell")
         self.input_size, self.hidden_size = input_size, hidden_size
         self.U = nn.Linear(input_size, hidden_size, bias=False, device=device, dtype=dt)

@@ -31,7 +31,7 @@ import numpy as np
 
 from orthoverify.backends import Array, Backend, Scalar, get_backend
 from orthoverify.errors import DomainError, NonFiniteError, ShapeError, SingularError
-from orthoverify.param._validate import BackendLike, matrix, resolve
+from orthoverify.param._validate import BackendLike, finite_result, matrix, real_values, resolve, size
 
 __all__ = [
     "CriticalPoint",
@@ -126,7 +126,7 @@ def _order(t: Any) -> int:
         raise DomainError(f"t (the number of time steps) must be an integer >= 1, got {t!r}")
     if t < 1:
         raise DomainError(f"t (the number of time steps) must be >= 1, got {t}")
-    return int(t)
+    return size(t, "t (the number of time steps)", minimum=1)
 
 
 def _scalar_input(b: Backend, c: Any, name: str) -> Scalar:
@@ -318,7 +318,7 @@ def stacked_powers(w: Any, t: Any, *, backend: BackendLike = None) -> Array:
     ww = matrix(b, w, "W", square=True)
     if ww.shape[0] == 0:
         raise ShapeError("W must be at least 1 x 1")
-    return b.concat(_powers(b, ww, tt)[1:], axis=1)
+    return finite_result(b, b.concat(_powers(b, ww, tt)[1:], axis=1), "W's powers")
 
 
 def population_risk(w: Any, y: Any, a: Any, sigma: Any, t: Any, c: Any = 0, *, backend: BackendLike = None) -> Scalar:
@@ -326,7 +326,7 @@ def population_risk(w: Any, y: Any, a: Any, sigma: Any, t: Any, c: Any = 0, *, b
     (= ||(Y WW - A) Sigma^(1/2)||_F^2 + C); Sigma must be symmetric PSD."""
     b = resolve(backend, w)
     pb = problem(y, a, sigma, t, c, backend=b)
-    return _risk(pb, _w(pb, w))
+    return finite_result(pb.b, _risk(pb, _w(pb, w)), "the risk R[W]")
 
 
 def risk_gradient(w: Any, y: Any, a: Any, sigma: Any, t: Any, *, backend: BackendLike = None) -> Array:
@@ -334,7 +334,7 @@ def risk_gradient(w: Any, y: Any, a: Any, sigma: Any, t: Any, *, backend: Backen
     ``G = Y'(Y WW - A) Sigma = (G_1 | ... | G_t)`` (valid for any symmetric Sigma)."""
     b = resolve(backend, w)
     pb = problem(y, a, sigma, t, backend=b, psd=False)
-    return _grad(pb, _w(pb, w))
+    return finite_result(pb.b, _grad(pb, _w(pb, w)), "the gradient of R")
 
 
 def claim1_gradient_printed(w: Any, y: Any, a: Any, sigma: Any, t: Any, *, backend: BackendLike = None) -> Array:
@@ -342,7 +342,7 @@ def claim1_gradient_printed(w: Any, y: Any, a: Any, sigma: Any, t: Any, *, backe
     (d x n; it has the shape of W only when d = n, which the paper assumes)."""
     b = resolve(backend, w)
     pb = problem(y, a, sigma, t, backend=b, psd=False)
-    return _printed(pb, _w(pb, w))
+    return finite_result(pb.b, _printed(pb, _w(pb, w)), "Claim 1's gradient")
 
 
 def _printed(pb: Problem, w: Array) -> Array:
@@ -363,7 +363,7 @@ def risk_hessian(w: Any, y: Any, a: Any, sigma: Any, t: Any, *, backend: Backend
     :func:`risk_gradient` along E_rs (the product rule applied to its factors, no differencing)."""
     b = resolve(backend, w)
     pb = problem(y, a, sigma, t, backend=b, psd=False)
-    return _hess(pb, _w(pb, w))
+    return finite_result(pb.b, _hess(pb, _w(pb, w)), "the Hessian of R")
 
 
 def gradient_scale(pb: Problem, w: Array) -> float:
@@ -451,7 +451,7 @@ def expected_loss(
         r = (lin @ _vec(b, x)).reshape(1, -1) - eta
         term = pk * b.sum(r * r) / eta.shape[0]
         total = term if total is None else total + term
-    return total
+    return finite_result(b, total, "the expected loss")
 
 
 def data_moments(
@@ -469,7 +469,7 @@ def data_moments(
         c_k = pk * b.sum(eta * eta) / eta.shape[0]
         sigma = s_k if sigma is None else sigma + s_k
         c = c_k if c is None else c + c_k
-    return sigma, c
+    return finite_result(b, sigma, "Sigma = E[vec(X) vec(X)']"), finite_result(b, c, "C = E||eta||^2")
 
 
 # =============================================================================== critical points
@@ -511,6 +511,8 @@ def sigma_min(w: Any, *, backend: BackendLike = None) -> Any:
     (SymPy matrices at 50 digits)."""
     b = resolve(backend, w)
     ww = matrix(b, w, "W", square=True)
+    if ww.shape[0] == 0:
+        raise ShapeError("W must be at least 1 x 1")
     if b.family == "mpmath":
         ctx = b.ctx  # type: ignore[attr-defined]
         s = ctx.svd_r(ctx.matrix(ww.tolist()), compute_uv=False)
@@ -524,7 +526,7 @@ def sigma_min(w: Any, *, backend: BackendLike = None) -> Any:
 def classify(eigenvalues: Sequence[Any], *, rel_tol: float = 1e-20) -> Kind:
     """min / max / saddle from the Hessian's eigenvalues; ``degenerate`` when one of them is
     zero to within ``rel_tol`` times the largest (the second-order test cannot decide)."""
-    vals = [float(v) for v in eigenvalues]
+    vals = [float(v) for v in real_values(eigenvalues, "eigenvalues")]
     top = max((abs(v) for v in vals), default=0.0)
     tol = rel_tol * top
     if top == 0.0 or any(abs(v) <= tol for v in vals):

@@ -28,6 +28,7 @@ from orthoverify.param._validate import (
     matrix,
     require_orthogonal,
     resolve,
+    rows,
     vector,
     vector_or_columns,
 )
@@ -399,7 +400,7 @@ def hprod(h: Any, u: Any, *, norm: Any = None, guard: bool = False, backend: Bac
     vector or the columns of an n x B matrix. ``norm`` is a precomputed u'u (Sec. 4.2's 4k flops);
     ``guard=True`` returns h for u = 0 (eq. 1's convention), which the printed algorithm does not."""
     b = resolve(backend, h)
-    hh, vec = vector_or_columns(b, h, "h", b.check_array(h, name="h").shape[0])
+    hh, vec = vector_or_columns(b, h, "h", rows(b, h, "h"))
     n = hh.shape[0]
     uk, k = _reflection_input(b, u, n, "u")  # noqa: RUF059 (the flop counter reads k from this frame)
     if guard and b.is_zero(uk):
@@ -436,7 +437,7 @@ def hgrad(
     ``dL/du = -alpha g - beta h + alpha beta u``; with columns, summed over the batch.
     ``norm`` (u'u) and ``alpha`` (from the forward pass) may be passed to reuse them (Sec. 4.2)."""
     b = resolve(backend, h)
-    n = b.check_array(h, name="h").shape[0]
+    n = rows(b, h, "h")
     hh, vec = vector_or_columns(b, h, "h", n)
     gg, _ = vector_or_columns(b, g, "g", n)
     if tuple(gg.shape) != tuple(hh.shape):
@@ -496,7 +497,7 @@ def svdrnn_local(
     if variant not in ("printed", "corrected"):
         raise DomainError(f"variant must be 'printed' or 'corrected', got {variant!r}")
     b = resolve(backend, h)
-    n = b.check_array(h, name="h").shape[0]
+    n = rows(b, h, "h")
     hh, vec = vector_or_columns(b, h, "h", n)
     gg, _ = vector_or_columns(b, dl_dc, "dL/dC", n)
     if tuple(gg.shape) != tuple(hh.shape):

@@ -33,7 +33,7 @@ from orthoverify.errors import (
     ShapeError,
     ZeroVectorError,
 )
-from orthoverify.param._validate import BackendLike
+from orthoverify.param._validate import BackendLike, finite_result, pow2_factors, scale_pow2, unscale_pow2
 from orthoverify.param._validate import size as checked_size
 
 __all__ = [
@@ -264,11 +264,13 @@ def polish_unitary(w: Any, *, backend: BackendLike = None, max_steps: int = 12) 
     float64 Haar sample lifted to 50 digits). W must be within 0.5 of unitary in norm."""
     b, x = as_carray(w, backend=backend, name="W", ndim=2)
     n = x.shape[0]
+    if x.shape[1] != n:
+        raise ShapeError(f"W must be square, got shape {x.shape}")
     eye = ceye(b, n)
     for _ in range(max_steps):
         e = ct(b, x) @ x - eye
         err = 0.0 if b.exact else b.to_float(cnorm(b, e))
-        if err > 0.5:
+        if not err <= 0.5:  # NaN too: W*W overflowed, W is nowhere near unitary
             raise NotUnitaryError(
                 f"W is too far from unitary to polish: ||W*W - I||_F = {err:.3g}", ratio=err, threshold=0.5
             )
@@ -290,8 +292,9 @@ def embed_matrix(w: Any, *, backend: BackendLike = None) -> Array:
 
 def embed_vector(h: Any, *, backend: BackendLike = None) -> Array:
     """``h_hat = (Re h, Im h)``: a length-n complex vector (or n x B columns) as 2n reals."""
-    b, hh = as_carray(h, backend=backend, name="h")
-    return b.concat([hh.re, hh.im], axis=0)
+    b, hh, vec = _as_columns(backend, h, "h")  # type: ignore[arg-type]
+    out = b.concat([hh.re, hh.im], axis=0)
+    return out.reshape(out.shape[0]) if vec else out
 
 
 def split_vector(x: Any, *, backend: BackendLike = None) -> CArray:
@@ -366,9 +369,8 @@ def apply_reflection(u: Any, x: Any, *, backend: BackendLike = None) -> CArray:
     """``H_hat_k(u) x = x - 2 u (u* x) / ||u||^2`` on the last k rows of x (n or n x B): O(n B)."""
     b, uu = as_carray(u, backend=backend, name="u")
     _check_vector(b, uu, "u")
-    b, xx = as_carray(x, backend=b, name="x")
+    b, xx, vec = _as_columns(b, x, "x")
     k = uu.shape[0]
-    vec = xx.ndim == 1
     x2 = xx.reshape(xx.shape[0], 1) if vec else xx
     nrows = x2.shape[0]
     if nrows < k:
@@ -527,7 +529,8 @@ def _fft_bluestein(b: Backend, x: CArray, sign: int) -> CArray:
     return w * conv[:n]  # Count bluestein chirp
 
 
-def _as_columns(b: Backend, x: Any, name: str) -> tuple[Backend, CArray, bool]:
+def _as_columns(b: Backend | None, x: Any, name: str) -> tuple[Backend, CArray, bool]:
+    """x as n x B columns (a vector as n x 1), whether it was a vector; ShapeError otherwise."""
     b, xx = as_carray(x, backend=b, name=name)
     if xx.ndim == 1:
         return b, xx.reshape(xx.shape[0], 1), True
@@ -557,6 +560,8 @@ def fft_native(x: Any, *, backend: BackendLike = None, inverse: bool = False, no
     cross-checked against :func:`fft` and the dense :func:`dft_matrix`."""
     b0 = backend if isinstance(backend, Backend) else (get_backend(backend) if backend else None)
     b, xx, vec = _as_columns(b0, x, "x")  # type: ignore[arg-type]
+    if xx.shape[0] == 0:
+        raise ShapeError("x is empty")
     norm: Literal["ortho", "backward"] = "ortho" if normalized else "backward"
     if b.family == "numpy":
         z = xx.re + 1j * xx.im
@@ -736,18 +741,32 @@ def _undefined_at_zero(b: Backend, m: Array, bias: Array) -> None:
             )
 
 
+def _pow2_scaled(b: Backend, zz: CArray, bb: Array) -> tuple[CArray, Array, tuple[Any, Any] | None]:
+    """z and the bias times the exact power of two that brings z's largest part near 1 when
+    |z|^2 would overflow or underflow (``pow2_factors``); modReLU is positively homogeneous in
+    (z, b) jointly, so the result is scaled back exactly. In range nothing changes."""
+    f = pow2_factors(b, b.max_abs(b.concat([zz.re.reshape(-1), zz.im.reshape(-1)])))
+    if f is None:
+        return zz, bb, None
+    return CArray(zz.re * f[0] * f[1], zz.im * f[0] * f[1]), bb * f[0] * f[1], f
+
+
+def _unscaled(b: Backend, out: CArray, f: tuple[Any, Any] | None) -> CArray:
+    return out if f is None else CArray(unscale_pow2(b, out.re, f), unscale_pow2(b, out.im, f))
+
+
 def modrelu_relu_form(z: Any, bias: Any, *, backend: BackendLike = None) -> CArray:
     """``sigma(z) = ReLU(|z| + b) z / |z|`` elementwise (Arjovsky et al. Sec. 3.2, last line);
     0 where z = 0 and b <= 0, DomainError where z = 0 and b > 0."""
     b, zz = as_carray(z, backend=backend, name="z", ndim=1)
     n = zz.shape[0]
-    bb = _bias(b, bias, n)
+    zz, bb, f = _pow2_scaled(b, zz, _bias(b, bias, n))
     m = _modulus(b, zz)
     _undefined_at_zero(b, m, bb)
     s = m + bb
     relu = (s + b.abs(s)) / 2
     safe = m + b.asarray([1 if b.is_zero(m[i]) else 0 for i in range(n)])  # z = 0 -> relu = 0 there
-    return zz * (relu / safe)
+    return _unscaled(b, zz * (relu / safe), f)
 
 
 def modrelu(z: Any, bias: Any, *, backend: BackendLike = None, rule: ModReluRule = "arjovsky") -> CArray:
@@ -755,7 +774,7 @@ def modrelu(z: Any, bias: Any, *, backend: BackendLike = None, rule: ModReluRule
     (Arjovsky et al.; ``> 0`` in eq. 4 of Mhammedi et al., rule ``"mhammedi"``), else 0."""
     b, zz = as_carray(z, backend=backend, name="z", ndim=1)
     n = zz.shape[0]
-    bb = _bias(b, bias, n)
+    zz, bb, f = _pow2_scaled(b, zz, _bias(b, bias, n))
     m = _modulus(b, zz)
     _undefined_at_zero(b, m, bb)
     re, im = [], []
@@ -768,7 +787,7 @@ def modrelu(z: Any, bias: Any, *, backend: BackendLike = None, rule: ModReluRule
         else:
             re.append(zz.re[i] * 0)
             im.append(zz.im[i] * 0)
-    return CArray(b.stack(re), b.stack(im))
+    return _unscaled(b, CArray(b.stack(re), b.stack(im)), f)
 
 
 IndexConvention = Literal["printed", "corrected"]
@@ -798,6 +817,9 @@ def modrelu_real(a: Any, bias: Any, *, backend: BackendLike = None, convention: 
         raise ShapeError(f"a must have even length 2n, got {aa.shape[0]}")
     n = aa.shape[0] // 2
     bb = _bias(b, bias, n)
+    aa, f = scale_pow2(b, aa)  # positively homogeneous in (a, b) jointly: scale both, then back
+    if f is not None:
+        bb = bb * f[0] * f[1]
     out = []
     for i, k, kt in modrelu_real_indices(n, convention):
         if not 1 <= k <= 2 * n:
@@ -815,7 +837,7 @@ def modrelu_real(a: Any, bias: Any, *, backend: BackendLike = None, convention: 
             out.append(s / m * ai)
         else:
             out.append(ai * 0)
-    return b.stack(out)
+    return unscale_pow2(b, b.stack(out), f)
 
 
 # =========================================================================== RNNs (eq. 3)
@@ -852,6 +874,7 @@ def complex_rnn(
     out = []
     for t in range(x.shape[0]):
         z = ww @ h + vv @ CArray(x[t], b.zeros(x.shape[1]))
+        z = CArray(finite_result(b, z.re, f"W h_{t} + V x_{t + 1}"), finite_result(b, z.im, f"W h_{t} + V x_{t + 1}"))
         if activation == "modrelu":
             h = modrelu(z, bias, backend=b)
         else:
@@ -871,9 +894,15 @@ def real_rnn(
     vh = b.check_array(vhat, name="V_hat", ndim=2)
     h = b.check_array(h0hat, name="h0_hat", ndim=1)
     x = b.check_array(xs, name="xs", ndim=2)
+    n2 = wh.shape[0]
+    if wh.shape != (n2, n2) or vh.shape[0] != n2 or h.shape[0] != n2 or x.shape[1] != vh.shape[1]:
+        raise ShapeError(
+            f"shapes disagree: W_hat {tuple(wh.shape)}, V_hat {tuple(vh.shape)}, h0_hat {tuple(h.shape)}, "
+            f"xs {tuple(x.shape)}"
+        )
     out = []
     for t in range(x.shape[0]):
-        a = wh @ h + vh @ x[t]
+        a = finite_result(b, wh @ h + vh @ x[t], f"W_hat h_{t} + V_hat x_{t + 1}")
         if activation == "modrelu":
             h = modrelu_real(a, bias, backend=b)
         else:

@@ -39,6 +39,7 @@ import numpy as np
 
 from orthoverify.backends import Array, Backend, get_backend
 from orthoverify.errors import BackendError, DomainError, NonFiniteError, ShapeError
+from orthoverify.param._validate import real_values
 from orthoverify.param._validate import size as checked_size
 from orthoverify.param.unitary import (
     CArray,
@@ -449,7 +450,9 @@ def decide_rank(
     size the matrix would have without cancellation, e.g. ``||J|| ||K||`` for a product J K,
     or a matrix of pure rounding noise gets full rank. ``gap`` is the smallest retained over the
     largest dropped value (inf when none is dropped or none retained)."""
-    if rows < 0 or cols < 0 or len(svals) != min(rows, cols):
+    svals = real_values(svals, "svals")
+    rows, cols = checked_size(rows, "rows"), checked_size(cols, "cols")
+    if len(svals) != min(rows, cols):
         raise ShapeError(f"a {rows} x {cols} matrix has {min(rows, cols)} singular values, got {len(svals)}")
     if not (eps > 0 and math.isfinite(eps)):
         raise DomainError(f"eps must be a positive unit roundoff, got {eps}")
