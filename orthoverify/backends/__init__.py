@@ -32,6 +32,7 @@ __all__ = [
     "ALL_BACKENDS",
     "DEFAULT_DIGITS",
     "FLOAT_BACKENDS",
+    "MAX_DIGITS",
     "Array",
     "Backend",
     "Scalar",

@@ -43,7 +43,8 @@ def _numeric_numpy(x: Any, name: str, backend: str) -> np.ndarray:
 def narrowed(arr: np.ndarray, dtype: Any, name: str, backend: str) -> np.ndarray:
     """``arr`` cast to ``dtype``; a finite value beyond a narrower dtype's range (float64 1e160 to
     float32) raises :class:`DomainError` naming the range instead of becoming Inf."""
-    out = arr.astype(dtype, copy=False)
+    with np.errstate(over="ignore"):  # reported below, by name
+        out = arr.astype(dtype, copy=False)
     if out.dtype.itemsize < arr.dtype.itemsize and arr.dtype.kind in "fiu" and out.size:
         bad = np.isinf(out) & np.isfinite(arr)
         if bool(bad.any()):

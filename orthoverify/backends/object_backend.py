@@ -62,7 +62,7 @@ class ObjectBackend(Backend):
         flat_in = arr.reshape(-1)
         flat_out = out.reshape(-1)
         for i, v in enumerate(flat_in):
-            if isinstance(v, (bool, np.bool_, complex, np.complexfloating)):
+            if v is None or isinstance(v, (bool, np.bool_, complex, np.complexfloating)):
                 raise reject_dtype(type(v).__name__, name, self.label)
             try:
                 flat_out[i] = self.scalar(v.item() if isinstance(v, np.generic) else v)

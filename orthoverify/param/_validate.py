@@ -6,6 +6,8 @@ import math
 import operator
 from typing import Any
 
+import numpy as np
+
 from orthoverify.backends import Array, Backend, get_backend, infer_backend
 from orthoverify.errors import DomainError, DTypeError, NonFiniteError, NotOrthogonalError, ShapeError
 
@@ -50,9 +52,12 @@ def vector_or_columns(b: Backend, x: Any, name: str, n: int) -> tuple[Array, boo
 def rows(b: Backend, x: Any, name: str) -> int:
     """The length of a vector, or the number of rows of a matrix of columns (ShapeError otherwise)."""
     arr = b.check_array(x, name=name)
-    if arr.ndim not in (1, 2):
-        raise ShapeError(f"{name} must be a vector or a matrix of columns, got shape {tuple(arr.shape)}")
-    return int(arr.shape[0])
+    if arr.ndim == 0:
+        raise ShapeError(f"{name} must be a vector or a matrix of columns, got a 0-d scalar")
+    n = int(arr.shape[0])
+    if arr.ndim > 2:
+        raise ShapeError(f"{name} must have shape ({n},) or ({n}, B), got {tuple(arr.shape)}")
+    return n
 
 
 def orthogonality_ratio(w: Array, b: Backend) -> float:
@@ -99,52 +104,66 @@ def integer(value: Any, name: str, *, minimum: int | None = None, maximum: int |
 def size(value: Any, name: str, *, minimum: int = 0) -> int:
     """A dimension: an integer (else :class:`ShapeError`) of at least ``minimum`` (else
     :class:`ShapeError`) and at most :data:`MAX_SIZE` (else :class:`DomainError`)."""
+    what = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
     if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise ShapeError(f"{name} must be an integer size, got {value!r}")
+        raise ShapeError(f"{name} must be {what}, got {value!r}")
     v = operator.index(value)
     if v < minimum:
-        raise ShapeError(f"{name} must be >= {minimum}, got {v}")
+        raise ShapeError(f"{name} must be {what}, got {v}")
     if v > MAX_SIZE:
         raise DomainError(f"{name} = {v} lies outside [{minimum}, {MAX_SIZE}], the sizes orthoverify accepts")
     return v
 
 
 # --------------------------------------------------------------------------- scaling
-def pow2_factors(b: Backend, s: Any) -> tuple[Any, Any] | None:
-    """Two exact powers of two whose product is ``2^-e`` for ``s = f 2^e`` (f in [1/2, 1)), or
-    None when ``s`` lies in the safe window ``[sqrt(tiny/eps), sqrt(eps/tiny)]`` of b's floats
-    (where squares and products of such numbers neither overflow nor lose digits to underflow),
-    when s is 0, or when b has no exponent range to leave (exact, mpmath).
+def pow2_exponent(b: Backend, s: Any) -> int | None:
+    """The k with ``|s| 2^k`` in [1/2, 1), or None when ``s`` lies in the safe window
+    ``[sqrt(tiny/eps), sqrt(eps/tiny)]`` of b's floats (where squares and products of such numbers
+    neither overflow nor lose digits to underflow), is 0 or not finite, or when b has no exponent
+    range to leave (exact, mpmath).
 
-    Scaling by these factors is exact, so a result computed from scaled inputs and scaled back
-    equals the unscaled one bit for bit wherever the latter does not overflow or underflow;
-    two factors because 2^-e alone can overflow for subnormal s (as the WY path does)."""
-    if b.exact or b.tiny == 0.0:
+    Scaling by 2^k is exact, so a result computed from scaled inputs and scaled back equals the
+    unscaled one bit for bit wherever the latter does not overflow or underflow; in the window
+    nothing is scaled at all (the printed formulas run unchanged)."""
+    if not has_range(b):
         return None
     v = abs(b.to_float(s))
     lo = math.sqrt(b.tiny / b.eps)
     if v == 0.0 or lo <= v <= 1 / lo or not math.isfinite(v):
         return None
-    e = math.frexp(v)[1]
-    half = -e // 2
-    return b.scalar(math.ldexp(1.0, half)), b.scalar(math.ldexp(1.0, -e - half))
+    return -math.frexp(v)[1]
 
 
-def scale_pow2(b: Backend, x: Array) -> tuple[Array, tuple[Any, Any] | None]:
-    """``x`` times :func:`pow2_factors` of its largest entry (x itself when in range), and the factors."""
-    f = pow2_factors(b, b.max_abs(x))
-    return (x if f is None else x * f[0] * f[1]), f
+def has_range(b: Backend) -> bool:
+    """Whether b's numbers can overflow or underflow (IEEE floats; not exact, mpmath or symbolic
+    arithmetic, whose max_abs may not even be decidable)."""
+    return not b.exact and b.tiny > 0.0
 
 
-def unscale_pow2(b: Backend, x: Array, *factors: tuple[Any, Any] | None, inverse: bool = False) -> Array:
-    """Undo :func:`scale_pow2` (divide by the factors; multiply with ``inverse``), exactly, and
-    raise :class:`DomainError` naming the range when the true result does not fit in b's floats."""
-    changed = False
-    for f in factors:
-        if f is not None:
-            x = (x * f[0] * f[1]) if inverse else (x / f[0] / f[1])
-            changed = True
-    return _fits(b, x) if changed else x
+def times_pow2(b: Backend, x: Array, k: int) -> Array:
+    """``x 2^k``, exactly (unless the result leaves b's range), in steps whose factors b can hold
+    (2^k itself overflows for the exponents subnormal inputs need)."""
+    if k == 0:
+        return x
+    step = max(1, int(-math.log2(b.tiny)) // 2)
+    with np.errstate(over="ignore", under="ignore"):  # an overflow is reported by the caller, by name
+        while k:
+            part = max(-step, min(step, k))
+            x = x * b.scalar(math.ldexp(1.0, part))
+            k -= part
+    return x
+
+
+def scale_pow2(b: Backend, x: Array) -> tuple[Array, int]:
+    """``x 2^k`` with k from :func:`pow2_exponent` of x's largest entry (0, x itself, in range)."""
+    k = pow2_exponent(b, b.max_abs(x)) if has_range(b) else None
+    return (x, 0) if k is None else (times_pow2(b, x, k), k)
+
+
+def unscale_pow2(b: Backend, x: Array, k: int) -> Array:
+    """``x 2^-k``: undo a net scaling by 2^k; :class:`DomainError` naming the range when the true
+    result does not fit in b's floats (never a silent Inf)."""
+    return x if k == 0 else _fits(b, times_pow2(b, x, -k))
 
 
 def _fits(b: Backend, x: Array) -> Array:
@@ -156,22 +175,23 @@ def _fits(b: Backend, x: Array) -> Array:
     return x
 
 
-def columns_pow2(b: Backend, u: Array) -> tuple[Array, list[tuple[Any, Any] | None]]:
-    """Each column of ``u`` scaled by :func:`pow2_factors` of its largest entry, and the factors
-    (all None, and u returned as is, when every column is in range)."""
-    fs = [pow2_factors(b, b.max_abs(u[:, j])) for j in range(u.shape[1])]
-    if all(f is None for f in fs):
-        return u, fs
-    cols = [u[:, j] if f is None else u[:, j] * f[0] * f[1] for j, f in enumerate(fs)]
-    return b.stack_columns(cols, u.shape[0]), fs
+def columns_pow2(b: Backend, u: Array) -> tuple[Array, list[int]]:
+    """Each column of ``u`` scaled by 2^k_j (:func:`pow2_exponent` of its largest entry), and the
+    k_j (all 0, and u returned as is, when every column is in range)."""
+    ks = [(pow2_exponent(b, b.max_abs(u[:, j])) or 0) if has_range(b) else 0 for j in range(u.shape[1])]
+    if not any(ks):
+        return u, ks
+    cols = [times_pow2(b, u[:, j], k) for j, k in enumerate(ks)]
+    return b.stack_columns(cols, u.shape[0]), ks
 
 
-def columns_unscale(b: Backend, g: Array, fs: list[tuple[Any, Any] | None]) -> Array:
-    """``g`` (n x m) with column j multiplied by column j's factors: the gradient of a function
-    that is invariant to each column's scale, taken at the scaled U, becomes the gradient at U."""
-    if all(f is None for f in fs):
+def columns_unscale(b: Backend, g: Array, ks: list[int], k: int = 0) -> Array:
+    """``g`` (n x m) with column j times 2^(k_j - k): the gradient of a function invariant to each
+    column's scale, taken at the scaled U (and at inputs scaled by 2^k elsewhere), becomes the
+    gradient at the given inputs; one net factor per column, so no intermediate over/underflows."""
+    if not any(ks) and k == 0:
         return g
-    cols = [g[:, j] if f is None else g[:, j] * f[0] * f[1] for j, f in enumerate(fs)]
+    cols = [times_pow2(b, g[:, j], kj - k) for j, kj in enumerate(ks)]
     return _fits(b, b.stack_columns(cols, g.shape[0]))
 
 

@@ -153,11 +153,15 @@ def _row(b: Backend, d: Sequence[int]) -> Array:
 def cayley(a: Any, *, backend: BackendLike = None) -> Array:
     """``(I + A)^-1 (I - A)`` for square A (orthogonal with no eigenvalue -1 when A is skew).
 
-    Raises :class:`SingularError` when I + A is singular (possible only for non-skew A)."""
+    Raises :class:`SingularError` when I + A is singular (possible only for non-skew A). For
+    skew A in float arithmetic the result is orthogonal to a test ratio of 30, as
+    :func:`scaled_cayley` guarantees (or DomainError naming the range)."""
     b = resolve(backend, a)
     aa = matrix(b, a, "A", square=True)
     if aa.shape[0] == 0:
         raise ShapeError("A must be at least 1 x 1")
+    if b.family in ("numpy", "torch") and skew_ratio(aa, b) <= THRESHOLD:  # W must come out orthogonal
+        return _orthogonal_cayley(b, aa, None, THRESHOLD)
     eye = b.eye(aa.shape[0])
     return _solve(b, eye + aa, eye - aa, "I + A")
 
@@ -188,12 +192,19 @@ def scaled_cayley(a: Any, d: Any, *, backend: BackendLike = None, threshold: flo
     DomainError when neither gives an orthogonal W (high precision too narrow for A)."""
     b = resolve(backend, a)
     aa = _skew(b, a, "A", threshold)
+    return _orthogonal_cayley(b, aa, _signs(b, d, aa.shape[0]), threshold)
+
+
+def _orthogonal_cayley(b: Backend, aa: Array, signs: tuple[int, ...] | None, threshold: float) -> Array:
+    """``(I + A)^-1 (I - A) D`` for skew A (D = I when ``signs`` is None), orthogonal to within
+    ``threshold``: the solve when its W passes (always in exact arithmetic, and unchecked with an
+    infinite threshold), else the spectral form, else DomainError naming the range."""
     n = aa.shape[0]
-    signs = _signs(b, d, n)
     eye = b.eye(n)
+    rhs = (eye - aa) if signs is None else (eye - aa) * _row(b, signs)
     spectral = b.family in ("numpy", "torch")
     try:
-        w = _solve(b, eye + aa, (eye - aa) * _row(b, signs), "I + A")
+        w = _solve(b, eye + aa, rhs, "I + A")
     except SingularError:
         if not spectral:  # I + A is invertible for skew A: only overflow in the solve gets here
             raise
@@ -203,9 +214,11 @@ def scaled_cayley(a: Any, d: Any, *, backend: BackendLike = None, threshold: flo
     r = math.inf
     for paired in (False, True) if spectral else ():  # the solve's W is not orthogonal, or it overflowed
         try:
-            w = _cayley_spectral(b, aa, paired) * _row(b, signs)
+            w = _cayley_spectral(b, aa, paired)
         except (np.linalg.LinAlgError, RuntimeError):  # the eigensolver did not converge
             continue
+        if signs is not None:
+            w = w * _row(b, signs)
         r = orthogonality_ratio(w, b)
         if r <= threshold:
             return w
@@ -345,7 +358,7 @@ def init_s(t: Any) -> np.ndarray:
 def init_angles(rng: np.random.Generator, n: int) -> np.ndarray:
     """floor(n/2) angles uniform on [0, pi/2] (Sec. 4.2; the extracted text's range '[0,2]'
     has lost its pi: the published version and 'the right unit half-circle' give [0, pi/2])."""
-    return rng.uniform(0.0, math.pi / 2, size=n // 2)
+    return rng.uniform(0.0, math.pi / 2, size=checked_size(n, "n") // 2)
 
 
 def init_blocks(s: Any, n: int, *, backend: BackendLike = None) -> Array:

@@ -337,12 +337,12 @@ def algorithm1_backward(
     return g, grad_u  # lines 17, 18
 
 
-_Scales = tuple[list[Any], Any, Any]
+_Scales = tuple[list[int], int, int]
 
 
 def _alg1_inputs(b: Backend, u: Any, h: Any, dl_dc: Any) -> tuple[Array, Array, Array, bool, _Scales]:
     """Validated U, h, dL/dC (n x B) and whether h was a vector, each scaled by exact powers of
-    two where it lies outside the range its products need (U per column; see ``pow2_factors``),
+    two where it lies outside the range its products need (U per column; see ``pow2_exponent``),
     with the factors for :func:`_alg1_unscale`. In range (always, for mpmath and exact) nothing
     is scaled and the results are those of the printed formulas bit for bit."""
     uu = _check_u(b, u)
@@ -361,10 +361,10 @@ def _alg1_unscale(b: Backend, scales: _Scales, dl_du: Array, dl_dh: Array, c: Ar
     """Undo :func:`_alg1_inputs`' scaling: C is linear in h, dL/dh in dL/dC, and dL/dU bilinear
     in both and, as the gradient of a function invariant to each column's scale, multiplied by
     that column's factor."""
-    fu, fh, fg = scales
-    dl_du = unscale_pow2(b, columns_unscale(b, dl_du, fu), fh, fg)
-    dl_dh = unscale_pow2(b, dl_dh, fg)
-    return (dl_du, dl_dh) if c is None else (dl_du, dl_dh, unscale_pow2(b, c, fh))
+    ku, kh, kg = scales
+    dl_du = columns_unscale(b, dl_du, ku, kh + kg)
+    dl_dh = unscale_pow2(b, dl_dh, kg)
+    return (dl_du, dl_dh) if c is None else (dl_du, dl_dh, unscale_pow2(b, c, kh))
 
 
 def algorithm1(u: Any, h: Any, dl_dc: Any, *, backend: BackendLike = None) -> Algorithm1Result:

@@ -29,9 +29,19 @@ from typing import Any, Literal
 
 import numpy as np
 
-from orthoverify.backends import Array, Backend, Scalar, get_backend
+from orthoverify.backends import MAX_DIGITS, Array, Backend, Scalar, get_backend
+from orthoverify.backends.base import tensor_data
 from orthoverify.errors import DomainError, NonFiniteError, ShapeError, SingularError
-from orthoverify.param._validate import BackendLike, finite_result, matrix, real_values, resolve, size
+from orthoverify.param._validate import (
+    MAX_SIZE,
+    BackendLike,
+    finite_result,
+    integer,
+    matrix,
+    real_values,
+    resolve,
+    size,
+)
 
 __all__ = [
     "CriticalPoint",
@@ -86,8 +96,11 @@ def psd_defect(s: Array, b: Backend) -> float:
         ctx = b.ctx  # type: ignore[attr-defined]
         vals = ctx.eigsy(ctx.matrix(((s + b.transpose(s)) / 2).tolist()), eigvals_only=True)
         low = min(vals[i] for i in range(m))
-        scale = b.to_float(b.norm(s))
-        return max(0.0, -float(low)) / (m * (b.eps * scale)) if scale > 0 else 0.0
+        nrm = b.norm(s)
+        den = m * (b.eps * b.to_float(nrm))
+        if den > 0:
+            return max(0.0, -float(low)) / den
+        return max(0.0, -float(low / nrm)) / (m * b.eps) if b.positive(nrm) else 0.0  # ||S|| below float range
     if b.exact:
         return 0.0 if _exact_psd(s) else math.inf
     x = b.to_numpy(s)
@@ -574,14 +587,14 @@ def refine_critical_point(
 
 def _refine(pb: Problem, w: Array, max_steps: int) -> tuple[Array, Scalar]:
     b, n = pb.b, pb.n
-    g = _grad(pb, w)
+    g = finite_result(b, _grad(pb, w), "the gradient of R")
     gn = b.norm(g)
     floor = max(b.eps, 1e-300) ** 0.5
     for _ in range(max_steps):
         if b.is_zero(gn):
             break
         try:
-            step = _newton_step(b, _hess(pb, w), g, n, mode="any", floor=floor)
+            step = _newton_step(b, finite_result(b, _hess(pb, w), "the Hessian of R"), g, n, mode="any", floor=floor)
         except SingularError:
             break
         w2 = w + step
@@ -702,8 +715,8 @@ def find_critical_points(
     s = scale times 0.5, 1 or 2), deduplicated, then refined by Newton at ``digits`` digits and
     classified by the Hessian's eigenvalues there. Sorted by risk; starts that do not converge
     are dropped. Finds critical points, never proves there are no others."""
-    if starts < 1:
-        raise DomainError(f"starts must be >= 1, got {starts}")
+    starts = integer(starts, "starts", minimum=1, maximum=MAX_SIZE)
+    digits = integer(digits, "digits", minimum=16, maximum=MAX_DIGITS)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     f64 = get_backend("numpy-float64")
     hp = get_backend("mpmath" if digits == 50 else f"mpmath-{digits}")
@@ -716,7 +729,7 @@ def find_critical_points(
 def _hp_input(hp: Backend, x: Any) -> Any:
     """Inputs for the high-precision problem: strings and SymPy/mpmath values keep their digits."""
     if hasattr(x, "detach"):
-        x = x.detach().cpu().numpy()
+        x = tensor_data(x, "input", hp.name)
     if isinstance(x, (int, float, str)):
         return x
     return hp.asarray(x)  # mpmath values of any precision keep their digits (MpmathBackend)

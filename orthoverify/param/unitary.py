@@ -33,7 +33,15 @@ from orthoverify.errors import (
     ShapeError,
     ZeroVectorError,
 )
-from orthoverify.param._validate import BackendLike, finite_result, pow2_factors, scale_pow2, unscale_pow2
+from orthoverify.param._validate import (
+    BackendLike,
+    finite_result,
+    has_range,
+    pow2_exponent,
+    scale_pow2,
+    times_pow2,
+    unscale_pow2,
+)
 from orthoverify.param._validate import size as checked_size
 
 __all__ = [
@@ -544,7 +552,7 @@ def fft(x: Any, *, backend: BackendLike = None, inverse: bool = False, normalize
     radix-2 for powers of two, Bluestein otherwise; written against the backend protocol, so
     it runs exactly (SymPy), at high precision (mpmath) and under torch autograd."""
     b0 = backend if isinstance(backend, Backend) else (get_backend(backend) if backend else None)
-    b, xx, vec = _as_columns(b0, x, "x")  # type: ignore[arg-type]
+    b, xx, vec = _as_columns(b0, x, "x")
     n = xx.shape[0]
     if n == 0:
         raise ShapeError("x is empty")
@@ -559,7 +567,7 @@ def fft_native(x: Any, *, backend: BackendLike = None, inverse: bool = False, no
     """The same transform through numpy.fft or torch.fft (float backends only): the fast path
     cross-checked against :func:`fft` and the dense :func:`dft_matrix`."""
     b0 = backend if isinstance(backend, Backend) else (get_backend(backend) if backend else None)
-    b, xx, vec = _as_columns(b0, x, "x")  # type: ignore[arg-type]
+    b, xx, vec = _as_columns(b0, x, "x")
     if xx.shape[0] == 0:
         raise ShapeError("x is empty")
     norm: Literal["ortho", "backward"] = "ortho" if normalized else "backward"
@@ -741,18 +749,20 @@ def _undefined_at_zero(b: Backend, m: Array, bias: Array) -> None:
             )
 
 
-def _pow2_scaled(b: Backend, zz: CArray, bb: Array) -> tuple[CArray, Array, tuple[Any, Any] | None]:
-    """z and the bias times the exact power of two that brings z's largest part near 1 when
-    |z|^2 would overflow or underflow (``pow2_factors``); modReLU is positively homogeneous in
-    (z, b) jointly, so the result is scaled back exactly. In range nothing changes."""
-    f = pow2_factors(b, b.max_abs(b.concat([zz.re.reshape(-1), zz.im.reshape(-1)])))
-    if f is None:
-        return zz, bb, None
-    return CArray(zz.re * f[0] * f[1], zz.im * f[0] * f[1]), bb * f[0] * f[1], f
+def _pow2_scaled(b: Backend, zz: CArray, bb: Array) -> tuple[CArray, Array, int]:
+    """z and the bias times the exact power of two 2^k that brings z's largest part near 1 when
+    |z|^2 would overflow or underflow (``pow2_exponent``); modReLU is positively homogeneous in
+    (z, b) jointly, so the result is scaled back exactly. In range (k = 0) nothing changes."""
+    if not has_range(b):
+        return zz, bb, 0
+    k = pow2_exponent(b, b.max_abs(b.concat([zz.re.reshape(-1), zz.im.reshape(-1)]))) or 0
+    if k == 0:
+        return zz, bb, 0
+    return CArray(times_pow2(b, zz.re, k), times_pow2(b, zz.im, k)), times_pow2(b, bb, k), k
 
 
-def _unscaled(b: Backend, out: CArray, f: tuple[Any, Any] | None) -> CArray:
-    return out if f is None else CArray(unscale_pow2(b, out.re, f), unscale_pow2(b, out.im, f))
+def _unscaled(b: Backend, out: CArray, k: int) -> CArray:
+    return out if k == 0 else CArray(unscale_pow2(b, out.re, k), unscale_pow2(b, out.im, k))
 
 
 def modrelu_relu_form(z: Any, bias: Any, *, backend: BackendLike = None) -> CArray:
@@ -817,9 +827,8 @@ def modrelu_real(a: Any, bias: Any, *, backend: BackendLike = None, convention: 
         raise ShapeError(f"a must have even length 2n, got {aa.shape[0]}")
     n = aa.shape[0] // 2
     bb = _bias(b, bias, n)
-    aa, f = scale_pow2(b, aa)  # positively homogeneous in (a, b) jointly: scale both, then back
-    if f is not None:
-        bb = bb * f[0] * f[1]
+    aa, kp = scale_pow2(b, aa)  # positively homogeneous in (a, b) jointly: scale both, then back
+    bb = times_pow2(b, bb, kp)
     out = []
     for i, k, kt in modrelu_real_indices(n, convention):
         if not 1 <= k <= 2 * n:
@@ -837,7 +846,7 @@ def modrelu_real(a: Any, bias: Any, *, backend: BackendLike = None, convention: 
             out.append(s / m * ai)
         else:
             out.append(ai * 0)
-    return unscale_pow2(b, b.stack(out), f)
+    return unscale_pow2(b, b.stack(out), kp)
 
 
 # =========================================================================== RNNs (eq. 3)
