@@ -51,7 +51,7 @@ from orthoverify.errors import (
     SingularError,
 )
 from orthoverify.param import cayley, householder, svd, unitary
-from orthoverify.param._validate import orthogonality_ratio, real, size
+from orthoverify.param._validate import integer, orthogonality_ratio, real, size
 from orthoverify.param.cayley_torch import scaled_cayley_weight
 from orthoverify.param.householder_torch import householder_apply
 
@@ -64,9 +64,6 @@ __all__ = [
 ]
 
 
-_FLOAT_DTYPES = (torch.float32, torch.float64)
-
-
 # --------------------------------------------------------------------------- validation
 def _size(value: object, name: str) -> int:
     """A positive integer size: ShapeError naming the argument."""
@@ -77,7 +74,7 @@ def _count(value: object, name: str, n: int) -> int:
     """A number of reflections in [1, n] (None means n): DomainError when outside."""
     if value is None:
         return n
-    v = size(value, name, minimum=-(1 << 62))
+    v = integer(value, name)
     if not 1 <= v <= n:
         raise DomainError(f"{name} = {v} reflections for n = {n}: need 1 <= {name} <= n")
     return v
@@ -85,8 +82,7 @@ def _count(value: object, name: str, n: int) -> int:
 
 def _tensor(x: object, shape: tuple[int, int], name: str) -> Tensor:
     """A float32/float64 tensor of exactly ``shape``."""
-    float_tensor(x, name)
-    assert isinstance(x, Tensor)
+    x = float_tensor(x, name)
     if tuple(x.shape) != shape:
         raise ShapeError(f"{name} must have shape {shape}, got {tuple(x.shape)}")
     return x

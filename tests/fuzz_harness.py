@@ -58,6 +58,8 @@ class Target:
     arrays: tuple[int | str, ...] | None = None
     #: argument positions (or keyword names) that are sizes (int) and may be mutated
     ints: tuple[int | str, ...] = ()
+    #: argument positions (or keyword names) that are names (str) and may be mutated
+    strs: tuple[int | str, ...] = ()
     #: False when scaling the inputs has no meaning (integer inputs, angles)
     scalable: bool = True
     #: "passthrough": a converter (asarray) that returns NaN/Inf input as given, by design;
@@ -496,7 +498,16 @@ def _targets() -> list[Target]:
         lambda g: ((2,), {}), arrays=(), ints=(0,))
 
     # --------------------------------------------------------------- backends
-    add("backends.get_backend", get_backend, lambda g: (("numpy-float64",), {}), arrays=(), scalable=False)
+    add("backends.get_backend", get_backend, lambda g: (("numpy-float64",), {}), arrays=(), scalable=False,
+        strs=(0,))
+    add("backends.get_backend.device", get_backend, lambda g: (("torch-float64",), {"device": "cpu"}), arrays=(),
+        scalable=False, strs=(0, "device"))
+    for fname in ("reflection", "scaled_cayley", "modrelu"):
+        mod = {"reflection": hh, "scaled_cayley": cy, "modrelu": un}[fname]
+        base = next(t for t in T if t.name.endswith(f".{fname}"))
+        add(f"{base.name}.backend", getattr(mod, fname),
+            lambda g, _b=base: (_b.make(g)[0], {"backend": "numpy-float64"}), arrays=(), scalable=False,
+            strs=("backend",))
     for bname in ("numpy-float64", "numpy-float32", "torch-float64", "torch-float32"):
         add(f"backends.{bname}.asarray", get_backend(bname).asarray, lambda g: ((_randn(g, n, 2),), {}),
             nonfinite="passthrough")
@@ -636,6 +647,8 @@ HOSTILE = ("str", "numstr", "object", "object_numbers", "meta", "bfloat16", "flo
            "py_scalar", "rank_up", "rank_down", "longer", "nan", "inf", "complex", "bool", "int", "none", "dict",
            "ragged", "float128")
 BAD_INTS: tuple[Any, ...] = (-1, 0, 1, 2.5, "3", None, True, np.int64(3), 10**30)
+BAD_STRS: tuple[Any, ...] = ("", "bogus", ",", "mpmath-0", "mpmath-x", "mpmath-10", "flint-1000000000", "mpmath-1e9",
+                            "torch-float16", "numpy-float64 ", "cuda:9", "meta", None, 3, b"numpy-float64", ["cpu"])
 
 
 def _scale(v: Any, s: float) -> Any:
@@ -676,6 +689,9 @@ def cases_of(t: Target, rng_seed: int = 0) -> Iterator[Case]:
     for key in t.ints:
         for i in range(len(BAD_INTS)):
             yield Case(t.name, f"{key}:int#{i}")
+    for key in t.strs:
+        for i in range(len(BAD_STRS)):
+            yield Case(t.name, f"{key}:str#{i}")
     if t.scalable:
         for s in EXTREMES:
             yield Case(t.name, f"scale={s!r}")
@@ -703,6 +719,8 @@ def build(t: Target, mutation: str, rng_seed: int = 0) -> tuple[tuple[Any, ...],
         return _set(args, kw, key, _scale(_get(args, kw, key), float(what.split("=", 1)[1])))
     if what.startswith("int#"):
         return _set(args, kw, key, BAD_INTS[int(what[4:])])
+    if what.startswith("str#"):
+        return _set(args, kw, key, BAD_STRS[int(what[4:])])
     return _set(args, kw, key, _hostile(_get(args, kw, key), what))
 
 

@@ -92,8 +92,8 @@ def _digits(name: str) -> int:
         digits = int(name.split("-", 1)[1])
     except ValueError:
         raise BackendError(f"bad {family} backend name {name!r}: use {family}-<digits>") from None
-    if not 1 <= digits <= MAX_DIGITS:
-        raise BackendError(f"{family} backend {name!r}: digits must lie in [1, {MAX_DIGITS}]")
+    if not 16 <= digits <= MAX_DIGITS:
+        raise BackendError(f"{family} backend {name!r}: digits must lie in [16, {MAX_DIGITS}] (float64 below 16)")
     return digits
 
 
