@@ -93,6 +93,15 @@ def _eps_of(x: Any) -> float:
     return 2.0**-53
 
 
+def _error_scale(out: Any, size: float) -> float:
+    """``n (eps size + n denorm_min)``: what rounding may explain in a result of norm ``size``,
+    with the absolute floor of gradual underflow (a result among the subnormals, e.g. from
+    inputs at 1e-312, cannot be more accurate than its spacing there)."""
+    eps = _eps_of(out)
+    denorm = 2.0**-149 if eps > 2.0**-30 else 2.0**-1074
+    return N * (eps * size + N * denorm)
+
+
 def orthogonal_ratio(q: Any) -> float:
     """``||Q*Q - I||_F / (n eps)`` of a square result (real or complex)."""
     qq = _np(q)
@@ -114,7 +123,7 @@ def _norm_kept(pick: Callable[[Any], Any], src: Callable[[tuple[Any, ...], dict[
         a, b = _scaled_norm(_np(out)), _scaled_norm(_np(inp))
         if b == 0.0:
             return 0.0 if a == 0.0 else math.inf
-        return abs(a - b) / b / (N * _eps_of(out))
+        return abs(a - b) / _error_scale(out, b)
 
     return check
 
@@ -145,7 +154,7 @@ def _applies(pick: Callable[[Any], Any], get_u: Callable[[tuple[Any, ...]], Any]
         nh = _scaled_norm(h)
         if nh == 0.0:
             return 0.0 if _scaled_norm(out) == 0.0 else math.inf
-        return _scaled_norm(out - ref) / nh / (N * _eps_of(pick(res)))
+        return _scaled_norm(out - ref) / _error_scale(pick(res), nh)
 
     return check
 

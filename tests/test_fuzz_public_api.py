@@ -114,7 +114,12 @@ def test_every_valid_call_succeeds() -> None:
 
 @given(st.sampled_from(TARGETS), st.data(), st.integers(0, 2**16))
 def test_fuzz_public_api(target: fh.Target, data: st.DataObject, seed: int) -> None:
-    mutation = data.draw(st.sampled_from(CASES[target.name]), label="mutation")
+    """One target, one of its mutations (or every float input scaled by a random 10^e, e in
+    [-320, 307]), valid inputs drawn from ``seed``: a named error or a finite, correct result."""
+    if target.scalable and data.draw(st.booleans(), label="random magnitude"):
+        mutation = f"scale={10.0 ** data.draw(st.integers(-320, 307), label='log10 scale')!r}"
+    else:
+        mutation = data.draw(st.sampled_from(CASES[target.name]), label="mutation")
     outcome = fh.run_case(target, mutation, seed)
     assert outcome.ok, f"{outcome.status}: {outcome.case}: {outcome.detail}"
 
