@@ -385,6 +385,11 @@ def _targets() -> list[Target]:
     add("unitary.urnn_random", un.urnn_random, lambda g: ((np.random.default_rng(0), n), {}), arrays=(), ints=(1,))
     add("unitary.urnn_parameter_count", un.urnn_parameter_count, lambda g: ((n,), {}), arrays=(), ints=(0,))
 
+    from orthoverify.param import unitary_spectral
+
+    add("unitary_spectral.unitary_eig", unitary_spectral.unitary_eig, lambda g: ((_unitary(g, n),), {}),
+        lambda r, a, k: orthogonal_ratio(r[0]), scalable=False)
+
     # --------------------------------------------------------------- unitary_gradients / rank
     add("unitary_gradients.unroll", unitary_gradients.unroll,
         lambda g: ((_orth(g, n), _randn(g, n, 2), _randn(g, 3, 2), _randn(g, n)), {}))

@@ -49,7 +49,7 @@ KERNELS = (  # take a Backend and arrays that a fuzzed entry point has already v
     "unitary.cnorm unitary.unitarity_ratio unitary.separable_activation unitary_gradients.modrelu_twin "
     "unitary_gradients.activation_vjp unitary_gradients.activation_jacobian unitary_gradients.activation_norm "
     "unitary_gradients.gradient_norms unitary_rank.tangent_coordinates unitary_rank.skew_from_coordinates "
-    "unitary_rank.singular_values unitary_rank.jacobian_rank"
+    "unitary_rank.singular_values unitary_rank.jacobian_rank unitary_spectral.best_angle"
 )
 BUILT = (  # take a validated URNNParameters / Unrolled / certificate built by a fuzzed entry point
     "cayley.certify unitary.urnn_factors unitary_rank.flat_parameters unitary_rank.symmetry_directions "
