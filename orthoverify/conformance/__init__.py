@@ -21,6 +21,8 @@ from orthoverify.conformance import checks as ck
 from orthoverify.conformance.adapters import ADAPTERS, TargetLoadError, load_target
 from orthoverify.conformance.calls import DEFAULT_TIMEOUT
 from orthoverify.conformance.kinds import KINDS
+from orthoverify.conformance.reach import declared_data
+from orthoverify.conformance.reach import plan as reach_plan
 from orthoverify.engine.checks import Check, RunContext
 from orthoverify.engine.model import Claim, Evidence, Kind, decide
 from orthoverify.engine.runner import ClaimResult, RunResult, environment
@@ -60,7 +62,13 @@ def other_device(device: str) -> str | None:
     return "cuda" if torch.cuda.is_available() else None
 
 
-def _plan(kind_name: str, dtypes: tuple[str, ...], has_inverse: bool = False, device: str = "cpu") -> Plan:
+def _plan(
+    kind_name: str,
+    dtypes: tuple[str, ...],
+    has_inverse: bool = False,
+    device: str = "cpu",
+    target: ck.Target | None = None,
+) -> Plan:
     kind = KINDS[kind_name]
     p: Plan = [
         ("output", "identity", "the call returns a finite tensor of the declared shape and dtype", ck.check_output),
@@ -166,7 +174,7 @@ def _plan(kind_name: str, dtypes: tuple[str, ...], has_inverse: bool = False, de
             ck.check_bad_input,
         )
     )
-    return p
+    return reach_plan(p, kind, target, other_device(device))  # second order, vmap, declared checks, lifecycle
 
 
 def _evidence(ctx: ck.Ctx, cid: str, name: str, fn: Callable[[ck.Ctx], list[Evidence]]) -> list[Evidence]:
@@ -201,7 +209,7 @@ def run_one_check(
     t = load_target(spec, kind)
     ctx = ck.Ctx(t, dtypes, device, profile, seed, timeout, EXAMPLES[profile])
     ctx.other_device = other_device(device) or ctx.other_device
-    for check, _claim_kind, _statement, fn in _plan(t.kind.name, dtypes, t.inverse is not None, device):
+    for check, _claim_kind, _statement, fn in _plan(t.kind.name, dtypes, t.inverse is not None, device, t):
         if check == name:
             return _evidence(ctx, f"conformance.{t.kind.name}.{name}", name, fn)
     raise OrthoverifyError(f"kind {t.kind.name} has no conformance check {name!r}")
@@ -241,7 +249,7 @@ def validate(
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     results = []
-    plan = _plan(t.kind.name, tuple(dtypes), t.inverse is not None, device)
+    plan = _plan(t.kind.name, tuple(dtypes), t.inverse is not None, device, t)
     futures = (
         [
             executor.submit(run_one_check, t.spec, t.kind.name, name, tuple(dtypes), device, profile, seed, timeout)
@@ -280,6 +288,7 @@ def validate(
             "dtypes": list(dtypes),
             "description": t.description,
             "devices": [device, other_device(device)] if other_device(device) else [device],
+            "declaration": declared_data(t),  # what the target declares it supports (None: nothing)
         }
     }
     return res

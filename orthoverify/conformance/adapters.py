@@ -17,6 +17,7 @@ import numpy as np
 import torch
 
 from orthoverify.conformance.checks import Target
+from orthoverify.conformance.declare import apply as declared
 from orthoverify.conformance.kinds import KINDS, Params
 from orthoverify.errors import OrthoverifyError
 
@@ -309,7 +310,7 @@ def load_target(spec: str, kind: str | None = None) -> Target:
         if kind is not None and kind != a.kind:
             raise OrthoverifyError(f"adapter {spec} is of kind {a.kind}, not {kind}")
         fn = a.build()
-        return Target(spec, fn, KINDS[a.kind], a.description, a.domain, getattr(fn, "right_inverse", None))
+        return declared(Target(spec, fn, KINDS[a.kind], a.description, a.domain, getattr(fn, "right_inverse", None)))
     if ":" not in spec:
         raise TargetLoadError(
             f"target {spec!r} is neither a built-in adapter ({', '.join(ADAPTERS)}) nor module:attribute"
@@ -338,7 +339,8 @@ def load_target(spec: str, kind: str | None = None) -> Target:
             raise TargetLoadError(f"cannot construct {spec}() with no arguments: {type(exc).__name__}: {exc}") from exc
     if not callable(obj):
         raise TargetLoadError(f"{spec} is not callable")
-    return Target(spec, obj, KINDS[kind], getattr(obj, "__doc__", "") or "", None, getattr(obj, "right_inverse", None))
+    doc = getattr(obj, "__doc__", "") or ""
+    return declared(Target(spec, obj, KINDS[kind], doc, None, getattr(obj, "right_inverse", None)))
 
 
 def random_params(kind: str, n: int, seed: int = 0) -> dict[str, np.ndarray]:
