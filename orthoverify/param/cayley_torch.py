@@ -145,7 +145,8 @@ class ScaledCayleyFunction(torch.autograd.Function):
     ``V = (I + A)^-T G (D + W')``, G = dL/dW: the gradient over the n(n-1)/2 free entries
     (Theorem 3.2 differentiates along A_ij and A_ji = -A_ij together), zero elsewhere; D gets
     None. Saved for backward: the LU factors and pivots of I + A, W and D (O(n^2)).
-    Double backward is refused (NotImplementedError) rather than silently incomplete.
+    Double backward and nested forward mode are refused (NotImplementedError) rather than silently
+    incomplete.
     """
 
     @staticmethod
@@ -195,12 +196,27 @@ class ScaledCayleyFunction(torch.autograd.Function):
     def jvp(ctx: Any, dp: Tensor | None, _dd: Any) -> tuple[Tensor | None, None, None, None]:
         """Forward mode: ``dW = -(I + A)^-1 dA (W + D)`` (differentiate (I + A) W = (I - A) D) with
         dA = triu(dp, 1) - triu(dp, 1)', on the saved LU factors."""
+        if _nested_forward_mode():
+            raise NotImplementedError(
+                "ScaledCayleyFunction does not support nested forward mode (torch.func.jvp of a jvp): torch.func "
+                "does not differentiate a custom Function's jvp rule, so a second derivative would silently be "
+                "zero; for higher derivatives differentiate torch.linalg.lu_solve(I + A, (I - A) D) directly"
+            )
         lu, piv, w, dd = ctx.saved_tensors
         if dp is None:
             return None, None, None, None
         da = skew_from_upper(dp)
         dw = -torch.linalg.lu_solve(lu, piv, torch.addmm(da * dd, da, w))  # dA W + dA D
         return dw, None, None, None
+
+
+def _nested_forward_mode() -> bool:
+    """True inside two or more torch.func forward-mode transforms (jvp of a jvp), where torch 2.13
+    runs a custom Function's jvp rule without differentiating it (measured: the second derivative
+    of x -> x^3 through such a Function comes back 0, not 6x)."""
+    stack_of = getattr(torch._C._functorch, "get_interpreter_stack", None)
+    stack = stack_of() if stack_of is not None else None
+    return sum("Jvp" in str(i.key()) for i in stack or ()) >= 2
 
 
 def scaled_cayley_weight(p: Tensor, d: Any) -> Tensor:
