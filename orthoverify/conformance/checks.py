@@ -179,13 +179,17 @@ def q_forward(ctx: Ctx, params: Params, dtype: str) -> Case:
 
 
 def q_float32(ctx: Ctx, params: Params, dtype: str = "float32") -> Case:
-    lo, hi = ctx.run(params, "float32"), ctx.run(params, "float64")
+    """float32 against float64 of the target on the same (float32-rounded) parameters, scaled by the
+    kind's allowance: the two agree to what a backward-stable float32 evaluation promises."""
+    p32 = rounded(params, "float32")
+    lo, hi = ctx.run(p32, "float32"), ctx.run(p32, "float64")
     for out in (lo, hi):
         if isinstance(out, CallFailure):
             return Case(math.inf, str(out))
     assert isinstance(lo, torch.Tensor) and isinstance(hi, torch.Tensor)
-    r = agreement(as_np(lo), as_np(hi), EPS[torch.float32])
-    return Case(r, f"||f32 - f64||_F / (n eps32 ||f64||) = {r:.6g}")
+    kappa = _kappa(ctx.target.kind, p32)
+    r = agreement(as_np(lo), as_np(hi), EPS[torch.float32]) / kappa
+    return Case(r, f"||f32 - f64||_F / (n eps32{_kappa_text(kappa)} ||f64||) = {r:.6g}")
 
 
 def q_determinism(ctx: Ctx, params: Params, dtype: str) -> Case:
@@ -222,8 +226,10 @@ def q_batch(ctx: Ctx, params: Params, dtype: str) -> Case:
     if isinstance(out, CallFailure):
         return Case(math.nan, f"the target does not take stacked parameters: {out}")
     out = kind.view(out)
+    kappa = max(_kappa(kind, s) for s in sets)
     r = max(agreement(as_np(out[i]), as_np(s), EPS[dt]) for i, s in enumerate(singles) if isinstance(s, torch.Tensor))
-    return Case(r, f"max ||batch[i] - single_i|| ratio = {r:.6g}")
+    r /= kappa
+    return Case(r, f"max ||batch[i] - single_i|| / (n eps{_kappa_text(kappa)} ||single_i||) = {r:.6g}")
 
 
 def _loss_grad(ctx: Ctx, params: Params, dtype: str, g: np.ndarray) -> dict[str, np.ndarray] | CallFailure:
@@ -450,6 +456,10 @@ QUANTITIES: dict[str, Callable[[Ctx, Params, str], Case]] = {
 
 
 # ------------------------------------------------------------------------------ scans
+SCALED_CHECKS = frozenset({"orthogonal", "forward", "float32", "batch"})
+"""Checks whose ratios are divided by the kind's allowance (``Kind.condition``, stated in ``Kind.allowance``)."""
+
+
 def scan(
     ctx: Ctx,
     check: str,
@@ -492,6 +502,9 @@ def scan(
             passed=st["fail"] is None and st["cases"] > 0,
             notes=note,
         )
+        if check in SCALED_CHECKS:
+            ev.data["allowance"] = ctx.target.kind.allowance
+            ev.notes = (ev.notes + f" Errors divided by the allowance {ctx.target.kind.allowance}.").strip()
         if st["skipped"]:
             ev.notes = (ev.notes + f" {st['skipped']} cases outside the target's declared domain were skipped.").strip()
         if st["cases"] == 0 and st["nan"] is not None:

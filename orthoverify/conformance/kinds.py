@@ -8,6 +8,7 @@ implementation on any backend (float64, or 50 digits for finite differences).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -48,6 +49,10 @@ class Kind:
     condition: Callable[[Params], float] | None = None
     """The condition number that scales forward and orthogonality ratios (LAPACK's solve ratio
     ||x - x*|| / (n eps kappa ||x||)): the accuracy any backward-stable algorithm can promise."""
+    allowance: str = "1 (a backward-stable evaluation is accurate to a modest multiple of n eps)"
+    """What ``condition`` is, as the evidence states it: the error a correct evaluation may have."""
+    scaled: tuple[str, ...] = ()
+    """Parameters the magnitude of a draw applies to (the search scales and shrinks these only)."""
     tril: tuple[str, ...] = ()
     """Parameters read on eq. 9's lower-trapezoidal pattern (entries above the diagonal are not
     parameters: gradients and tangents there are not compared)."""
@@ -88,6 +93,17 @@ def _draw_free(rng: np.random.Generator, n: int, scale: float) -> dict[str, np.n
     return {"X": rng.standard_normal((n, n)) * scale}
 
 
+def free_map_condition(p: Params) -> float:
+    """1 + 2 ||X||_F: an upper bound of cond_2(I + A) = sqrt(1 + ||A||_2^2) for the skew part A a
+    Cayley map takes from X (X - X', or tril(X, -1) - tril(X, -1)', either has ||A||_2 <= 2 ||X||_F),
+    and of the error growth ||A|| of a scaling-and-squaring exponential. A map of unknown formula is
+    held to this: an error that grows faster with ||X|| than conditioning explains is refuted."""
+    x = np.asarray(p["X"], dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        v = 1.0 + 2.0 * float(np.linalg.norm(x))
+    return v if math.isfinite(v) else math.inf
+
+
 ORTHOGONAL_MAP = Kind(
     name="orthogonal-map",
     signature="f(X: Tensor[n, n]) -> Tensor[n, n]",
@@ -102,6 +118,9 @@ ORTHOGONAL_MAP = Kind(
     out_shape=lambda p: p["X"].shape,
     reference=None,
     differentiable=("X",),
+    condition=free_map_condition,
+    allowance="1 + 2||X||_F (bounds cond(I + A) of a Cayley map and the growth ||A|| of an exponential)",
+    scaled=("X",),
 )
 
 
@@ -150,6 +169,8 @@ HOUSEHOLDER_PRODUCT = Kind(
     differentiable=("U",),
     inverse=householder_inverse,
     tril=("U",),
+    allowance="1 (a product of reflections is backward stable at every scale of U)",
+    scaled=("U",),
 )
 
 
@@ -191,6 +212,8 @@ SCALED_CAYLEY = Kind(
     inverse=cayley_inverse,
     condition=cayley_condition,
     skew=("A",),
+    allowance="cond_2(I + A) (the solve with I + A)",
+    scaled=("A",),
 )
 
 
@@ -227,6 +250,8 @@ COMPLEX_TO_REAL = Kind(
     reference=complex_reference,
     differentiable=("re", "im"),
     orthogonal_output=False,
+    allowance="1 (copies and negations are exact)",
+    scaled=("re", "im"),
 )
 
 
@@ -311,6 +336,8 @@ SVD_PARAMETRISATION = Kind(
     inverse=svd_inverse,
     orthogonal_output=False,
     tril=("U", "V"),
+    scaled=("U", "V"),
+    allowance="1 (products of reflections and a diagonal are backward stable)",
     coverage_targets=svd_targets,
     coverage_statement="every n x n matrix with singular values in the drawn range is reached (Theorem 2)",
 )
@@ -356,6 +383,8 @@ UNITARY_COMPOSITION = Kind(
     reference=urnn_reference,
     differentiable=("X",),
     complex_output=True,
+    allowance="1 (diagonal phases, unitary DFTs and reflections are backward stable)",
+    scaled=("X",),
 )
 
 
