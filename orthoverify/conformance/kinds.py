@@ -400,3 +400,89 @@ KINDS: dict[str, Kind] = {
     )
 }
 """Every kind, by name."""
+
+
+# ------------------------------------------------------------------------------ special points
+def _tiny_huge(dtype: str) -> tuple[float, float]:
+    """A subnormal magnitude and one near overflow whose squares do not overflow, per dtype."""
+    return (1e-310, 1e150) if dtype == "float64" else (1e-40, 1e18)
+
+
+def _free_specials(dtype: str) -> list[tuple[str, dict[str, np.ndarray]]]:
+    tiny, huge = _tiny_huge(dtype)
+    r = np.random.default_rng(20240601)
+    out: list[tuple[str, np.ndarray]] = []
+    for n in (1, 2, 3, 4):
+        g = r.standard_normal((n, n))
+        out += [
+            (f"zero X, n = {n}", np.zeros((n, n))),
+            (f"X = I, n = {n}", np.eye(n)),
+            (f"X = -I, n = {n}", -np.eye(n)),
+        ]
+        out.append((f"diagonal +-1, n = {n}", np.diag([(-1.0) ** i for i in range(n)])))
+        if n >= 2:
+            zc = g.copy()
+            zc[:, 0] = 0.0
+            out.append((f"zero first column, n = {n}", zc))
+            zl = g.copy()
+            zl[:, -1] = 0.0
+            out.append((f"zero last column, n = {n}", zl))
+            zr = g.copy()
+            zr[1, :] = 0.0
+            out.append((f"zero second row, n = {n}", zr))
+            rot = np.zeros((n, n))
+            rot[0, 1], rot[1, 0] = np.pi / 2, -np.pi / 2
+            out.append((f"X - X' with eigenvalues +-i pi (Q has eigenvalue -1), n = {n}", rot))
+            up = np.zeros((n, n))
+            up[1, 0] = np.pi
+            out.append((f"one entry pi below the diagonal, n = {n}", up))
+            out.append((f"rank one (repeated singular value 0), n = {n}", np.outer(g[:, 0], g[0])))
+            q, _ = np.linalg.qr(g)
+            out.append((f"orthogonal X (repeated singular value 1), n = {n}", q))
+        out.append((f"subnormal X, n = {n}", g * tiny))
+        out.append((f"near-overflow X, n = {n}", g * huge))
+    return [(name, {"X": x}) for name, x in out]
+
+
+def _householder_specials(dtype: str) -> list[tuple[str, dict[str, np.ndarray]]]:
+    tiny, huge = _tiny_huge(dtype)
+    r = np.random.default_rng(20240602)
+    out: list[tuple[str, np.ndarray]] = []
+    for n in (2, 3, 4):  # eq. 6's reflections need k >= 2
+        g = np.tril(r.standard_normal((n, n)))
+        g[np.diag_indices(n)] = np.where(np.diag(g) == 0, 1.0, np.diag(g))
+        out += [(f"U = I, n = {n}", np.eye(n)), (f"U = -I, n = {n}", -np.eye(n))]
+        out.append((f"unit pivots +-1, n = {n}", np.tril(g, -1) + np.diag([(-1.0) ** i for i in range(n)])))
+        out.append((f"one column e_n (m = 1), n = {n}", np.eye(n)[:, -1:]))
+        if n >= 2:
+            out.append((f"two equal reflections (H(u) H(u) = I), n = {n}", np.stack([g[:, -1], g[:, -1]], axis=1)))
+        out.append((f"subnormal columns, n = {n}", g * tiny))
+        out.append((f"near-overflow columns, n = {n}", g * huge))
+    return [(name, {"U": u}) for name, u in out]
+
+
+def _cayley_specials(dtype: str) -> list[tuple[str, dict[str, np.ndarray]]]:
+    tiny, _huge = _tiny_huge(dtype)
+    r = np.random.default_rng(20240603)
+    out: list[tuple[str, dict[str, np.ndarray]]] = []
+    for n in (2, 3, 4):
+        z = np.zeros((n, n))
+        out.append((f"A = 0, d = +1, n = {n}", {"A": z, "d": np.ones(n)}))
+        out.append((f"A = 0, d = -1, n = {n}", {"A": z, "d": -np.ones(n)}))
+        if n >= 2:
+            a = np.triu(r.standard_normal((n, n)), 1)
+            out.append((f"A with entries 1e3 (W near eigenvalue -1), n = {n}", {"A": (a - a.T) * 1e3, "d": np.ones(n)}))
+            out.append((f"subnormal A, n = {n}", {"A": (a - a.T) * tiny, "d": np.ones(n)}))
+    return out
+
+
+def special_points(kind: Kind, dtype: str) -> list[tuple[str, dict[str, np.ndarray]]]:
+    """Deterministic parameter points the search tries before drawing at random: zero and identity
+    parameters, exact +-1 diagonals, zero columns, an eigenvalue -1 of Q, repeated singular values,
+    n = 1 and 2, subnormal and near-overflow magnitudes (where the kind's domain has them)."""
+    make = {
+        "orthogonal-map": _free_specials,
+        "householder-product": _householder_specials,
+        "scaled-cayley": _cayley_specials,
+    }.get(kind.name)
+    return make(dtype) if make is not None else []

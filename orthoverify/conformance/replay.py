@@ -30,14 +30,23 @@ class ConformanceReplay:
 
 def replay_conformance(data: dict[str, Any], claim_id: str, cx: dict[str, Any]) -> ConformanceReplay:
     """Re-run the quantity of a recorded conformance failure on the target of ``data``."""
-    from orthoverify.conformance import checks as ck
-    from orthoverify.conformance.adapters import load_target
-    from orthoverify.conformance.calls import CallFailure
+    from orthoverify.conformance import open_target
 
     meta = data.get("validate")
     if not isinstance(meta, dict):
         raise ReplayError(f"{claim_id}: the result names no validation target (no 'validate' key)")
-    target = load_target(str(meta["target"]), str(meta["kind"]))
+    target = open_target(str(meta["target"]), str(meta["kind"]))  # in a process of its own
+    try:
+        return _replay(target, meta, claim_id, cx)
+    finally:
+        if target.runner is not None:
+            target.runner.close()
+
+
+def _replay(target: Any, meta: dict[str, Any], claim_id: str, cx: dict[str, Any]) -> ConformanceReplay:
+    from orthoverify.conformance import checks as ck
+    from orthoverify.conformance.calls import CallFailure
+
     check = str(cx["check"])
     params, dtype = ck.params_of(cx["inputs"])
     ctx = ck.Ctx(target, tuple(meta.get("dtypes") or (dtype,)))
@@ -74,6 +83,15 @@ def replay_conformance(data: dict[str, Any], claim_id: str, cx: dict[str, Any]) 
                 r = ck.agreement(ck.as_np(out), ref, ck.EPS[ck.DTYPES[dtype]])
                 values.append(("||f(preimage) - Q|| ratio", f"{r:.6g}"))
                 failing = not (r <= 30.0)
+    elif check == "side_effects":
+        from orthoverify.conformance.isolate import op_forward
+
+        reply = ctx.calls.request(op_forward, target.kind.args(params, ck.DTYPES[dtype], "cpu"), {}, ctx.timeout, "cpu")
+        side = [] if isinstance(reply, CallFailure) else reply.side
+        values.append((f"target in {dtype}", "; ".join(side) or "no side effect of the call"))
+        seen = ctx.calls.observed
+        values.append(("bytes written to stdout/stderr", str(seen.written)))
+        failing = bool(side) or ("floods" in str(cx.get("value", "")) and seen.written > 0)
     else:  # output, bad_input: re-run the call
         from orthoverify.conformance.calls import call
 
