@@ -96,7 +96,13 @@ def build_parser() -> argparse.ArgumentParser:
     pp.add_argument("--name", default="report", help="file name of the reports, without extension (default: report)")
 
     pv = sub.add_parser("validate", help="run the conformance checks on someone else's implementation")
-    pv.add_argument("target", metavar="TARGET", help="a built-in adapter name or module:attribute")
+    pv.add_argument("target", metavar="TARGET", nargs="?", help="a built-in adapter name or module:attribute")
+    pv.add_argument(
+        "--list",
+        dest="list_kinds",
+        action="store_true",
+        help="print the kinds (signature, conventions, allowance) and the built-in adapters, and exit",
+    )
     pv.add_argument("--kind", default=None, help="what the target computes (see `orthoverify validate --list`)")
     pv.add_argument("--dtype", type=_csv, default=["float32", "float64"], metavar="float32,float64")
     pv.add_argument("--device", default="cpu", help="cpu or cuda")
@@ -228,13 +234,22 @@ def _report(args: argparse.Namespace, out: TextIO) -> int:
 
 
 EXIT_TARGET = 3
+EXIT_JUDGE = 4
+"""validate: orthoverify's own code failed (an `error` verdict), so nothing can be said either way."""
 
 
 def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from orthoverify.conformance import TargetLoadError, validate
+    from orthoverify.conformance import TargetLoadError, listing, validate
     from orthoverify.engine import write_json
     from orthoverify.engine.executors import open_executor
 
+    if args.list_kinds:
+        out.write(listing() + "\n")
+        return EXIT_OK
+    if not args.target:
+        err.write("orthoverify: error: validate needs a TARGET (see `orthoverify validate --list`)\n")
+        return EXIT_USAGE
+    path = os.path.abspath(args.json_path or os.path.join("reports", f"validate-{_target_file_name(args.target)}.json"))
     options: dict[str, Any] = {
         "kind": args.kind,
         "dtypes": args.dtype,
@@ -258,8 +273,7 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for e in c.evidence:
             if not e.passed and (e.notes or e.error):
                 out.write(f"  {c.claim.id} [{e.backend}]: {(e.error or e.notes).strip().splitlines()[0]}\n")
-    name = args.target.replace(":", "-").replace("/", "-")
-    path = args.json_path or os.path.join("reports", f"validate-{name}.json")
+    name = _target_file_name(args.target)
     written = write_json(result, path)
     out.write(f"JSON result: {written}\n")
     if args.report_dir is not None:
@@ -267,9 +281,15 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         for p in render_report([written], out_dir=args.report_dir, name=f"validate-{name}"):
             out.write(f"report: {p}\n")
-    # inconclusive (a check that does not apply, say no forward mode) is shown above, not a failure
-    failed = [c for c in result.claims if c.verdict in ("refuted", "error")]
-    return EXIT_ERROR if failed else EXIT_OK
+    # 0: no defect found (inconclusive, say no forward mode or a check not run, is shown above);
+    # 1: a defect found (refuted); 4: orthoverify itself failed on a check (error), no defect found
+    if any(c.verdict == "refuted" for c in result.claims):
+        return EXIT_ERROR
+    return EXIT_JUDGE if any(c.verdict == "error" for c in result.claims) else EXIT_OK
+
+
+def _target_file_name(target: str) -> str:
+    return target.replace(":", "-").replace("/", "-")
 
 
 def _bench(args: argparse.Namespace, out: TextIO) -> int:
