@@ -371,9 +371,17 @@ def overwrites_input(u: torch.Tensor) -> torch.Tensor:
 
 
 def nondeterministic(x: torch.Tensor) -> torch.Tensor:
-    """A correct map plus noise of 1e-12 that differs on every call."""
-    q = cayley_textbook(x)
-    return q + 1e-12 * torch.rand_like(q)
+    """A correct map whose every call picks one of two accurate evaluations at random (a solve, or
+    an explicit inverse times I - A): always orthogonal to rounding, never bitwise repeatable."""
+    import random
+
+    if x.dim() > 2:
+        return torch.stack([nondeterministic(v) for v in x])
+    a = _skew(x)
+    eye = torch.eye(x.shape[-1], dtype=x.dtype, device=x.device)
+    if random.random() < 0.5:
+        return torch.linalg.solve(eye + a, eye - a)
+    return torch.linalg.inv(eye + a) @ (eye - a)
 
 
 def hangs_when_large(x: torch.Tensor) -> torch.Tensor:
@@ -389,4 +397,11 @@ def fails_in_float64(x: torch.Tensor) -> torch.Tensor:
     """A correct map in float32 that raises in float64."""
     if x.dtype == torch.float64:
         raise TypeError("float64 is not supported")
+    return cayley_textbook(x)
+
+
+def cayley_batch_mixed(x: torch.Tensor) -> torch.Tensor:
+    """Broken batching: a stack of parameters gives the outputs in reverse order (batch members mixed)."""
+    if x.dim() > 2:
+        return torch.stack([cayley_textbook(v) for v in x]).flip(0)
     return cayley_textbook(x)

@@ -149,6 +149,41 @@ class RemoteFn:
         return out
 
 
+def evidence_to_json(ev: Evidence) -> dict[str, Any]:
+    """Evidence as JSON, counterexample included (to come back from the target's process)."""
+    from orthoverify.engine.model import jsonable
+
+    d = ev.to_json()
+    d["claim"] = ev.claim
+    d["counterexample"] = None if ev.counterexample is None else ev.counterexample.to_json()
+    out: dict[str, Any] = jsonable(d)
+    return out
+
+
+def evidence_from_json(d: dict[str, Any]) -> Evidence:
+    """The inverse of :func:`evidence_to_json` (strings "inf"/"nan" back to floats; nothing evaluated)."""
+
+    def num(x: Any) -> float | None:
+        return None if x is None else float(x)
+
+    cx = d.get("counterexample")
+    return Evidence(
+        claim=str(d.get("claim", "")),
+        check=str(d["check"]),
+        method=d["method"],
+        backend=str(d["backend"]),
+        cases=int(d.get("cases") or 0),
+        worst_ratio=num(d.get("worst_ratio")),
+        threshold=num(d.get("threshold")),
+        seconds=float(d.get("seconds") or 0.0),
+        passed=bool(d.get("passed")),
+        counterexample=None if not isinstance(cx, dict) else Counterexample.from_json(cx),
+        notes=str(d.get("notes", "")),
+        error=None if d.get("error") is None else str(d["error"]),
+        data=dict(d.get("data") or {}),
+    )
+
+
 def not_run(reason: str) -> Case:
     """A case that was not measured (the target's process gave up, or a prerequisite failed)."""
     return Case(math.nan, reason, not_run=True)

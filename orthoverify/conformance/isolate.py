@@ -178,6 +178,33 @@ def op_inverse(t: Target, w: torch.Tensor) -> Any:
     return t.inverse(w)
 
 
+def op_check(t: Target, *, name: str, options: dict[str, Any]) -> dict[str, Any]:
+    """A whole check run where the target lives (for checks that need the target object itself:
+    autograd or vmap through it, its module's life in training, its declarations): the check runs
+    with a context that calls the target in a thread of this process, and its evidence comes back
+    as JSON. Crashes and hangs still cannot reach the verifier; measures are taken here."""
+    from orthoverify import conformance as cf
+    from orthoverify.conformance import checks as ck
+
+    ctx = ck.Ctx(
+        t,
+        tuple(options["dtypes"]),
+        str(options["device"]),
+        str(options["profile"]),
+        int(options["seed"]),
+        float(options["timeout"]),
+        int(options["examples"]),
+        runner=InProcessRunner(t),
+    )
+    ctx.other_device = str(options.get("other_device") or ctx.other_device)
+    ctx.failed_output.update(options.get("failed_output") or {})
+    for check, _kind, _statement, fn in cf._plan(t.kind.name, ctx.dtypes, t.inverse is not None, ctx.device):
+        if check == name:
+            evidence = cf._evidence(ctx, f"conformance.{t.kind.name}.{name}", name, fn)
+            return {"__json__": [ck.evidence_to_json(e) for e in evidence]}
+    raise LookupError(f"no check {name!r} for this target")
+
+
 # ------------------------------------------------------------------------------ one call, anywhere
 def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
     if a.shape != b.shape or a.dtype != b.dtype:
@@ -212,7 +239,9 @@ def execute(target: Target, op: Callable[..., Any], tensors: list[torch.Tensor],
     if now != cwd:
         res["side"].append(f"changes the working directory (to {now})")
         os.chdir(cwd)
-    if "error" not in res:
+    if "error" not in res and isinstance(out, dict) and "__json__" in out:  # a whole check's evidence
+        res["json"], res["out"] = out["__json__"], []
+    elif "error" not in res:
         outs = list(out) if isinstance(out, (tuple, list)) else [out]
         bad = [type(o).__name__ for o in outs if o is not None and not isinstance(o, torch.Tensor)]
         if bad:
@@ -322,6 +351,8 @@ class Reply:
 
     out: list[torch.Tensor | None]
     side: list[str] = field(default_factory=list)
+    data: Any = None
+    """JSON data an operation returned instead of tensors (a whole check's evidence, see op_check)."""
 
 
 @dataclass
@@ -398,7 +429,7 @@ class InProcessRunner(Runner):
         res = box["res"]
         self.observed.add(res, op.__name__)
         fail = _failure_of(res)
-        return fail if fail is not None else Reply(res["out"], res["side"])
+        return fail if fail is not None else Reply(res["out"], res["side"], res.get("json"))
 
 
 def _context() -> Any:
@@ -542,7 +573,7 @@ class ProcessRunner(Runner):
         if fail is not None:
             return fail
         n = res.get("n_out")
-        return Reply(list(outs[: n if isinstance(n, int) else len(outs)]), list(res.get("side", [])))
+        return Reply(list(outs[: n if isinstance(n, int) else len(outs)]), list(res.get("side", [])), res.get("json"))
 
     def close(self) -> None:
         if self.proc is not None and self.proc.is_alive():
