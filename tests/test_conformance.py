@@ -251,4 +251,6 @@ def test_every_finding_on_a_built_in_adapter_replays(tmp_path: Path) -> None:
             if c.counterexample is not None:
                 found += 1
                 assert replay_from_file(path, c.claim.id).reproduced, (spec, c.claim.id)
-    assert found >= 5  # the torch and geotorch maps' findings (README)
+    # the README's findings: torch's householder map (zero columns), torch's and geotorch's matrix
+    # exponentials (the single call), orthoverify's own householder module (NaN at subnormal X)
+    assert found >= 4
