@@ -1,6 +1,12 @@
-"""orthoverify: executable verification of orthogonal and unitary RNN parametrisations."""
+"""orthoverify: executable verification of orthogonal and unitary RNN parametrisations.
 
-__version__ = "0.1.0"
+Importing the package is light (the error classes only); ``orthoverify.validate`` (the
+conformance checks of ``orthoverify validate``) is loaded on first use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from orthoverify.errors import (
     BackendError,
@@ -18,7 +24,18 @@ from orthoverify.errors import (
     ZeroVectorError,
 )
 
+if TYPE_CHECKING:
+    from orthoverify.conformance import validate as validate
+
+__version__ = "0.1.0"
+
+# Default folder of every generated output (results, reports, benchmarks), relative to the working
+# directory; the repository's .gitignore keeps it untracked. The committed reference lives in
+# reference/ and is rewritten only on purpose.
+OUT_DIR = "out"
+
 __all__ = [
+    "OUT_DIR",
     "BackendError",
     "ConvergenceError",
     "DTypeError",
@@ -33,4 +50,14 @@ __all__ = [
     "SingularError",
     "ZeroVectorError",
     "__version__",
+    "validate",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``orthoverify.validate`` on first use (it imports torch and the conformance checks)."""
+    if name == "validate":
+        from orthoverify.conformance import validate
+
+        return validate
+    raise AttributeError(f"module 'orthoverify' has no attribute {name!r}")

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import Any, NoReturn, TextIO
 
-from orthoverify import __version__
+from orthoverify import OUT_DIR, __version__
 from orthoverify.errors import OrthoverifyError
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
@@ -59,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="NAME,...",
         help="restrict to these backends (numpy-float32, numpy-float64, torch-float32, torch-float64, "
-        "mpmath, sympy, flops)",
+        "mpmath or mpmath-D, flint or flint-D (Arb balls; pip install 'orthoverify[flint]'), sympy, flops)",
     )
     pc.add_argument("--device", default="cpu", help="device for torch backends: cpu or cuda")
     pc.add_argument("--seed", type=int, default=0)
@@ -77,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
         dest="json_path",
         default=None,
         metavar="PATH",
-        help="where to write the JSON result (default: reports/check-<profile>.json)",
+        help="where to write the JSON result (default: out/check-<profile>.json)",
     )
     pc.add_argument("--quiet", action="store_true", help="no progress lines")
     pc.add_argument(
@@ -85,15 +87,21 @@ def build_parser() -> argparse.ArgumentParser:
         dest="report_dir",
         default=None,
         metavar="DIR",
-        help="also write the HTML and Markdown reports of this run into DIR (as `orthoverify report` does)",
+        help="also write the HTML and Markdown reports of this run into DIR, named after the JSON result "
+        "(DIR/check-<profile>.html, .md), as `orthoverify report` does",
     )
 
     pp = sub.add_parser("report", help="render result files as HTML and Markdown reports (runs side by side)")
     pp.add_argument("results", nargs="+", metavar="RESULT.json")
     pp.add_argument("--format", dest="formats", type=_csv, default=["html", "md"], metavar="html,md")
-    pp.add_argument("--out", default="reports", metavar="DIR", help="folder to write into (default: reports)")
+    pp.add_argument("--out", default=OUT_DIR, metavar="DIR", help=f"folder to write into (default: {OUT_DIR})")
     pp.add_argument("--labels", type=_csv, default=None, metavar="A,B,...", help="one label per result file")
-    pp.add_argument("--name", default="report", help="file name of the reports, without extension (default: report)")
+    pp.add_argument(
+        "--name",
+        default=None,
+        help="file name of the reports, without extension (default: the result file's name, e.g. check-quick; "
+        "several joined by +)",
+    )
 
     pv = sub.add_parser("validate", help="run the conformance checks on someone else's implementation")
     pv.add_argument("target", metavar="TARGET", nargs="?", help="a built-in adapter name or module:attribute")
@@ -122,16 +130,36 @@ def build_parser() -> argparse.ArgumentParser:
     pb = sub.add_parser("bench", help="time implementations as ratios against baselines measured in the same run")
     pb.add_argument("cases", nargs="*", metavar="CASE-GLOB", help="case names or globs (default: all)")
     pb.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
-    pb.add_argument(
-        "--json", dest="json_path", default=None, metavar="PATH", help="default: reports/bench-<device>.json"
-    )
+    pb.add_argument("--json", dest="json_path", default=None, metavar="PATH", help="default: out/bench-<device>.json")
     pb.add_argument("--quick", action="store_true", help="small sizes only (a smoke run)")
     pb.add_argument("--budget", type=float, default=2.0, metavar="SECONDS", help="timing budget per measurement")
+    pb.add_argument(
+        "--repeats",
+        type=_positive_int,
+        default=3,
+        metavar="N",
+        help="run each case N times; rows keep the median and min/median/max, and warn when too noisy (default 3)",
+    )
     pb.add_argument("--list", dest="list_cases", action="store_true", help="list the cases and exit")
 
     pr = sub.add_parser("replay", help="replay a recorded counterexample")
     pr.add_argument("result", metavar="RESULT.json")
     pr.add_argument("claim", metavar="CLAIM_ID")
+    pr.add_argument("--json", action="store_true", help="print the replay as JSON (every input in full)")
+    pr.add_argument(
+        "--target",
+        default=None,
+        metavar="SPEC",
+        help="for a counterexample of a validate run: the target to replay it on (a built-in adapter name or "
+        "module:attribute). Required there: a result file alone never makes orthoverify import code",
+    )
+    pr.add_argument(
+        "--timeout",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="stop the replay with an error after this many seconds (default 120)",
+    )
     return p
 
 
@@ -148,10 +176,38 @@ def _list(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
-def _progress(stream: TextIO) -> Any:
+def _clock(seconds: float) -> str:
+    """``42s``, ``3m05s``."""
+    s = round(seconds)
+    return f"{s}s" if s < 60 else f"{s // 60}m{s % 60:02d}s"
+
+
+def _progress(stream: TextIO, *, bar: bool | None = None, clock: Any = None) -> Any:
+    """Progress of a run: on a terminal a bar redrawn in place (with findings printed above it),
+    else one plain line per finished check; each with the time elapsed and an estimate of what is
+    left (the mean time per finished check times the checks still to run, so a rough one)."""
+    import time
+
+    now = clock if clock is not None else time.monotonic
+    tty = bar if bar is not None else bool(getattr(stream, "isatty", lambda: False)())
+    start = now()
+    width = 24
+
     def report(done: int, total: int, ev: Any) -> None:
         mark = "ERROR" if ev.error else ("pass" if ev.passed else ("REFUTED" if ev.counterexample else "fail"))
-        stream.write(f"[{done:>3}/{total}] {ev.claim} :: {ev.check} [{ev.backend}] {mark} ({ev.seconds:.1f}s)\n")
+        elapsed = now() - start
+        left = "" if done >= total else f", about {_clock(elapsed / done * (total - done))} left"
+        timing = f"{_clock(elapsed)} elapsed{left}"
+        line = f"{ev.claim} :: {ev.check} [{ev.backend}] {mark} ({ev.seconds:.1f}s)"
+        if not tty:
+            stream.write(f"[{done:>3}/{total}] {line}  ({timing})\n")
+        else:
+            if mark in ("ERROR", "REFUTED"):
+                stream.write(f"\r\x1b[K{line}\n")
+            filled = width * done // max(total, 1)
+            stream.write(f"\r\x1b[K[{'#' * filled}{'.' * (width - filled)}] {done}/{total}  {timing}")
+            if done >= total:
+                stream.write("\n")
         stream.flush()
 
     return report
@@ -175,7 +231,7 @@ def summary_table(result: Any) -> str:
     counts = result.counts()
     lines.append("")
     lines.append(
-        f"{len(result.claims)} claims: "
+        f"{len(result.claims)} claim{'' if len(result.claims) == 1 else 's'}: "
         + ", ".join(f"{v} {k}" for k, v in counts.items())
         + f"  (profile {result.profile}, seed {result.seed}, {result.seconds:.1f}s)"
     )
@@ -195,22 +251,31 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         "modules": default_modules(),
         "progress": None if args.quiet else _progress(err),
     }
-    if args.executor is None:  # the local pool, sized to the run by run_checks
-        result = run_checks(args.claims or None, workers=args.workers, **common)
-    else:
-        with open_executor(args.executor, args.workers) as opened:
-            if not args.quiet:
-                err.write(f"executor: {opened.description}\n")
-            result = run_checks(
-                args.claims or None,
-                workers=opened.slots,
-                executor=opened.executor,
-                executor_name=opened.spec,
-                **common,
-            )
-    path = args.json_path or os.path.join("reports", f"check-{args.profile}.json")
+    with warnings.catch_warnings():  # the command says it itself, below, and exits 1
+        warnings.filterwarnings("ignore", message="every check of this run erred", category=RuntimeWarning)
+        if args.executor is None:  # the local pool (one process per CPU unless --workers), sized to the run
+            result = run_checks(args.claims or None, workers=args.workers or os.cpu_count() or 1, **common)
+        else:
+            with open_executor(args.executor, args.workers) as opened:
+                if not args.quiet:
+                    err.write(f"executor: {opened.description}\n")
+                result = run_checks(
+                    args.claims or None,
+                    workers=opened.slots,
+                    executor=opened.executor,
+                    executor_name=opened.spec,
+                    **common,
+                )
+    path = args.json_path or os.path.join(OUT_DIR, f"check-{args.profile}.json")
     written = write_json(result, path)
     out.write(summary_table(result) + "\n")
+    for c in result.claims:
+        if not c.evidence and args.backend:
+            used = sorted({b for check in c.claim.checks for b in check.backend_names()})
+            err.write(
+                f"orthoverify: {c.claim.id}: no check runs on {', '.join(args.backend)} (its checks use "
+                f"{', '.join(used)}): nothing ran, so it is inconclusive\n"
+            )
     for c in result.claims:
         if c.verdict == "error":
             for e in c.evidence:
@@ -220,15 +285,33 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.report_dir is not None:
         from orthoverify.report import render_report
 
-        for p in render_report([written], out_dir=args.report_dir):
+        for p in render_report([written], out_dir=args.report_dir, notify=_warn_to(err)):
             out.write(f"report: {p}\n")
+    evidence = [e for c in result.claims for e in c.evidence]
+    if evidence and all(e.error for e in evidence):
+        err.write(f"orthoverify: every check of this run erred ({len(evidence)}): nothing was decided\n")
     return EXIT_ERROR if result.errored else EXIT_OK
 
 
-def _report(args: argparse.Namespace, out: TextIO) -> int:
+def _warn_to(err: TextIO) -> Any:
+    def notify(message: str) -> None:
+        err.write(f"orthoverify: warning: {message}\n")
+
+    return notify
+
+
+def _report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from orthoverify.report import render_report
 
-    for p in render_report(args.results, formats=args.formats, out_dir=args.out, labels=args.labels, name=args.name):
+    written = render_report(
+        args.results,
+        formats=args.formats,
+        out_dir=args.out,
+        labels=args.labels,
+        name=args.name,
+        notify=_warn_to(err),
+    )
+    for p in written:
         out.write(f"report: {p}\n")
     return EXIT_OK
 
@@ -249,7 +332,7 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not args.target:
         err.write("orthoverify: error: validate needs a TARGET (see `orthoverify validate --list`)\n")
         return EXIT_USAGE
-    path = os.path.abspath(args.json_path or os.path.join("reports", f"validate-{_target_file_name(args.target)}.json"))
+    path = os.path.abspath(args.json_path or os.path.join(OUT_DIR, f"validate-{_target_file_name(args.target)}.json"))
     options: dict[str, Any] = {
         "kind": args.kind,
         "dtypes": args.dtype,
@@ -279,7 +362,7 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.report_dir is not None:
         from orthoverify.report import render_report
 
-        for p in render_report([written], out_dir=args.report_dir, name=f"validate-{name}"):
+        for p in render_report([written], out_dir=args.report_dir, name=f"validate-{name}", notify=_warn_to(err)):
             out.write(f"report: {p}\n")
     # 0: no defect found (inconclusive, say no forward mode or a check not run, is shown above);
     # 1: a defect found (refuted); 4: orthoverify itself failed on a check (error), no defect found
@@ -305,8 +388,17 @@ def _bench(args: argparse.Namespace, out: TextIO) -> int:
         out.write(line + "\n")
         out.flush()
 
-    doc = run_bench(args.cases, device=args.device, quick=args.quick, budget_s=args.budget, progress=progress)
-    path = args.json_path or os.path.join("reports", f"bench-{args.device}.json")
+    doc = run_bench(
+        args.cases,
+        device=args.device,
+        quick=args.quick,
+        budget_s=args.budget,
+        progress=progress,
+        repeats=args.repeats,
+    )
+    if doc["noisy"]:
+        out.write(f"WARNING: {len(doc['noisy'])} row(s) too noisy to trust (see 'noisy' in the JSON)\n")
+    path = args.json_path or os.path.join(OUT_DIR, f"bench-{args.device}.json")
     out.write(f"JSON result: {write_bench_json(doc, path)}\n")
     return EXIT_OK
 
@@ -315,8 +407,15 @@ def _replay(args: argparse.Namespace, out: TextIO) -> int:
     from orthoverify.engine import replay_from_file
     from orthoverify.engine.registry import default_modules
 
-    rep = replay_from_file(args.result, args.claim, modules=default_modules())
-    out.write("\n".join(rep.lines()) + "\n")
+    if not (math.isfinite(args.timeout) and args.timeout > 0):
+        raise OrthoverifyError(f"--timeout must be a positive number of seconds, got {args.timeout}")
+    rep = replay_from_file(args.result, args.claim, modules=default_modules(), target=args.target, timeout=args.timeout)
+    if args.json:
+        doc = rep.to_json() if hasattr(rep, "to_json") else {"lines": rep.lines(), "reproduced": rep.reproduced}
+        json.dump(doc, out, indent=1)
+        out.write("\n")
+    else:
+        out.write("\n".join(rep.lines()) + "\n")
     return EXIT_OK if rep.reproduced else EXIT_ERROR
 
 
@@ -333,7 +432,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         if args.command == "replay":
             return _replay(args, out)
         if args.command == "report":
-            return _report(args, out)
+            return _report(args, out, err)
         if args.command == "validate":
             return _validate(args, out, err)
         if args.command == "bench":

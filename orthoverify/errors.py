@@ -71,3 +71,8 @@ class ReplayError(OrthoverifyError):
 
 class ReportError(OrthoverifyError):
     """A result file cannot be read or rendered into a report."""
+
+
+class ParseError(InputError):
+    """Text that should hold a number (read from a result file, say) is not one: numbers are parsed
+    strictly (decimal, integer or p/q within bounds), never evaluated."""

@@ -1,18 +1,26 @@
 """A pytest plugin: ``pytest --orthoverify-target module:attr --orthoverify-kind KIND`` adds one test
 per conformance check of the target to a project's own test run.
 
-Registered through the ``pytest11`` entry point, so installing orthoverify is enough; without
-``--orthoverify-target`` it does nothing. The checks run once (on the first of their tests);
-each test passes when its check is verified, is skipped when the check does not apply to the
-target (inconclusive: say, no forward-mode derivative), and otherwise fails with the check's
-evidence and the counterexample.
+Registered through the ``pytest11`` entry point, so installing orthoverify (and pytest:
+``pip install 'orthoverify[pytest]'``) is enough; without ``--orthoverify-target`` it does
+nothing. The tests are collected as pytest collects any (``collected N items`` counts them), with
+node ids ``orthoverify[TARGET]::KIND::CHECK`` that run that one check when passed back to pytest.
+The checks run once (on the first test that needs them), with torch's own deprecation warnings
+kept out of the user's run; each test passes when its check is verified, is skipped when the
+check does not apply to the target (inconclusive: say, no forward-mode derivative), and otherwise
+fails with the check's evidence and the counterexample.
 """
 
 from __future__ import annotations
 
+import re
+import warnings
 from typing import Any
 
 import pytest
+
+_NODE_ID = re.compile(r"^orthoverify\[(?P<target>.+)\](::[^:\[\]]+)?::(?P<test>[^:\[\]]+)$")
+_SELECTED = pytest.StashKey[list[str]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -64,8 +72,8 @@ class ConformanceItem(pytest.Item):
             return str(excinfo.value)
         return str(super().repr_failure(excinfo))
 
-    def reportinfo(self) -> tuple[str, int, str]:
-        return "orthoverify", 0, self.name
+    def reportinfo(self) -> tuple[str, None, str]:
+        return self.nodeid, None, self.name
 
 
 def _options(config: pytest.Config) -> dict[str, Any]:
@@ -84,29 +92,76 @@ def _result(config: pytest.Config) -> Any:
         from orthoverify.conformance import validate
 
         o = _options(config)
-        cached = validate(o["target"], kind=o["kind"], dtypes=o["dtypes"], profile=o["profile"], seed=o["seed"])
+        with warnings.catch_warnings():  # torch's internal deprecations are not the user's business
+            warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"torch(\.|$)")
+            warnings.filterwarnings("ignore", category=FutureWarning, module=r"torch(\.|$)")
+            cached = validate(o["target"], kind=o["kind"], dtypes=o["dtypes"], profile=o["profile"], seed=o["seed"])
         config._orthoverify_result = cached  # type: ignore[attr-defined]
     return cached
 
 
+class ConformanceCollector(pytest.Collector):
+    """The target's tests, one per conformance check (node id ``orthoverify[TARGET]::KIND``), or
+    one test ``orthoverify[TARGET]::load`` that reports why the target cannot be loaded."""
+
+    def __init__(self, *, target: Any, dtypes: tuple[str, ...], load_error: str | None = None, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.target, self.dtypes, self.load_error = target, dtypes, load_error
+
+    def collect(self) -> list[pytest.Item]:
+        from orthoverify.conformance import _plan
+
+        if self.target is None:
+            return [ConformanceItem.from_parent(self, name="load", check="", load_error=self.load_error)]
+        plan = _plan(self.target.kind.name, self.dtypes, self.target.inverse is not None)
+        return [ConformanceItem.from_parent(self, name=name, check=name) for name, *_ in plan]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    """Take this plugin's node ids (``orthoverify[T]::KIND::CHECK``) out of the arguments, where
+    pytest would look for a file of that name, and remember them; when they were the only paths
+    given, nothing else is collected."""
+    ours = [a for a in args if _NODE_ID.match(a)]
+    if not ours:
+        return
+    early_config.stash[_SELECTED] = [_NODE_ID.match(a).group("test") for a in ours]  # type: ignore[union-attr]
+    for a in ours:
+        args.remove(a)
+    given = getattr(early_config.known_args_namespace, "file_or_dir", None) or []
+    if not [a for a in given if not _NODE_ID.match(a)]:
+        args.append("--ignore-glob=*")  # only the selected checks: collect none of the user's files
+
+
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Collect the target's tests as pytest collects any (reported, counted in ``collected N
+    items``), and keep only the checks named on the command line, if any."""
     o = _options(config)
     if not o["target"]:
         return
-    from orthoverify.conformance import _plan
     from orthoverify.conformance.adapters import load_target
     from orthoverify.errors import OrthoverifyError
 
+    name = f"orthoverify[{o['target']}]"
     try:
-        target = load_target(o["target"], o["kind"])
+        target, error = load_target(o["target"], o["kind"]), None
+        name += f"::{target.kind.name}"
     except OrthoverifyError as exc:
-        items.append(
-            ConformanceItem.from_parent(session, name=f"orthoverify[{o['target']}]", check="", load_error=str(exc))
-        )
-        return
-    for name, *_ in _plan(target.kind.name, tuple(o["dtypes"]), target.inverse is not None):
-        items.append(
-            ConformanceItem.from_parent(
-                session, name=f"orthoverify[{o['target']}]::{target.kind.name}.{name}", check=name
+        target, error = None, str(exc)
+    collector = ConformanceCollector.from_parent(
+        session, name=name, nodeid=name, target=target, dtypes=tuple(o["dtypes"]), load_error=error
+    )
+    ours = list(session.genitems(collector))
+    selected = config.stash.get(_SELECTED, None)
+    if selected is not None:
+        keep = [i for i in ours if i.name in selected]
+        unknown = sorted(set(selected) - {i.name for i in ours})
+        if unknown:
+            raise pytest.UsageError(
+                f"orthoverify: no check {', '.join(unknown)} for {o['target']}; "
+                f"its tests: {', '.join(i.name for i in ours)}"
             )
-        )
+        config.hook.pytest_deselected(items=[*items, *(i for i in ours if i not in keep)])
+        items[:] = keep
+        return
+    items.extend(ours)

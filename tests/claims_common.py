@@ -11,6 +11,15 @@ import pytest
 from orthoverify.engine import run_checks, write_json
 
 SHARED_CLAIMS = Path(__file__).resolve().parents[2] / "shared" / "CLAIMS.md"
+EXPECTED_VERDICTS = Path(__file__).resolve().parent / "data" / "expected_verdicts.json"
+
+
+def expected_verdicts(paper: str | None = None) -> dict[str, str]:
+    """What the evidence says today, claim id -> verdict (of ``paper``'s claims, or all): the one
+    home of expected verdicts (tests/data/expected_verdicts.json, written by
+    tools/expected_verdicts.py from the reference result). A change that flips one must be explained."""
+    data: dict[str, str] = json.loads(EXPECTED_VERDICTS.read_text())
+    return {cid: v for cid, v in data.items() if paper is None or cid.startswith(paper + ".")}
 
 
 def catalogue_ids(paper: str) -> set[str] | None:

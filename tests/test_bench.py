@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from orthoverify.bench import cases_suite
+from orthoverify.bench.core import NOISY_SPREAD, BenchResult, merge_repeats, noisy_warning
 from orthoverify.cli import main
 from tests.conftest import PLANTED
 
@@ -32,7 +33,13 @@ def rows_of(path: Path) -> list[dict[str, Any]]:
         assert set(r) >= ROW_KEYS, r
         assert isinstance(r["params"], dict) and isinstance(r["impl"], str) and isinstance(r["baseline"], str)
         assert r["seconds"] > 0 and r["baseline_seconds"] > 0
-        assert r["ratio"] == pytest.approx(r["baseline_seconds"] / r["seconds"])
+        if "spread" in r:  # merged over repeats: medians, each figure within its [min, max]
+            assert r["repeats"] >= 2 and set(r["spread"]) == {"seconds", "baseline_seconds", "ratio"}
+            for name, (lo, mid, hi) in r["spread"].items():
+                assert lo <= mid <= hi and r[name] == mid
+        else:
+            assert r["repeats"] == 1
+            assert r["ratio"] == pytest.approx(r["baseline_seconds"] / r["seconds"])
     return list(doc["results"])
 
 
@@ -74,7 +81,9 @@ def test_cuda_without_gpu_exits_2(tmp_path: Path) -> None:
 
 def test_quick_cayley_and_unitary(tmp_path: Path) -> None:
     path = tmp_path / "bench.json"
-    code, out, _ = run("bench", "cayley.*", "unitary.fft", "--quick", "--budget", "0.02", "--json", str(path))
+    code, out, _ = run(
+        "bench", "cayley.*", "unitary.fft", "--quick", "--budget", "0.02", "--repeats", "1", "--json", str(path)
+    )
     assert code == 0 and f"JSON result: {path}" in out
     rows = rows_of(path)
     assert {r["case"] for r in rows} == {"cayley.fwd_bwd", "cayley.inverse", "unitary.fft"}
@@ -91,7 +100,7 @@ def test_quick_highprec_rows_agree_to_the_digits(tmp_path: Path) -> None:
     """flint against mpmath on the same solve and product; each answer was compared first."""
     pytest.importorskip("flint")
     path = tmp_path / "hp.json"
-    code, _, _ = run("bench", "highprec.*", "--quick", "--budget", "0.02", "--json", str(path))
+    code, _, _ = run("bench", "highprec.*", "--quick", "--budget", "0.02", "--repeats", "1", "--json", str(path))
     assert code == 0
     rows = rows_of(path)
     assert sorted((r["case"], r["params"]["digits"]) for r in rows) == [
@@ -109,7 +118,7 @@ def test_suite_family_on_planted_claims(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setattr(cases_suite, "FAMILY_MODULES", PLANTED)
     monkeypatch.setattr(cases_suite, "WORKERS", 1)
     path = tmp_path / "suite.json"
-    code, out, _ = run("bench", "suite.family", "--json", str(path))
+    code, out, _ = run("bench", "suite.family", "--repeats", "1", "--json", str(path))
     assert code == 0, out
     (row,) = rows_of(path)
     assert row["case"] == "suite.family" and row["params"] == {
@@ -120,3 +129,37 @@ def test_suite_family_on_planted_claims(tmp_path: Path, monkeypatch: pytest.Monk
     assert row["baseline"].startswith("machine unit")
     assert row["extra"]["verdicts"] == {"verified": 1, "refuted": 2, "inconclusive": 1, "error": 1}
     assert row["extra"]["machine_units"] == pytest.approx(1 / row["ratio"])
+
+
+def _row(ratio: float, seconds: float = 1.0, n: int = 8) -> BenchResult:
+    return BenchResult("x.case", {"n": n}, "impl", "base", seconds, seconds * ratio, ratio, extra={"runs": 3})
+
+
+def test_repeats_merge_into_median_and_spread_and_flag_noise() -> None:
+    """The row keeps the median of each figure and [min, median, max]; a ratio that moved by more
+    than NOISY_SPREAD between repeats marks the row noisy (synthetic rows: nothing is timed)."""
+    quiet = merge_repeats([[_row(2.0), _row(3.0, n=16)], [_row(2.2), _row(3.1, n=16)], [_row(2.1), _row(2.9, n=16)]])
+    assert [r.params["n"] for r in quiet] == [8, 16]
+    row = quiet[0]
+    assert row.repeats == 3 and row.ratio == 2.1 and row.spread is not None
+    assert row.spread["ratio"] == [2.0, 2.1, 2.2] and not row.noisy and row.extra == {"runs": 3}
+    (loud,) = merge_repeats([[_row(1.0)], [_row(240.0)], [_row(2.0)]])
+    assert loud.noisy and loud.ratio == 2.0 and loud.spread is not None and loud.spread["ratio"] == [1.0, 2.0, 240.0]
+    assert "too noisy to trust" in noisy_warning(loud) and "1 to 240" in noisy_warning(loud)
+    (slow,) = merge_repeats([[_row(2.0, seconds=1.0)], [_row(2.0, seconds=NOISY_SPREAD * 1.1)]])
+    assert slow.noisy  # the same ratio, but a time that moved too much
+    (once,) = merge_repeats([[_row(5.0)]])
+    assert once.repeats == 1 and once.spread is None and not once.noisy and "spread" not in once.to_json()
+
+
+def test_cli_repeats_each_case(tmp_path: Path) -> None:
+    path = tmp_path / "fft.json"
+    code, out, _ = run("bench", "unitary.fft", "--quick", "--budget", "0.02", "--repeats", "2", "--json", str(path))
+    assert code == 0
+    doc = json.loads(path.read_text())
+    assert doc["repeats"] == 2 and isinstance(doc["noisy"], list)
+    rows = rows_of(path)
+    assert rows and all(r["repeats"] == 2 for r in rows)
+    assert "over 2 repeats" in out
+    assert len(doc["noisy"]) == sum(1 for r in rows if r["noisy"])
+    assert ("too noisy to trust" in out) == bool(doc["noisy"])

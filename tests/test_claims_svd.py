@@ -10,7 +10,13 @@ import numpy as np
 import pytest
 
 from orthoverify.claims import svd as svd_claims
-from tests.claims_common import assert_counterexamples_replay, assert_registered, assert_verdicts, quick_run
+from tests.claims_common import (
+    assert_counterexamples_replay,
+    assert_registered,
+    assert_verdicts,
+    expected_verdicts,
+    quick_run,
+)
 
 PAPER = "svd"
 CATALOGUE = {
@@ -47,21 +53,7 @@ ADDED = {
     "svd.flops.corrected",
     "svd.claim1.corrected",
 }
-REFUTED = {
-    "svd.proposition1",
-    "svd.theorem3_proof",
-    "svd.theorem4_proof",
-    "svd.table3",
-    "svd.hprod",
-    "svd.algorithm1",
-    "svd.flops",
-    "svd.orthogonal_rnn_omission",
-    "svd.claim1",
-    "svd.theorem5",
-    "svd.corollary1",
-}
-# what the evidence says today: a change that flips one of these must be explained
-EXPECTED = {cid: ("refuted" if cid in REFUTED else "verified") for cid in CATALOGUE | ADDED}
+EXPECTED = expected_verdicts("svd")
 
 
 def test_catalogue_ids_are_registered() -> None:

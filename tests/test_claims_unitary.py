@@ -8,8 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from orthoverify.claims import unitary as unitary_claims
-from tests.claims_common import assert_counterexamples_replay, assert_registered, assert_verdicts, quick_run
+from orthoverify.claims.unitary import lemma1
+from tests.claims_common import (
+    assert_counterexamples_replay,
+    assert_registered,
+    assert_verdicts,
+    expected_verdicts,
+    quick_run,
+)
 
 PAPER = "unitary"
 CATALOGUE = {
@@ -37,15 +43,7 @@ ADDED = {
     "unitary.chain_rule.corrected",
     "unitary.init_silent",
 }
-REFUTED = {
-    "unitary.modrelu_real",
-    "unitary.corollary1_proof",
-    "unitary.lemma1",
-    "unitary.gradient_bound_modrelu",
-    "unitary.chain_rule",
-}
-# what the evidence says today: a change that flips one of these must be explained
-EXPECTED = {cid: ("refuted" if cid in REFUTED else "verified") for cid in CATALOGUE | ADDED}
+EXPECTED = expected_verdicts("unitary")
 
 
 def test_catalogue_ids_are_registered() -> None:
@@ -93,5 +91,29 @@ def test_lemma1_counterexample_is_a_valid_decomposition() -> None:
     inputs = {"V_re": [["1", "0"], ["0", "0"]], "V_im": [["0", "0"], ["0", "1"]], "D": ["1", "1"]}
     v = sympy.Matrix([[1, 0], [0, sympy.I]])
     assert v.H * v == sympy.eye(2) and v * v.H == sympy.eye(2)
-    m = unitary_claims.replay_lemma1_printed(inputs, unitary_claims._sympy())
+    m = lemma1.replay_lemma1_printed(inputs, lemma1.exact_backend())
     assert m.ratio == float("inf") and "no conjugate column" in (m.value or "")
+
+
+@pytest.mark.parametrize(
+    ("replay", "inputs"),
+    [
+        (
+            "lemma1",
+            {
+                "V_re": [['__import__("os").getpid()', "0"], ["0", "0"]],
+                "V_im": [["0", "0"], ["0", "1"]],
+                "D": ["1", "1"],
+            },
+        ),
+        ("corollary1_proof", {"x_re": ['__import__("os").getpid()', "1"], "x_im": ["0", "0"]}),
+    ],
+)
+def test_exact_replays_parse_file_strings_and_never_evaluate_them(replay: str, inputs: dict[str, object]) -> None:
+    """A result file is untrusted: a crafted entry is refused by name (it used to be sympified)."""
+    from orthoverify.claims.unitary import corollary1_proof
+    from orthoverify.errors import ParseError
+
+    fn = lemma1.replay_lemma1_printed if replay == "lemma1" else corollary1_proof.replay_corollary1_proof
+    with pytest.raises(ParseError, match="not a decimal, integer or p/q number"):
+        fn(inputs, lemma1.exact_backend())

@@ -54,7 +54,7 @@ def test_built_in_adapters(tmp_path: Path) -> None:
     # (weight decay, say) gives a matrix that is not orthogonal; found and replayed
     assert by["orthogonal"].verdict == "refuted"
     path = write_json(r, tmp_path / "v.json")
-    rep = replay_from_file(path, "conformance.orthogonal-map.orthogonal")
+    rep = replay_from_file(path, "conformance.orthogonal-map.orthogonal", target="torch-orthogonal-householder")
     assert rep.reproduced
     for name in ("torch-orthogonal-cayley", "torch-orthogonal-matrix_exp"):
         res = validate(name, profile="quick", dtypes=["float64"])
@@ -94,7 +94,7 @@ def test_cli_exit_statuses_json_report_and_replay(tmp_path: Path) -> None:
     assert (tmp_path / "validate-tests.conformance_targets-embed_wrong_block.html").exists()
     for c in json.loads(bad.read_text())["claims"]:
         if c["counterexample"]:
-            code, out, _ = run("replay", str(bad), c["id"])
+            code, out, _ = run("replay", str(bad), c["id"], "--target", T + "embed_wrong_block")
             assert code == 0 and "reproduced: yes" in out, out
     assert run("validate", "nosuch.module:f", "--kind", "orthogonal-map")[0] == 3
     assert run("validate", "not-an-adapter")[0] == 3
@@ -250,7 +250,7 @@ def test_every_finding_on_a_built_in_adapter_replays(tmp_path: Path) -> None:
         for c in r.claims:
             if c.counterexample is not None:
                 found += 1
-                assert replay_from_file(path, c.claim.id).reproduced, (spec, c.claim.id)
+                assert replay_from_file(path, c.claim.id, target=spec).reproduced, (spec, c.claim.id)
     # the README's findings: torch's householder map (zero columns), torch's and geotorch's matrix
     # exponentials (the single call), orthoverify's own householder module (NaN at subnormal X)
     assert found >= 4

@@ -85,7 +85,7 @@ def test_side_effects_are_findings(tmp_path: Path) -> None:
     assert "working directory" in by["side_effects"].evidence[0].notes
     assert by["side_effects"].verdict == "refuted" and by["orthogonal"].verdict == "verified"
     path = write_json(result("changes_directory"), tmp_path / "c.json")
-    assert replay_from_file(path, "conformance.orthogonal-map.side_effects").reproduced
+    assert replay_from_file(path, "conformance.orthogonal-map.side_effects", target=T + "changes_directory").reproduced
 
 
 def test_a_flood_of_output_is_captured_and_truncated(capfd: pytest.CaptureFixture[str]) -> None:

@@ -319,7 +319,9 @@ def test_claim1_counterexample_is_n_t_1(quick: Path) -> None:
 
 def test_theorem5_counterexample_is_a_strict_local_minimum(quick: Path) -> None:
     claim = _claims(quick)["svd.theorem5"]
-    cx = claim["counterexample"]
+    assert claim["counterexample"]["check"] == "exact_critical_points_n1"  # the strongest (exact) is recorded
+    (search,) = [e for e in claim["evidence"] if e["check"] == "critical_point_search_50_digits"]
+    cx = search["counterexample"]  # the search's own, kept in its evidence
     assert cx["check"] == "critical_point_search_50_digits" and len(cx["inputs"]["W"]) == 2
     hp = get_backend("mpmath")
     inp = cx["inputs"]
@@ -329,7 +331,6 @@ def test_theorem5_counterexample_is_a_strict_local_minimum(quick: Path) -> None:
     assert min(float(v) for v in lr.hessian_eigenvalues(pb.hessian(w), hp)) > 0
     assert float(lr.sigma_min(w, backend=hp)) > 0.1
     assert float(pb.risk(w) - pb.risk(hp.asarray(inp["W_better"]))) > 0.1
-    (search,) = [e for e in claim["evidence"] if e["check"] == "critical_point_search_50_digits"]
     rows = {r["instance"]: r for r in search["data"]["instances"]}
     assert rows["hand-built n=1, t=2"]["distinct_critical_points"] == 3
     assert rows["control n=2, t=1"]["spurious_local_minima"] == 0

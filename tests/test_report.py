@@ -22,7 +22,7 @@ from orthoverify.report.mdlite import to_html
 from orthoverify.report.model import github_slug, proof_entry
 
 ROOT = Path(__file__).resolve().parents[1]
-REFERENCE = ROOT / "reports" / "check-default.json"
+REFERENCE = ROOT / "reference" / "check-default.json"
 
 
 def run_cli(*argv: str) -> tuple[int, str, str]:
@@ -67,7 +67,7 @@ def reference() -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("report")
-    render_report([REFERENCE], out_dir=out)
+    render_report([REFERENCE], out_dir=out, name="report")
     return out
 
 
@@ -84,7 +84,7 @@ def test_html_is_self_contained_and_every_internal_link_resolves(rendered: Path)
     external = [h for h in doc.hrefs if not h.startswith("#")]
     for h in external:  # relative links to the proof notes, which exist
         target = (rendered / h.split("#")[0]).resolve()
-        assert target.parent == ROOT / "proofs" and target.is_file(), h
+        assert target.parent == ROOT / "orthoverify" / "proofs" and target.is_file(), h
     assert '<meta name="viewport"' in html and "<style>" in html
 
 
@@ -160,11 +160,11 @@ def test_two_runs_side_by_side_with_disagreements(tmp_path: Path, reference: dic
     second.write_text(json.dumps(other))
     code_, _, err = run_cli("report", str(REFERENCE), str(second), "--out", str(tmp_path / "out"))
     assert code_ == 0, err
-    html = (tmp_path / "out" / "report.html").read_text()
+    html = (tmp_path / "out" / "check-default+check-gpu.html").read_text()
     assert "check-default" in html and "check-gpu (cuda)" in html
     assert "Where the runs disagree (1)" in html  # the flipped claim; the one not run is shown as such
     assert '<span class="v v-absent">not run</span>' in html
-    md = (tmp_path / "out" / "report.md").read_text()
+    md = (tmp_path / "out" / "check-default+check-gpu.md").read_text()
     assert "| verdict | check-default | check-gpu (cuda) |" in md
 
 
@@ -210,7 +210,7 @@ def test_bad_format_and_name(tmp_path: Path) -> None:
 
 def test_formats_are_separate(tmp_path: Path) -> None:
     written = render_report([REFERENCE], out_dir=tmp_path, formats=["md"])
-    assert [p.name for p in written] == ["report.md"] and not (tmp_path / "report.html").exists()
+    assert [p.name for p in written] == ["check-default.md"] and not (tmp_path / "check-default.html").exists()
 
 
 # ------------------------------------------------------------------------------ check --report
@@ -221,13 +221,13 @@ def test_check_report_shows_every_verdict(tmp_path: Path, monkeypatch: pytest.Mo
         "check", "planted.*", "--profile", "quick", "--workers", "1", "--json", str(path), "--report", str(tmp_path)
     )
     assert code_ == 1  # planted.crashes errors
-    assert "report: " in out and (tmp_path / "report.html").exists() and (tmp_path / "report.md").exists()
-    html = (tmp_path / "report.html").read_text()
+    assert "report: " in out and (tmp_path / "r.html").exists() and (tmp_path / "r.md").exists()
+    html = (tmp_path / "r.html").read_text()
     for verdict in ("verified", "refuted", "inconclusive", "error"):
         assert f'<span class="v v-{verdict}">{verdict}</span>' in html
     assert "planted crash" in html  # the error message is in the evidence notes
     assert f"orthoverify replay {path} planted.false_reflection_fixes_u" in html
-    assert "not found beside this report" in html  # planted claims have no proofs/planted.md
+    assert "No proof notes are shipped for <code>planted</code>" in html  # no orthoverify/proofs/planted.md
     assert "No corrected statement is registered" in html
 
 
@@ -244,7 +244,7 @@ def test_proof_notes_render_escaped() -> None:
 
 def test_every_claim_has_a_proof_entry_found_by_the_report() -> None:
     for claim in get_registry():
-        entry = proof_entry(ROOT / "proofs", claim.paper, claim.id)
+        entry = proof_entry(ROOT / "orthoverify" / "proofs", claim.paper, claim.id)
         assert entry is not None and entry.body, claim.id
 
 
@@ -255,12 +255,101 @@ def test_reference_result_matches_the_registry(reference: dict[str, Any]) -> Non
 
 
 def test_committed_report_is_the_rendering_of_the_committed_result(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`orthoverify report reports/check-default.json` (from the root) regenerates reports/report.*."""
+    """`orthoverify report reference/check-default.json --out reference --name report` (from the root)
+    regenerates reference/report.*."""
     monkeypatch.chdir(ROOT)
-    files = report_files(load_report(["reports/check-default.json"]), Path("reports"))
-    committed = {str(p.relative_to(ROOT / "reports")) for p in (ROOT / "reports" / "report-figures").iterdir()}
+    files = report_files(load_report(["reference/check-default.json"]), Path("reference"))
+    committed = {str(p.relative_to(ROOT / "reference")) for p in (ROOT / "reference" / "report-figures").iterdir()}
     assert {k for k in files if k.endswith(".svg")} == committed
     for rel, content in files.items():
-        assert (ROOT / "reports" / rel).read_text() == content, (
-            f"reports/{rel} is stale: run `orthoverify report reports/check-default.json` from the repository root"
+        assert (ROOT / "reference" / rel).read_text() == content, (
+            f"reference/{rel} is stale: run `orthoverify report reference/check-default.json --out reference "
+            "--name report` from the repository root"
         )
+
+
+# ------------------------------------------------------------------------------ output names
+def test_report_is_named_after_its_result_and_says_when_it_replaces_another(tmp_path: Path) -> None:
+    quick = tmp_path / "check-quick.json"
+    other = json.loads(REFERENCE.read_text())
+    other["claims"] = other["claims"][:1]
+    quick.write_text(json.dumps(other))
+    out = tmp_path / "out"
+    code_, printed, err = run_cli("report", str(quick), "--out", str(out))
+    assert code_ == 0 and err == "", err
+    assert (out / "check-quick.html").is_file() and (out / "check-quick.md").is_file()
+    assert f"report: {out / 'check-quick.html'}" in printed
+    code_, _, err = run_cli("report", str(quick), "--out", str(out))  # the same results again: silent
+    assert code_ == 0 and err == ""
+    code_, _, err = run_cli("report", str(REFERENCE), "--out", str(out), "--name", "check-quick")
+    assert code_ == 0
+    assert f"replacing {out / 'check-quick.html'}, which was rendered from {quick} (started " in err
+    with pytest.warns(UserWarning, match="replacing"):  # back to the quick run's report
+        render_report([quick], out_dir=out, name="check-quick")
+    rerun = json.loads(quick.read_text())
+    rerun["started"] = "2100-01-01T00:00:00+00:00"  # a newer run written to the same file
+    quick.write_text(json.dumps(rerun))
+    with pytest.warns(UserWarning, match=r"\(started [^)]*\), with a report of .*\(started 2100-01-01"):
+        render_report([quick], out_dir=out, name="check-quick")
+
+
+# ------------------------------------------------------------------------------ reading aids
+def test_report_reads_like_an_errata_page(rendered: Path, reference: dict[str, Any]) -> None:
+    """Papers cited by authors, title and venue (never a file number); each refuted claim with a
+    one-line reason in the index and its erratum, the refuting evidence marked, mathematics in
+    Unicode, the claims folded."""
+    html = (rendered / "report.html").read_text()
+    index = html.split('id="index"', 1)[1].split('id="errata"', 1)[0]
+    for c in reference["claims"]:
+        if c["verdict"] == "refuted":
+            assert f'href="#erratum-{c["id"]}"' in index
+            erratum = html.split(f'id="erratum-{c["id"]}"', 1)[1].split("</article>", 1)[0]
+            assert '<p class="reason"><strong>Why:</strong> ' in erratum and 'class="replay"' in erratum
+            assert "Counterexample</strong>" in erratum and "<strong>Refuted by</strong>" in erratum
+            article = html.split(f'id="claim-{c["id"]}"', 1)[1].split("</details><details class=", 1)[0]
+            assert '<tr class="refutes">' in article and "refutes ◀" in article
+    assert index.count('class="why"') == reference["summary"]["refuted"]
+    assert "Mhammedi, Hellicar, Rahman, Bailey. Efficient Orthogonal Parametrisation" in html
+    assert "Arjovsky, Shah, Bengio. Unitary Evolution Recurrent Neural Networks. ICML 2016" in html
+    assert re.search(r"\b00[1-4] (Sec|Lemma|App|Cor)", html) is None  # no paper file numbers
+    assert "uRNN Lemma 1" in html and "shared/papers" not in html
+    assert "C~'" not in html and "Cbar'" not in html and "C̃′" in html
+    assert html.count('<details class="claim"') == len(reference["claims"])
+    assert "82 claims: " in html and "in the first run" not in html  # one run: no "first run"
+
+
+def test_typeset_and_where() -> None:
+    from orthoverify.report.content import display_where, typeset
+
+    assert typeset("Tr(Cbar' dC) = Tr(h~C~' dU), ||x|| <= 1, u != 0") == "Tr(C̄′ dC) = Tr(h̃C̃′ dU), ‖x‖ ≤ 1, u ≠ 0"
+    assert typeset("sigma_min(W) >= eps, alpha beta u, (I + A)^-1") == "σ_min(W) ≥ ε, α β u, (I + A)⁻¹"
+    assert typeset("U's zeros; W's eigenvalues; float_near_aligned") == "U's zeros; W's eigenvalues; float_near_aligned"
+    assert display_where("004 Lemma 1") == "uRNN Lemma 1"
+    assert display_where("001 Sec. 3, eq. 5; 004 Sec. 3.1") == "oRNN Sec. 3, eq. 5; uRNN Sec. 3.1"
+    assert display_where("App. A.4, eqs. 19-22") == "App. A.4, eqs. 19-22"
+
+
+def test_index_filters_by_paper_and_verdict_without_script(rendered: Path, reference: dict[str, Any]) -> None:
+    html = (rendered / "report.html").read_text()
+    index = html.split('id="index"', 1)[1].split('id="errata"', 1)[0]
+    for p in {c["paper"] for c in reference["claims"]}:
+        assert f'id="fp-{p}"' in index and f"#fp-{p}:checked~.idx li:not(.fp-{p}){{display:none}}" in index
+    assert 'id="fv-refuted"' in index and "#fv-refuted:checked~.idx li:not(.fv-refuted){display:none}" in index
+    assert index.count("<li class=") == len(reference["claims"])
+
+
+def test_proof_notes_ship_with_the_package_and_cite_no_outside_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import orthoverify
+    from orthoverify.report.model import find_proofs_dir
+
+    assert find_proofs_dir() == Path(orthoverify.__file__).resolve().parent / "proofs"
+    assert '"proofs/*.md"' in (ROOT / "pyproject.toml").read_text()  # package data: in the wheel
+    for f in (ROOT / "orthoverify" / "proofs").glob("*.md"):
+        text = f.read_text()
+        assert "../" not in text and "shared/papers" not in text, f.name
+        assert re.search(r"\b00[1-4] (Sec|eq|Lemma|App|Cor)", text) is None, f.name  # no paper file numbers
+    monkeypatch.chdir(tmp_path)  # rendered far from the repository: the proof notes are still there
+    (html,) = render_report([REFERENCE], out_dir=tmp_path / "elsewhere", formats=["html"])
+    assert html.read_text().count("<summary>Proof notes</summary>") == len(json.loads(REFERENCE.read_text())["claims"])

@@ -1,12 +1,15 @@
-"""The committed HTML report in a real browser (Debian's headless Chromium): it loads with no
-console error and no network request, the summary and a figure render, and on a phone-sized
-screen the page never scrolls sideways.
+"""The HTML report of the committed reference result, rendered by this version, in a real browser
+(Debian's headless Chromium): it loads with no console error and no network request, the summary
+and a figure render, on a phone-sized screen the page never scrolls sideways, the index filters
+by paper and verdict, and from the index a reader reaches each refuted claim's reason,
+counterexample and replay command without scrolling the page.
 
 Screenshots are written to $ORTHOVERIFY_SCREENSHOTS when it is set (else to pytest's tmp_path).
 """
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -16,7 +19,7 @@ import pytest
 from tests.browser import PageLoad, decode_png, load_page, region_colours, require_browser
 
 ROOT = Path(__file__).resolve().parents[1]
-REPORT = ROOT / "reports" / "report.html"
+REFERENCE = ROOT / "reference" / "check-default.json"
 
 RECT = "(() => {{ const r = {0}.getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; }})()"
 PAGE_WIDTH = "[document.documentElement.scrollWidth, window.innerWidth]"
@@ -52,9 +55,18 @@ def browser() -> str:
     return require_browser()
 
 
-def test_summary_renders_on_a_laptop(browser: str, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from orthoverify.report import render_report
+
+    out = tmp_path_factory.mktemp("browser-report")
+    (html,) = render_report([REFERENCE], out_dir=out, formats=["html"])
+    return html
+
+
+def test_summary_renders_on_a_laptop(browser: str, report: Path, tmp_path: Path) -> None:
     page = load_page(
-        REPORT,
+        report,
         width=1280,
         height=900,
         expressions={"summary": RECT.format("document.getElementById('summary')"), "width": PAGE_WIDTH},
@@ -70,10 +82,10 @@ def test_summary_renders_on_a_laptop(browser: str, tmp_path: Path) -> None:
     assert sum(n for c, n in colours.items() if max(c) < 80) > 200, "no text drawn in the summary"
 
 
-def test_a_figure_renders(browser: str, tmp_path: Path) -> None:
+def test_a_figure_renders(browser: str, report: Path, tmp_path: Path) -> None:
     fig = "document.querySelector('#fig-ratio-n svg')"
     page = load_page(
-        REPORT,
+        report,
         width=1280,
         height=900,
         expressions={"figure": f"({fig}.scrollIntoView({{block: 'center'}}), {RECT.format(fig)})"},
@@ -88,9 +100,9 @@ def test_a_figure_renders(browser: str, tmp_path: Path) -> None:
     assert near(colours, OKABE_ITO_BLUE) > 30, "the first data series is not drawn"
 
 
-def test_phone_layout_never_scrolls_sideways(browser: str, tmp_path: Path) -> None:
+def test_phone_layout_never_scrolls_sideways(browser: str, report: Path, tmp_path: Path) -> None:
     page = load_page(
-        REPORT,
+        report,
         width=390,
         height=844,
         mobile=True,
@@ -111,3 +123,62 @@ def test_phone_layout_never_scrolls_sideways(browser: str, tmp_path: Path) -> No
     assert width <= 390 and 0 <= top < 844
     colours = region(page, (left, top, width, min(height, 844 - top)), scale=2.0)
     assert near(colours, VERDICT_GREEN) > 50
+
+
+REACH = """(() => {
+  const out = [];
+  for (const a of document.querySelectorAll('#index a[href^="#erratum-"]')) {
+    a.click();
+    const e = document.getElementById(a.getAttribute('href').slice(1));
+    const top = (sel) => e.querySelector(sel).getBoundingClientRect().top;
+    const bottom = e.querySelector('.replay').getBoundingClientRect().bottom;
+    out.push([e.id, top('.reason'), top('.cx'), bottom]);
+  }
+  return out;
+})()"""
+
+
+@pytest.mark.parametrize(("width", "height", "mobile"), [(1280, 900, False), (390, 844, True)])
+def test_every_refuted_claim_is_one_click_from_the_index(
+    browser: str, report: Path, width: int, height: int, mobile: bool
+) -> None:
+    """Clicking a refuted claim in the index shows its reason, counterexample and replay command on
+    the screen (on a phone: within two screens of scrolling inside that erratum, never the page)."""
+    page = load_page(
+        report,
+        width=width,
+        height=height,
+        mobile=mobile,
+        expressions={"index": RECT.format("document.getElementById('index')"), "reach": REACH},
+    )
+    check_clean(page)
+    assert page.values["index"][1] < height, "the index does not start on the first screen"
+    reach = page.values["reach"]
+    refuted = sum(1 for c in json.loads(REFERENCE.read_text())["claims"] if c["verdict"] == "refuted")
+    assert len(reach) == refuted > 0
+    screens = 1 if not mobile else 2
+    for ident, reason, cx, replay_bottom in reach:
+        assert 0 <= reason < height, f"{ident}: the reason is not on screen after the click"
+        assert reason < cx < replay_bottom <= screens * height, f"{ident}: counterexample or replay out of reach"
+
+
+FILTER = """(() => {
+  const shown = () => [...document.querySelectorAll('#index li')].filter(li => li.offsetParent !== null).length;
+  const all = shown();
+  document.querySelector('label[for="fv-refuted"]').click();
+  const refuted = shown();
+  document.querySelector('label[for="fp-unitary"]').click();
+  const both = shown();
+  document.querySelector('label[for="fv-all"]').click();
+  return [all, refuted, both, shown()];
+})()"""
+
+
+def test_index_filters_by_verdict_and_paper(browser: str, report: Path) -> None:
+    page = load_page(report, width=390, height=844, mobile=True, expressions={"counts": FILTER})
+    check_clean(page)
+    claims = json.loads(REFERENCE.read_text())["claims"]
+    refuted = [c for c in claims if c["verdict"] == "refuted"]
+    unitary = [c for c in claims if c["paper"] == "unitary"]
+    expected = [len(claims), len(refuted), sum(1 for c in refuted if c["paper"] == "unitary"), len(unitary)]
+    assert page.values["counts"] == expected

@@ -169,7 +169,7 @@ def test_bench_case_unitary_fft_rows() -> None:
     from orthoverify.bench import run_bench
     from orthoverify.bench.cases_unitary import BATCHES_QUICK, IMPLS, SIZES_QUICK, THRESHOLD
 
-    doc = run_bench(["unitary.fft"], quick=True, budget_s=0.05)
+    doc = run_bench(["unitary.fft"], quick=True, budget_s=0.05, repeats=1)
     rows = json.loads(json.dumps(doc))["results"]
     assert {(r["params"]["n"], r["params"]["B"], r["impl"]) for r in rows} == {
         (n, b, i) for n in SIZES_QUICK for b in BATCHES_QUICK for i in IMPLS

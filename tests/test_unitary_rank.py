@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from orthoverify.backends import get_backend
-from orthoverify.claims import _unitary_coverage as cov
+from orthoverify.claims.unitary import coverage_threshold as cov
 from orthoverify.engine import run_checks
 from orthoverify.engine.checks import FunctionCheck, RunContext
 from orthoverify.engine.profiles import get_profile
@@ -26,7 +26,7 @@ from orthoverify.param.unitary import CArray, urnn_factors, urnn_matrix, urnn_ra
 
 F64 = get_backend("numpy-float64")
 T64 = get_backend("torch-float64")
-MODULES = ["orthoverify.claims._unitary_coverage"]
+MODULES = ["orthoverify.claims.unitary.coverage", "orthoverify.claims.unitary.coverage_threshold"]
 
 
 def _point(seed: int, n: int, backend: str = "numpy-float64") -> ur.URNNParameters:
@@ -218,11 +218,11 @@ def test_a_false_rank_claim_gets_a_replayable_counterexample() -> None:
 
     check = FunctionCheck(
         "planted",
-        lambda ctx: cov._rank_scan(ctx, full_rank, "rank below n^2"),
+        lambda ctx: cov.rank_scan(ctx, full_rank, "rank below n^2"),
         ("numpy-float64",),
         "float",
         "rank",
-        replay_fn=cov._rank_measure(full_rank, "rank below n^2"),
+        replay_fn=cov.rank_measure(full_rank, "rank below n^2"),
     )
     ctx = RunContext("unitary.planted", "planted", F64, get_profile("quick"), seed=0)
     ev = check.run(ctx)

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Sequence
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from orthoverify.backends.base import Array, Backend, Scalar, nested_map, reject_dtype
-from orthoverify.errors import SingularError
+from orthoverify.backends.numbers import parse_exact
+from orthoverify.errors import ParseError, SingularError
 
 
 class ObjectBackend(Backend):
@@ -48,7 +48,7 @@ class ObjectBackend(Backend):
         if self._is_native(v):
             return v
         if isinstance(v, str) and "/" in v:
-            frac = Fraction(v)
+            frac = parse_exact(v)  # strict p/q, never evaluated
             return self._from_number(frac.numerator) / self._from_number(frac.denominator)
         return self._from_number(v)
 
@@ -68,6 +68,8 @@ class ObjectBackend(Backend):
                 raise reject_dtype(type(v).__name__, name, self.label)
             try:
                 flat_out[i] = self.scalar(v.item() if isinstance(v, np.generic) else v)
+            except ParseError as exc:
+                raise ParseError(f"{name}: {exc}") from None
             except (TypeError, ValueError) as exc:
                 raise reject_dtype(type(v).__name__, name, self.label) from exc
         return out

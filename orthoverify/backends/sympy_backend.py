@@ -9,11 +9,14 @@ nonzero witness (see :func:`expr_is_zero`).
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 from typing import Any
 
+import numpy as np
 import sympy
 
 from orthoverify.backends.base import Array, Scalar, nested_map
+from orthoverify.backends.numbers import parse_exact
 from orthoverify.backends.object_backend import ObjectBackend
 
 _X = sympy.Symbol("_x")
@@ -95,18 +98,20 @@ class SympyBackend(ObjectBackend):
             return sympy.Integer(v)
         if isinstance(v, float):
             return sympy.Rational(v)  # exact binary value
-        if isinstance(v, str):
-            try:
-                return sympy.Rational(v)
-            except (TypeError, ValueError):
-                e = sympy.sympify(v)  # an exact algebraic number such as "sqrt(2)/2"
-                if e.free_symbols or not e.is_number:
-                    raise ValueError(f"{v!r} is not a number (pass SymPy symbols as objects)") from None
-                return e
+        if isinstance(v, str):  # parsed strictly, never evaluated: strings may come from result files
+            q = parse_exact(v)
+            return sympy.Rational(q.numerator, q.denominator)
+        if isinstance(v, Fraction):
+            return sympy.Rational(v.numerator, v.denominator)
         if hasattr(v, "man_exp"):  # an mpmath mpf: its exact binary value
             man, exp = v.man_exp
             return sympy.Integer(int(man)) * sympy.Integer(2) ** int(exp)
-        return sympy.sympify(v)
+        if isinstance(v, (np.integer, np.floating)):
+            return self._from_number(v.item())
+        try:  # strict: objects that know their SymPy form (``_sympy_``); strings are never parsed here
+            return sympy.sympify(v, strict=True)
+        except sympy.SympifyError:
+            raise TypeError(f"{type(v).__name__} is not a number (pass SymPy expressions as SymPy objects)") from None
 
     def _is_native(self, v: Any) -> bool:
         return isinstance(v, sympy.Basic)

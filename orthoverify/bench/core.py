@@ -4,6 +4,11 @@ A case is a named function that measures one implementation against a baseline m
 same run (timed in turns, see :mod:`orthoverify.bench.timing`) and returns one
 :class:`BenchResult` per parameter setting. Cases register with :func:`bench_case`; their
 modules are listed in :data:`CASE_MODULES` and imported on first use.
+
+:func:`run_bench` runs each case ``repeats`` times and merges the repeats row by row: a row
+keeps the median of each figure and of the ratio, and records ``spread`` (min, median, max
+over the repeats); a row whose ratio or time moved by more than :data:`NOISY_SPREAD` between
+repeats is marked ``noisy`` (and warned about): the machine was too busy to trust it.
 """
 
 from __future__ import annotations
@@ -46,6 +51,12 @@ class BenchResult:
     peak_bytes: int | None = None
     baseline_peak_bytes: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    repeats: int = 1
+    """How many times the case ran (each repeat times its calls in turns, ``extra["runs"]`` rounds)."""
+    spread: dict[str, list[float]] | None = None
+    """[min, median, max] over the repeats of ``seconds``, ``baseline_seconds`` and ``ratio``."""
+    noisy: bool = False
+    """The spread says the machine was too noisy to trust this row (see :data:`NOISY_SPREAD`)."""
 
     def __post_init__(self) -> None:
         if math.isnan(self.ratio) and self.seconds > 0:
@@ -54,6 +65,58 @@ class BenchResult:
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
         return {k: v for k, v in d.items() if v is not None and v != {}}
+
+
+NOISY_SPREAD = 1.5
+"""A row is noisy when, over its repeats, max/min of its ratio or of either time exceeds this: the
+same measurement moved by half again between runs, more than any claim about it could bear."""
+
+_FIGURES = ("seconds", "baseline_seconds", "ratio")
+
+
+def _row_key(r: BenchResult) -> str:
+    return json.dumps([r.case, r.params, r.impl, r.baseline], sort_keys=True, default=str)
+
+
+def merge_repeats(repeats: Sequence[Sequence[BenchResult]]) -> list[BenchResult]:
+    """One row per (case, params, impl, baseline) over the repeats of a case: the median of each
+    figure (the ratio is the median of the per-repeat ratios, each from calls timed in turns), the
+    [min, median, max] of each in ``spread``, ``noisy`` when the spread exceeds NOISY_SPREAD; the
+    other fields (memory, checks, ``extra``) from the first repeat."""
+    import statistics
+
+    groups: dict[str, list[BenchResult]] = {}
+    for rows in repeats:
+        for r in rows:
+            groups.setdefault(_row_key(r), []).append(r)
+    out = []
+    for rows in groups.values():
+        first = rows[0]
+        spread = {}
+        for name in _FIGURES:
+            values = sorted(float(getattr(r, name)) for r in rows)
+            spread[name] = [values[0], statistics.median(values), values[-1]]
+        noisy = len(rows) > 1 and any(
+            not (lo > 0 and hi / lo <= NOISY_SPREAD) for lo, _m, hi in (spread[n] for n in _FIGURES)
+        )
+        out.append(
+            BenchResult(
+                case=first.case,
+                params=first.params,
+                impl=first.impl,
+                baseline=first.baseline,
+                seconds=spread["seconds"][1],
+                baseline_seconds=spread["baseline_seconds"][1],
+                ratio=spread["ratio"][1],
+                peak_bytes=first.peak_bytes,
+                baseline_peak_bytes=first.baseline_peak_bytes,
+                extra=first.extra,
+                repeats=len(rows),
+                spread=spread if len(rows) > 1 else None,
+                noisy=noisy,
+            )
+        )
+    return out
 
 
 @dataclass(frozen=True)
@@ -141,8 +204,13 @@ def run_bench(
     quick: bool = False,
     budget_s: float = 2.0,
     progress: Callable[[str], None] | None = None,
+    repeats: int = 3,
 ) -> dict[str, Any]:
-    """Run the selected cases and return the JSON document (``results`` holds every row)."""
+    """Run the selected cases ``repeats`` times each and return the JSON document (``results``
+    holds every row, merged over the repeats by :func:`merge_repeats`; ``noisy`` names the rows
+    the machine's noise makes untrustworthy)."""
+    if repeats < 1:
+        raise InputError(f"repeats must be at least 1, got {repeats}")
     if device not in ("cpu", "cuda"):
         raise InputError(f"device must be cpu or cuda, got {device!r}")
     if device == "cuda":
@@ -161,39 +229,64 @@ def run_bench(
             continue
         if progress:
             progress(f"{case.name}: {case.description}")
+        runs: list[list[BenchResult]] = []
         try:
-            got = case.fn(ctx)
+            for _ in range(repeats):
+                runs.append(case.fn(ctx))
         except SkipCase as exc:
             skipped.append({"case": case.name, "why": str(exc)})
             if progress:
                 progress(f"  skipped: {exc}")
             continue
+        got = merge_repeats(runs)
         for r in got:
             if progress:
                 progress("  " + format_row(r))
+                if r.noisy:
+                    progress("  " + noisy_warning(r))
         rows.extend(got)
+    noisy = [r for r in rows if r.noisy]
     return {
         "kind": "orthoverify-bench",
         "started": started,
         "seconds": time.perf_counter() - t0,
         "quick": quick,
+        "repeats": repeats,
         "environment": _environment(device),
         "results": [r.to_json() for r in rows],
         "skipped": skipped,
+        "noisy": [f"{r.case} [{_params(r)}] {r.impl} vs {r.baseline}" for r in noisy],
     }
+
+
+def noisy_warning(r: BenchResult) -> str:
+    """The warning printed under a noisy row."""
+    lo, _m, hi = (r.spread or {}).get("ratio", [r.ratio, r.ratio, r.ratio])
+    return (
+        f"WARNING: too noisy to trust: over {r.repeats} repeats the ratio ranged {lo:.3g} to {hi:.3g} "
+        f"(or a time moved by more than {NOISY_SPREAD}x); rerun on a quiet machine"
+    )
 
 
 class SkipCase(Exception):
     """Raised by a case that cannot run here (a missing optional package, no GPU)."""
 
 
+def _params(r: BenchResult) -> str:
+    return " ".join(f"{k}={v}" for k, v in r.params.items())
+
+
 def format_row(r: BenchResult) -> str:
-    """One line: case, parameters, times and the ratio."""
-    params = " ".join(f"{k}={v}" for k, v in r.params.items())
+    """One line: case, parameters, times and the ratio (medians), with the ratio's range over the
+    repeats."""
     mem = f"  peak {r.peak_bytes / 2**20:.2f} MiB" if r.peak_bytes is not None else ""
+    spread = ""
+    if r.spread is not None:
+        lo, _m, hi = r.spread["ratio"]
+        spread = f" (min {lo:.3g}, max {hi:.3g} over {r.repeats} repeats)"
     return (
-        f"{r.case} [{params}] {r.impl} {r.seconds * 1e3:.3f} ms vs {r.baseline} "
-        f"{r.baseline_seconds * 1e3:.3f} ms: ratio {r.ratio:.3g}{mem}"
+        f"{r.case} [{_params(r)}] {r.impl} {r.seconds * 1e3:.3f} ms vs {r.baseline} "
+        f"{r.baseline_seconds * 1e3:.3f} ms: ratio {r.ratio:.3g}{spread}{mem}"
     )
 
 

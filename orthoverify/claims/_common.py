@@ -3,22 +3,22 @@ symbols, and the rigorous (Arb enclosure) checks. A name used by two families li
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
 import sympy
 
 from orthoverify.backends import FLOAT_BACKENDS, Array, Backend, get_backend, rigorous_backend_names
-from orthoverify.engine.checks import Case, Outcome, RunContext
+from orthoverify.engine.checks import Case, FunctionCheck, Outcome, RunContext
 from orthoverify.engine.ratios import Measure
+from orthoverify.engine.templates import EXACT as EXACT  # the templates' backend sets, re-exported
+from orthoverify.engine.templates import TORCH as TORCH
 
 FLOAT = FLOAT_BACKENDS
 """NumPy and torch in float32 and float64."""
 FLOAT_HP = (*FLOAT_BACKENDS, "mpmath")
 """The float backends and 50-digit mpmath."""
-TORCH = ("torch-float32", "torch-float64")
-EXACT = ("sympy",)
 
 RIGOROUS = rigorous_backend_names()
 """Where rigorous checks run: flint when installed, else mpmath (on which they record a skip)."""
@@ -94,6 +94,27 @@ def rigorous_scan(
         worst_ratio=worst_upper,
         notes=f"proved from Arb enclosures ({b.label}): {quantity} <= {largest} < {bound} in all {count} cases",
         data={"proved_upper": largest, "bound": bound},
+    )
+
+
+def rigorous_check(
+    name: str,
+    cases: Callable[[RunContext], Iterable[Case]],
+    enclose: Any,
+    *,
+    quantity: str,
+    bound: str = "1e-40",
+    backends: tuple[str, ...] = RIGOROUS,
+) -> FunctionCheck:
+    """A check that proves ``quantity <= bound`` on every case from Arb enclosures
+    (:func:`rigorous_scan`), whose recorded violation replays as the quantity's value on any
+    backend (:func:`replay_frobenius`)."""
+
+    def run(ctx: RunContext) -> Outcome:
+        return rigorous_scan(ctx, cases(ctx), enclose, bound=bound, quantity=quantity)
+
+    return FunctionCheck(
+        name, run, backends, "rigorous", quantity, threshold=float(bound), replay_fn=replay_frobenius(enclose)
     )
 
 

@@ -1,5 +1,6 @@
-"""Replaying a conformance counterexample: load the target named in the result, rebuild the
-parameters from their decimal strings, and re-run the check's quantity in each dtype."""
+"""Replaying a conformance counterexample: load the target the user names (never on the result
+file's word alone), rebuild the parameters from their decimal strings, and re-run the check's
+quantity in each dtype."""
 
 from __future__ import annotations
 
@@ -28,28 +29,48 @@ class ConformanceReplay:
         return out
 
 
-def replay_conformance(data: dict[str, Any], claim_id: str, cx: dict[str, Any]) -> ConformanceReplay:
-    """Re-run the quantity of a recorded conformance failure on the target of ``data``."""
+def replay_conformance(
+    data: dict[str, Any], claim_id: str, cx: dict[str, Any], *, target: str | None = None
+) -> ConformanceReplay:
+    """Re-run the quantity of a recorded conformance failure on ``target``.
+
+    The target is the one the user names, never the one the file names on its own word: a result
+    file is untrusted, and loading a target imports and runs its code. Without ``target`` this
+    raises a ReplayError that says which target the file was recorded on and how to name it. The
+    target runs in a process of its own, as under ``validate``."""
+    from orthoverify.conformance import checks as ck
     from orthoverify.conformance import open_target
+    from orthoverify.conformance.kinds import KINDS
 
     meta = data.get("validate")
     if not isinstance(meta, dict):
         raise ReplayError(f"{claim_id}: the result names no validation target (no 'validate' key)")
-    target = open_target(str(meta["target"]), str(meta["kind"]))  # in a process of its own
+    recorded, kind = str(meta.get("target", "?"))[:200], meta.get("kind")
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise ReplayError(f"{claim_id}: validate.kind {str(kind)[:40]!r} is not a known kind ({', '.join(KINDS)})")
+    if target is None:
+        raise ReplayError(
+            f"this counterexample was recorded on the target {recorded!r} (kind {kind}); replaying it imports and "
+            f"runs that target's code, so name the target yourself: --target {recorded!r}"
+        )
+    dtypes = meta.get("dtypes")
+    if dtypes is not None and not (isinstance(dtypes, list) and all(d in ck.DTYPES for d in dtypes)):
+        raise ReplayError(f"{claim_id}: validate.dtypes must be a list of {', '.join(ck.DTYPES)}")
+    loaded = open_target(target, kind)  # in a process of its own
     try:
-        return _replay(target, meta, claim_id, cx)
+        return _replay(loaded, meta, claim_id, cx)
     finally:
-        if target.runner is not None:
-            target.runner.close()
+        if loaded.runner is not None:
+            loaded.runner.close()
 
 
-def _replay(target: Any, meta: dict[str, Any], claim_id: str, cx: dict[str, Any]) -> ConformanceReplay:
+def _replay(loaded: Any, meta: dict[str, Any], claim_id: str, cx: dict[str, Any]) -> ConformanceReplay:
     from orthoverify.conformance import checks as ck
     from orthoverify.conformance.calls import CallFailure
 
     check = str(cx["check"])
     params, dtype = ck.params_of(cx["inputs"])
-    ctx = ck.Ctx(target, tuple(meta.get("dtypes") or (dtype,)))
+    ctx = ck.Ctx(loaded, tuple(meta.get("dtypes") or (dtype,)))
     values: list[tuple[str, str]] = []
     failing = False
     if check in ck.QUANTITIES:
@@ -58,10 +79,10 @@ def _replay(target: Any, meta: dict[str, Any], claim_id: str, cx: dict[str, Any]
             c = ck.QUANTITIES[check](ctx, params, dt)
             values.append((f"target in {dt}", c.display))
             failing = failing or (dt == dtype and not (c.ratio <= 30.0))
-        if check == "forward" and target.kind.reference is not None:
+        if check == "forward" and loaded.kind.reference is not None:
             out = ctx.run(params, dtype)
             if not isinstance(out, CallFailure):
-                r = ck.agreement(ck.as_np(out), ck.reference_np(target.kind, params, 50), ck.EPS[ck.DTYPES[dtype]])
+                r = ck.agreement(ck.as_np(out), ck.reference_np(loaded.kind, params, 50), ck.EPS[ck.DTYPES[dtype]])
                 values.append(("against the 50-digit reference", f"ratio {r:.6g}"))
     elif check == "coverage" and "Q" in params:
         import numpy as np
@@ -78,7 +99,7 @@ def _replay(target: Any, meta: dict[str, Any], claim_id: str, cx: dict[str, Any]
         values.append((f"target in {dtype} at the preimage", text))
         failing = isinstance(out, CallFailure)
         if not isinstance(out, CallFailure):
-            ref = ck.reference_np(target.kind, params) if target.kind.reference is not None else None
+            ref = ck.reference_np(loaded.kind, params) if loaded.kind.reference is not None else None
             if ref is not None:
                 r = ck.agreement(ck.as_np(out), ref, ck.EPS[ck.DTYPES[dtype]])
                 values.append(("||f(preimage) - Q|| ratio", f"{r:.6g}"))
@@ -86,7 +107,7 @@ def _replay(target: Any, meta: dict[str, Any], claim_id: str, cx: dict[str, Any]
     elif check == "side_effects":
         from orthoverify.conformance.isolate import op_forward
 
-        reply = ctx.calls.request(op_forward, target.kind.args(params, ck.DTYPES[dtype], "cpu"), {}, ctx.timeout, "cpu")
+        reply = ctx.calls.request(op_forward, loaded.kind.args(params, ck.DTYPES[dtype], "cpu"), {}, ctx.timeout, "cpu")
         side = [] if isinstance(reply, CallFailure) else reply.side
         values.append((f"target in {dtype}", "; ".join(side) or "no side effect of the call"))
         seen = ctx.calls.observed
@@ -95,7 +116,7 @@ def _replay(target: Any, meta: dict[str, Any], claim_id: str, cx: dict[str, Any]
     else:  # output, bad_input: re-run the call
         from orthoverify.conformance.calls import call
 
-        res = call(target.fn, *target.kind.args(params, ck.DTYPES[dtype], "cpu"), finite=(check != "bad_input"))
+        res = call(loaded.fn, *loaded.kind.args(params, ck.DTYPES[dtype], "cpu"), finite=(check != "bad_input"))
         if isinstance(res, CallFailure):
             values.append((f"target in {dtype}", str(res)))
             failing = check == "output"
@@ -103,4 +124,4 @@ def _replay(target: Any, meta: dict[str, Any], claim_id: str, cx: dict[str, Any]
             finite = bool(res.detach().isfinite().all())
             values.append((f"target in {dtype}", "finite output" if finite else "non-finite output"))
             failing = check == "bad_input" and finite
-    return ConformanceReplay(claim_id, target.spec, values, str(cx.get("value", "")), failing)
+    return ConformanceReplay(claim_id, loaded.spec, values, str(cx.get("value", "")), failing)

@@ -512,4 +512,5 @@ def select_backends(check: Check, selected: Sequence[str] | None) -> list[str]:
     if selected is None:
         return names
     chosen = set(selected)
-    return [n for n in names if n in chosen or (n.startswith("mpmath") and "mpmath" in chosen)]
+    # "mpmath" and "flint" select every precision of that arithmetic (mpmath-50, flint-100, ...)
+    return [n for n in names if n in chosen or n.rsplit("-", 1)[0] in chosen & {"mpmath", "flint"}]

@@ -104,7 +104,7 @@ class Evidence:
     data: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "check": self.check,
             "method": self.method,
             "backend": self.backend,
@@ -118,6 +118,9 @@ class Evidence:
             "error": self.error,
             "data": jsonable(self.data),
         }
+        if self.counterexample is not None:  # every counterexample is kept; the claim records the strongest
+            out["counterexample"] = self.counterexample.to_json()
+        return out
 
 
 def jsonable(x: Any) -> Any:

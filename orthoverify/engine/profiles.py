@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from orthoverify.errors import RegistryError
+
+if TYPE_CHECKING:
+    from orthoverify.backends import Backend
 
 
 @dataclass(frozen=True)
@@ -19,6 +23,16 @@ class Profile:
     cases: int  # random cases per size
     search_examples: int  # Hypothesis examples per search
     timing_repeats: int  # repeats per timing measurement (minimum taken)
+    count_max_n: int  # largest n of exhaustive counts over n = 1, 2, ... (parameter counts)
+    flop_grid_max_n: int  # largest n of instrumented flop counts over every (n, m < n)
+    growth_sizes: tuple[int, ...]  # n of instrumented cost-growth checks (flops of T steps)
+
+    def sizes_on(self, b: Backend) -> tuple[int, ...]:
+        """The sizes n of a check on ``b``: ``exact_sizes`` in exact arithmetic, ``hp_sizes`` on a
+        high-precision backend (each operation costs far more there), else ``sizes``."""
+        if b.exact:
+            return self.exact_sizes
+        return self.hp_sizes if b.method == "high-precision" else self.sizes
 
 
 PROFILES: dict[str, Profile] = {
@@ -31,6 +45,9 @@ PROFILES: dict[str, Profile] = {
         cases=2,
         search_examples=40,
         timing_repeats=2,
+        count_max_n=12,
+        flop_grid_max_n=8,
+        growth_sizes=(4, 8, 16),
     ),
     "default": Profile(
         name="default",
@@ -41,6 +58,9 @@ PROFILES: dict[str, Profile] = {
         cases=4,
         search_examples=200,
         timing_repeats=3,
+        count_max_n=40,
+        flop_grid_max_n=14,
+        growth_sizes=(4, 8, 16, 24),
     ),
     "thorough": Profile(
         name="thorough",
@@ -51,6 +71,9 @@ PROFILES: dict[str, Profile] = {
         cases=10,
         search_examples=1000,
         timing_repeats=5,
+        count_max_n=40,
+        flop_grid_max_n=24,
+        growth_sizes=(4, 8, 16, 24),
     ),
 }
 

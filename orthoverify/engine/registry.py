@@ -15,13 +15,15 @@ from collections.abc import Iterator, Sequence
 from orthoverify.engine.model import Claim, Paper
 from orthoverify.errors import RegistryError
 
-DEFAULT_MODULES: tuple[str, ...] = (
-    "orthoverify.claims.householder",
-    "orthoverify.claims.cayley",
-    "orthoverify.claims.svd",
-    "orthoverify.claims.unitary",
-)
-"""The claim families registered in orthoverify, one module per paper key."""
+
+def _families() -> tuple[str, ...]:
+    from orthoverify.claims import FAMILIES
+
+    return tuple(f"orthoverify.claims.{name}" for name in FAMILIES)
+
+
+DEFAULT_MODULES: tuple[str, ...] = _families()
+"""The claim families registered in orthoverify (``orthoverify.claims.FAMILIES``), one module per paper key."""
 
 EXTRA_ENV = "ORTHOVERIFY_EXTRA_CLAIMS"
 """Environment variable naming extra claims modules (comma-separated) for the command line."""

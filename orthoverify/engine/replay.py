@@ -1,22 +1,32 @@
 """Replaying a recorded counterexample from a result file.
 
 The counterexample's inputs (decimal strings) are parsed exactly and the breaking quantity is
-recomputed by the check that found it, in float64 and at high precision (or exactly).
+recomputed by the check that found it, in float64 and at high precision (or exactly). A result
+file is untrusted data: every field a replay reads is checked and bounded first, and no text in
+it is ever evaluated (see :func:`checked_counterexample`).
 """
 
 from __future__ import annotations
 
+import json
+import math
+import re
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from orthoverify.backends import get_backend
-from orthoverify.engine.model import Counterexample
-from orthoverify.engine.ratios import Measure
+from orthoverify.backends.numbers import MAX_EXPONENT, parse_exact, parse_float_text
+from orthoverify.engine.model import Counterexample, json_float, jsonable
+from orthoverify.engine.ratios import THRESHOLD, Measure
 from orthoverify.engine.registry import DEFAULT_MODULES, get_registry
 from orthoverify.engine.result import load_json
-from orthoverify.errors import ReplayError
+from orthoverify.errors import ParseError, ReplayError
 
 
 @dataclass(frozen=True)
@@ -33,16 +43,182 @@ class Replay:
     """For an exact counterexample: the quantity in float64 and at 50 digits where the check
     can evaluate it in floating point (label, display), or why not."""
 
+    def arithmetics(self) -> list[tuple[str, Measure | None, str]]:
+        """The arithmetics that apply, each once: (label, measure or None, display). An exact
+        counterexample's floating-point evaluations are listed only where they differ from the
+        exact value (a count computed the same in every arithmetic is shown once)."""
+        if self.digits != "exact":
+            out: list[tuple[str, Measure | None, str]] = []
+            if self.float64 is not None:
+                out.append(("float64", self.float64, self.float64.display))
+            out.append((f"{self.digits} digits", self.high_precision, self.high_precision.display))
+            return out
+        exact = self.high_precision.display
+        same = [label for label, text in self.rounded if text == exact]
+        label = "exact" + (f" ({' and '.join(same)} give the same)" if same else "")
+        out = [(label, self.high_precision, exact)]
+        groups: dict[str, list[str]] = {}
+        for lb, text in self.rounded:
+            if text != exact:
+                groups.setdefault(text, []).append(lb)
+        out += [(" and ".join(labels), None, text) for text, labels in groups.items()]
+        return out
+
+    def comparison(self) -> str:
+        """The confirming value against the threshold, in words."""
+        thr = self.counterexample.threshold
+        r = self.high_precision.ratio
+        where = "exactly" if self.digits == "exact" else f"at {self.digits} digits"
+        if thr is None:
+            if self.digits == "exact":
+                broken = "nonzero: the claimed identity fails" if not (r <= THRESHOLD) else "within rounding"
+                return f"exact discrepancy {broken} (no rounding, so no threshold)"
+            thr = THRESHOLD
+        side = ">" if not (r <= thr) else "<="
+        verdict = "breaks the claim" if side == ">" else "does not break the claim"
+        return f"test ratio {_fmt(r)} {side} threshold {thr:g} {where}: {verdict}"
+
     def lines(self) -> list[str]:
+        """What ``orthoverify replay`` prints: the inputs (long ones abbreviated), the quantity,
+        its value in each arithmetic that applies, the comparison with the threshold."""
         cx = self.counterexample
-        out = [f"claim: {self.claim}", f"check: {cx.check}", f"quantity: {cx.quantity}"]
-        if self.float64 is not None:
-            out.append(f"float64: {self.float64.display}")
-        out += [f"{label}: {text}" for label, text in self.rounded]
-        out.append(f"{'exact' if self.digits == 'exact' else f'{self.digits} digits'}: {self.high_precision.display}")
-        out.append(f"recorded: {cx.value}" + (f" (threshold {cx.threshold:g})" if cx.threshold is not None else ""))
+        out = [f"claim: {self.claim}", f"check: {cx.check}", "inputs:"]
+        out += [f"  {name} = {_abbreviate(value)}" for name, value in cx.inputs.items()]
+        out.append(f"quantity: {cx.quantity}")
+        for label, m, text in self.arithmetics():
+            shown = m is not None and m.value is not None and self.digits != "exact"
+            out.append(f"{label}: {text}" + (f" (test ratio {_fmt(m.ratio)})" if shown and m is not None else ""))
+        out.append(f"compared: {self.comparison()}")
+        same = cx.value == self.high_precision.display
+        out.append("recorded: the same" if same else f"recorded: {cx.value}")
         out.append("reproduced: yes" if self.reproduced else "reproduced: NO")
         return out
+
+    def to_json(self) -> dict[str, Any]:
+        """The replay for scripts (``orthoverify replay --json``): every input in full, each
+        arithmetic's display and test ratio, the threshold, whether it reproduced."""
+        cx = self.counterexample
+        return {
+            "claim": self.claim,
+            "check": cx.check,
+            "inputs": jsonable(cx.inputs),
+            "quantity": cx.quantity,
+            "arithmetics": [
+                {"label": label, "value": text, "ratio": json_float(m.ratio) if m is not None else None}
+                for label, m, text in self.arithmetics()
+            ],
+            "precision_digits": self.digits,
+            "threshold": cx.threshold,
+            "compared": self.comparison(),
+            "recorded": cx.value,
+            "reproduced": self.reproduced,
+        }
+
+
+MAX_DIGITS = 1000
+"""Highest precision a replay runs at (the checks record 50 and 100 digits)."""
+MAX_VALUES = 16384
+"""Most numbers one counterexample may hold (a 128 x 128 matrix)."""
+MAX_EXACT_VALUES = 1024
+"""Most numbers of an exact counterexample (exact arithmetic grows fast with size)."""
+MAX_DIM = 256
+"""Longest list at any level of a counterexample's inputs."""
+MAX_DEPTH = 4
+"""Deepest nesting of lists (a batch of matrices)."""
+_LABEL = re.compile(r"(?=.*[A-Za-z])[A-Za-z0-9][A-Za-z0-9 ._()+,:=/-]{0,79}")
+"""A non-numeric input (a case family, a table row such as ``50words``, a convention): a short
+name with a letter in it, nothing more. Nothing evaluates it: a check looks it up or fails."""
+
+
+def checked_counterexample(raw: Any, where: str) -> Counterexample:
+    """A counterexample read from a file, checked field by field before anything runs on it: the
+    precision, the threshold and every input (numbers strictly parsed and bounded, labels short
+    names). Raises ReplayError naming the field."""
+    if not isinstance(raw, dict):
+        raise ReplayError(f"{where}: the counterexample is not an object")
+    for key in ("inputs", "check", "precision_digits"):
+        if key not in raw:
+            raise ReplayError(f"{where}: the counterexample has no {key!r} field")
+    digits = raw["precision_digits"]
+    if digits != "exact" and not (
+        isinstance(digits, int) and not isinstance(digits, bool) and 1 <= digits <= MAX_DIGITS
+    ):
+        raise ReplayError(
+            f"{where}.precision_digits: expected 'exact' or an integer from 1 to {MAX_DIGITS}, got {str(digits)[:40]!r}"
+        )
+    if not isinstance(raw["check"], str) or not raw["check"]:
+        raise ReplayError(f"{where}.check: expected a check name")
+    thr = raw.get("threshold")
+    if thr is not None and not (
+        isinstance(thr, (int, float)) and not isinstance(thr, bool) and math.isfinite(thr) and thr > 0
+    ):
+        raise ReplayError(f"{where}.threshold: expected a finite positive number, got {str(thr)[:40]!r}")
+    inputs = raw["inputs"]
+    if not isinstance(inputs, dict):
+        raise ReplayError(f"{where}.inputs: expected an object of named inputs")
+    exact = digits == "exact"
+    budget = [MAX_EXACT_VALUES if exact else MAX_VALUES]
+    for name, value in inputs.items():
+        if not isinstance(name, str) or not _LABEL.fullmatch(name):
+            raise ReplayError(f"{where}.inputs: {str(name)[:40]!r} is not an input name")
+        _check_value(value, f"{where}.inputs.{name}", exact, budget, 0)
+    for key in ("quantity", "value"):
+        if not isinstance(raw.get(key, ""), str):
+            raise ReplayError(f"{where}.{key}: expected a string")
+    return Counterexample.from_json(raw)
+
+
+def _check_value(v: Any, field: str, exact: bool, budget: list[int], depth: int) -> None:
+    if isinstance(v, list):
+        if depth >= MAX_DEPTH or len(v) > MAX_DIM:
+            raise ReplayError(f"{field}: nested deeper than {MAX_DEPTH} or longer than {MAX_DIM} entries")
+        for i, x in enumerate(v):
+            _check_value(x, f"{field}[{i}]", exact, budget, depth + 1)
+        return
+    budget[0] -= 1
+    if budget[0] < 0:
+        limit = MAX_EXACT_VALUES if exact else MAX_VALUES
+        raise ReplayError(f"{field}: the counterexample holds more than {limit} values{' (exact)' if exact else ''}")
+    if isinstance(v, bool) or v is None:
+        raise ReplayError(f"{field}: expected a number or a name, got {v!r}")
+    if isinstance(v, int):
+        if abs(v) > 10**MAX_EXPONENT:
+            raise ReplayError(f"{field}: integer out of range")
+        return
+    if isinstance(v, float):
+        if exact and not math.isfinite(v):
+            raise ReplayError(f"{field}: {v!r} in an exact counterexample")
+        return
+    if not isinstance(v, str):
+        raise ReplayError(f"{field}: expected a number or a name, got {type(v).__name__}")
+    try:
+        (parse_exact if exact else parse_float_text)(v, field)
+    except ParseError as exc:
+        if not _LABEL.fullmatch(v):
+            raise ReplayError(f"{exc}, nor a short name") from None
+
+
+@contextmanager
+def deadline(seconds: float | None, what: str) -> Iterator[None]:
+    """Stop ``what`` with a ReplayError after ``seconds`` of wall time (main thread on POSIX only;
+    elsewhere the bounds on the inputs are the guard)."""
+    usable = (
+        seconds is not None and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    )
+    if not usable:
+        yield
+        return
+
+    def expire(signum: int, frame: Any) -> None:
+        raise ReplayError(f"{what} did not finish within {seconds:g} s (raise --timeout to wait longer)")
+
+    old = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, float(seconds))  # type: ignore[arg-type]
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
 
 
 def replay_counterexample(claim_id: str, cx: Counterexample, *, modules: tuple[str, ...] = DEFAULT_MODULES) -> Replay:
@@ -93,16 +269,59 @@ def _rounded(check: Any, inputs: dict[str, Any], backend: str) -> str:
     return m.display
 
 
-def replay_from_file(path: str | Path, claim_id: str, *, modules: tuple[str, ...] = DEFAULT_MODULES) -> Replay:
-    """Replay the counterexample of ``claim_id`` recorded in the result file at ``path``."""
-    data: dict[str, Any] = load_json(path)
-    for c in data["claims"]:
-        if c["id"] == claim_id:
-            if c.get("counterexample") is None:
-                raise ReplayError(f"claim {claim_id} has no counterexample in {path} (verdict {c['verdict']})")
-            if claim_id.startswith("conformance."):
-                from orthoverify.conformance.replay import replay_conformance
+def replay_from_file(
+    path: str | Path,
+    claim_id: str,
+    *,
+    modules: tuple[str, ...] = DEFAULT_MODULES,
+    target: str | None = None,
+    timeout: float | None = None,
+) -> Replay:
+    """Replay the counterexample of ``claim_id`` recorded in the result file at ``path``.
 
-                return replay_conformance(data, claim_id, c["counterexample"])  # type: ignore[return-value]
-            return replay_counterexample(claim_id, Counterexample.from_json(c["counterexample"]), modules=modules)
+    The file is untrusted: its counterexample is checked field by field before anything runs on
+    it, nothing in it is evaluated, and a counterexample of a validate run is replayed on
+    ``target`` only (the code the file names is never imported on the file's word alone).
+    ``timeout`` bounds the replay's wall time."""
+    data: dict[str, Any] = load_json(path)
+    claims = data["claims"]
+    if not isinstance(claims, list):
+        raise ReplayError(f"{path}: 'claims' is not a list")
+    for i, c in enumerate(claims):
+        if not isinstance(c, dict) or c.get("id") != claim_id:
+            continue
+        if c.get("counterexample") is None:
+            raise ReplayError(
+                f"claim {claim_id} has no counterexample in {path} (verdict {str(c.get('verdict'))[:20]})"
+            )
+        where = f"{path}: claims[{i}].counterexample"
+        if claim_id.startswith("conformance."):
+            from orthoverify.conformance.replay import replay_conformance
+
+            checked_counterexample(c["counterexample"], where)
+            with deadline(timeout, f"replay of {claim_id}"):
+                return replay_conformance(data, claim_id, c["counterexample"], target=target)  # type: ignore[return-value]
+        cx = checked_counterexample(c["counterexample"], where)
+        with deadline(timeout, f"replay of {claim_id}"):
+            return replay_counterexample(claim_id, cx, modules=modules)
     raise ReplayError(f"claim {claim_id} is not in {path}")
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def _abbreviate(value: Any, limit: int = 160) -> str:
+    """An input as one line: in full when short, else its shape, its first entries and an ellipsis
+    (``--json`` prints every digit)."""
+    text = value if isinstance(value, str) else json.dumps(value, separators=(", ", ": "))
+    if len(text) <= limit:
+        return text
+    shape: list[int] = []
+    v = value
+    while isinstance(v, list) and v:
+        shape.append(len(v))
+        v = v[0]
+    head = text[: limit - 40].rsplit(",", 1)[0]
+    dims = "x".join(str(s) for s in shape)
+    return f"{head}, … ({dims + ', ' if dims else ''}{len(text)} characters; --json has them all)"

@@ -12,6 +12,7 @@ import os
 import platform
 import time
 import traceback
+import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -24,6 +25,7 @@ from orthoverify.engine.checks import RunContext, derive_seed, select_backends
 from orthoverify.engine.model import Claim, Counterexample, Evidence, Verdict, decide
 from orthoverify.engine.profiles import get_profile
 from orthoverify.engine.registry import DEFAULT_MODULES, get_registry
+from orthoverify.errors import BackendError
 
 
 @dataclass(frozen=True)
@@ -110,10 +112,9 @@ class ClaimResult:
 
     @property
     def counterexample(self) -> Counterexample | None:
-        for e in self.evidence:
-            if e.counterexample is not None:
-                return e.counterexample
-        return None
+        """The strongest counterexample any check found (every one stays in its evidence):
+        see :func:`strongest`."""
+        return strongest([e.counterexample for e in self.evidence if e.counterexample is not None])
 
     @property
     def methods(self) -> list[str]:
@@ -171,6 +172,30 @@ class RunResult:
         for c in self.claims:
             out[c.verdict] += 1
         return out
+
+
+def strongest(found: Sequence[Counterexample]) -> Counterexample | None:
+    """The counterexample a claim's result records: exact before more digits before fewer
+    (a float one last), then the smallest (fewest input entries, then shortest decimal text),
+    then the first found (evidence order)."""
+
+    def key(ix: tuple[int, Counterexample]) -> tuple[int, int, int, int, int]:
+        i, cx = ix
+        exact = cx.precision_digits == "exact"
+        digits = 0 if exact else int(cx.precision_digits)
+        return (0 if exact else 1, -digits, input_entries(cx.inputs), len(str(cx.inputs)), i)
+
+    return min(enumerate(found), key=key)[1] if found else None
+
+
+def input_entries(x: Any) -> int:
+    """How many scalar entries a counterexample's inputs hold (nested lists counted entry by
+    entry; a label or a number is one)."""
+    if isinstance(x, dict):
+        return sum(input_entries(v) for v in x.values())
+    if isinstance(x, (list, tuple)):
+        return sum(input_entries(v) for v in x)
+    return 1
 
 
 def environment(device: str) -> dict[str, Any]:
@@ -237,10 +262,13 @@ def run_checks(
 ) -> RunResult:
     """Run the checks of every claim matching ``patterns`` and decide each verdict.
 
-    ``executor`` (default: a local pool of ``workers`` processes, closed afterwards) runs the
-    tasks; ``executor_name`` is what the result records about it (see
+    ``executor`` runs the tasks; without one, ``workers`` > 1 starts a local pool of that many
+    processes (closed afterwards; a script that asks for one needs ``if __name__ == "__main__":``,
+    as every spawned process pool does), and ``workers`` None or 1 runs them in this process,
+    which works from any script. ``executor_name`` is what the result records about it (see
     :func:`orthoverify.engine.executors.open_executor`). A task whose worker died or was lost
-    becomes error evidence of that task; the others still count.
+    becomes error evidence of that task; the others still count. A run in which every task
+    erred warns (``RuntimeWarning``) with the first error.
     """
     get_profile(profile)  # fail early on a bad profile name
     if device != "cpu":
@@ -251,14 +279,25 @@ def run_checks(
     mods = tuple(modules)
     claims = get_registry(mods).select(patterns)
     tasks = plan(claims, profile=profile, seed=seed, device=device, backends=backends, modules=mods)
-    nworkers = workers if workers is not None else (os.cpu_count() or 1)
+    if backends is not None and not tasks:
+        used = sorted({b for c in claims for check in c.checks for b in check.backend_names()})
+        raise BackendError(
+            f"no check of the {len(claims)} selected claim(s) runs on {', '.join(backends)}; "
+            f"their checks use {', '.join(used)}"
+        )
+    nworkers = workers if workers is not None else 1
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     own = executor is None
     ex = executor if executor is not None else local_executor(min(nworkers, max(len(tasks), 1)))
     results: dict[int, Evidence] = {}
     try:
-        futures = {ex.submit(execute, t): i for i, t in enumerate(tasks)}
+        if isinstance(ex, SerialExecutor):  # one task at a time, each reported as it finishes
+            for i, t in enumerate(tasks):
+                results[i] = execute(t)
+                if progress is not None:
+                    progress(i + 1, len(tasks), results[i])
+        futures = {} if isinstance(ex, SerialExecutor) else {ex.submit(execute, t): i for i, t in enumerate(tasks)}
         from concurrent.futures import as_completed
 
         for done, fut in enumerate(as_completed(futures), start=1):
@@ -277,7 +316,7 @@ def run_checks(
     for i in range(len(tasks)):
         by_claim[tasks[i].claim].append(results[i])
     claim_results = [ClaimResult(c, by_claim[c.id], decide(by_claim[c.id])) for c in claims]
-    return RunResult(
+    result = RunResult(
         profile=profile,
         seed=seed,
         device=device,
@@ -289,15 +328,43 @@ def run_checks(
         environment=environment(device),
         executor=executor_name or _executor_name(ex, own),
     )
+    _warn_if_all_erred(result)
+    return result
+
+
+def _warn_if_all_erred(result: RunResult) -> None:
+    """A run whose every task erred decides nothing: say so loudly, with the first error."""
+    evidence = [e for c in result.claims for e in c.evidence]
+    if evidence and all(e.error for e in evidence):
+        first = str(evidence[0].error).strip().splitlines()[0]
+        warnings.warn(
+            f"every check of this run erred ({len(evidence)} of {len(evidence)}); the first: {first}",
+            RuntimeWarning,
+            stacklevel=3,
+        )
 
 
 def _lost(task: Task, exc: BaseException) -> Evidence:
     """Error evidence for a task the executor could not bring back (a crashed or lost worker)."""
     if isinstance(exc, BrokenProcessPool):
         why = f"worker process died: {exc}"
+        if _main_is_script():
+            why += (
+                "; a script that starts a process pool must call it under `if __name__ == \"__main__\":` "
+                "(or run the checks in this process: workers=1, the default)"
+            )
     else:
         why = f"the executor lost this task ({type(exc).__name__}: {exc}); a worker may have crashed or been lost"
     return Evidence(task.claim, task.check, "float", task.backend, passed=False, error=why)
+
+
+def _main_is_script() -> bool:
+    """Whether this process runs a script file: a spawned worker re-runs its top level, and dies there
+    when that starts a pool unguarded."""
+    import sys
+
+    main = sys.modules.get("__main__")
+    return getattr(getattr(main, "__spec__", None), "name", None) is None and bool(getattr(main, "__file__", None))
 
 
 def _executor_name(ex: Executor, own: bool) -> str:

@@ -1,16 +1,21 @@
 """Verification reports people read: one self-contained HTML file and a Markdown file (with its
 figures as SVG files), rendered from one or more JSON results (runs side by side).
 
-``render_report(["reports/check-default.json"], out_dir="reports")`` writes
-``reports/report.html``, ``reports/report.md`` and ``reports/report-figures/*.svg``.
+``render_report(["out/check-quick.json"])`` writes ``out/check-quick.html``, ``out/check-quick.md``
+and ``out/check-quick-figures/*.svg``: the name comes from the result file(s), so one run's
+report never lands on another's; replacing a report rendered from other results is announced.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+import warnings
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from orthoverify import OUT_DIR
 from orthoverify.errors import ReportError
+from orthoverify.report.content import sources_mark
 from orthoverify.report.figures import Figure, claim_figure, report_figures
 from orthoverify.report.html import render_html
 from orthoverify.report.markdown import render_markdown
@@ -18,26 +23,75 @@ from orthoverify.report.model import Report, load_report
 
 FORMATS: tuple[str, ...] = ("html", "md")
 
-__all__ = ["FORMATS", "Report", "load_report", "render_html", "render_markdown", "render_report", "report_files"]
+__all__ = [
+        "FORMATS",
+    "Report",
+    "default_report_name",
+    "load_report",
+    "render_html",
+    "render_markdown",
+    "render_report",
+    "report_files",
+]
+
+
+def default_report_name(results: Sequence[str | Path]) -> str:
+    """The report's file name (without extension) derived from its inputs: the result file's
+    name (``check-quick.json`` gives ``check-quick``), several joined by ``+``."""
+    stems: list[str] = []
+    for r in results:
+        stem = Path(r).stem
+        if stem not in stems:
+            stems.append(stem)
+    name = "+".join(stems) or "report"
+    return name if not name.startswith(".") else "report" + name
+
+
+_SOURCES = re.compile(r"orthoverify-sources: (.*?) -->")
+
+
+def _rendered_from(path: Path) -> str | None:
+    """The result files an existing report was rendered from (its ``orthoverify-sources`` mark)."""
+    try:
+        m = _SOURCES.search(path.read_text(encoding="utf-8", errors="replace")[:4000])
+    except OSError:
+        return None
+    return m.group(1) if m else None
 
 
 def render_report(
     results: Sequence[str | Path],
     *,
     formats: Sequence[str] = FORMATS,
-    out_dir: str | Path = "reports",
+    out_dir: str | Path = OUT_DIR,
     labels: Sequence[str] | None = None,
-    name: str = "report",
+    name: str | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> list[Path]:
-    """Merge the result files and write the report in each format; returns the files written."""
+    """Merge the result files and write the report in each format; returns the files written.
+
+    ``name`` defaults to :func:`default_report_name`. Replacing a report that was rendered from
+    other result files is announced through ``notify`` (default: a ``UserWarning``), never silent.
+    """
     unknown = [f for f in formats if f not in FORMATS]
     if unknown or not formats:
         raise ReportError(f"unknown report format(s) {unknown or list(formats)}; choose from {', '.join(FORMATS)}")
+    if name is None:
+        name = default_report_name(results)
     if not name or "/" in name or name.startswith("."):
         raise ReportError(f"bad report name {name!r}: a plain file name without extension is expected")
     report = load_report(results, labels)
     out = Path(out_dir)
     files = report_files(report, out, formats=formats, name=name)
+    sources = sources_mark(report)
+    for rel in files:
+        previous = _rendered_from(out / rel) if not rel.endswith(".svg") else None
+        if previous is not None and previous != sources:
+            message = f"replacing {out / rel}, which was rendered from {previous}, with a report of {sources}"
+            if notify is not None:
+                notify(message)
+            else:
+                warnings.warn(message, UserWarning, stacklevel=2)
     try:
         out.mkdir(parents=True, exist_ok=True)
         fig_dir = out / f"{name}-figures"

@@ -4,6 +4,7 @@ counterexample lines, the replay commands, the proof links. The renderers only l
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,23 @@ from orthoverify.report.model import paper_title as paper_title  # the citation,
 
 MAX_INPUT_CHARS = 3000
 """Counterexample inputs longer than this are shortened in the report (the JSON has them all)."""
+
+
+def plural(n: int, noun: str) -> str:
+    """``1 claim``, ``2 claims``."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def sources_mark(report: Report) -> str:
+    """The runs a report is rendered from (each result file and when its run started), as its
+    first lines record them (an HTML comment ``<!-- orthoverify-sources: ... -->``), so that
+    rendering another run over it, even one written to the same file, can say so."""
+    runs = (f"{r.path} (started {r.data.get('started', '?')})" for r in report.runs)
+    return ", ".join(runs).replace("--", "- -")
+
+
+def sources_comment(report: Report) -> str:
+    return f"<!-- orthoverify-sources: {sources_mark(report)} -->"
 
 
 def run_rows(report: Report) -> list[tuple[str, list[str]]]:
@@ -148,6 +166,10 @@ class CounterexampleView:
         return out
 
     @property
+    def input_names(self) -> list[str]:
+        return [line.split(" = ", 1)[0] for line in self.inputs.splitlines() if " = " in line]
+
+    @property
     def inputs_heading(self) -> str:
         return "Inputs" + (" (shortened; the JSON result has every digit)" if self.truncated else "") + ":"
 
@@ -209,7 +231,7 @@ def proof_link(report: Report, claim: ClaimRow, out_dir: Path) -> ProofLink | No
     if not f.is_file():
         return None
     href = relative_link(f, out_dir) + (f"#{entry.anchor}" if entry is not None else "")
-    return ProofLink(href, f"proofs/{claim.paper}.md" + (f" — {claim.id}" if entry is not None else ""), entry)
+    return ProofLink(href, f"{claim.paper}.md" + (f" — {claim.id}" if entry is not None else ""), entry)
 
 
 def verdict_summary(report: Report, claim: ClaimRow) -> list[tuple[str, str | None]]:
@@ -221,3 +243,117 @@ def worst_ratio_text(entry: dict[str, Any] | None) -> str:
     if entry is None or entry.get("worst_ratio") is None:
         return "–"
     return f"{fmt_num(entry['worst_ratio'])} / {fmt_num(entry.get('worst_ratio_threshold'))}"
+
+
+# ------------------------------------------------------------------------------ reading aids
+_LEGACY_NUMBERS = {"001": "householder", "002": "cayley", "003": "svd", "004": "unitary"}
+"""Some claims' ``where`` still cite a paper by a number ("004 Lemma 1"); the report shows the
+paper's short name instead ("uRNN Lemma 1"), never the number."""
+
+_NUMBER = re.compile(r"\b(00[1-4])\b(?=[ ,;.'’]|$)")
+
+
+def display_where(where: str) -> str:
+    """A claim's location in the paper's own numbering, with any paper number replaced by the
+    paper's short name (``004 Lemma 1`` reads ``uRNN Lemma 1``)."""
+    from orthoverify.engine.registry import default_modules, get_registry
+
+    papers = get_registry(default_modules()).papers
+
+    def name(m: re.Match[str]) -> str:
+        paper = papers.get(_LEGACY_NUMBERS[m.group(1)])
+        return paper.short if paper is not None else m.group(0)
+
+    return _NUMBER.sub(name, where)
+
+
+def paper_short(key: str) -> str:
+    """The paper's short citation: first author et al., venue, and the method's name."""
+    from orthoverify.engine.registry import default_modules, get_registry
+
+    paper = get_registry(default_modules()).papers.get(key)
+    if paper is None:
+        return key
+    first = paper.authors.split(",")[0].strip()
+    more = " et al." if "," in paper.authors else ""
+    return f"{paper.short}: {first}{more}, {paper.venue}"
+
+
+_GREEK = {
+    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "eps": "ε", "epsilon": "ε", "theta": "θ",
+    "lambda": "λ", "rho": "ρ", "sigma": "σ", "Sigma": "Σ", "pi": "π", "phi": "φ", "eta": "η",
+}  # fmt: skip
+_TYPESET: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\b([A-Za-z])bar\b"), "\\1\u0304"),  # Cbar -> C̄, hbar -> h̄
+    (re.compile(r"\b([A-Za-z])_bar\b"), "\\1\u0304"),
+    (re.compile(r"\bsigma_(min|max)\b"), "σ_\\1"),
+    (re.compile(r"([A-Za-z])~"), "\\1\u0303"),  # C~ -> C̃, UC~ -> UC̃
+    (re.compile(r"(?<![A-Za-z])((?:[A-Za-z][\u0303\u0304]?){1,2})'(?!s\b)"), "\\1′"),  # W' -> W′, C̃' -> C̃′
+    (re.compile(r"\|\|"), "‖"),
+    (re.compile(r"<="), "≤"),
+    (re.compile(r">="), "≥"),
+    (re.compile(r"!="), "≠"),
+    (re.compile(r"\+-"), "±"),
+    (re.compile(r"(?<![<-])->"), "→"),
+    (re.compile(r"\bsqrt\("), "√("),
+    (re.compile(r"\^-1\b"), "⁻¹"),
+    (re.compile(r"\^-T\b"), "⁻ᵀ"),
+    (re.compile(r"\^2\b"), "²"),
+    (re.compile(r"\^3\b"), "³"),
+    (re.compile(r"\b(" + "|".join(_GREEK) + r")\b"), ""),
+]
+
+
+def typeset(text: str) -> str:
+    """Mathematics written in ASCII (``C~'h'``, ``Cbar'``, ``||x|| <= 1``, ``sigma``) in Unicode
+    (``C̃′h′``, ``C̄′``, ``‖x‖ ≤ 1``, ``σ``): plain text, no markup, no network. Identifiers
+    joined by underscores (check names, ``sigma_min``) are left alone."""
+    out = str(text)
+    for pattern, repl in _TYPESET:
+        if repl:
+            out = pattern.sub(repl, out)
+        else:
+            out = pattern.sub(lambda m: _GREEK[m.group(1)], out)
+    return out
+
+
+def shorten(text: str, limit: int = 160) -> str:
+    """One line of at most ``limit`` characters, cut at a word with an ellipsis."""
+    one = " ".join(str(text).split())
+    if len(one) <= limit:
+        return one
+    cut = one[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:")
+    return cut + " …"
+
+
+def refuting_rows(report: Report, claim: ClaimRow) -> list[EvidenceRow]:
+    """The evidence rows that hold a confirmed counterexample."""
+    return [r for r in evidence_rows(report, claim) if r.result == "counterexample"]
+
+
+def reason(report: Report, claim: ClaimRow) -> str:
+    """Why a refuted claim is refuted, in one line: the recorded counterexample's breaking value
+    (exact, or the test ratio against its threshold at the confirming precision)."""
+    found = claim.counterexample()
+    if found is None:
+        return ""
+    _i, cx = found
+    value = str(cx.get("value", ""))
+    digits = cx.get("precision_digits")
+    try:
+        ratio = float(value)
+    except ValueError:
+        ratio = None
+    if ratio is not None and digits != "exact":
+        thr = cx.get("threshold")
+        text = f"test ratio {fmt_num(ratio)}" + (f" > {fmt_num(thr)}" if thr is not None else "")
+        text += f" at {digits} digits: {cx.get('quantity', '')}"
+    elif digits == "exact":
+        text = value if len(value) > 12 else f"{cx.get('quantity', '')} = {value} (exact)"
+    else:
+        text = value
+    return typeset(shorten(_LONG_DECIMAL.sub(lambda m: f"{float(m.group(0)):.6g}", text)))
+
+
+_LONG_DECIMAL = re.compile(r"(?<![\w.])\d+\.\d{7,}(?![\d.])")
+"""A decimal with more digits than a one-line reason needs (the counterexample keeps them all)."""

@@ -88,18 +88,16 @@ def render_markdown(report: Report, out_dir: Path, fig_dir: str, figures: list[F
     figs = report_figures(report) if figures is None else figures
     labels = [r.label for r in report.runs]
     multi = len(labels) > 1
-    md: list[str] = ["# orthoverify verification report", ""]
+    md: list[str] = [ct.sources_comment(report), "", "# orthoverify verification report", ""]
     md += [f"Runs: {', '.join(f'`{lb}`' for lb in labels)}.", ""]
     errata = report.errata()
     errata_heading = f"Errata ({len(errata)})"
     md += ["- [Summary](#summary)", f"- [Errata](#{github_slug(errata_heading)})", "- [Figures](#figures)"]
-    md += [f"- [`{p}`: {ct.paper_title(p)}](#{github_slug(p + ': ' + ct.paper_title(p))})" for p in report.papers()]
+    md += [f"- [{ct.paper_title(p)}](#{github_slug(ct.paper_title(p))})" for p in report.papers()]
     md += ["", "## Summary", ""]
     md += _table(["verdict", *labels], [[v, *(str(n) for n in ns)] for v, ns in ct.verdict_rows(report)])
     md += ["### Per paper", ""]
-    md += _table(
-        ["paper", *labels], [[f"`{p}` {cell(ct.paper_title(p))}", *cells] for p, cells in ct.paper_rows(report)]
-    )
+    md += _table(["paper", *labels], [[cell(ct.paper_title(p)), *cells] for p, cells in ct.paper_rows(report)])
     md += ["### Runs", ""]
     md += _table(["", *labels], [[k, *(cell(v) for v in vals)] for k, vals in ct.run_rows(report)])
     if multi:
@@ -112,29 +110,32 @@ def render_markdown(report: Report, out_dir: Path, fig_dir: str, figures: list[F
     md += ["### Claims at a glance", ""]
     rows = []
     for c in report.claims:
-        entry = next((e for _, e in c.present()), None)
+        why = text(ct.reason(report, c)) if c.refuted else ""
         rows.append(
-            [claim_link(c), *(verdict_text(v) for v in c.verdicts()), cell(c.where), ct.worst_ratio_text(entry)]
+            [claim_link(c), *(verdict_text(v) for v in c.verdicts()), cell(ct.display_where(c.where)), cell(why)]
         )
-    md += _table(["claim", *labels, "where", "worst ratio / threshold"], rows)
+    md += _table(["claim", *labels, "where", "why refuted"], rows)
 
     md += [f"## {errata_heading}", ""]
     if not errata:
         md += ["No claim was refuted.", ""]
     for c in errata:
         md += [f"### Erratum: {c.id}", ""]
-        md += [f"{claim_link(c)} {' '.join(verdict_text(v) for v in c.verdicts())} · {text(c.where)} · `{c.paper}`", ""]
-        md += [f"> {text(c.statement)}", ""]
-        breaks = [r for r in ct.evidence_rows(report, c) if r.result == "counterexample"]
+        where = text(ct.display_where(c.where))
+        verdicts = " ".join(verdict_text(v) for v in c.verdicts())
+        md += [f"{claim_link(c)} {verdicts} · {where} · {ct.paper_short(c.paper)}"]
+        md += ["", f"**Why:** {text(ct.reason(report, c))}", ""]
+        md += [f"> {text(ct.typeset(c.statement))}", ""]
+        breaks = ct.refuting_rows(report, c)
         if breaks:
-            md += ["**What breaks it.**", ""]
-            md += [f"- `{r.check}` \\[{r.backend}\\]: {text(r.notes)}" for r in breaks]
+            md += [f"**Refuted by** ({len(breaks)}):", ""]
+            md += [f"- `{r.check}` \\[{r.backend}\\] {r.method}: {r.ratio}" for r in breaks]
             md += [""]
         md += _counterexample(report, c)
         fix = report.corrected(c.id)
         if fix is not None:
             verdicts = " ".join(verdict_text(v) for v in fix.verdicts())
-            md += [f"**Corrected** ({claim_link(fix)} {verdicts}):", "", f"> {text(fix.statement)}", ""]
+            md += [f"**Corrected** ({claim_link(fix)} {verdicts}):", "", f"> {text(ct.typeset(fix.statement))}", ""]
         else:
             md += ["*No corrected statement is registered for this claim.*", ""]
 
@@ -145,7 +146,7 @@ def render_markdown(report: Report, out_dir: Path, fig_dir: str, figures: list[F
         md += _figure(f, fig_dir)
 
     for p in report.papers():
-        md += [f"## {p}: {ct.paper_title(p)}", ""]
+        md += [f"## {ct.paper_title(p)}", ""]
         for c in (c for c in report.claims if c.paper == p):
             md += _claim(report, c, out_dir, fig_dir)
     md += [
@@ -166,14 +167,16 @@ def _claim(report: Report, c: ClaimRow, out_dir: Path, fig_dir: str) -> list[str
     ]
     md += [
         "",
-        f"{text(c.where)} · kind: {c.kind}"
+        f"{text(ct.display_where(c.where))} · kind: {c.kind}"
         + (f" · corrects [`{c.corrects}`](#{github_slug(c.corrects)})" if c.corrects else ""),
         "",
     ]
-    md += [f"> {text(c.statement)}", ""]
+    md += [f"> {text(ct.typeset(c.statement))}", ""]
+    if c.refuted:
+        md += [f"**Why refuted:** {text(ct.reason(report, c))}", ""]
     notes = next((e.get("notes") for _, e in c.present() if e.get("notes")), "")
     if notes:
-        md += [f"**Notes.** {text(notes)}", ""]
+        md += [f"**Notes.** {text(ct.typeset(notes))}", ""]
     rows = ct.evidence_rows(report, c)
     header = ct.evidence_header(multi)
     body = [
@@ -185,7 +188,7 @@ def _claim(report: Report, c: ClaimRow, out_dir: Path, fig_dir: str) -> list[str
             r.cases,
             r.ratio,
             r.seconds,
-            verdict_text(r.result) if r.result != "pass" else "pass",
+            "**refutes**" if r.result == "counterexample" else verdict_text(r.result) if r.result != "pass" else "pass",
         ]
         for r in rows
     ]
@@ -194,7 +197,8 @@ def _claim(report: Report, c: ClaimRow, out_dir: Path, fig_dir: str) -> list[str
     if with_notes:
         md += [f"<details><summary>Evidence notes ({len(with_notes)})</summary>", ""]
         md += [
-            f"- `{r.check}` \\[{r.backend}\\]{' (' + r.run + ')' if multi else ''}: {text(r.notes)}" for r in with_notes
+            f"- `{r.check}` \\[{r.backend}\\]{' (' + r.run + ')' if multi else ''}: {text(ct.typeset(r.notes))}"
+            for r in with_notes
         ]
         md += ["", "</details>", ""]
     md += _counterexample(report, c)
@@ -203,7 +207,7 @@ def _claim(report: Report, c: ClaimRow, out_dir: Path, fig_dir: str) -> list[str
         md += [f"![{text(fig.title)}]({fig_dir}/{fig.ident}.svg)", ""]
     link = ct.proof_link(report, c, out_dir)
     if link is None:
-        md += [f"Proof notes: `proofs/{c.paper}.md` (not found beside this report).", ""]
+        md += [f"No proof notes are shipped for `{c.paper}`.", ""]
     else:
         md += [f"Proof notes: [{link.label}]({link.href})", ""]
     return md

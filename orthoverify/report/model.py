@@ -194,11 +194,9 @@ def load_report(paths: Sequence[str | Path], labels: Sequence[str] | None = None
 
 
 def find_proofs_dir() -> Path | None:
-    """The ``proofs/`` folder: under the working directory, else beside the installed package's source."""
-    here = Path.cwd() / "proofs"
-    if here.is_dir():
-        return here
-    src = Path(__file__).resolve().parents[2] / "proofs"
+    """The proof notes shipped inside the package (``orthoverify/proofs/``), so that a report
+    rendered anywhere, from an installed copy too, carries them."""
+    src = Path(__file__).resolve().parents[1] / "proofs"
     return src if src.is_dir() else None
 
 

@@ -1,0 +1,228 @@
+"""What several householder claims share: size grids and input shapes, Algorithm 2's measure,
+and the gradient references of L = c' W(U) h (the definition, its autograd, its 50-digit central
+differences, and the LAPACK-style scaling that compares a formula with them)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import sympy
+
+from orthoverify import samples
+from orthoverify.backends import Array, Backend
+from orthoverify.claims._common import symbol_array
+from orthoverify.engine.checks import Case, Check, RunContext
+from orthoverify.engine.ratios import Measure, agreement, residual, scaled, worst
+from orthoverify.engine.ratios import flag as _flag
+from orthoverify.engine.reference import central_gradient, fd_eps
+from orthoverify.engine.templates import audit
+from orthoverify.param import householder as hh
+
+
+# ---------------------------------------------------------------------------- inputs
+def exponent_range(b: Backend) -> int:
+    """How far from 1 input magnitudes may range on ``b`` without leaving its float range."""
+    return 15 if b.eps > 1e-10 else 100
+
+
+def is_sign(b: Backend, x: Any) -> bool:
+    return b.equal(x, 1) or b.equal(x, -1)
+
+
+def sizes_nm(sizes: Iterable[int], *, include_square: bool = False, min_n: int = 1) -> Iterator[tuple[int, int]]:
+    """(n, m) pairs: the reflection counts m of :func:`orthoverify.samples.reflection_sizes` per n."""
+    for n in sizes:
+        if n < min_n:
+            continue
+        for m in samples.reflection_sizes(n, include_square=include_square):
+            yield n, m
+
+
+def lower_symbols(prefix: str, n: int, m: int) -> np.ndarray:
+    """Symbols in eq. 9's shape: column j zero above row j."""
+    full = symbol_array(prefix, n, m)
+    out = np.full((n, m), sympy.Integer(0), dtype=object)
+    for j in range(m):
+        out[j:, j] = full[j:, j]
+    return out
+
+
+def u_and_u1(b: Backend, case: Case) -> tuple[Array, Array | None]:
+    """A case's reflection vectors U and, for m = n, the scalar u_1."""
+    u = b.asarray(case["U"], name="U")
+    u1 = b.asarray(case["u1"], name="u1") if "u1" in case else None
+    return u, u1
+
+
+def w_by_definition(b: Backend, u: Array, u1: Array | None) -> Array:
+    """W = M_{n-m+1}(u): the product of eq. 6 blocks (the definition)."""
+    return hh.m_map(hh.u_to_vectors(u, u1, backend=b), backend=b)
+
+
+def rational_vec(rng: np.random.Generator, n: int) -> np.ndarray:
+    return samples.rational_vectors(rng, n, 1)[:, 0]
+
+
+# ---------------------------------------------------------------------------- Algorithm 2
+def algorithm2_measure(b: Backend, case: Case, variant: hh.Variant) -> Measure:
+    """A = QR, R upper triangular with positive diagonal, Q = H_n(u_n)...H_1(u_1), u_1 = +-1."""
+    a = b.asarray(case["A"], name="A")
+    n = a.shape[0]
+    res = hh.algorithm2(a, backend=b, variant=variant)
+    na = b.to_float(b.norm(a)) if not b.exact else 1.0
+    diag_ok = all(b.positive(res.r[i, i]) for i in range(n))
+    return worst(
+        residual(b, res.q @ res.r - a, n, na),
+        residual(b, b.tril(res.r, -1), n, na),
+        residual(b, res.q - hh.m_map(res.vectors, backend=b), n),
+        _flag(diag_ok, "R has a non-positive diagonal entry"),
+        _flag(is_sign(b, res.vectors[0][0]), "u_1 is not +-1"),
+    )
+
+
+def q_algorithm2_printed(b: Backend, case: Case) -> Measure:
+    """Algorithm 2 as printed (exact branch test, u = x - ||x|| e_1)."""
+    return algorithm2_measure(b, case, "printed")
+
+
+# ---------------------------------------------------------------------------- gradients of c'W(U)h
+def grad_inputs(b: Backend, case: Case) -> tuple[Array, Array, Array]:
+    return b.asarray(case["U"], name="U"), b.asarray(case["h"], name="h"), b.asarray(case["c"], name="c")
+
+
+def loss(b: Backend, h: Array, c: Array) -> Any:
+    """L(U) = sum(c * W(U) h) with W(U) h the reflections of U's columns applied to h in turn
+    (the definition, without forming W); h and c may be n x B batches."""
+    return lambda x: b.sum(c * hh.reflector_apply(x, h, backend=b))
+
+
+def _reference_backend(b: Backend) -> Backend:
+    """Where finite-difference references are computed: b itself when it is high precision,
+    else 50-digit mpmath (on b's rounded inputs)."""
+    from orthoverify.backends import get_backend
+
+    return b if b.method == "high-precision" else get_backend("mpmath")
+
+
+def column_scales(b: Backend, u: Array) -> Array:
+    """An array shaped like U whose column j holds ||U_j|| (1 for a zero column): the scale
+    over which a scale-invariant function of column j varies."""
+    n, m = u.shape
+    out = b.zeros((n, m))
+    for j in range(m):
+        s = b.norm(u[:, j])
+        out[:, j] = s if not b.is_zero(s) else 1
+    return out
+
+
+def definition_gradients(b: Backend, u: Array, h: Array, c: Array) -> tuple[Array, Array, Array, float]:
+    """The gradients of L = c' W(U) h, W by its definition, independently of any paper formula:
+    torch autograd on a torch backend, else fourth-order central differences in b's own precision
+    (which is how an autograd failure is re-examined at 50 digits). Returns (C, dL/dU, dL/dh, eps)
+    with eps the accuracy to assume of the reference."""
+    if b.family == "torch":
+        import torch
+
+        ug = u.clone().requires_grad_(True)
+        hg = h.clone().requires_grad_(True)
+        out = hh.reflector_product(ug, backend=b) @ hg
+        au, ah = torch.autograd.grad(c @ out, (ug, hg))
+        return out.detach(), au, ah, b.eps
+    w = hh.reflector_product(u, backend=b)
+    grad = central_gradient(loss(b, h, c), u, b, column_scales(b, u))
+    return w @ h, grad, b.transpose(w) @ c, max(fd_eps(b), b.eps)
+
+
+def gradient_measure(
+    b: Backend, u: Array, h: Array, c: Array, pairs: dict[str, tuple[Array, Array]], eps: float
+) -> Measure:
+    """Agreement of C, dL/dh and dL/dU with references, each scaled by the size of the terms
+    its formula adds, as LAPACK scales a residual by ||A|| ||x|| rather than by ||b||: ||h|| for
+    C = W h, ||c|| for dL/dh = W'c, and ||h|| ||c|| / ||U_j|| for column j of dL/dU (each term of
+    eq. 14 has that size). Relative-to-result ratios would blame any method for cancellation.
+    An error below the arithmetic's underflow threshold (tiny) counts as rounding."""
+    n = u.shape[0]
+    if b.exact:
+        return worst(*(agreement(b, x, r, n) for x, r in pairs.values()))
+    hn = b.to_float(b.norm(h))
+    cn = b.to_float(b.norm(c))
+    eps = max(eps, b.eps)
+    items: list[tuple[Array, float]] = []  # (difference, scale of the terms)
+    for key, (x, r) in pairs.items():
+        if key == "dl_du":
+            for j in range(u.shape[1]):
+                un = b.to_float(b.norm(u[:, j]))
+                items.append((x[:, j] - r[:, j], hn * cn / un))
+        else:
+            items.append((x - r, hn if key == "c" else cn))
+    ratio, error = 0.0, 0.0
+    for diff, size in items:
+        d = b.to_float(b.norm(diff))
+        ratio = max(ratio, d / (max(n, 1) * (eps * size + b.tiny)) if d > 0 else 0.0)
+        error = max(error, d / size if size > 0 else (math.inf if d > 0 else 0.0))
+    return Measure(ratio, error=error)
+
+
+def against_high_precision_definition(
+    b: Backend, u: Array, h: Array, c: Array, computed: Mapping[str, Array]
+) -> Measure:
+    """Values computed on b (keys "c", "dl_dh", "dl_du") against the definition evaluated at high
+    precision on b's rounded inputs: W h, W'c and central differences of c' W(U) h; scaled as in
+    :func:`gradient_measure`, in units of b's eps (or of the differences' accuracy, if larger)."""
+    r = _reference_backend(b)
+    ur, hr, cr = (r.asarray(b.to_strings(x)) for x in (u, h, c))
+    out, fu, fh, eps = definition_gradients(r, ur, hr, cr)
+    refs = {"c": out, "dl_dh": fh, "dl_du": fu}
+    pairs = {k: (r.asarray(b.to_strings(x)), refs[k]) for k, x in computed.items()}
+    m = gradient_measure(r, ur, hr, cr, pairs, eps)
+    return scaled(m.error or 0.0, u.shape[0], max(eps, b.eps))
+
+
+# ---------------------------------------------------------------------------- proof audits
+def sympy_matrix(b: Backend, x: Any, name: str) -> Any:
+    arr = b.asarray(x, name=name)
+    return sympy.Matrix(arr.tolist()) if arr.ndim == 2 else sympy.Matrix(arr.reshape(-1, 1).tolist())
+
+
+def judged(lines: Iterable[Any], reference: Mapping[str, Any]) -> list[tuple[str, bool]]:
+    """Each transcribed line (:class:`orthoverify.param.householder_proofs.ProofLine`) judged
+    against the exact truth: its description and whether it holds (evaluates and is equal)."""
+    from orthoverify.param.householder_proofs import judge
+
+    out = []
+    for line in lines:
+        verdict = judge(line, reference).verdict
+        out.append((f"{line.label} [{line.where}] is {verdict}: {line.text}", verdict == "equal"))
+    return out
+
+
+def audited_proof(
+    transcribe: Callable[..., Any], reference: Callable[..., Any], keys: Sequence[str], *, corrected: bool
+) -> Check:
+    """The line-by-line audit of a transcribed proof (:func:`orthoverify.engine.templates.audit`):
+    ``transcribe(*inputs, corrected=...)`` gives its lines and ``reference(*inputs)`` the truth,
+    for the case's exact inputs named ``keys``, at the rational points of :func:`cases_proof`."""
+
+    def lines(b: Backend, case: Case) -> list[tuple[str, bool]]:
+        args = [sympy_matrix(b, case[k], k) for k in keys]
+        return judged(transcribe(*args, corrected=corrected), reference(*args))
+
+    return audit("exact_line_by_line", lines, cases_proof)
+
+
+def cases_proof(ctx: RunContext) -> Iterator[Case]:
+    """Rational U, h, dL/dC and directions dU, dh at the small sizes the proofs are audited on."""
+    rng = ctx.rng()
+    for n, m in ((2, 1), (3, 1), (3, 2), (4, 2)):
+        if n > max(ctx.profile.exact_sizes) + 1:
+            continue
+        yield {
+            "U": samples.rational_vectors(rng, n, m),
+            "h": rational_vec(rng, n),
+            "c": rational_vec(rng, n),
+            "dU": samples.rational_matrix(rng, n, m),
+            "dh": rational_vec(rng, n),
+        }

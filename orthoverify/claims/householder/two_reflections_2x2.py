@@ -1,0 +1,112 @@
+"""householder.two_reflections_2x2: why H_1 is not a standard reflection.
+
+Statement (the remark after Thm 1): diag(1, -1) cannot be expressed as the product of exactly two
+standard 2x2 Householder matrices (so Theorem 1 would fail with a standard reflection in place
+of H_1).
+
+Compared: H(u) H(v) against diag(1, -1): determinants (+1 against -1) and the distance, which is
+2 for every pair; with a standard reflection as H_1, det M_1 = (-1)^n for all arguments.
+
+Evidence: SymPy identities for the determinant and the squared distance (symbolic u, v) and for
+det M_1 at the profile's symbolic sizes; a Groebner basis {1} (no solution even over C); the
+smallest distance over random float pairs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import sympy
+
+from orthoverify.claims._common import EXACT, exact_backend, symbol_array
+from orthoverify.claims.householder import PAPER
+from orthoverify.engine.checks import FunctionCheck, Outcome, RunContext, SymbolicCheck
+from orthoverify.engine.model import Claim
+from orthoverify.param import householder as hh
+
+
+def sym_two_reflections(ctx: RunContext) -> Iterator[tuple[str, Any]]:
+    """det(H(u)H(v)) = 1 and ||H(u)H(v) - diag(1,-1)||_F^2 = 4 for all nonzero u, v in R^2; and
+    with a standard (k = 1) reflection in place of eq. 7, det M_1 = (-1)^n for all arguments."""
+    b = exact_backend()
+    u = symbol_array("u", 2)
+    v = symbol_array("v", 2)
+    p = hh.reflection(u, 2, backend=b) @ hh.reflection(v, 2, backend=b)
+    d = b.asarray([[1, 0], [0, -1]])
+    yield "det(H(u) H(v)) - 1", sympy.Matrix(p.tolist()).det() - 1
+    yield "||H(u) H(v) - diag(1,-1)||_F^2 - 4", b.sum((p - d) * (p - d)) - 4
+    for n in ctx.profile.symbolic_sizes:
+        vecs = [symbol_array(f"w{k}_", k) for k in range(2, n + 1)]
+        m = hh.m_map(vecs, backend=b) if vecs else b.eye(n)
+        standard_h1 = b.block_diag(b.eye(n - 1), b.asarray([[-1]]))  # I_1 - 2uu'/u'u = -1 for every u != 0
+        yield (
+            f"n={n}: det(H_n...H_2 * standard H_1) - (-1)^n",
+            sympy.Matrix((m @ standard_h1).tolist()).det() - (-1) ** n,
+        )
+
+
+def fn_groebner(ctx: RunContext) -> Outcome:
+    """H(u) H(v) = diag(1,-1) with u, v != 0 has no solution, even over C: its Groebner basis is {1}."""
+    a, bb, c, d, t = sympy.symbols("a b c d t")
+    nu, nv = a**2 + bb**2, c**2 + d**2
+    hu = sympy.Matrix([[nu - 2 * a * a, -2 * a * bb], [-2 * a * bb, nu - 2 * bb * bb]])
+    hv = sympy.Matrix([[nv - 2 * c * c, -2 * c * d], [-2 * c * d, nv - 2 * d * d]])
+    eqs = [*list(hu * hv - sympy.diag(1, -1) * nu * nv), t * nu * nv - 1]
+    basis = sympy.groebner(eqs, a, bb, c, d, t, order="grevlex")
+    ok = list(basis.exprs) == [1]
+    return Outcome(
+        ok, 1, notes=f"Groebner basis of (H(u)H(v) - D) |u|^2 |v|^2 = 0, t|u|^2|v|^2 = 1: {list(basis.exprs)}"
+    )
+
+
+def fn_float_distance(ctx: RunContext) -> Outcome:
+    """Random u, v: the smallest ||H(u)H(v) - diag(1,-1)||_F seen (it is 2 for every pair)."""
+    b = ctx.backend
+    rng = ctx.rng()
+    d = b.asarray([[1.0, 0.0], [0.0, -1.0]])
+    count = 50 * ctx.profile.cases
+    best = math.inf
+    for _ in range(count):
+        u, v = b.asarray(rng.standard_normal(2)), b.asarray(rng.standard_normal(2))
+        p = hh.reflection(u, 2, backend=b) @ hh.reflection(v, 2, backend=b)
+        best = min(best, b.to_float(b.norm(p - d)))
+    ok = best > 30 * 2 * b.eps
+    return Outcome(
+        ok,
+        count,
+        notes=f"min ||H(u)H(v) - diag(1,-1)||_F over {count} random pairs: {best:.17g}",
+        data={"min_distance": best},
+    )
+
+
+CLAIMS: list[Claim] = [
+    Claim(
+        id="householder.two_reflections_2x2",
+        paper=PAPER,
+        where="after Thm 1",
+        statement=(
+            "diag(1, -1) cannot be expressed as the product of exactly two standard 2x2 Householder matrices "
+            "(so Theorem 1 would fail with a standard reflection in place of H_1)"
+        ),
+        kind="existence",
+        checks=(
+            SymbolicCheck("symbolic_determinant_and_distance", sym_two_reflections),
+            FunctionCheck("groebner_no_solution", fn_groebner, EXACT, "symbolic", "Groebner basis", threshold=None),
+            FunctionCheck(
+                "float_distance",
+                fn_float_distance,
+                ("numpy-float64",),
+                "float",
+                "min ||H(u)H(v) - diag(1,-1)||_F",
+                threshold=None,
+            ),
+        ),
+        notes=(
+            "A product of two reflections has determinant +1 and diag(1,-1) has -1; in fact "
+            "||H(u)H(v) - diag(1,-1)||_F = 2 for every pair. With a standard reflection as H_1, det M_1 = (-1)^n "
+            "is constant, so half of O(n) is missed for every n (checked symbolically for the profile's n)."
+        ),
+    )
+]

@@ -1,0 +1,187 @@
+"""The rank machinery of unitary.coverage and unitary.coverage_threshold: points of parameter
+space drawn as Sec. 3.4 of Arjovsky et al. initialises the uRNN, the Jacobian of p -> W(p) into
+U(n), rank scans over n with a rule saying which ranks the claim allows, their 50-digit
+confirmation, and the replay of a rank counterexample. The rank decisions themselves are
+:mod:`orthoverify.param.unitary_rank`."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from orthoverify.backends import Array, Backend, get_backend
+from orthoverify.claims.unitary._effort import CoveragePlan, effort
+from orthoverify.engine.checks import Case, Outcome, RunContext
+from orthoverify.engine.ratios import Measure, flag
+from orthoverify.param import unitary_rank as ur
+from orthoverify.param.unitary import URNNParameters, urnn_random
+
+F64 = "numpy-float64"
+T64 = "torch-float64"
+HP = "mpmath"
+
+
+def coverage_plan(ctx: RunContext) -> CoveragePlan:
+    """The rank checks' effort on ctx's profile."""
+    return effort(ctx).coverage
+
+
+def point_case(rng: np.random.Generator, n: int, perm: tuple[int, ...] | None = None) -> dict[str, Any]:
+    """A random point as Sec. 3.4 initialises the uRNN (random Pi unless given), flattened."""
+    d = urnn_random(rng, n)
+    x = np.concatenate([d["w1"], d["w2"], d["w3"], d["v1"][0], d["v1"][1], d["v2"][0], d["v2"][1]])
+    p = d["perm"] if perm is None else list(perm)
+    return {"n": n, "x": x, "perm": ",".join(str(int(i)) for i in p)}
+
+
+def point_params(b: Backend, case: Case) -> URNNParameters:
+    """The case's parameters on backend b (decimal strings are parsed exactly)."""
+    perm = [int(i) for i in str(case["perm"]).split(",")]
+    return ur.urnn_from_flat(b.asarray(case["x"], name="x"), perm, backend=b)
+
+
+def float_jacobian(b: Backend, case: Case) -> Array:
+    """torch autograd on torch backends, the analytic derivative elsewhere."""
+    p = point_params(b, case)
+    return ur.jacobian_autograd(p) if b.family == "torch" else ur.jacobian_analytic(p)
+
+
+def _row(n: int, dec: ur.RankDecision, perm: str) -> dict[str, Any]:
+    return {
+        "n": n,
+        "rank": dec.rank,
+        "n2": n * n,
+        "params": 7 * n,
+        "bound_7n_minus_6": min(n * n, 7 * n - 6),
+        "bound": ur.rank_bound(n),
+        "gap": dec.gap,
+        "margin": dec.margin,
+        "smallest_retained": dec.smallest_retained,
+        "largest_dropped": dec.largest_dropped,
+        "perm": perm,
+    }
+
+
+def dropped_ratio(dec: ur.RankDecision) -> float:
+    """The largest dropped singular value as a test ratio ``s / (max(rows, cols) eps s_1)``."""
+    return dec.largest_dropped / (max(dec.rows, dec.cols) * dec.eps)
+
+
+def _ranges(ns: list[int]) -> str:
+    """``[1, 2, 3, 5]`` as ``1-3, 5``."""
+    out: list[str] = []
+    for _, grp in itertools.groupby(enumerate(sorted(set(ns))), key=lambda t: t[1] - t[0]):
+        g = [v for _, v in grp]
+        out.append(str(g[0]) if len(g) == 1 else f"{g[0]}-{g[-1]}")
+    return ", ".join(out) or "none"
+
+
+def _summary(rows: list[dict[str, Any]]) -> str:
+    """Which n reach an open set of U(n) and which have a measure-zero image, from the table."""
+    full = sorted({r["n"] for r in rows if r["rank"] == r["n2"]})
+    low = sorted({r["n"] for r in rows if r["rank"] is not None and r["rank"] < r["n2"]})
+    text = (
+        f"rank n^2 (the image contains an open set of U(n)) for n = {_ranges(full)}; "
+        f"rank < n^2 (image of measure zero, so not all of U(n)) for n = {_ranges(low)}"
+    )
+    if low and (not full or max(full) < min(low)):
+        first = min(low)
+        sharp = "exact" if first == 8 else f"not exact: the image is already of measure zero from n = {first}"
+        text += f"; the printed threshold n > 7 is {sharp}"
+    return text
+
+
+RankRule = Callable[[int, int], bool]
+"""Whether a (n, rank) pair is what the claim says (True) or breaks it (False)."""
+
+
+def coverage_rule(n: int, rank: int) -> bool:
+    return n <= 7 or rank < n * n
+
+
+def threshold_rule(n: int, rank: int) -> bool:
+    return rank == ur.rank_bound(n)
+
+
+def rank_measure(rule: RankRule, what: str) -> Callable[[Mapping[str, Any], Backend], Measure]:
+    """The replay of a rank counterexample: the rank on b's arithmetic, flagged against the rule."""
+
+    def replay(inputs: Mapping[str, Any], b: Backend) -> Measure:
+        p = point_params(b, inputs)
+        dec = ur.jacobian_rank(b, ur.jacobian_analytic(p))
+        n = p.n
+        if dec.rank is None:
+            return Measure(0.0, f"no clear rank gap at n = {n} (undecided)", error=0.0)
+        m = flag(rule(n, dec.rank), f"rank {dec.rank} at n = {n} ({what})")
+        return Measure(m.ratio, f"rank {dec.rank} at n = {n}" if m.ratio == 0 else m.value, error=m.error)
+
+    return replay
+
+
+def rank_scan(ctx: RunContext, rule: RankRule, what: str) -> Outcome:
+    """The rank at random points for n = 1..float_max on ctx's backend; every decision must
+    be clear and obey the rule."""
+    plan = coverage_plan(ctx)
+    rng = ctx.rng("rank")
+    rows: list[dict[str, Any]] = []
+    unclear: list[str] = []
+    failure: tuple[Case, Measure] | None = None
+    worst_ratio = 0.0
+    for n in range(1, plan.float_max + 1):
+        for _ in range(plan.float_cases):
+            case = point_case(rng, n)
+            dec = ur.jacobian_rank(ctx.backend, float_jacobian(ctx.backend, case))
+            rows.append(_row(n, dec, str(case["perm"])))
+            worst_ratio = max(worst_ratio, dropped_ratio(dec))
+            if dec.rank is None:
+                unclear.append(f"n = {n} (gap {dec.gap:.3g})")
+            elif not rule(n, dec.rank) and failure is None:
+                failure = (case, Measure(math.inf, f"rank {dec.rank} at n = {n} ({what})", error=math.inf))
+    notes = _summary(rows) + "; rank bound min(n^2, 7n - 7) (n >= 2) from seven symmetry directions"
+    if unclear:
+        notes = "no clear singular-value gap (rank undecided) at " + ", ".join(unclear) + "; " + notes
+    data = {"table": rows, "min_gap": min((r["gap"] for r in rows), default=math.inf)}
+    return Outcome(not unclear and failure is None, len(rows), worst_ratio, failure, notes, data)
+
+
+def hp_confirm(ctx: RunContext, sizes: tuple[int, ...], float_name: str, rule: RankRule, what: str) -> Outcome:
+    """At random points for each n: the float64 rank (on ``float_name``) and the 50-digit
+    analytic rank agree, values declared zero fall to the 50-digit rounding floor, retained
+    ones stay put (Weyl: ``|s_hp - s_64| <= ||J_hp - J_64||``, a test ratio against float64),
+    and the rank obeys the rule."""
+    hp = ctx.backend
+    fb = get_backend(float_name)
+    rng = ctx.rng("hp")
+    rows: list[dict[str, Any]] = []
+    problems: list[str] = []
+    failure: tuple[Case, Measure] | None = None
+    worst_ratio = 0.0
+    for n in sizes:
+        case = point_case(rng, n)
+        d64 = ur.jacobian_rank(fb, float_jacobian(fb, case))
+        dhp = ur.jacobian_rank(hp, ur.jacobian_analytic(point_params(hp, case)))
+        k = dhp.rank if dhp.rank is not None else 0
+        weyl = max((abs(a - c) for a, c in zip(dhp.relative[:k], d64.relative[:k], strict=True)), default=0.0)
+        weyl_ratio = weyl / (max(d64.rows, d64.cols) * d64.eps)
+        worst_ratio = max(worst_ratio, weyl_ratio, dropped_ratio(dhp))
+        row = _row(n, dhp, str(case["perm"]))
+        row.update({"float64_rank": d64.rank, "float64_gap": d64.gap, "digits": hp.digits, "weyl_ratio": weyl_ratio})
+        rows.append(row)
+        if dhp.rank is None or dhp.rank != d64.rank:
+            problems.append(f"n = {n}: rank {dhp.rank} at {hp.digits} digits vs {d64.rank} in float64")
+        elif not weyl_ratio <= 30:
+            problems.append(f"n = {n}: retained singular values moved (ratio {weyl_ratio:.3g})")
+        elif not rule(n, dhp.rank) and failure is None:
+            failure = (case, Measure(math.inf, f"rank {dhp.rank} at n = {n} ({what})", error=math.inf))
+    notes = "; ".join(
+        f"n = {r['n']}: rank {r['rank']} of n^2 = {r['n2']}, gap {r['gap']:.3g} at {r['digits']} digits "
+        f"(float64 gap {r['float64_gap']:.3g})"
+        for r in rows
+    )
+    if problems:
+        notes = "; ".join(problems) + "; " + notes
+    return Outcome(not problems and failure is None, len(rows), worst_ratio, failure, notes, {"table": rows})

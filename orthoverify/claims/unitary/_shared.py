@@ -1,0 +1,128 @@
+"""Vocabulary of the unitary family's claim files: native complex arithmetic (the independent
+reference every real-pair formulation is compared with), inputs read from a case, and the input
+families used by more than one claim (Haar and structured unitaries, modReLU inputs)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import sympy
+
+from orthoverify import samples
+from orthoverify.backends import Backend
+from orthoverify.claims._common import EXACT, FLOAT_HP
+from orthoverify.engine.checks import Case, RunContext
+from orthoverify.engine.ratios import Measure, agreement
+from orthoverify.param import unitary as un
+from orthoverify.param.unitary import CArray
+
+ALL = (*FLOAT_HP, *EXACT)
+"""Every backend: the float ones, 50-digit mpmath and exact SymPy."""
+
+
+def sizes(ctx: RunContext) -> tuple[int, ...]:
+    """The sizes n of a check on ctx's backend: the profile's exact, high-precision or float sizes."""
+    if ctx.backend.exact:
+        return ctx.profile.exact_sizes
+    return ctx.profile.hp_sizes if ctx.backend.method == "high-precision" else ctx.profile.sizes
+
+
+def native(b: Backend, x: CArray) -> Any:
+    """``x`` in the backend's own complex arithmetic (the independent reference)."""
+    if b.family == "numpy":
+        dt = np.complex64 if b.eps > 1e-10 else np.complex128
+        return (np.asarray(x.re) + 1j * np.asarray(x.im)).astype(dt)
+    if b.family == "torch":
+        import torch
+
+        return torch.complex(x.re, x.im)
+    if b.family == "mpmath":
+        ctx = b.ctx  # type: ignore[attr-defined]
+        return np.vectorize(lambda r, i: ctx.mpc(r, i), otypes=[object])(x.re, x.im)
+    return np.vectorize(lambda r, i: r + sympy.I * i, otypes=[object])(x.re, x.im)
+
+
+def from_native(b: Backend, z: Any) -> CArray:
+    """A native complex array back as real pairs."""
+    if b.family in ("numpy", "torch"):
+        return CArray(b.asarray(z.real), b.asarray(z.imag))
+    if b.family == "mpmath":
+        return CArray(
+            np.vectorize(lambda v: v.real, otypes=[object])(z), np.vectorize(lambda v: v.imag, otypes=[object])(z)
+        )
+    ez = np.vectorize(sympy.expand, otypes=[object])(z)
+    return CArray(np.vectorize(sympy.re, otypes=[object])(ez), np.vectorize(sympy.im, otypes=[object])(ez))
+
+
+def complex_input(b: Backend, case: Case, key: str) -> CArray:
+    return un.as_carray((case[f"{key}_re"], case[f"{key}_im"]), backend=b, name=key)[1]
+
+
+def unitary_input(b: Backend, case: Case, key: str = "W") -> CArray:
+    """A unitary input: float samples are lifted to the working precision (Newton-Schulz polish,
+    a no-op in float); exact samples are exactly unitary already."""
+    w = complex_input(b, case, key)
+    return w if b.exact else un.polish_unitary(w, backend=b)
+
+
+def cagree(b: Backend, x: CArray, ref: CArray, dim: int) -> Measure:
+    """``||x - ref|| / (dim eps ||ref||)`` over both parts."""
+    return agreement(
+        b, b.concat([x.re.reshape(-1), x.im.reshape(-1)]), b.concat([ref.re.reshape(-1), ref.im.reshape(-1)]), dim
+    )
+
+
+def split_complex(z: np.ndarray, key: str) -> dict[str, Any]:
+    return {f"{key}_re": np.real(z), f"{key}_im": np.imag(z)}
+
+
+def unitary_cases(
+    ctx: RunContext, rng: np.random.Generator, n: int, structured: bool = True
+) -> Iterator[dict[str, Any]]:
+    """Haar unitaries (rational Cayley ones when exact) and, for floats, structured ones."""
+    if ctx.backend.exact:
+        for _ in range(max(1, ctx.profile.cases // 2)):
+            re, im = samples.rational_unitary(rng, n)
+            yield {"W_re": re, "W_im": im, "kind": "rational-cayley"}
+        return
+    for _ in range(ctx.profile.cases):
+        yield {**split_complex(samples.haar_unitary(rng, n), "W"), "kind": "haar"}
+    if structured:
+        for name, w in samples.structured_unitaries(rng, n):
+            yield {**split_complex(w, "W"), "kind": name}
+
+
+def modrelu_inputs(ctx: RunContext, rng: np.random.Generator, n: int) -> Iterator[dict[str, Any]]:
+    """z and biases of both signs, many units near the boundary |z| + b = 0 and exactly on it."""
+    if ctx.backend.exact:
+        # Pythagorean moduli so that |z| is rational and boundary cases are exact
+        trip = [(3, 4, 5), (5, 12, 13), (8, 15, 17)]
+        for _ in range(ctx.profile.cases):
+            re, im, bias = [], [], []
+            for _i in range(n):
+                x, y, r = trip[int(rng.integers(0, 3))]
+                s = sympy.Rational(int(rng.integers(1, 4)), int(rng.integers(1, 4)))
+                re.append(s * x * int(rng.choice([-1, 1])))
+                im.append(s * y * int(rng.choice([-1, 1])))
+                bias.append([-s * r, s * r, -s * r / 2, 0][int(rng.integers(0, 4))])
+            yield {
+                "z_re": np.array(re, dtype=object),
+                "z_im": np.array(im, dtype=object),
+                "bias": np.array(bias, dtype=object),
+            }
+        return
+    for _ in range(ctx.profile.cases):
+        zr, zi = rng.standard_normal(n), rng.standard_normal(n)
+        mod = np.hypot(zr, zi)
+        fbias = rng.standard_normal(n)
+        edge = rng.random(n) < 0.3
+        fbias[edge] = -mod[edge] * (1 + rng.choice([-1e-12, 0.0, 1e-12], size=int(edge.sum())))
+        yield {"z_re": zr, "z_im": zi, "bias": fbias}
+
+
+def cases_modrelu(ctx: RunContext) -> Iterator[Case]:
+    rng = ctx.rng()
+    for n in sizes(ctx):
+        yield from modrelu_inputs(ctx, rng, n)

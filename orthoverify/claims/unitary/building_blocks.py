@@ -1,0 +1,171 @@
+"""unitary.building_blocks: D, R, Pi, F and F^-1 are unitary, and R does not depend on the scale
+of v.
+
+Arjovsky et al. (ICML 2016) Sec. 2. Compared: X*X with I for every block and F^-1 F with I
+(float, 50 digits, exact for n with radical roots of unity), R(c v) with R(v); with free
+symbols, R R* = I, R* = R and R(c v) = R(v); every permutation matrix of small n exactly; and, for
+the record, numpy.fft's unnormalised DFT (F*F = n I, not unitary).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import sympy
+
+from orthoverify import samples
+from orthoverify.backends import Backend
+from orthoverify.claims._common import exact_backend, symbol_array
+from orthoverify.claims.unitary import PAPER
+from orthoverify.claims.unitary._effort import effort
+from orthoverify.claims.unitary._shared import ALL, cagree, complex_input, sizes
+from orthoverify.engine.checks import Case, FunctionCheck, Outcome, PropertyCheck, RunContext, SymbolicCheck
+from orthoverify.engine.model import Claim
+from orthoverify.engine.ratios import Measure, flag, worst
+from orthoverify.param import unitary as un
+from orthoverify.param.unitary import CArray
+
+
+def q_blocks(b: Backend, case: Case) -> Measure:
+    """D, R, Pi, F, F^-1 unitary; F^-1 F = I; R(c v) = R(v) for complex c != 0."""
+    n = int(case["n"])
+    w = b.asarray(case["w"], name="w")
+    v = complex_input(b, case, "v")
+    cfac = complex_input(b, case, "c")
+    d = un.phase_diag(w, backend=b)
+    r = un.complex_reflection(v, backend=b)
+    pi = un.CArray(un.permutation_matrix(case["perm"], backend=b), b.zeros((n, n)))
+    f = un.dft_matrix(n, backend=b)
+    fi = un.dft_matrix(n, backend=b, inverse=True)
+    r2 = un.complex_reflection(v * cfac[0], backend=b)
+    ratios = [Measure(un.unitarity_ratio(m, b)) for m in (d, r, pi, f, fi)]
+    if b.exact:
+        ratios = [flag(m.ratio == 0, "unitary") for m in ratios]
+    return worst(*ratios, cagree(b, fi @ f, un.ceye(b, n), n), cagree(b, r2, r, n))
+
+
+def cases_blocks(ctx: RunContext) -> Iterator[Case]:
+    rng = ctx.rng()
+    ns = sizes(ctx) if not ctx.backend.exact else tuple(n for n in (1, 2, 3, 4, 6, 8) if n <= 8)
+    for n in ns:
+        for _ in range(ctx.profile.cases):
+            case: dict[str, Any] = {"n": n, "perm": [str(int(p)) for p in rng.permutation(n)]}
+            if ctx.backend.exact:
+                case["w"] = np.zeros(n, dtype=object)
+                v = samples.rational_matrix(rng, n, 2, bound=3, max_den=2)
+                v[0, 0] = 1 if all(x == 0 for x in v.reshape(-1)) else v[0, 0]
+                case["v_re"], case["v_im"] = v[:, 0], v[:, 1]
+                case["c_re"], case["c_im"] = (
+                    np.array([sympy.Rational(-3, 2)], dtype=object),
+                    np.array([2], dtype=object),
+                )
+            else:
+                case["w"] = rng.uniform(-np.pi, np.pi, n)
+                e = 8 if ctx.backend.eps > 1e-10 else 30  # |c v| must stay inside float32's range
+                s = 10.0 ** rng.uniform(-e, e)
+                case["v_re"], case["v_im"] = rng.standard_normal(n) * s, rng.standard_normal(n) * s
+                cs = 10.0 ** rng.uniform(-e, e)
+                case["c_re"], case["c_im"] = (
+                    np.array([rng.standard_normal() * cs]),
+                    np.array([rng.standard_normal() * cs]),
+                )
+            yield case
+
+
+def sym_blocks(ctx: RunContext) -> Iterator[tuple[str, Any]]:
+    """R(v) R(v)* = I, R* = R and R(c v) = R(v) for free complex v and c (k = 2, 3)."""
+    b = exact_backend()
+    for k in ctx.profile.symbolic_sizes:
+        v = CArray(symbol_array("p", k), symbol_array("q", k))
+        c = CArray(
+            np.array([sympy.Symbol("c_re", real=True)], dtype=object),
+            np.array([sympy.Symbol("c_im", real=True)], dtype=object),
+        )
+        r = un.complex_reflection(v, backend=b)
+        rh = un.ct(b, r)
+        rc = un.complex_reflection(v * c[0], backend=b)
+        yield (
+            f"k={k}: R R* - I",
+            np.concatenate([(r @ rh - un.ceye(b, k)).re.reshape(-1), (r @ rh - un.ceye(b, k)).im.reshape(-1)]),
+        )
+        yield f"k={k}: R* - R", np.concatenate([(rh - r).re.reshape(-1), (rh - r).im.reshape(-1)])
+        yield f"k={k}: R(c v) - R(v)", np.concatenate([(rc - r).re.reshape(-1), (rc - r).im.reshape(-1)])
+
+
+def fn_permutations(ctx: RunContext) -> Outcome:
+    """Every permutation matrix of size n <= 5 (6 in default and thorough): Pi' Pi = I, and
+    Pi' is the matrix of the inverse permutation."""
+    top = effort(ctx).permutations_max_n
+    count = 0
+    for n in range(1, top + 1):
+        eye = np.eye(n, dtype=np.int64)
+        for perm in itertools.permutations(range(n)):
+            count += 1
+            p = eye[list(perm)]
+            inv = [perm.index(i) for i in range(n)]
+            if not (np.array_equal(p.T @ p, eye) and np.array_equal(p.T, eye[inv])):
+                return Outcome(
+                    False, count, failure=({"perm": [str(v) for v in perm]}, Measure(math.inf, "Pi'Pi != I"))
+                )
+    return Outcome(True, count, worst_ratio=0.0, notes=f"all permutations of n = 1..{top} ({count}), exact integers")
+
+
+def fn_unnormalised_dft(ctx: RunContext) -> Outcome:
+    """Context for the claim: the DFT is unitary only with the 1/sqrt(n) normalisation;
+    numpy.fft's default ('backward') transform has F*F = n I. Measured, for the record."""
+    b = ctx.backend
+    rows = []
+    ok = True
+    for n in (2, 8, 64):
+        f = un.dft_matrix(n, backend=b, normalized=False)
+        x = np.random.default_rng(0).standard_normal(n)
+        fx = np.fft.fft(x)
+        ours = (f @ un.as_carray(x, backend=b)[1].reshape(n, 1)).to_complex(b).reshape(n)
+        gram = un.ct(b, f) @ f - un.ceye(b, n) * n
+        rows.append({"n": n, "||F_unnormalised||_2": math.sqrt(n), "numpy_fft_diff": float(np.abs(ours - fx).max())})
+        ok = ok and un.unitarity_ratio(f, b) > 1e3 and b.to_float(un.cnorm(b, gram)) < 1e-9 * n * n
+        ok = ok and float(np.abs(ours - fx).max()) < 1e-9 * n
+    return Outcome(
+        passed=ok,
+        cases=len(rows),
+        worst_ratio=0.0,
+        notes="numpy.fft.fft (norm='backward') equals the unnormalised DFT, whose F*F = n I: unitary only after "
+        "dividing by sqrt(n) (norm='ortho'), the convention used for F here",
+        data={"unnormalised": rows},
+    )
+
+
+BUILDING_BLOCKS = Claim(
+    id="unitary.building_blocks",
+    paper=PAPER,
+    where="Arjovsky et al. Sec. 2",
+    kind="identity",
+    statement=(
+        "D = diag(e^(i w_j)), R = I - 2vv*/||v||^2, a permutation Pi, the Fourier transform F and F^-1 are unitary; "
+        "R does not depend on the scale of v"
+    ),
+    checks=(
+        PropertyCheck(
+            "blocks",
+            q_blocks,
+            cases_blocks,
+            ALL,
+            "max(||X*X - I|| for X in D, R, Pi, F, F^-1; ||F^-1 F - I||; ||R(cv) - R(v)||) / (n eps)",
+        ),
+        SymbolicCheck("reflection_symbolic", sym_blocks),
+        FunctionCheck("permutations", fn_permutations, ("sympy",), "exhaustive", "Pi'Pi - I", exact=True),
+        FunctionCheck("dft_normalisation", fn_unnormalised_dft, ("numpy-float64",), "float", "F*F - n I"),
+    ),
+    notes=(
+        "F is the unitary DFT, F_jk = e^(-2 pi i jk/n)/sqrt(n); the default normalisation of numpy.fft and "
+        "torch.fft (no 1/sqrt(n)) is not unitary (||F|| = sqrt(n)); the dft_normalisation check records this. "
+        "The scale invariance holds for every complex c != 0 (so any centred uniform initialisation of v "
+        "gives the same R, Sec. 3.4). Exact DFT checks use n with radical roots of unity (1, 2, 3, 4, 6, 8)."
+    ),
+)
+
+CLAIMS: list[Claim] = [BUILDING_BLOCKS]

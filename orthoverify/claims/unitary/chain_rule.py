@@ -1,0 +1,225 @@
+"""unitary.chain_rule and unitary.chain_rule.corrected: the product form of dC/dh_t.
+
+Arjovsky et al. (ICML 2016) Sec. 1, eq. 3. The printed product D_{t+1} W_t' ... D_T W_{T-1}' is
+compared, read with rows and with columns, against SymPy's exact derivative and torch autograd:
+neither reading holds (an exact T = 1 counterexample with a rotation and one dead unit). The
+corrected product W_t' D_{t+1}' ... W_{T-1}' D_T' dC/dh_T is compared with SymPy's derivative,
+autograd, and 50-digit central differences.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+from orthoverify.backends import Array, Backend, Scalar
+from orthoverify.claims._common import EXACT, TORCH
+from orthoverify.claims.unitary import PAPER
+from orthoverify.claims.unitary._effort import effort
+from orthoverify.claims.unitary._gradient import CHAIN_RATIO, case_gradients, gradient_gap, run_case, show_vector
+from orthoverify.claims.unitary._gradient_cases import exact_case, float_case
+from orthoverify.engine.checks import Case, PropertyCheck, RunContext
+from orthoverify.engine.model import Claim
+from orthoverify.engine.ratios import Measure, scaled
+from orthoverify.engine.reference import central_gradient, fd_eps
+from orthoverify.param import unitary_gradients as ug
+
+
+def _truth(b: Backend, case: Case) -> tuple[ug.Unrolled, Array, list[Array]]:
+    """The true dC/dh_t: SymPy's derivative (exact), autograd (torch), the backward recursion
+    (elsewhere: NumPy, and 50/100 digits when a float failure is confirmed)."""
+    if b.exact:
+        run = run_case(b, case)
+        g = b.check_array(case["g"], name="g", ndim=1)
+        return run, g, ug.exact_gradients(run, g)
+    run, g, grads, _ = case_gradients(b, case)
+    return run, g, grads
+
+
+def chain_measure(b: Backend, case: Case, readings: tuple[ug.Reading, ...]) -> Measure:
+    """The products of eq. 3 (each reading) against the true gradient for every t < T; the claim
+    holds in a reading when every t agrees, and the measure is the best reading's."""
+    run, g, truth = _truth(b, case)
+    results = []
+    for reading in readings:
+        got = ug.chain_rule_gradients(run, g, reading)
+        diffs = [p - q for p, q in zip(got[:-1], truth[:-1], strict=True)]
+        if b.exact:
+            bad = next((t for t, d in enumerate(diffs) if not b.is_zero(d)), None)
+            desc = (
+                f"{reading}: holds for every t"
+                if bad is None
+                else f"{reading}: at t = {bad} gives {show_vector(b, got[bad])}, "
+                f"true dC/dh_t = {show_vector(b, truth[bad])}"
+            )
+            results.append(Measure(0.0 if bad is None else math.inf, desc, error=0.0 if bad is None else math.inf))
+        else:
+            m = gradient_gap(b, run, g, [*diffs, b.zeros(run.N)])
+            results.append(Measure(m.ratio, f"{reading}: relative gap {m.error:.6g}", error=m.error))
+    best = min(results, key=lambda m: m.ratio)
+    head = f"T = {run.T}, N = {run.N}, {run.activation}: "
+    return Measure(best.ratio, head + "; ".join(m.display for m in results), error=best.error)
+
+
+def q_chain_printed(b: Backend, case: Case) -> Measure:
+    return chain_measure(b, case, ("printed_row", "printed_column"))
+
+
+def q_chain_corrected(b: Backend, case: Case) -> Measure:
+    return chain_measure(b, case, ("corrected",))
+
+
+def q_chain_fd(b: Backend, case: Case) -> Measure:
+    """The corrected product against central differences of C(h_t) = g' h_T(h_t) at b's precision
+    (50 digits: an independent reference that knows no formula)."""
+    run = run_case(b, case)
+    g = b.check_array(case["g"], name="g", ndim=1)
+    got = ug.chain_rule_gradients(run, g, "corrected")
+    diffs = []
+    for t in range(run.T):
+
+        def cost(h: Array, t: int = t) -> Scalar:
+            return b.sum(g * ug.forward_from(run, t, h))
+
+        diffs.append(got[t] - central_gradient(cost, run.hs[t], b))
+    diffs.append(b.zeros(run.N))
+    m = gradient_gap(b, run, g, diffs)
+    return scaled(m.error if m.error is not None else math.inf, run.T * run.N, max(b.eps, fd_eps(b)))
+
+
+HAND_BUILT_CHAIN: dict[str, Any] = {
+    "kind": "hand-built rotation",
+    "act": "relu",
+    "W": [["3/5", "-4/5"], ["4/5", "3/5"]],
+    "V": [["0"], ["0"]],
+    "xs": [["0"]],
+    "h0": ["1", "0"],
+    "c": ["0", "-2"],
+    "g": ["1", "0"],
+}
+"""T = 1, t = 0: z_1 = W h_0 + c = (3/5, -6/5), so D_1 = diag(1, 0). True dC/dh_0 = W' D_1 g =
+(3/5, -4/5); the printed product read with rows gives (g' D_1 W')' = W D_1 g = (3/5, 4/5), read with
+columns D_1 W' g = (3/5, 0)."""
+
+
+def cases_chain_exact(ctx: RunContext, *, printed: bool = False) -> Iterator[Case]:
+    """The hand-built case, then random rational cases: N = 2 with T = 1, 2 and N = 3 with T = 1
+    (the default profile adds N = 3, T = 2 for the corrected product). SymPy differentiates the
+    whole composition, whose nested |.| grow quickly with N and T: these sizes keep it to seconds."""
+    yield HAND_BUILT_CHAIN
+    rng = ctx.rng()
+    pairs = [(2, 1), (2, 2), (3, 1)]
+    if not printed and effort(ctx).chain_exact_n3_t2:
+        pairs.append((3, 2))
+    for n, t_len in pairs:
+        for kind in ("real", "real-per-step", "general") + (("complex",) if n == 2 else ()):
+            yield exact_case(rng, kind, 1 if kind == "complex" else n, t_len)
+
+
+def cases_chain_exact_printed(ctx: RunContext) -> Iterator[Case]:
+    yield from cases_chain_exact(ctx, printed=True)
+
+
+CHAIN_KINDS: tuple[tuple[str, str], ...] = (
+    ("real", "relu"),
+    ("complex", "relu"),
+    ("urnn", "modrelu"),
+    ("real-per-step", "relu"),
+    ("complex-per-step", "modrelu"),
+    ("general", "relu"),
+)
+
+
+def _chain_float_cases(ctx: RunContext, *, hp: bool) -> Iterator[Case]:
+    """ReLU and modReLU (both bias signs), real, complex, uRNN, per-step and general W; small n, T."""
+    rng = ctx.rng()
+    ns = (1, 2, 3) if hp else (1, 2, 3, 4)
+    steps = (1, 2, 3) if hp else (1, 2, 5, 10)
+    kinds = CHAIN_KINDS
+    i = 0
+    for j, n in enumerate(ns):
+        for _ in range(ctx.profile.cases):
+            kind, act = kinds[(i + j) % len(kinds)]
+            t_len = steps[(i + i // len(kinds)) % len(steps)]
+            if kind == "general":
+                case = float_case(rng, "real", n, t_len)
+                case["W"] = rng.standard_normal((n, n)) / math.sqrt(n)
+                case["orthogonal"] = False
+            else:
+                case = float_case(rng, kind, n, t_len, act=act, bias_mode="mixed")
+            yield case
+            i += 1
+
+
+def cases_chain_float(ctx: RunContext) -> Iterator[Case]:
+    yield from _chain_float_cases(ctx, hp=False)
+
+
+def cases_chain_hp(ctx: RunContext) -> Iterator[Case]:
+    yield from _chain_float_cases(ctx, hp=True)
+
+
+CHAIN_RULE = Claim(
+    id="unitary.chain_rule",
+    paper=PAPER,
+    where="Arjovsky et al. Sec. 1, eq. 3",
+    kind="gradient",
+    statement=(
+        "dC/dh_t = dC/dh_T prod_{k=t}^{T-1} dh_{k+1}/dh_k = dC/dh_T prod_{k=t}^{T-1} D_{k+1} W_k^T with "
+        "D_{k+1} = diag(sigma'(z_{k+1})), the product taken in the order written (k = t..T-1, left to right)"
+    ),
+    checks=(
+        PropertyCheck(
+            "exact", q_chain_printed, cases_chain_exact_printed, EXACT, "printed product - true gradient (exact)"
+        ),
+        PropertyCheck("float_vs_autograd", q_chain_printed, cases_chain_float, TORCH, CHAIN_RATIO),
+    ),
+    notes=(
+        "dh_{k+1}/dh_k = D_{k+1} W_k (Jacobian, rows = outputs), so the true gradient is, as a row, "
+        "g' D_T W_{T-1} ... D_{t+1} W_t and, as a column, W_t' D_{t+1} W_{t+1}' D_{t+2} ... W_{T-1}' D_T g. The "
+        "printed product D_{t+1} W_t' D_{t+2} W_{t+1}' ... D_T W_{T-1}' matches neither: read with rows it has "
+        "the factors in the reverse order and W_k transposed; read with columns each D_{k+1} stands left of "
+        "W_k' instead of right of it (it agrees only where those commute: n = 1, or every unit active with "
+        "one shared W). Exact counterexample: T = 1, W = [[3/5, -4/5], [4/5, 3/5]], h_0 = (1, 0), c = (0, -2), "
+        "so D_1 = diag(1, 0), g = (1, 0): true dC/dh_0 = W' D_1 g = (3/5, -4/5), row reading (3/5, 4/5), column "
+        "reading (3/5, 0). The norm bound (4) is untouched: ||D W'|| = ||W' D|| = ||D|| for orthogonal W, so "
+        "this refutation does not affect unitary.gradient_bound. Both readings are checked; a reading holds "
+        "when it matches at every t < T."
+    ),
+)
+
+CHAIN_RULE_CORRECTED = Claim(
+    id="unitary.chain_rule.corrected",
+    paper=PAPER,
+    where="Arjovsky et al. Sec. 1, eq. 3",
+    kind="gradient",
+    corrects="unitary.chain_rule",
+    statement=(
+        "with dC/dh as a column, dC/dh_t = W_t' D_{t+1}' W_{t+1}' D_{t+2}' ... W_{T-1}' D_T' dC/dh_T, "
+        "D_{k+1} the Jacobian of sigma at z_{k+1} (diag(sigma'(z_{k+1})) for a pointwise sigma, where D' = D; "
+        "2 x 2 symmetric blocks for modReLU)"
+    ),
+    checks=(
+        PropertyCheck(
+            "exact", q_chain_corrected, cases_chain_exact, EXACT, "product - SymPy's exact derivative (exact)"
+        ),
+        PropertyCheck("float_vs_autograd", q_chain_corrected, cases_chain_float, TORCH, CHAIN_RATIO),
+        PropertyCheck(
+            "central_differences",
+            q_chain_fd,
+            cases_chain_hp,
+            ("mpmath",),
+            "max_t ||product g - central differences|| / (T N max(eps, fd_eps) ||g|| prod ||W|| ||J||)",
+        ),
+    ),
+    notes=(
+        "h_T depends on h_t through h_T = sigma(W_{T-1} sigma(... sigma(W_t h_t + ...))), so dh_T/dh_t = "
+        "D_T W_{T-1} D_{T-1} ... D_{t+1} W_t and dC/dh_t = (dh_T/dh_t)' dC/dh_T. Checked against SymPy's exact "
+        "derivative (ReLU, rational orthogonal, unitary-twin, per-step and general W), torch autograd (float32, "
+        "float64; ReLU and modReLU with biases of both signs) and 50-digit central differences; the product is "
+        "multiplied out as matrices, independently of the backward recursion used by the bound claims."
+    ),
+)
+
+CLAIMS: list[Claim] = [CHAIN_RULE, CHAIN_RULE_CORRECTED]

@@ -1,0 +1,130 @@
+"""unitary.corollary1_proof and unitary.corollary1_proof.corrected: the reflection of eq. 17
+that maps x to ||x|| e_1.
+
+Mhammedi et al. (ICML 2017) App. A, sketch of the proof of Cor. 1, eq. 17. As printed, theta with
+x_1 = e^(i theta) ||x|| exists only when |x_1| = ||x||: x = (1, 1) is an exact counterexample.
+Corrected (x_1 = e^(i theta) |x_1|): H x is compared with ||x|| e_1 in float, at 50 digits and
+exactly (Pythagorean entries keep the norms rational), including x_1 = 0.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import numpy as np
+import sympy
+
+from orthoverify import samples
+from orthoverify.backends import Backend
+from orthoverify.claims._common import exact_backend
+from orthoverify.claims.unitary import PAPER
+from orthoverify.claims.unitary._shared import ALL, cagree, complex_input, sizes, split_complex
+from orthoverify.engine.checks import Case, FunctionCheck, Outcome, PropertyCheck, RunContext
+from orthoverify.engine.model import Claim
+from orthoverify.engine.ratios import Measure
+from orthoverify.param import unitary as un
+from orthoverify.param.unitary import CArray
+
+
+def fn_corollary1_proof_printed(ctx: RunContext) -> Outcome:
+    """Sketch of the proof of Cor. 1: a theta with x_1 = e^(i theta) ||x|| exists only when
+    |x_1| = ||x||, i.e. x is a multiple of e_1. x = (1, 1) has none."""
+    x = [sympy.Integer(1), sympy.Integer(1)]
+    gap = sympy.Abs(x[0]) - sympy.sqrt(sum(v * v for v in x))
+    return Outcome(
+        passed=False,
+        cases=1,
+        failure=({"x_re": ["1", "1"], "x_im": ["0", "0"]}, Measure(math.inf, f"|x_1| - ||x|| = {gap}")),
+        notes="no real theta has e^(i theta) ||x|| = x_1 unless |x_1| = ||x||",
+    )
+
+
+def replay_corollary1_proof(inputs: Mapping[str, Any], b: Backend) -> Measure:
+    sy = exact_backend()  # parses a result file's strings strictly, never evaluates them
+    re, im = list(sy.asarray(inputs["x_re"], name="x_re")), list(sy.asarray(inputs["x_im"], name="x_im"))
+    gap = sympy.sqrt(re[0] ** 2 + im[0] ** 2) - sympy.sqrt(sum(r * r + i * i for r, i in zip(re, im, strict=True)))
+    return Measure(0.0, "0") if gap == 0 else Measure(math.inf, f"|x_1| - ||x|| = {sympy.nsimplify(gap)}")
+
+
+def q_eq17(b: Backend, case: Case) -> Measure:
+    """Eq. 17 with the phase corrected: theta with x_1 = e^(i theta)|x_1| (any theta if x_1 = 0),
+    u = x + e^(i theta)||x|| e_1, H = -e^(-i theta)(I - 2uu*/||u||^2) gives H x = ||x|| e_1."""
+    x = complex_input(b, case, "x")
+    k = x.shape[0]
+    alpha = un.cnorm(b, x)
+    m1 = b.sqrt(x.re[0] * x.re[0] + x.im[0] * x.im[0])
+    if b.is_zero(m1):
+        c, s = b.scalar(1), b.scalar(0)
+    else:
+        c, s = x.re[0] / m1, x.im[0] / m1
+    e1 = b.concat([b.stack([b.scalar(1)]), b.zeros(k - 1)])
+    u = x + CArray(e1 * (c * alpha), e1 * (s * alpha))
+    rx = un.apply_reflection(u, x, backend=b)
+    hx = rx * CArray(-c, s)  # -e^(-i theta) = -(c - i s)
+    target = CArray(e1 * alpha, b.zeros(k))
+    return cagree(b, hx, target, k)
+
+
+def cases_eq17(ctx: RunContext) -> Iterator[Case]:
+    rng = ctx.rng()
+    for n in sizes(ctx):
+        if n < 2:
+            continue
+        for _ in range(ctx.profile.cases):
+            if ctx.backend.exact:
+                # components on Pythagorean moduli keep ||x|| and |x_1| rational
+                yield {
+                    "x_re": np.array([3] + [0] * (n - 1), dtype=object),
+                    "x_im": np.array([4] + [0] * (n - 1), dtype=object),
+                }
+                v = samples.rational_matrix(rng, n, 2, bound=3, max_den=1)
+                yield {"x_re": v[:, 0], "x_im": v[:, 1]}
+            else:
+                yield {"x_re": rng.standard_normal(n), "x_im": rng.standard_normal(n)}
+                z = rng.standard_normal(n) + 1j * rng.standard_normal(n)
+                z[0] = 0.0
+                yield split_complex(z, "x")
+
+
+COROLLARY1_PROOF = Claim(
+    id="unitary.corollary1_proof",
+    paper=PAPER,
+    where="Mhammedi et al. App. A, sketch of the proof of Cor. 1, eq. 17",
+    kind="identity",
+    statement=(
+        "for any nonzero x in C^n, u = x + e^(i theta)||x|| e_1 and H = -e^(-i theta)(I - 2uu*/||u||^2), "
+        "where theta is such that x_1 = e^(i theta)||x||, give H x = ||x|| e_1"
+    ),
+    checks=(
+        FunctionCheck(
+            "theta_exists",
+            fn_corollary1_proof_printed,
+            ("sympy",),
+            "symbolic",
+            "|x_1| - ||x||",
+            replay_fn=replay_corollary1_proof,
+            exact=True,
+        ),
+    ),
+    notes=(
+        "As printed, theta exists only when |x_1| = ||x|| (x a multiple of e_1). The intended condition is "
+        "x_1 = e^(i theta)|x_1|: see the corrected claim. The text marks the line with '(?)' (extraction)."
+    ),
+)
+
+COROLLARY1_PROOF_CORRECTED = Claim(
+    id="unitary.corollary1_proof.corrected",
+    paper=PAPER,
+    where="Mhammedi et al. App. A, eq. 17",
+    kind="identity",
+    corrects="unitary.corollary1_proof",
+    statement=(
+        "with theta such that x_1 = e^(i theta)|x_1| (any theta when x_1 = 0), u = x + e^(i theta)||x|| e_1 and "
+        "H = -e^(-i theta)(I - 2uu*/||u||^2) give H x = ||x|| e_1"
+    ),
+    checks=(PropertyCheck("eq17", q_eq17, cases_eq17, ALL, "||H x - ||x|| e_1|| / (k eps ||x||)"),),
+)
+
+CLAIMS: list[Claim] = [COROLLARY1_PROOF, COROLLARY1_PROOF_CORRECTED]

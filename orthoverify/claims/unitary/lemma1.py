@@ -1,0 +1,240 @@
+"""unitary.lemma1 and unitary.lemma1.corrected: the spectral form of unitary and of real
+orthogonal matrices.
+
+Arjovsky et al. (ICML 2016) Lemma 1. Compared: W against V D V* from a Hermitian eigensolver (V
+unitary by construction, also for repeated eigenvalues), and V D V* against unitarity for any
+unitary V and unit-modulus D; real W from conjugate-paired columns and eigenvalues. As printed,
+the 'only if' of the real part, read about the decomposition's columns, fails exactly on
+I_2 = V I V* with V = diag(1, i); read about the eigenpairs of W (the corrected claim) it holds,
+checked as W conj(v) = conj(lambda) conj(v) on Haar orthogonal W (float, 50 digits).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import numpy as np
+import sympy
+
+from orthoverify import samples
+from orthoverify.backends import Backend
+from orthoverify.claims._common import FLOAT_HP, exact_backend
+from orthoverify.claims.unitary import PAPER
+from orthoverify.claims.unitary._shared import (
+    cagree,
+    complex_input,
+    sizes,
+    split_complex,
+    unitary_cases,
+    unitary_input,
+)
+from orthoverify.engine.checks import Case, FunctionCheck, Outcome, PropertyCheck, RunContext
+from orthoverify.engine.model import Claim
+from orthoverify.engine.ratios import Measure, residual, worst
+from orthoverify.param import unitary as un
+from orthoverify.param.unitary_spectral import unitary_eig
+
+
+def q_lemma1_spectral(b: Backend, case: Case) -> Measure:
+    """Unitary W = V D V* with V unitary and |D_jj| = 1; conversely V D V* is unitary for any
+    unitary V and unit-modulus D."""
+    w = unitary_input(b, case)
+    n = w.shape[0]
+    v, d = unitary_eig(w, backend=b)
+    dm = un.CArray(b.diag(d.re), b.diag(d.im))
+    rebuilt = v @ dm @ un.ct(b, v)
+    mods = d.re * d.re + d.im * d.im - b.asarray([1] * n)
+    # converse: V and D' = D with the phases of a second sample
+    w2 = unitary_input(b, case, "W2")
+    ph = un.phases(b.asarray(case["phi"], name="phi"), backend=b)
+    back = w2 @ un.CArray(b.diag(ph.re), b.diag(ph.im)) @ un.ct(b, w2)
+    return worst(
+        Measure(un.unitarity_ratio(v, b)),
+        cagree(b, rebuilt, w, n),
+        residual(b, mods, n),
+        Measure(un.unitarity_ratio(back, b)),
+    )
+
+
+def cases_lemma1_spectral(ctx: RunContext) -> Iterator[Case]:
+    rng = ctx.rng()
+    for n in sizes(ctx):
+        if ctx.backend.exact:
+            continue
+        for case in unitary_cases(ctx, rng, n):
+            yield {**case, **split_complex(samples.haar_unitary(rng, n), "W2"), "phi": rng.uniform(-np.pi, np.pi, n)}
+
+
+def _paired_columns(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """A unitary V whose columns come in conjugate pairs (and real columns for a leftover
+    eigenvalue +-1), with conjugate-paired unit eigenvalues D: the real orthogonal W of Lemma 1."""
+    q = samples.haar_orthogonal(rng, n)
+    cols, eig = [], []
+    for j in range(0, n - 1, 2):
+        a, c = q[:, j], q[:, j + 1]
+        v = (a - 1j * c) / np.sqrt(2)
+        phi = rng.uniform(0.1, np.pi - 0.1)
+        cols += [v, v.conj()]
+        eig += [np.exp(1j * phi), np.exp(-1j * phi)]
+    if n % 2:
+        cols.append(q[:, n - 1].astype(complex))
+        eig.append(complex(rng.choice([-1.0, 1.0])))
+    return np.stack(cols, axis=1), np.array(eig)
+
+
+def q_lemma1_real_if(b: Backend, case: Case) -> Measure:
+    """V with conjugate-paired columns and conjugate-paired eigenvalues gives a real orthogonal W."""
+    v = unitary_input(b, case, "V")
+    d = complex_input(b, case, "D")
+    n = v.shape[0]
+    if not b.exact:
+        d = d / b.sqrt(d.re * d.re + d.im * d.im)  # unit modulus at the working precision
+    w = v @ un.CArray(b.diag(d.re), b.diag(d.im)) @ un.ct(b, v)
+    return worst(residual(b, w.im, n), residual(b, b.transpose(w.re) @ w.re - b.eye(n), n))
+
+
+def cases_lemma1_real(ctx: RunContext) -> Iterator[Case]:
+    rng = ctx.rng()
+    for n in sizes(ctx):
+        if ctx.backend.exact:
+            continue
+        for _ in range(ctx.profile.cases):
+            v, d = _paired_columns(n, rng)
+            yield {**split_complex(v, "V"), **split_complex(d, "D")}
+
+
+def q_lemma1_real_only_if(b: Backend, case: Case) -> Measure:
+    """For a real orthogonal W and every eigenpair (lambda, v) of a decomposition, (conj lambda,
+    conj v) is an eigenpair of W: ||W conj(v) - conj(lambda) conj(v)||."""
+    w = complex_input(b, case, "W")  # a real orthogonal matrix (imaginary part 0)
+    if not b.exact:
+        w = un.polish_unitary(w, backend=b)
+    n = w.shape[0]
+    v, d = unitary_eig(w, backend=b)
+    vb = v.conj()
+    lam = un.CArray(b.diag(d.re), b.diag(-d.im))
+    return cagree(b, w @ vb, vb @ lam, n)
+
+
+def cases_lemma1_real_orth(ctx: RunContext) -> Iterator[Case]:
+    rng = ctx.rng()
+    for n in sizes(ctx):
+        if ctx.backend.exact:
+            continue
+        for _ in range(ctx.profile.cases):
+            q = samples.haar_orthogonal(rng, n)
+            yield {"W_re": q, "W_im": np.zeros((n, n))}
+
+
+def fn_lemma1_printed(ctx: RunContext) -> Outcome:
+    """The 'only if' of the real part, read about the decomposition's columns: W = I_2 is real
+    orthogonal and W = V D V* with V = diag(1, i), D = I; the eigenvector v_2 = i e_2 has no
+    column conj(v_2) = -i e_2 in V."""
+    inputs = {"V_re": [["1", "0"], ["0", "0"]], "V_im": [["0", "0"], ["0", "1"]], "D": ["1", "1"]}
+    m = replay_lemma1_printed(inputs, exact_backend())
+    return Outcome(
+        passed=False,
+        cases=1,
+        failure=(inputs, m),
+        notes="W = V D V* = I_2 is real orthogonal, yet V's columns are not closed under conjugation",
+    )
+
+
+def replay_lemma1_printed(inputs: Mapping[str, Any], b: Backend) -> Measure:
+    """Whether V's columns (and D's entries) come in conjugate pairs, exactly; the strings of a
+    result file are parsed strictly by the SymPy backend, never evaluated."""
+    sy = exact_backend()
+    re, im = sy.asarray(inputs["V_re"], name="V_re"), sy.asarray(inputs["V_im"], name="V_im")
+    vv = sympy.Matrix(re) + sympy.I * sympy.Matrix(im)
+    d = sympy.diag(*sy.asarray(inputs["D"], name="D"))
+    n = vv.shape[0]
+    w = (vv * d * vv.H).applyfunc(sympy.expand)
+    if (vv.H * vv).applyfunc(sympy.expand) != sympy.eye(n) or any(sympy.im(x) != 0 for x in w):
+        return Measure(0.0, "not a real orthogonal W = V D V* (no counterexample)")
+    cols = [vv[:, j] for j in range(n)]
+    for j in range(n):
+        conj = cols[j].conjugate()
+        if not any(conj == cols[k] and sympy.conjugate(d[j, j]) == d[k, k] for k in range(n)):
+            return Measure(math.inf, f"column {j + 1} = {list(cols[j])} has no conjugate column {list(conj)}")
+    return Measure(0.0, "columns come in conjugate pairs")
+
+
+_LEMMA1_SPECTRAL = PropertyCheck(
+    "spectral",
+    q_lemma1_spectral,
+    cases_lemma1_spectral,
+    FLOAT_HP,
+    "max(||V*V - I||, ||V D V* - W||, max| |D_jj|^2 - 1 |, ||(V' D' V'^*)* (.) - I||) / (n eps)",
+)
+
+_LEMMA1_REAL_IF = PropertyCheck(
+    "real_if_paired",
+    q_lemma1_real_if,
+    cases_lemma1_real,
+    FLOAT_HP,
+    "max(||Im W||, ||W'W - I||) / (n eps)",
+)
+
+LEMMA1 = Claim(
+    id="unitary.lemma1",
+    paper=PAPER,
+    where="Arjovsky et al. Lemma 1",
+    kind="identity",
+    statement=(
+        "W is unitary iff W = V D V* with V unitary and |D_jj| = 1; W is real orthogonal iff for every eigenvalue "
+        "D_jj = lambda_j with eigenvector v_j there is also an eigenvalue lambda_k = conj(lambda_j) with "
+        "eigenvector v_k = conj(v_j)"
+    ),
+    checks=(
+        _LEMMA1_SPECTRAL,
+        _LEMMA1_REAL_IF,
+        FunctionCheck(
+            "real_only_if_columns",
+            fn_lemma1_printed,
+            ("sympy",),
+            "symbolic",
+            "a column of V without its conjugate",
+            replay_fn=replay_lemma1_printed,
+            exact=True,
+        ),
+    ),
+    notes=(
+        "Read, as printed, about the decomposition W = V D V* (eigenvalue D_jj, eigenvector v_j the j-th column of "
+        "V): the 'if' direction holds, the 'only if' fails, because eigenvectors are fixed only up to phase (and "
+        "within repeated eigenspaces): I_2 = V I V* with V = diag(1, i). Read about the eigenpairs of W (any "
+        "eigenvector), the lemma holds: see unitary.lemma1.corrected."
+    ),
+)
+
+LEMMA1_CORRECTED = Claim(
+    id="unitary.lemma1.corrected",
+    paper=PAPER,
+    where="Arjovsky et al. Lemma 1",
+    kind="identity",
+    corrects="unitary.lemma1",
+    statement=(
+        "W is unitary iff W = V D V* with V unitary and |D_jj| = 1; a unitary W is real (orthogonal) iff for every "
+        "eigenpair (lambda, v) of W, (conj(lambda), conj(v)) is an eigenpair of W, equivalently iff it has such a "
+        "decomposition whose columns and eigenvalues come in conjugate pairs"
+    ),
+    checks=(
+        _LEMMA1_SPECTRAL,
+        _LEMMA1_REAL_IF,
+        PropertyCheck(
+            "real_only_if_eigenpairs",
+            q_lemma1_real_only_if,
+            cases_lemma1_real_orth,
+            FLOAT_HP,
+            "||W conj(V) - conj(V) conj(D)|| / (n eps)",
+        ),
+    ),
+    notes=(
+        "Only if: W v = lambda v with W real gives W conj(v) = conj(lambda) conj(v). If: W and conj(W) agree on the "
+        "basis conj(v_j), so W = conj(W). Decompositions are computed by a Hermitian eigensolver on "
+        "(W + W*)/2 + c (W - W*)/2i (V unitary by construction, also for repeated eigenvalues)."
+    ),
+)
+
+CLAIMS: list[Claim] = [LEMMA1, LEMMA1_CORRECTED]

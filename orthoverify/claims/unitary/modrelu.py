@@ -1,0 +1,86 @@
+"""unitary.modrelu: the case form of modReLU equals ReLU(|z| + b) z/|z|.
+
+Arjovsky et al. (ICML 2016) Sec. 3.2 (Mhammedi et al., ICML 2017, eq. 4 writes > 0 where Arjovsky
+et al. write >= 0). Compared: both boundary rules of the case form against the ReLU form, on
+inputs with many units near and exactly on |z| + b = 0 (float, 50 digits, exact on Pythagorean
+moduli), and a Hypothesis search steering |z| + b towards 0 from both sides.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from orthoverify.backends import Backend
+from orthoverify.claims.unitary import PAPER
+from orthoverify.claims.unitary._shared import ALL, cagree, cases_modrelu, complex_input
+from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchCheck
+from orthoverify.engine.model import Claim
+from orthoverify.engine.ratios import Measure, worst
+from orthoverify.param import unitary as un
+
+
+def q_modrelu(b: Backend, case: Case) -> Measure:
+    """The case definition (both boundary rules: >= of Arjovsky et al., > of Mhammedi et al. eq. 4) against
+    ReLU(|z| + b) z / |z|."""
+    z = complex_input(b, case, "z")
+    bias = b.asarray(case["bias"], name="bias")
+    n = z.shape[0]
+    relu_form = un.modrelu_relu_form(z, bias, backend=b)
+    return worst(
+        cagree(b, un.modrelu(z, bias, backend=b, rule="arjovsky"), relu_form, n),
+        cagree(b, un.modrelu(z, bias, backend=b, rule="mhammedi"), relu_form, n),
+    )
+
+
+def _modrelu_strategy(ctx: RunContext) -> Any:
+    from hypothesis import strategies as st
+
+    mag = st.floats(1e-6, 1e6)
+    ang = st.floats(-math.pi, math.pi)
+    rel = st.floats(-2.0, 2.0)
+
+    @st.composite
+    def case(draw: Any) -> dict[str, Any]:
+        k = draw(st.integers(1, 4))
+        r = [draw(mag) for _ in range(k)]
+        a = [draw(ang) for _ in range(k)]
+        bias = [-ri * (1 + draw(rel) * 10.0 ** -draw(st.integers(0, 15))) for ri in r]
+        return {
+            "z_re": np.array([ri * math.cos(ai) for ri, ai in zip(r, a, strict=True)]),
+            "z_im": np.array([ri * math.sin(ai) for ri, ai in zip(r, a, strict=True)]),
+            "bias": np.array(bias),
+        }
+
+    return case()
+
+
+MODRELU = Claim(
+    id="unitary.modrelu",
+    paper=PAPER,
+    where="Arjovsky et al. Sec. 3.2 (and Mhammedi et al. eq. 4)",
+    kind="identity",
+    statement=(
+        "modReLU(z) = (|z| + b) z/|z| if |z| + b >= 0, else 0, equals ReLU(|z| + b) z/|z| "
+        "(Mhammedi et al. eq. 4 writes > 0 for the first case)"
+    ),
+    checks=(
+        PropertyCheck("both_forms", q_modrelu, cases_modrelu, ALL, "||case form - ReLU form|| / (n eps ||ReLU form||)"),
+        SearchCheck(
+            "boundary_search",
+            q_modrelu,
+            _modrelu_strategy,
+            ("numpy-float64", "torch-float32"),
+            "||case form - ReLU form|| / (n eps ||ReLU form||)",
+        ),
+    ),
+    notes=(
+        "Both forms divide by |z|: at z = 0 they are undefined when b > 0 (no limit: the value's direction is z's), "
+        "and orthoverify raises DomainError there; for b <= 0 both give 0. On |z| + b = 0 the two boundary rules "
+        "agree (the value is 0 either way). The search steers |z| + b towards 0 from both sides."
+    ),
+)
+
+CLAIMS: list[Claim] = [MODRELU]

@@ -1,0 +1,300 @@
+"""Claim templates: the few kinds of evidence most claims need, written once.
+
+A claim file states what is true and supplies its cases; a template turns that into checks
+built from the engine's check classes (:mod:`orthoverify.engine.checks`). As in LAPACK's
+TESTING/LIN, a claim's routine only *measures* (returns a :class:`~orthoverify.engine.ratios.Measure`,
+a test ratio or an exact yes/no); the check (the driver) compares the measure with the threshold,
+confirms a failure at high precision, and replays a recorded counterexample through the very
+same measure.
+
+* :class:`Agreement`: two formulations of one object (a definition and a fast form, a paper's
+  listing and its algorithm) agree, symbolically, exactly, in floating point and under search.
+* :class:`Gradient`: a gradient formula against its independent references: SymPy's exact
+  derivative, central differences at 50 digits, torch autograd (and a search over autograd).
+* :func:`count`: stated counts (parameters, flops) against counted ones, exhaustively over a grid,
+  under one accounting convention or the best of several.
+* :func:`audit`: a transcribed proof, line by line, against the exact truth.
+* :func:`witness`: candidates (enumerated or searched by Hypothesis) and a violation measure that
+  is both the test and the replay.
+* :func:`printed_and_corrected`: a printed claim and its ``.corrected`` twin, declared together.
+
+Bespoke procedures (timings, drift experiments) stay :class:`~orthoverify.engine.checks.FunctionCheck`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from orthoverify.backends import Array, Backend
+from orthoverify.backends.base import Method
+from orthoverify.engine.checks import (
+    Case,
+    Check,
+    Confirm,
+    FunctionCheck,
+    Identity,
+    Outcome,
+    PropertyCheck,
+    Quantity,
+    RunContext,
+    SearchCheck,
+    SymbolicCheck,
+)
+from orthoverify.engine.model import Claim, Kind
+from orthoverify.engine.ratios import THRESHOLD, Measure, agreement, worst
+
+Cases = Callable[[RunContext], Iterable[Case]]
+"""The cases of a check, generated from its run context (profile sizes, seeded generator)."""
+Strategy = Callable[[RunContext], Any]
+"""A Hypothesis strategy of cases, built from the run context."""
+Formulation = Callable[[Backend, Case], "Array | tuple[Array, ...]"]
+"""One way of computing an object (or a tuple of objects) from a case on a backend."""
+
+HP_REFERENCE = ("mpmath", "numpy-float64", "numpy-float32")
+"""Where a 50-digit reference check runs: on mpmath itself, and on the float inputs it re-examines."""
+TORCH = ("torch-float32", "torch-float64")
+EXACT = ("sympy",)
+SEARCH = ("numpy-float64", "numpy-float32")
+
+
+# ---------------------------------------------------------------------------- agreement
+@dataclass(frozen=True)
+class Agreement:
+    """Two formulations of the same object must agree: ``||left - right||_F / (n eps ||right||_F)``
+    per object (the worst over a tuple of objects), with n the first dimension of ``left``'s
+    first object; exactly zero in exact and symbolic arithmetic."""
+
+    left: Formulation
+    right: Formulation
+    quantity_name: str
+
+    def measure(self, b: Backend, case: Case) -> Measure:
+        """The test ratio of one case (the check's quantity, and its replay)."""
+        xs, refs = _objects(self.left(b, case)), _objects(self.right(b, case))
+        if len(xs) != len(refs):
+            return Measure(math.inf, f"{len(xs)} objects against {len(refs)}")
+        n = int(xs[0].shape[0]) if xs[0].ndim else 1
+        return worst(*(agreement(b, x, r, n) for x, r in zip(xs, refs, strict=True)))
+
+    def symbolic(self, name: str, cases: Cases) -> SymbolicCheck:
+        """Symbolic cases (free SymPy symbols): ``left - right`` must vanish identically. Each
+        case carries a ``label`` naming the identity."""
+
+        def build(ctx: RunContext) -> Iterator[Identity]:
+            from orthoverify.backends import get_backend
+
+            b = get_backend("sympy")
+            for case in cases(ctx):
+                for x, r in zip(_objects(self.left(b, case)), _objects(self.right(b, case)), strict=True):
+                    yield str(case["label"]), x - r
+
+        return SymbolicCheck(name, build)
+
+    def check(
+        self,
+        name: str,
+        cases: Cases,
+        backends: tuple[str, ...],
+        *,
+        method: Method | None = None,
+        confirm: Confirm = "value",
+    ) -> PropertyCheck:
+        """The ratio over generated cases (exact cases on SymPy give exact differences)."""
+        return PropertyCheck(name, self.measure, cases, backends, self.quantity_name, method=method, confirm=confirm)
+
+    def search(self, name: str, strategy: Strategy, backends: tuple[str, ...] = SEARCH) -> SearchCheck:
+        """Hypothesis hunting for the case that maximises the ratio."""
+        return SearchCheck(name, self.measure, strategy, backends, self.quantity_name)
+
+
+def _objects(x: Any) -> tuple[Any, ...]:
+    return tuple(x) if isinstance(x, tuple) else (x,)
+
+
+# ---------------------------------------------------------------------------- gradient
+@dataclass(frozen=True)
+class Gradient:
+    """A gradient formula against independent references, each a check of its own with a fixed
+    name and arithmetic. Every quantity compares the formula with one reference and returns the
+    test ratio; the claim lists the references it has, in the order it wants them reported."""
+
+    quantity_name: str
+    fd_note: str = ", reference: central differences at 50 digits, eps >= eps_fd = 10^-35"
+    """Appended to the quantity's name for the finite-difference check (its reference's accuracy)."""
+
+    def symbolic(self, build: Callable[[RunContext], Iterable[Identity]]) -> SymbolicCheck:
+        """SymPy's derivative of the loss with fully symbolic inputs minus the formula."""
+        return SymbolicCheck("symbolic_derivative", build)
+
+    def exact(self, quantity: Quantity, cases: Cases, name: str = "exact_derivative") -> PropertyCheck:
+        """The formula against SymPy's exact derivative at rational points."""
+        return PropertyCheck(name, quantity, cases, EXACT, self.quantity_name)
+
+    def finite_differences(self, quantity: Quantity, cases: Cases) -> PropertyCheck:
+        """The formula (on mpmath and on the float inputs) against central differences of the
+        definition at 50 digits."""
+        return PropertyCheck(
+            "high_precision_finite_differences", quantity, cases, HP_REFERENCE, self.quantity_name + self.fd_note
+        )
+
+    def autograd(self, quantity: Quantity, cases: Cases, name: str = "autograd", note: str = "") -> PropertyCheck:
+        """The formula against torch autograd through the definition."""
+        return PropertyCheck(name, quantity, cases, TORCH, self.quantity_name + note)
+
+    def search(self, quantity: Quantity, strategy: Strategy) -> SearchCheck:
+        """Hypothesis hunting for the inputs where the formula and autograd disagree most."""
+        return SearchCheck("search_autograd", quantity, strategy, ("torch-float64",), self.quantity_name)
+
+
+# ---------------------------------------------------------------------------- count
+Tally = tuple[str, int, int]
+"""(what is counted, the stated number, the counted number)."""
+Tallies = Callable[[Case], Sequence[Tally]]
+
+
+def count(
+    name: str,
+    *,
+    grid: Callable[[RunContext], Sequence[Case]],
+    tally: Tallies | Mapping[str, Tallies],
+    backends: tuple[str, ...],
+    quantity_name: str,
+    stated: str = "stated",
+) -> FunctionCheck:
+    """Stated against counted at every point of ``grid`` (exhaustive, exact integers).
+
+    ``tally`` gives the (what, stated, counted) rows of one point; a mapping of named tallies
+    (accounting conventions) means the statement holds when *one* convention reproduces every row
+    at every point. A failure is the first point where every convention has a wrong row; the
+    measure (the mismatching rows, ``stated`` naming the stated numbers) is also the replay."""
+    accountings = dict(tally) if isinstance(tally, Mapping) else {"": tally}
+
+    def wrong(t: Tallies, case: Case) -> list[str]:
+        return [f"{what}: {stated} {s}, counted {c}" for what, s, c in t(case) if s != c]
+
+    def measure(case: Case) -> Measure:
+        bad = {key: wrong(t, case) for key, t in accountings.items()}
+        if not all(bad.values()):
+            return Measure(0.0, "holds", error=0.0)
+        text = " || ".join(f"{k}: " + "; ".join(v) if k else "; ".join(v) for k, v in bad.items())
+        return Measure(math.inf, text, error=math.inf)
+
+    def run(ctx: RunContext) -> Outcome:
+        points = list(grid(ctx))
+        for key, t in accountings.items():
+            if all(not wrong(t, case) for case in points):
+                how = f" counting {key}" if key else ""
+                return Outcome(True, len(points), notes=f"every {stated} count holds{how} at all {len(points)} points")
+        witness = next((c for c in points if math.isinf(measure(c).ratio)), None)
+        if witness is None:  # each accounting fails somewhere, but no one point refutes them all
+            return Outcome(
+                False,
+                len(points),
+                notes=f"no accounting reproduces every {stated} count, "
+                "but no single point fails under every accounting: no counterexample to record",
+            )
+        return Outcome(
+            False,
+            len(points),
+            failure=(witness, measure(witness)),
+            notes=f"no accounting reproduces every {stated} count" if len(accountings) > 1 else "",
+        )
+
+    return FunctionCheck(
+        name,
+        run,
+        backends,
+        "exhaustive",
+        quantity_name,
+        threshold=None,
+        replay_fn=lambda inputs, b: measure(inputs),
+        exact=True,
+    )
+
+
+# ---------------------------------------------------------------------------- audit
+Line = tuple[str, bool]
+"""One transcribed line: its description (label, place, how it was judged, its text) and whether it holds."""
+
+
+def audit(
+    name: str,
+    lines: Callable[[Backend, Case], Sequence[Line]],
+    cases: Cases,
+    *,
+    quantity_name: str = "lines that are ill-typed or differ from the truth",
+) -> PropertyCheck:
+    """A transcribed proof judged line by line in exact arithmetic: every line of every case must
+    hold; the measure names the lines that do not (the counterexample's value)."""
+
+    def measure(b: Backend, case: Case) -> Measure:
+        judged = lines(b, case)
+        bad = [text for text, holds in judged if not holds]
+        if not bad:
+            return Measure(0.0, f"all {len(judged)} lines hold", error=0.0)
+        return Measure(math.inf, " | ".join(bad), error=math.inf)
+
+    return PropertyCheck(name, measure, cases, EXACT, quantity_name)
+
+
+# ---------------------------------------------------------------------------- witness
+def witness(
+    name: str,
+    violation: Quantity,
+    *,
+    backends: tuple[str, ...],
+    quantity_name: str,
+    candidates: Cases | None = None,
+    strategy: Strategy | None = None,
+    threshold: float = THRESHOLD,
+    confirm: Confirm = "value",
+) -> Check:
+    """A search for a witness that breaks a claim: enumerated ``candidates`` (every one measured,
+    the worst failure confirmed) or a Hypothesis ``strategy`` steered by the measure. The
+    violation measure decides nothing itself: the check compares it with ``threshold``, and a
+    recorded witness replays through the same measure."""
+    if (candidates is None) == (strategy is None):
+        raise ValueError("a witness search needs candidates or a strategy (one of them)")
+    if strategy is not None:
+        return SearchCheck(name, violation, strategy, backends, quantity_name, threshold, confirm)
+    assert candidates is not None
+    return PropertyCheck(name, violation, candidates, backends, quantity_name, threshold, "search", confirm)
+
+
+# ---------------------------------------------------------------------------- printed and corrected
+def printed_and_corrected(
+    id: str,
+    *,
+    paper: str,
+    where: str,
+    kind: Kind,
+    printed: str,
+    corrected: str,
+    checks: Callable[[bool], tuple[Check, ...]],
+    notes: str = "",
+    printed_notes: str = "",
+    corrected_notes: str = "",
+) -> list[Claim]:
+    """A printed claim and its ``.corrected`` twin: the same place in the paper, the statement as
+    printed and as repaired, and the same checks built for each (``checks(corrected)``); ``notes``
+    are shared, the others appended to one of the two."""
+
+    def joined(extra: str) -> str:
+        return " ".join(p for p in (notes, extra) if p)
+
+    return [
+        Claim(id, paper, where, printed, kind, checks(False), notes=joined(printed_notes)),
+        Claim(
+            f"{id}.corrected",
+            paper,
+            where,
+            corrected,
+            kind,
+            checks(True),
+            notes=joined(corrected_notes),
+            corrects=id,
+        ),
+    ]

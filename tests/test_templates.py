@@ -1,0 +1,143 @@
+"""The claim templates can fail: each refutes a planted wrong statement (with a counterexample that
+replays through the same measure) and verifies a right one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+from orthoverify.backends import Array, Backend, get_backend
+from orthoverify.engine import RunContext, get_profile
+from orthoverify.engine.checks import Case, Check
+from orthoverify.engine.model import Evidence
+from orthoverify.engine.ratios import Measure, residual
+from orthoverify.engine.templates import Agreement, Gradient, audit, count, printed_and_corrected, witness
+
+
+def run(check: Check, backend: str) -> Evidence:
+    ctx = RunContext("t.x", check.name, get_backend(backend), get_profile("quick"), 0)
+    return check.run(ctx)
+
+
+def square_plus(b: Backend, case: Case) -> Array:
+    x = b.asarray(case["x"], name="x")
+    return (x + 1) * (x + 1)
+
+
+def expanded(b: Backend, case: Case) -> Array:
+    x = b.asarray(case["x"], name="x")
+    return x * x + 2 * x + 1
+
+
+def planted_expanded(b: Backend, case: Case) -> Array:
+    x = b.asarray(case["x"], name="x")
+    return x * x + 1
+
+
+def cases_x(ctx: RunContext) -> Iterator[Case]:
+    rng = ctx.rng()
+    for n in (2, 3):
+        yield {"x": rng.standard_normal(n)}
+
+
+@pytest.mark.parametrize("backend", ["numpy-float64", "sympy"])
+def test_agreement_verifies_and_refutes(backend: str) -> None:
+    right = Agreement(square_plus, expanded, "ratio")
+    wrong = Agreement(square_plus, planted_expanded, "ratio")
+    assert run(right.check("c", cases_x, (backend,)), backend).passed
+    ev = run(wrong.check("c", cases_x, (backend,)), backend)
+    assert not ev.passed and ev.counterexample is not None
+    assert wrong.check("c", cases_x, (backend,)).replay(ev.counterexample.inputs, get_backend("mpmath")).ratio > 30
+
+
+def test_count_single_and_several_accountings() -> None:
+    def grid(ctx: RunContext) -> list[Case]:
+        return [{"n": n} for n in range(1, 6)]
+
+    def right(case: Case) -> list[tuple[str, int, int]]:
+        n = int(case["n"])
+        return [("triangle", n * (n + 1) // 2, sum(range(n + 1)))]
+
+    def wrong(case: Case) -> list[tuple[str, int, int]]:
+        n = int(case["n"])
+        return [("triangle", n * n, sum(range(n + 1)))]
+
+    assert run(count("c", grid=grid, tally=right, backends=("sympy",), quantity_name="q"), "sympy").passed
+    check = count("c", grid=grid, tally=wrong, backends=("sympy",), quantity_name="q")
+    ev = run(check, "sympy")
+    assert ev.cases == 5 and ev.counterexample is not None and ev.counterexample.precision_digits == "exact"
+    assert ev.counterexample.inputs == {"n": "2"}  # n = 1 holds: 1 = 1
+    assert "stated 4, counted 3" in ev.counterexample.value
+    assert check.replay({"n": "2"}, get_backend("sympy")).ratio == float("inf")
+    either = count("c", grid=grid, tally={"a": wrong, "b": right}, backends=("sympy",), quantity_name="q")
+    assert run(either, "sympy").passed  # one accounting reproduces every row
+
+
+def test_audit_names_the_wrong_lines() -> None:
+    def lines(b: Backend, case: Case) -> list[tuple[str, bool]]:
+        x = int(case["x"])
+        return [("line 1: x + x = 2x", x + x == 2 * x), ("line 2: x * x = 2x", x * x == 2 * x)]
+
+    def cases(ctx: RunContext) -> Iterator[Case]:
+        yield {"x": 2}  # both lines hold at 2
+        yield {"x": 3}
+
+    ev = run(audit("a", lines, cases), "sympy")
+    assert ev.counterexample is not None and ev.counterexample.value == "line 2: x * x = 2x"
+
+
+def test_witness_from_candidates_and_from_a_strategy() -> None:
+    def violation(b: Backend, case: Case) -> Measure:
+        x = b.asarray(case["x"], name="x")
+        return residual(b, b.stack([x * x - x]), 1)  # "x^2 = x": false except at 0 and 1
+
+    def candidates(ctx: RunContext) -> Iterator[Case]:
+        yield from ({"x": v} for v in (0.0, 1.0, 2.0))
+
+    ev = run(
+        witness("w", violation, backends=("numpy-float64",), quantity_name="q", candidates=candidates), "numpy-float64"
+    )
+    assert ev.method == "search" and ev.counterexample is not None and ev.counterexample.inputs["x"] == "2"
+
+    def strategy(ctx: RunContext) -> Any:
+        from hypothesis import strategies as st
+
+        return st.fixed_dictionaries({"x": st.floats(2, 10)})
+
+    found = run(
+        witness("w", violation, backends=("numpy-float64",), quantity_name="q", strategy=strategy), "numpy-float64"
+    )
+    assert found.counterexample is not None
+    with pytest.raises(ValueError):
+        witness("w", violation, backends=("numpy-float64",), quantity_name="q")
+
+
+def test_gradient_references_and_printed_and_corrected() -> None:
+    grad = Gradient("q")
+    names = [c.name for c in (grad.exact(residual_zero, cases_x), grad.finite_differences(residual_zero, cases_x))]
+    assert names == ["exact_derivative", "high_precision_finite_differences"]
+    assert grad.finite_differences(residual_zero, cases_x).backend_names() == (
+        "mpmath",
+        "numpy-float64",
+        "numpy-float32",
+    )
+
+    def checks(corrected: bool) -> tuple[Check, ...]:
+        return (
+            Agreement(square_plus, expanded if corrected else planted_expanded, "q").check("c", cases_x, ("sympy",)),
+        )
+
+    printed, corrected = printed_and_corrected(
+        "t.claim", paper="t", where="here", kind="identity", printed="P", corrected="C", checks=checks, notes="shared"
+    )
+    assert (printed.id, corrected.id, corrected.corrects) == ("t.claim", "t.claim.corrected", "t.claim")
+    assert printed.notes == corrected.notes == "shared"
+    assert run(printed.checks[0], "sympy").counterexample is not None
+    assert run(corrected.checks[0], "sympy").passed
+
+
+def residual_zero(b: Backend, case: Case) -> Measure:
+    return residual(b, b.asarray(np.zeros(1)), 1)
