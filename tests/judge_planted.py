@@ -88,7 +88,8 @@ BROKEN = [
     Planted("circulant_unnormalised_fft", "orthogonal-map", "orthogonal", {"coverage": "inconclusive"}),
     Planted("expm_truncated", "orthogonal-map", "orthogonal", {"coverage": "inconclusive"}),
     Planted("cayley_not_skew", "orthogonal-map", "orthogonal"),
-    Planted("reflections_unnormalised", "orthogonal-map", "orthogonal", {"coverage": "refuted"}),
+    # a component L-BFGS reaches at some targets but not others: reported, not refuted (no proof)
+    Planted("reflections_unnormalised", "orthogonal-map", "orthogonal", {"coverage": "inconclusive"}),
     Planted("reflections_nan_at_zero_column", "orthogonal-map", "orthogonal"),
     Planted("forges_norm", "orthogonal-map", "orthogonal", {"coverage": "inconclusive"}),
     Planted("cayley_batch_mixed", "orthogonal-map", "batch"),

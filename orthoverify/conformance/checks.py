@@ -1225,8 +1225,10 @@ def check_coverage_by_optimisation(ctx: Ctx) -> list[Evidence]:
     if gaps:
         n, det, q, dist = gaps[0]
         what = f"n = {n}, det {det:+d}: min ||f(X) - Q||_F = {dist:.3g} although the map reaches this component"
-        ev.counterexample = Counterexample(inputs_of({"Q": q}, "float64"), "f(X) = Q", what, 16, "coverage")
-        ev.notes += f"; gap: {what}"
+        # L-BFGS failing to reach Q proves nothing (a Cayley map needs a huge X near an eigenvalue -1 of
+        # Q, and geotorch's was missed there on thorough): a gap is reported, never refuted
+        ev.data["gap"] = {"inputs": inputs_of({"Q": q}, "float64"), "value": what}
+        ev.notes += f"; not reached by the optimisation (no verdict: a failed optimisation is no proof): {what}"
     return [ev]
 
 
