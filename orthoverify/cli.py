@@ -2,7 +2,8 @@
 
 Exit status: 0 when no check errored (a refuted claim is a finding, not an error), 1 when a
 check errored, 2 on bad usage (including an unreadable result file for ``report`` or
-``replay``); ``replay`` exits 0 when the counterexample reproduces and 1 when it does not.
+``replay``); ``replay`` exits 0 when the counterexample reproduces and 1 when it does not;
+130 after Ctrl-C (SIGINT) and 143 after SIGTERM (the pool's workers are stopped first).
 """
 
 from __future__ import annotations
@@ -11,9 +12,13 @@ import argparse
 import json
 import math
 import os
+import signal
 import sys
+import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from orthoverify import OUT_DIR, __version__
@@ -34,6 +39,14 @@ def _csv(value: str) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
+def _names(value: str) -> list[str]:
+    """A comma-separated list with at least one name (``--backend ,`` names none)."""
+    names = _csv(value)
+    if not names:
+        raise argparse.ArgumentTypeError(f"expected one or more comma-separated names, got {value!r}")
+    return names
+
+
 def _positive_int(value: str) -> int:
     try:
         n = int(value)
@@ -42,6 +55,44 @@ def _positive_int(value: str) -> int:
     if n < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {n}")
     return n
+
+
+SEED_MAX = 2**32 - 1
+"""The largest seed: every generator a check seeds (NumPy's legacy and new ones, torch) takes 0..2**32-1."""
+
+
+def _seed(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer from 0 to {SEED_MAX}, got {value!r}") from None
+    if not 0 <= n <= SEED_MAX:
+        raise argparse.ArgumentTypeError(f"expected an integer from 0 to {SEED_MAX}, got {n}")
+    return n
+
+
+def _seconds(value: str) -> float:
+    """A positive, finite number of seconds (not 0, a negative number, inf or nan)."""
+    try:
+        x = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {value!r}") from None
+    if not (math.isfinite(x) and x > 0):
+        raise argparse.ArgumentTypeError(f"expected a positive, finite number of seconds, got {value!r}")
+    return x
+
+
+def _device(value: str) -> str:
+    """cpu or cuda (whether CUDA is there is checked before the command's work, see _check_device)."""
+    if value not in ("cpu", "cuda"):
+        raise argparse.ArgumentTypeError(f"expected cpu or cuda, got {value!r}")
+    return value
+
+
+def _path(value: str) -> str:
+    if not value.strip():
+        raise argparse.ArgumentTypeError("expected a path, got an empty string")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -57,14 +108,14 @@ def build_parser() -> argparse.ArgumentParser:
     pc.add_argument("--profile", default="default", choices=["quick", "default", "thorough"])
     pc.add_argument(
         "--backend",
-        type=_csv,
+        type=_names,
         default=None,
         metavar="NAME,...",
         help="restrict to these backends (numpy-float32, numpy-float64, torch-float32, torch-float64, "
         "mpmath or mpmath-D, flint or flint-D (Arb balls; pip install 'orthoverify[flint]'), sympy, flops)",
     )
-    pc.add_argument("--device", default="cpu", help="device for torch backends: cpu or cuda")
-    pc.add_argument("--seed", type=int, default=0)
+    pc.add_argument("--device", type=_device, default="cpu", help="device for torch backends: cpu or cuda")
+    pc.add_argument("--seed", type=_seed, default=0, help=f"0 to {SEED_MAX} (default 0)")
     pc.add_argument("--workers", type=_positive_int, default=None, help="processes (default: CPU count)")
     pc.add_argument(
         "--executor",
@@ -77,6 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     pc.add_argument(
         "--json",
         dest="json_path",
+        type=_path,
         default=None,
         metavar="PATH",
         help="where to write the JSON result (default: out/check-<profile>.json)",
@@ -85,6 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     pc.add_argument(
         "--report",
         dest="report_dir",
+        type=_path,
         default=None,
         metavar="DIR",
         help="also write the HTML and Markdown reports of this run into DIR, named after the JSON result "
@@ -94,7 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
     pp = sub.add_parser("report", help="render result files as HTML and Markdown reports (runs side by side)")
     pp.add_argument("results", nargs="+", metavar="RESULT.json")
     pp.add_argument("--format", dest="formats", type=_csv, default=["html", "md"], metavar="html,md")
-    pp.add_argument("--out", default=OUT_DIR, metavar="DIR", help=f"folder to write into (default: {OUT_DIR})")
+    pp.add_argument(
+        "--out", type=_path, default=OUT_DIR, metavar="DIR", help=f"folder to write into (default: {OUT_DIR})"
+    )
     pp.add_argument("--labels", type=_csv, default=None, metavar="A,B,...", help="one label per result file")
     pp.add_argument(
         "--name",
@@ -113,10 +168,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     pv.add_argument("--kind", default=None, help="what the target computes (see `orthoverify validate --list`)")
     pv.add_argument("--dtype", type=_csv, default=["float32", "float64"], metavar="float32,float64")
-    pv.add_argument("--device", default="cpu", help="cpu or cuda")
+    pv.add_argument("--device", type=_device, default="cpu", help="cpu or cuda")
     pv.add_argument("--profile", default="default", choices=["quick", "default", "thorough"])
-    pv.add_argument("--seed", type=int, default=0)
-    pv.add_argument("--timeout", type=float, default=30.0, help="seconds one call of the target may take")
+    pv.add_argument("--seed", type=_seed, default=0, help=f"0 to {SEED_MAX} (default 0)")
+    pv.add_argument("--timeout", type=_seconds, default=30.0, help="seconds one call of the target may take")
     pv.add_argument(
         "--executor",
         default=None,
@@ -124,15 +179,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="where the checks run: this process (the default), serial, local, dask://HOST:PORT or dask-local:N "
         "(each check a task that loads the target by name on its worker; the same evidence for the same seed)",
     )
-    pv.add_argument("--json", dest="json_path", default=None, metavar="PATH")
-    pv.add_argument("--report", dest="report_dir", default=None, metavar="DIR")
+    pv.add_argument("--json", dest="json_path", type=_path, default=None, metavar="PATH")
+    pv.add_argument("--report", dest="report_dir", type=_path, default=None, metavar="DIR")
 
     pb = sub.add_parser("bench", help="time implementations as ratios against baselines measured in the same run")
     pb.add_argument("cases", nargs="*", metavar="CASE-GLOB", help="case names or globs (default: all)")
     pb.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
-    pb.add_argument("--json", dest="json_path", default=None, metavar="PATH", help="default: out/bench-<device>.json")
+    pb.add_argument(
+        "--json", dest="json_path", type=_path, default=None, metavar="PATH", help="default: out/bench-<device>.json"
+    )
     pb.add_argument("--quick", action="store_true", help="small sizes only (a smoke run)")
-    pb.add_argument("--budget", type=float, default=2.0, metavar="SECONDS", help="timing budget per measurement")
+    pb.add_argument("--budget", type=_seconds, default=2.0, metavar="SECONDS", help="timing budget per measurement")
     pb.add_argument(
         "--repeats",
         type=_positive_int,
@@ -161,6 +218,44 @@ def build_parser() -> argparse.ArgumentParser:
         help="stop the replay with an error after this many seconds (default 120)",
     )
     return p
+
+
+def _check_writable(path: str, option: str, *, folder: bool = False) -> None:
+    """Fail before any work when ``path`` (a file, or a folder with ``folder=True``) cannot be
+    written, naming the option: so that a long run is never lost to an output path checked after it.
+    Probes the nearest existing folder by creating (and removing) a temporary file there."""
+    import tempfile
+
+    from orthoverify.errors import InputError
+
+    p = Path(path)
+    if folder and p.exists() and not p.is_dir():
+        raise InputError(f"{option} {path}: exists and is not a folder")
+    if not folder and p.is_dir():
+        raise InputError(f"{option} {path}: is a folder; give a file path")
+    q = p if folder else p.parent
+    q = q.absolute()
+    while not q.exists() and q != q.parent:
+        q = q.parent
+    if not q.is_dir():
+        raise InputError(f"{option} {path}: {q} is not a folder")
+    try:
+        with tempfile.TemporaryFile(dir=q):
+            pass
+    except OSError as exc:
+        raise InputError(f"{option} {path}: cannot write into {q} ({exc.strerror or exc})") from None
+
+
+def _check_device(device: str, option: str = "--device") -> None:
+    """Fail before any work when ``--device cuda`` has no CUDA device here."""
+    if device == "cuda":
+        from orthoverify.backends import get_backend
+        from orthoverify.errors import BackendError
+
+        try:
+            get_backend("torch-float64", device)
+        except BackendError as exc:
+            raise BackendError(f"{option} cuda: {exc}") from None
 
 
 def _list(args: argparse.Namespace, out: TextIO) -> int:
@@ -238,10 +333,40 @@ def summary_table(result: Any) -> str:
     return "\n".join(lines)
 
 
+def _write_outputs(
+    json_path: str, text: str, report_dir: str | None, err: TextIO, name: str | None = None
+) -> tuple[Path, list[Path]]:
+    """Write the result JSON and (with ``--report``) its report as one atomic set: a run killed
+    while writing leaves the previous outputs or the new ones, never a mix."""
+    from orthoverify import _atomic
+
+    _raise_if_interrupted()  # a signal whose exception was swallowed on the way: write nothing
+    files: dict[Path, str | bytes] = {Path(json_path): text}
+    stale: list[Path] = []
+    reports: list[Path] = []
+    if report_dir is not None:
+        from orthoverify.report import plan_report
+
+        plan = plan_report(
+            [json_path], out_dir=report_dir, name=name, notify=_warn_to(err), data={json_path: json.loads(text)}
+        )
+        files.update(plan.files)
+        stale, reports = plan.stale, plan.written
+    _atomic.write_files(files, remove=stale)
+    return Path(json_path), reports
+
+
 def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from orthoverify.engine import run_checks, write_json
+    from orthoverify.engine import run_checks
     from orthoverify.engine.executors import open_executor
     from orthoverify.engine.registry import default_modules
+    from orthoverify.engine.result import dumps
+
+    path = args.json_path or os.path.join(OUT_DIR, f"check-{args.profile}.json")
+    _check_writable(path, "--json")
+    if args.report_dir is not None:
+        _check_writable(args.report_dir, "--report", folder=True)
+    _check_device(args.device)
 
     common: dict[str, Any] = {
         "profile": args.profile,
@@ -266,8 +391,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                     executor_name=opened.spec,
                     **common,
                 )
-    path = args.json_path or os.path.join(OUT_DIR, f"check-{args.profile}.json")
-    written = write_json(result, path)
+    written, reports = _write_outputs(path, dumps(result), args.report_dir, err)
     out.write(summary_table(result) + "\n")
     for c in result.claims:
         if not c.evidence and args.backend:
@@ -282,11 +406,8 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 if e.error:
                     err.write(f"\nERROR in {c.claim.id} :: {e.check} [{e.backend}]\n{e.error}\n")
     out.write(f"JSON result: {written}\n")
-    if args.report_dir is not None:
-        from orthoverify.report import render_report
-
-        for p in render_report([written], out_dir=args.report_dir, notify=_warn_to(err)):
-            out.write(f"report: {p}\n")
+    for p in reports:
+        out.write(f"report: {p}\n")
     evidence = [e for c in result.claims for e in c.evidence]
     if evidence and all(e.error for e in evidence):
         err.write(f"orthoverify: every check of this run erred ({len(evidence)}): nothing was decided\n")
@@ -303,6 +424,7 @@ def _warn_to(err: TextIO) -> Any:
 def _report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from orthoverify.report import render_report
 
+    _check_writable(args.out, "--out", folder=True)
     written = render_report(
         args.results,
         formats=args.formats,
@@ -323,8 +445,8 @@ EXIT_JUDGE = 4
 
 def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from orthoverify.conformance import TargetLoadError, listing, validate
-    from orthoverify.engine import write_json
     from orthoverify.engine.executors import open_executor
+    from orthoverify.engine.result import dumps
 
     if args.list_kinds:
         out.write(listing() + "\n")
@@ -332,7 +454,13 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not args.target:
         err.write("orthoverify: error: validate needs a TARGET (see `orthoverify validate --list`)\n")
         return EXIT_USAGE
-    path = os.path.abspath(args.json_path or os.path.join(OUT_DIR, f"validate-{_target_file_name(args.target)}.json"))
+    name = _target_file_name(args.target)
+    path = args.json_path or os.path.join(OUT_DIR, f"validate-{name}.json")
+    _check_writable(path, "--json")
+    if args.report_dir is not None:
+        _check_writable(args.report_dir, "--report", folder=True)
+    _check_device(args.device)
+    path = os.path.abspath(path)  # the target may change its working directory (it runs elsewhere, but still)
     options: dict[str, Any] = {
         "kind": args.kind,
         "dtypes": args.dtype,
@@ -356,14 +484,10 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for e in c.evidence:
             if not e.passed and (e.notes or e.error):
                 out.write(f"  {c.claim.id} [{e.backend}]: {(e.error or e.notes).strip().splitlines()[0]}\n")
-    name = _target_file_name(args.target)
-    written = write_json(result, path)
+    written, reports = _write_outputs(path, dumps(result), args.report_dir, err, name=f"validate-{name}")
     out.write(f"JSON result: {written}\n")
-    if args.report_dir is not None:
-        from orthoverify.report import render_report
-
-        for p in render_report([written], out_dir=args.report_dir, name=f"validate-{name}", notify=_warn_to(err)):
-            out.write(f"report: {p}\n")
+    for p in reports:
+        out.write(f"report: {p}\n")
     # 0: no defect found (inconclusive, say no forward mode or a check not run, is shown above);
     # 1: a defect found (refuted); 4: orthoverify itself failed on a check (error), no defect found
     if any(c.verdict == "refuted" for c in result.claims):
@@ -388,6 +512,9 @@ def _bench(args: argparse.Namespace, out: TextIO) -> int:
         out.write(line + "\n")
         out.flush()
 
+    path = args.json_path or os.path.join(OUT_DIR, f"bench-{args.device}.json")
+    _check_writable(path, "--json")
+    _check_device(args.device)
     doc = run_bench(
         args.cases,
         device=args.device,
@@ -398,7 +525,6 @@ def _bench(args: argparse.Namespace, out: TextIO) -> int:
     )
     if doc["noisy"]:
         out.write(f"WARNING: {len(doc['noisy'])} row(s) too noisy to trust (see 'noisy' in the JSON)\n")
-    path = args.json_path or os.path.join(OUT_DIR, f"bench-{args.device}.json")
     out.write(f"JSON result: {write_bench_json(doc, path)}\n")
     return EXIT_OK
 
@@ -419,30 +545,132 @@ def _replay(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK if rep.reproduced else EXIT_ERROR
 
 
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM arrived: raised in the main thread so that every ``with`` and ``finally``
+    on the way out runs (the pool's workers are stopped, staged outputs removed)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+_PENDING: list[int] = []
+"""Signals that arrived during this command (the exception raised for one can be swallowed where
+Python ignores exceptions, in a destructor say: the flag is checked again before writing and at the end)."""
+
+
+def _on_signal(signum: int, _frame: object) -> None:
+    # a second signal must not interrupt the cleanup the first one started
+    for s in _SIGNALS:
+        signal.signal(s, signal.SIG_IGN)
+    _PENDING.append(signum)
+    raise Interrupted(signum)
+
+
+def _raise_if_interrupted() -> None:
+    if _PENDING:
+        raise Interrupted(_PENDING[0])
+
+
+_SIGNALS = tuple(s for s in (getattr(signal, "SIGINT", None), getattr(signal, "SIGTERM", None)) if s is not None)
+
+
+@contextmanager
+def _signals_raise() -> Iterator[None]:
+    """SIGINT and SIGTERM raise :class:`Interrupted` for the duration (main thread only); the
+    previous handlers are restored after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.getsignal(s) for s in _SIGNALS}
+    _PENDING.clear()
+    for s in _SIGNALS:
+        signal.signal(s, _on_signal)
+    try:
+        yield
+        _raise_if_interrupted()
+    finally:
+        for s, h in previous.items():
+            if h is not None:
+                signal.signal(s, h)
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe (``orthoverify list | head -1``): send what is left of stdout to
+    devnull, so that the flush at exit prints no second error."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+EXIT_SIGPIPE = 128 + 13
+"""Exit status after the reader of stdout went away (as a process killed by SIGPIPE)."""
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Entry point of the ``orthoverify`` command; returns the exit status."""
-    out = out or sys.stdout
-    err = err or sys.stderr
+    code = _main(argv, out or sys.stdout, err or sys.stderr)
+    if argv is None and (code > 128 or _stranded_threads()):
+        # Run as the program (not called with arguments from Python): a daemon thread still inside
+        # native code (a target call abandoned at its timeout, or cut short by Ctrl-C) would abort
+        # the interpreter's shutdown ("terminate called without an active exception", status 134).
+        # Every output is already committed or not written at all (_atomic), so end here, after the
+        # atexit handlers (multiprocessing's among them: its semaphores, its child processes).
+        import atexit
+
+        atexit._run_exitfuncs()
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(code)
+    return code
+
+
+def _stranded_threads() -> list[threading.Thread]:
+    main_thread = threading.main_thread()
+    return [t for t in threading.enumerate() if t is not main_thread and t.daemon and t.is_alive()]
+
+
+def _main(argv: Sequence[str] | None, out: TextIO, err: TextIO) -> int:
     args = build_parser().parse_args(argv)
     try:
-        if args.command == "list":
-            return _list(args, out)
-        if args.command == "check":
-            return _check(args, out, err)
-        if args.command == "replay":
-            return _replay(args, out)
-        if args.command == "report":
-            return _report(args, out, err)
-        if args.command == "validate":
-            return _validate(args, out, err)
-        if args.command == "bench":
-            return _bench(args, out)
+        with _signals_raise():
+            return _dispatch(args, out, err)
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (Interrupted): one line, the conventional status
+        signum = exc.signum if isinstance(exc, Interrupted) else signal.SIGINT
+        name = "terminated by SIGTERM" if signum == getattr(signal, "SIGTERM", None) else "interrupted by SIGINT"
+        err.write(f"orthoverify: {name}; the workers are stopped and no output is half-written\n")
+        return 128 + int(signum)
+    except BrokenPipeError:
+        if out is sys.stdout:
+            _quiet_stdout()
+        return EXIT_SIGPIPE
     except OrthoverifyError as exc:  # unknown claim, backend, profile, missing GPU, bad result file
         err.write(f"orthoverify: error: {exc}\n")
         return EXIT_USAGE
     except (OSError, ValueError) as exc:
         err.write(f"orthoverify: error: {exc}\n")
         return EXIT_USAGE
+
+
+def _dispatch(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.command == "list":
+        return _list(args, out)
+    if args.command == "check":
+        return _check(args, out, err)
+    if args.command == "replay":
+        return _replay(args, out)
+    if args.command == "report":
+        return _report(args, out, err)
+    if args.command == "validate":
+        return _validate(args, out, err)
+    if args.command == "bench":
+        return _bench(args, out)
     return EXIT_USAGE
 
 

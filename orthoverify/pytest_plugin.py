@@ -113,7 +113,7 @@ class ConformanceCollector(pytest.Collector):
 
         if self.target is None:
             return [ConformanceItem.from_parent(self, name="load", check="", load_error=self.load_error)]
-        plan = _plan(self.target.kind.name, self.dtypes, self.target.inverse is not None)
+        plan = _plan(self.target.kind.name, self.dtypes, self.target.inverse is not None, target=self.target)
         return [ConformanceItem.from_parent(self, name=name, check=name) for name, *_ in plan]
 
 

@@ -4,6 +4,7 @@ its evidence, and each counterexample replays from the JSON result."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -90,3 +91,19 @@ def test_same_seed_same_results(quick: Path) -> None:
         assert (cx.to_json() if cx else None) == old["counterexample"]
         for e, e_old in zip(c.evidence, old["evidence"], strict=True):
             assert e.to_json()["worst_ratio"] == e_old["worst_ratio"]
+
+
+def test_init_replays_parse_file_strings_and_never_evaluate_them() -> None:
+    """A result file is untrusted: the replays of cayley.init and its correction parse s_j through
+    the SymPy backend's strict parser, so a crafted entry is refused by name; valid input replays."""
+    from orthoverify.backends import get_backend
+    from orthoverify.claims.cayley import init
+    from orthoverify.errors import ParseError
+
+    crafted = {"n": "2", "s": ['__import__("os").getpid()'], "D": ["-1", "1"]}
+    for replay in (init.replay_reflection_printed, init.replay_reflection_corrected):
+        with pytest.raises(ParseError, match="not a decimal, integer or p/q number"):
+            replay(crafted, get_backend("sympy"))
+    split_block = {"n": "2", "s": ["1/2"], "D": ["-1", "1"]}
+    assert init.replay_reflection_printed(split_block, get_backend("sympy")).ratio == math.inf
+    assert init.replay_reflection_corrected(split_block, get_backend("sympy")).ratio == 0.0

@@ -165,12 +165,31 @@ def test_n1_has_no_reflection() -> None:
 
 
 @pytest.mark.parametrize("batch", [None, 5])
-def test_store_is_bitwise_the_generic_algorithm1(batch: int | None) -> None:
-    """The Function runs the generic algorithm1_forward/backward, not a second implementation."""
+def test_store_runs_the_generic_algorithm1(batch: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Function runs the generic algorithm1_forward/backward (one call each), not a second
+    implementation, and agrees with ``algorithm1`` by test ratio. Not bitwise: the two calls batch
+    their products differently, and a BLAS may round those kernels differently (one ulp under some
+    CPUs' MKL kernels), which says nothing about which code ran."""
+    import orthoverify.param.householder_torch as ht
+
+    calls: list[str] = []
+
+    def spy(name: str, fn: Any) -> Any:
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            calls.append(name)
+            return fn(*args, **kwargs)
+
+        return wrapped
+
+    monkeypatch.setattr(ht, "algorithm1_forward", spy("forward", ht.algorithm1_forward))
+    monkeypatch.setattr(ht, "algorithm1_backward", spy("backward", ht.algorithm1_backward))
     u, h, g = make(9, 5, batch, torch.float64)
     c, du, dh = run_alg1(u, h, g, "store")
+    assert calls == ["forward", "backward"]
     ref = algorithm1(u, h, g)
-    assert torch.equal(c, ref.c) and torch.equal(du, ref.dl_du) and torch.equal(dh, ref.dl_dh)
+    assert ratio(c, ref.c, 9, torch.float64) <= THRESHOLD
+    assert ratio(du, ref.dl_du, 9, torch.float64, scale=grad_u_scale(u, h, g)) <= THRESHOLD
+    assert ratio(dh, ref.dl_dh, 9, torch.float64) <= THRESHOLD
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
@@ -264,9 +283,9 @@ def test_no_grad_runs_forward_only() -> None:
         for strategy in STRATEGIES:
             c = householder_apply(u, h, strategy=strategy)  # type: ignore[arg-type]
             assert c.grad_fn is None and not c.requires_grad
-            assert torch.equal(c, ref)
+            assert ratio(c, ref, 6, torch.float64) <= THRESHOLD  # the Function's path vs the forward alone
             c2 = Algorithm1Function.apply(u, h, strategy)
-            assert c2.grad_fn is None and torch.equal(c2, ref)
+            assert c2.grad_fn is None and ratio(c2, ref, 6, torch.float64) <= THRESHOLD
 
 
 def test_no_input_grad_means_plain_tensor() -> None:

@@ -484,9 +484,12 @@ def test_no_grad_and_plain_inputs_run_forward_only() -> None:
     ref = householder_wy_apply(u.requires_grad_(True), x).detach()
     with torch.no_grad():
         c = householder_wy_apply(u, x)
-    assert c.grad_fn is None and torch.equal(c, ref)
+    # the Function's path and the forward alone: compared by test ratio, not bitwise
+    assert c.grad_fn is None
+    assert_allclose_ratio(c, ref, dim=9, threshold=THRESHOLD)
     c2 = householder_wy_apply(u.detach(), x)
-    assert c2.grad_fn is None and torch.equal(c2, ref)
+    assert c2.grad_fn is None
+    assert_allclose_ratio(c2, ref, dim=9, threshold=THRESHOLD)
 
 
 def test_only_one_input_requires_grad() -> None:

@@ -291,12 +291,9 @@ def format_row(r: BenchResult) -> str:
 
 
 def write_bench_json(doc: dict[str, Any], path: str | os.PathLike[str]) -> str:
-    """Write the document (creating folders) and return the path."""
+    """Write the document (creating folders) atomically and return the path."""
+    from orthoverify import _atomic
+
     p = os.fspath(path)
-    folder = os.path.dirname(p)
-    if folder:
-        os.makedirs(folder, exist_ok=True)
-    with open(p, "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=1, allow_nan=True)
-        f.write("\n")
+    _atomic.write_text(p, json.dumps(doc, indent=1, allow_nan=True) + "\n")
     return p

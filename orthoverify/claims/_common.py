@@ -127,3 +127,19 @@ def replay_frobenius(enclose: Any) -> Any:
         return Measure(value, f"{value:.6g}", error=value)
 
     return replay
+
+
+ALL = (*FLOAT_HP, "sympy")
+"""The float backends, 50-digit mpmath and exact SymPy."""
+
+
+def backend_sizes(ctx: RunContext) -> tuple[int, ...]:
+    """The profile's sizes n for ctx's arithmetic: exact, high-precision or float."""
+    if ctx.backend.exact:
+        return ctx.profile.exact_sizes
+    return ctx.profile.hp_sizes if ctx.backend.method == "high-precision" else ctx.profile.sizes
+
+
+def norm_scale(b: Backend, x: Array) -> float:
+    """||x|| as the scale of a test ratio; 1 on an exact backend, where a residual is compared with 0."""
+    return 1.0 if b.exact else b.to_float(b.norm(x))

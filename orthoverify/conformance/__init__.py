@@ -20,8 +20,11 @@ from orthoverify.backends.base import Backend
 from orthoverify.conformance import checks as ck
 from orthoverify.conformance.adapters import ADAPTERS, TargetLoadError, load_target, resolve_kind
 from orthoverify.conformance.calls import DEFAULT_TIMEOUT, CallFailure
+from orthoverify.conformance.declare import apply as apply_declaration
 from orthoverify.conformance.isolate import ProcessRunner, op_inverse
 from orthoverify.conformance.kinds import KINDS
+from orthoverify.conformance.reach import declared_data
+from orthoverify.conformance.reach import plan as reach_plan
 from orthoverify.engine.checks import Check, RunContext
 from orthoverify.engine.model import Claim, Evidence, Kind, decide
 from orthoverify.engine.runner import ClaimResult, RunResult, environment
@@ -61,7 +64,13 @@ def other_device(device: str) -> str | None:
     return "cuda" if torch.cuda.is_available() else None
 
 
-def _plan(kind_name: str, dtypes: tuple[str, ...], has_inverse: bool = False, device: str = "cpu") -> Plan:
+def _plan(
+    kind_name: str,
+    dtypes: tuple[str, ...],
+    has_inverse: bool = False,
+    device: str = "cpu",
+    target: ck.Target | None = None,
+) -> Plan:
     kind = KINDS[kind_name]
     p: Plan = [
         ("output", "identity", "the call returns a finite tensor of the declared shape and dtype", ck.check_output),
@@ -176,7 +185,7 @@ def _plan(kind_name: str, dtypes: tuple[str, ...], has_inverse: bool = False, de
             ck.check_side_effects,
         )
     )
-    return p
+    return reach_plan(p, kind, target, other_device(device))  # second order, vmap, declared checks, lifecycle
 
 
 def listing() -> str:
@@ -293,11 +302,14 @@ def open_target(spec: str, kind: str | None, device: str = "cpu", timeout: float
     hello = runner.start()
     domain = ADAPTERS[spec].domain if spec in ADAPTERS else None
     inverse = ck.RemoteFn(runner, timeout, op_inverse) if hello.get("inverse") else None
-    t = ck.Target(
-        spec, ck.RemoteFn(runner, timeout), KINDS[kind_name], str(hello.get("description") or ""), domain, inverse
-    )
+    fn = ck.RemoteFn(runner, timeout)
+    if hello.get("declared_on_callable"):  # a declaration is code: read it here (this imports the target)
+        from orthoverify.conformance.declare import declaration_of
+
+        fn.__orthoverify__ = declaration_of(load_target(spec, kind_name))  # type: ignore[attr-defined]
+    t = ck.Target(spec, fn, KINDS[kind_name], str(hello.get("description") or ""), domain, inverse)
     t.runner = runner
-    return t
+    return apply_declaration(t)
 
 
 def run_one_check(
@@ -310,7 +322,7 @@ def run_one_check(
     try:
         ctx = ck.Ctx(t, dtypes, device, profile, seed, timeout, EXAMPLES[profile], runner=t.runner)
         ctx.other_device = other_device(device) or ctx.other_device
-        plan = _plan(t.kind.name, dtypes, t.inverse is not None, device)
+        plan = _plan(t.kind.name, dtypes, t.inverse is not None, device, t)
         if name != "output" and any(c == "output" for c, *_ in plan):  # which dtypes' outputs fail decides what runs
             ck.check_output(ctx)
         for check, _claim_kind, _statement, fn in plan:
@@ -376,7 +388,7 @@ def _validate(
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     results = []
-    plan = _plan(t.kind.name, dtypes, t.inverse is not None, device)
+    plan = _plan(t.kind.name, dtypes, t.inverse is not None, device, t)
     if executor is not None and t.runner is not None:
         t.runner.close()  # each task starts the target where it runs
     futures = (
@@ -421,6 +433,7 @@ def _validate(
             "isolated": ctx.calls.isolated,
             "target_output": {"bytes": seen.written, "head": seen.head[:500]},
             "target_deaths": seen.deaths,
+            "declaration": declared_data(t),  # what the target declares it supports (None: nothing)
         }
     }
     return res

@@ -17,6 +17,7 @@ import numpy as np
 import torch
 
 from orthoverify.conformance.checks import Target
+from orthoverify.conformance.declare import apply as declared
 from orthoverify.conformance.kinds import KINDS, Params
 from orthoverify.errors import OrthoverifyError
 
@@ -325,7 +326,7 @@ def load_target(spec: str, kind: str | None = None) -> Target:
     if spec in ADAPTERS:
         a = ADAPTERS[spec]
         fn = a.build()
-        return Target(spec, fn, KINDS[a.kind], a.description, a.domain, getattr(fn, "right_inverse", None))
+        return declared(Target(spec, fn, KINDS[a.kind], a.description, a.domain, getattr(fn, "right_inverse", None)))
     module_name, _, attr = spec.partition(":")
     import os
     import sys
@@ -348,7 +349,8 @@ def load_target(spec: str, kind: str | None = None) -> Target:
             raise TargetLoadError(f"cannot construct {spec}() with no arguments: {type(exc).__name__}: {exc}") from exc
     if not callable(obj):
         raise TargetLoadError(f"{spec} is not callable")
-    return Target(spec, obj, KINDS[kind], getattr(obj, "__doc__", "") or "", None, getattr(obj, "right_inverse", None))
+    doc = getattr(obj, "__doc__", "") or ""
+    return declared(Target(spec, obj, KINDS[kind], doc, None, getattr(obj, "right_inverse", None)))
 
 
 def random_params(kind: str, n: int, seed: int = 0) -> dict[str, np.ndarray]:

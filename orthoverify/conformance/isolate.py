@@ -198,7 +198,7 @@ def op_check(t: Target, *, name: str, options: dict[str, Any]) -> dict[str, Any]
     )
     ctx.other_device = str(options.get("other_device") or ctx.other_device)
     ctx.failed_output.update(options.get("failed_output") or {})
-    for check, _kind, _statement, fn in cf._plan(t.kind.name, ctx.dtypes, t.inverse is not None, ctx.device):
+    for check, _kind, _statement, fn in cf._plan(t.kind.name, ctx.dtypes, t.inverse is not None, ctx.device, t):
         if check == name:
             evidence = cf._evidence(ctx, f"conformance.{t.kind.name}.{name}", name, fn)
             return {"__json__": [ck.evidence_to_json(e) for e in evidence]}
@@ -324,6 +324,7 @@ def child_main(conn: Any, spec: str, kind: str | None, sys_path: list[str], devi
         "ok": True,
         "description": target.description,
         "inverse": target.inverse is not None,
+        "declared_on_callable": getattr(target.fn, "__orthoverify__", None) is not None,
         "written": count,
         "head": head,
     }

@@ -19,6 +19,7 @@ and, on every worker, the same orthoverify (and claims modules) as here.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 from collections.abc import Iterator
 from concurrent.futures import Executor
@@ -102,6 +103,45 @@ def parse_executor(spec: str | None) -> ExecutorSpec:
     raise InputError(f"unknown executor {spec!r}; expected one of: {SPEC_HELP}")
 
 
+@contextlib.contextmanager
+def one_thread() -> Iterator[None]:
+    """Run the block with one BLAS thread (NumPy's OpenBLAS or MKL, through threadpoolctl) and one
+    torch thread, restoring the previous counts after. Every task runs so, in whatever executor:
+    a BLAS kernel's rounding depends on how many threads split the work, and a pool worker, this
+    process (``--workers 1``, ``serial``) and a Dask worker must give the same evidence, digit for
+    digit, for the same seed."""
+    import torch
+    from threadpoolctl import threadpool_limits
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with threadpool_limits(limits=1):
+            yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+def stop_workers(executor: Executor) -> None:
+    """Stop an executor now, on an interrupt: queued tasks are cancelled and a process pool's
+    workers are terminated (not waited for), so that no worker process outlives the run."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    if not isinstance(executor, ProcessPoolExecutor):
+        executor.shutdown(wait=False, cancel_futures=True)
+        return
+    procs = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    for p in procs:
+        p.join(timeout=5)
+        if p.is_alive():
+            p.kill()
+            p.join()
+
+
 def _timeout(timeout: float | None) -> float:
     if timeout is not None:
         return float(timeout)
@@ -158,12 +198,34 @@ def _dask(address: str, name: str, timeout: float) -> Iterator[OpenedExecutor]:
 
 
 @contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored for the block (main thread only), so that processes started in it ignore it too."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
 def _dask_local(workers: int, name: str, timeout: float) -> Iterator[OpenedExecutor]:
     distributed = _import_distributed()
-    cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
+    with _sigint_ignored():  # its worker processes inherit this: Ctrl-C is left to this process, which stops them
+        cluster = distributed.LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"
+        )
     try:
         with _dask(cluster.scheduler_address, name, timeout) as opened:
             yield opened
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the cluster's shutdown logs the tasks it cancels, as tracebacks
+        logging.getLogger("distributed").setLevel(logging.CRITICAL)
+        raise
     finally:
         cluster.close()
 
@@ -191,6 +253,9 @@ def open_executor(
         try:
             desc = "serial (this process)" if n <= 1 else f"local ({n} processes)"
             yield OpenedExecutor(ex, "local", desc, n)
+        except BaseException:  # an interrupt (or an error) on the way: no waiting for running tasks
+            stop_workers(ex)
+            raise
         finally:
             ex.shutdown(wait=True, cancel_futures=True)
     elif parsed.kind == "dask-local":

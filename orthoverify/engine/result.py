@@ -3,13 +3,25 @@
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from orthoverify.engine.model import json_float
+from orthoverify import _atomic
+from orthoverify.engine.model import VERDICTS, json_float
 from orthoverify.engine.runner import ClaimResult, RunResult
+from orthoverify.errors import OrthoverifyError, ReplayError
 
 SCHEMA_VERSION = 1
+
+MAX_RESULT_BYTES = 64 * 2**20
+"""The largest result file ``load_json`` reads (a default run's file is under 1 MB)."""
+
+MAX_CLAIMS, MAX_EVIDENCE, MAX_PAPERS = 10_000, 200_000, 1_000
+"""Bounds on the claims, evidence entries (all claims together) and distinct papers of a result
+file, so that a crafted file cannot make a report's rendering run for hours (orthoverify registers
+under 100 claims of 4 papers)."""
 
 
 def claim_json(c: ClaimResult) -> dict[str, Any]:
@@ -54,17 +66,183 @@ def to_json(result: RunResult) -> dict[str, Any]:
     }
 
 
+def dumps(result: RunResult) -> str:
+    """The result as the text of its JSON file: strict JSON (no NaN/Infinity), one key per line."""
+    return json.dumps(to_json(result), indent=1, allow_nan=False) + "\n"
+
+
 def write_json(result: RunResult, path: str | Path) -> Path:
-    """Write the result to ``path`` (parents created), strict JSON (no NaN/Infinity)."""
+    """Write the result to ``path`` (parents created) atomically: a reader, or a run killed while
+    writing, sees the previous complete file or the new one."""
+    return _atomic.write_text(path, dumps(result))
+
+
+REPLAY_KEYS: tuple[str, ...] = ("id", "verdict")
+"""The keys every claim entry needs for ``replay``."""
+
+REPORT_KEYS: tuple[str, ...] = ("id", "verdict", "statement", "paper")
+"""The keys every claim entry needs for ``report``."""
+
+
+def load_json(
+    path: str | Path, *, error: type[OrthoverifyError] = ReplayError, required: tuple[str, ...] = REPLAY_KEYS
+) -> dict[str, Any]:
+    """Read a result file written by :func:`write_json`, checking every field that ``report`` and
+    ``replay`` read (``required``: the keys each claim entry must have). The file is untrusted data:
+    anything malformed (not JSON, too large, a missing key, a wrong type) raises ``error`` naming
+    the file and the field; nothing in it is evaluated."""
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(json.dumps(to_json(result), indent=1, allow_nan=False) + "\n")
-    return p
+    try:
+        size = p.stat().st_size
+        if size > MAX_RESULT_BYTES:
+            raise error(f"result file {p} is {size} bytes, more than the {MAX_RESULT_BYTES} a result file may have")
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        raise error(f"result file {p} does not exist") from None
+    except OSError as exc:
+        raise error(f"cannot read result file {p}: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
+        raise error(f"cannot read result file {p}: not JSON ({str(exc)[:200]})") from None
+    check_result(data, p, error=error, required=required)
+    out: dict[str, Any] = data
+    return out
 
 
-def load_json(path: str | Path) -> dict[str, Any]:
-    """Read a result file written by :func:`write_json`."""
-    data: dict[str, Any] = json.loads(Path(path).read_text())
-    if "claims" not in data or "orthoverify" not in data:
-        raise ValueError(f"{path} is not an orthoverify result (no 'claims' or 'orthoverify' key)")
-    return data
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON (orthoverify writes non-finite numbers as strings)")
+
+
+_NUM = (int, float)
+
+
+def _is_num(x: object) -> bool:
+    return isinstance(x, _NUM) and not isinstance(x, bool)
+
+
+def _ratio(x: object) -> bool:
+    """A ratio as written by ``json_float``: a number, or "inf", "-inf", "nan"; or null."""
+    return x is None or _is_num(x) or x in ("inf", "-inf", "nan")
+
+
+def _opt_str(x: object) -> bool:
+    return x is None or isinstance(x, str)
+
+
+_TOP: dict[str, tuple[Callable[[object], bool], str]] = {
+    "profile": (lambda x: isinstance(x, str), "a string"),
+    "seed": (lambda x: x is None or (isinstance(x, int) and not isinstance(x, bool)), "an integer"),
+    "seconds": (lambda x: _is_num(x) and math.isfinite(float(x)), "a finite number"),  # type: ignore[arg-type]
+    "started": (_opt_str, "a string"),
+    "environment": (lambda x: isinstance(x, dict), "an object"),
+}
+_CLAIM: dict[str, tuple[Callable[[object], bool], str]] = {
+    "where": (_opt_str, "a string"),
+    "kind": (_opt_str, "a string"),
+    "corrects": (_opt_str, "a string or null"),
+    "notes": (_opt_str, "a string or null"),
+    "worst_ratio": (_ratio, "a number or null"),
+    "worst_ratio_threshold": (lambda x: x is None or _is_num(x), "a number or null"),
+    "methods": (lambda x: isinstance(x, list) and all(isinstance(m, str) for m in x), "a list of strings"),
+    "evidence": (lambda x: isinstance(x, list), "a list"),
+    "counterexample": (lambda x: x is None or isinstance(x, dict), "an object or null"),
+}
+_EVIDENCE: dict[str, tuple[Callable[[object], bool], str]] = {
+    "method": (lambda x: isinstance(x, str), "a string"),
+    "backend": (lambda x: isinstance(x, str), "a string"),
+    "cases": (lambda x: _is_num(x) or isinstance(x, str), "a number"),
+    "worst_ratio": (_ratio, "a number or null"),
+    "threshold": (lambda x: x is None or _is_num(x), "a number or null"),
+    "seconds": (lambda x: _is_num(x) and math.isfinite(float(x)), "a finite number"),  # type: ignore[arg-type]
+    "passed": (lambda x: isinstance(x, bool), "true or false"),
+    "refutes": (lambda x: isinstance(x, bool), "true or false"),
+    "notes": (_opt_str, "a string or null"),
+    "error": (_opt_str, "a string or null"),
+    "data": (lambda x: x is None or isinstance(x, dict), "an object or null"),
+}
+_COUNTEREXAMPLE: dict[str, tuple[Callable[[object], bool], str]] = {
+    "inputs": (lambda x: isinstance(x, dict), "an object"),
+    "quantity": (lambda x: isinstance(x, str), "a string"),
+    "value": (lambda x: isinstance(x, str) or _is_num(x), "a string"),
+    "precision_digits": (
+        lambda x: x == "exact" or (isinstance(x, int) and not isinstance(x, bool)),
+        '"exact" or an integer',
+    ),
+    "check": (lambda x: isinstance(x, str), "a string"),
+    "threshold": (lambda x: x is None or _is_num(x), "a number or null"),
+    "float64_value": (lambda x: x is None or isinstance(x, str) or _is_num(x), "a string or null"),
+}
+_CX_REQUIRED = ("inputs", "quantity", "value", "precision_digits", "check")
+
+
+def _fields(
+    obj: dict[str, Any], spec: dict[str, tuple[Callable[[object], bool], str]], where: str, fail: Callable[[str], None]
+) -> None:
+    for key, (ok, what) in spec.items():
+        if key in obj and not ok(obj[key]):
+            fail(f"field {where}{key} must be {what}, got {_show(obj[key])}")
+
+
+def _show(x: object) -> str:
+    s = json.dumps(x) if not isinstance(x, str) else repr(x)
+    return s if len(s) <= 60 else s[:57] + "..."
+
+
+def check_result(
+    data: object,
+    path: str | Path,
+    *,
+    error: type[OrthoverifyError] = ReplayError,
+    required: tuple[str, ...] = REPLAY_KEYS,
+) -> None:
+    """Check the parsed contents of a result file (see :func:`load_json`); raise ``error`` naming the
+    file and the first bad field."""
+
+    def fail(msg: str) -> None:
+        raise error(f"{path}: {msg}")
+
+    if not isinstance(data, dict) or "claims" not in data or "orthoverify" not in data:
+        raise error(f"{path} is not an orthoverify result (no 'claims' or 'orthoverify' key)")
+    if not isinstance(data["claims"], list):
+        fail(f"field claims must be a list, got {_show(data['claims'])}")
+    _fields(data, _TOP, "", fail)
+    if len(data["claims"]) > MAX_CLAIMS:
+        fail(f"field claims has {len(data['claims'])} entries, more than the {MAX_CLAIMS} a result file may have")
+    seen: set[str] = set()
+    papers: set[object] = set()
+    evidence = 0
+    for i, c in enumerate(data["claims"]):
+        if not isinstance(c, dict):
+            fail(f"claims[{i}] must be an object, got {_show(c)}")
+        missing = [k for k in required if k not in c]
+        if missing:
+            fail(f"claims[{i}]: a claim entry lacks {', '.join(required)} (no {', '.join(missing)})")
+        for k in ("id", "statement", "paper"):
+            if k in c and (not isinstance(c[k], str) or (k != "statement" and not c[k])):
+                fail(f"field claims[{i}].{k} must be a non-empty string, got {_show(c[k])}")
+        if c["verdict"] not in VERDICTS:
+            fail(f"claims[{i}] ({c['id']}): unknown verdict {_show(c['verdict'])} (field claims[{i}].verdict)")
+        if c["id"] in seen:
+            fail(f"field claims[{i}].id: claim {c['id']} appears twice")
+        seen.add(c["id"])
+        papers.add(c.get("paper"))
+        if len(papers) > MAX_PAPERS:
+            fail(f"field claims[{i}].paper: more than {MAX_PAPERS} different papers")
+        _fields(c, _CLAIM, f"claims[{i}].", fail)
+        evidence += len(c.get("evidence") or [])
+        if evidence > MAX_EVIDENCE:
+            fail(f"field claims[{i}].evidence: more than {MAX_EVIDENCE} evidence entries in the file")
+        for j, ev in enumerate(c.get("evidence") or []):
+            where = f"claims[{i}].evidence[{j}]."
+            if not isinstance(ev, dict):
+                fail(f"field {where[:-1]} must be an object, got {_show(ev)}")
+            if not isinstance(ev.get("check"), str):
+                fail(f"field {where}check must be a string, got {_show(ev.get('check'))}")
+            _fields(ev, _EVIDENCE, where, fail)
+        cx = c.get("counterexample")
+        if cx is not None:
+            missing = [k for k in _CX_REQUIRED if k not in cx]
+            if missing:
+                fail(f"field claims[{i}].counterexample lacks {', '.join(missing)}")
+            _fields(cx, _COUNTEREXAMPLE, f"claims[{i}].counterexample.", fail)

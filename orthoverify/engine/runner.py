@@ -56,7 +56,10 @@ def execute(task: Task) -> Evidence:
             seed=derive_seed(task.seed, task.claim, task.check),
             device=task.device,
         )
-        ev = check.run(ctx)
+        from orthoverify.engine.executors import one_thread
+
+        with one_thread():  # as in every executor, so that every executor gives the same evidence
+            ev = check.run(ctx)
     except Exception as exc:  # a crash is a bug, recorded as an error verdict
         ev = Evidence(
             claim=task.claim,
@@ -77,15 +80,19 @@ class SerialExecutor(Executor):
         fut: Future[Any] = Future()
         try:
             fut.set_result(fn(*args, **kwargs))
-        except BaseException as exc:  # pragma: no cover - execute() never raises
+        except Exception as exc:  # pragma: no cover - execute() never raises
             fut.set_exception(exc)
-        return fut
+        return fut  # an interrupt (KeyboardInterrupt) propagates at once: nothing more is run
 
 
 def _init_worker() -> None:
-    """One thread per worker: the pool is the parallelism, and BLAS threads would fight it."""
+    """One thread per worker: the pool is the parallelism, and BLAS threads would fight it. Ctrl-C
+    (sent to the whole process group) is left to the parent, which stops the workers."""
+    import signal
+
     import torch
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     torch.set_num_threads(1)
 
 
@@ -309,6 +316,12 @@ def run_checks(
             results[i] = ev
             if progress is not None:
                 progress(done, len(tasks), ev)
+    except BaseException:  # an interrupt (SIGINT, SIGTERM) or an error: stop the workers, wait for nothing
+        if own:
+            from orthoverify.engine.executors import stop_workers
+
+            stop_workers(ex)
+        raise
     finally:
         if own:
             ex.shutdown(wait=True, cancel_futures=True)

@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from orthoverify import OUT_DIR
+from orthoverify import OUT_DIR, _atomic
 from orthoverify.errors import ReportError
 from orthoverify.report.content import sources_mark
 from orthoverify.report.figures import Figure, claim_figure, report_figures
@@ -24,10 +26,12 @@ from orthoverify.report.model import Report, load_report
 FORMATS: tuple[str, ...] = ("html", "md")
 
 __all__ = [
-        "FORMATS",
+    "FORMATS",
     "Report",
+    "ReportPlan",
     "default_report_name",
     "load_report",
+    "plan_report",
     "render_html",
     "render_markdown",
     "render_report",
@@ -72,42 +76,63 @@ def render_report(
 
     ``name`` defaults to :func:`default_report_name`. Replacing a report that was rendered from
     other result files is announced through ``notify`` (default: a ``UserWarning``), never silent.
+    The report and its figures are written as one atomic set (:mod:`orthoverify._atomic`): a run
+    killed while writing leaves the previous report or the new one, and figures of the previous
+    report are removed only once the new set is in place.
     """
+    plan = plan_report(results, formats=formats, out_dir=out_dir, labels=labels, name=name, notify=notify)
+    try:
+        _atomic.write_files(plan.files, remove=plan.stale)
+    except OSError as exc:
+        raise ReportError(f"cannot write the report into {out_dir}: {exc}") from None
+    return plan.written
+
+
+@dataclass(frozen=True)
+class ReportPlan:
+    """A report ready to be written: every file with its content, the previous report's figures that
+    the new one no longer has, and the files to name to the user (the figures are not named)."""
+
+    files: dict[Path, str]
+    stale: list[Path]
+    written: list[Path]
+
+
+def plan_report(
+    results: Sequence[str | Path],
+    *,
+    formats: Sequence[str] = FORMATS,
+    out_dir: str | Path = OUT_DIR,
+    labels: Sequence[str] | None = None,
+    name: str | None = None,
+    notify: Callable[[str], None] | None = None,
+    data: dict[str, dict[str, Any]] | None = None,
+) -> ReportPlan:
+    """Everything :func:`render_report` writes, computed without writing (``data``: parsed contents
+    of result files not written yet, by path)."""
     unknown = [f for f in formats if f not in FORMATS]
     if unknown or not formats:
         raise ReportError(f"unknown report format(s) {unknown or list(formats)}; choose from {', '.join(FORMATS)}")
     if name is None:
         name = default_report_name(results)
-    if not name or "/" in name or name.startswith("."):
+    if not name or "/" in name or "\\" in name or name.startswith("."):
         raise ReportError(f"bad report name {name!r}: a plain file name without extension is expected")
-    report = load_report(results, labels)
+    report = load_report(results, labels, data)
     out = Path(out_dir)
-    files = report_files(report, out, formats=formats, name=name)
+    rendered = report_files(report, out, formats=formats, name=name)
     sources = sources_mark(report)
-    for rel in files:
+    for rel in rendered:
         previous = _rendered_from(out / rel) if not rel.endswith(".svg") else None
         if previous is not None and previous != sources:
             message = f"replacing {out / rel}, which was rendered from {previous}, with a report of {sources}"
             if notify is not None:
                 notify(message)
             else:
-                warnings.warn(message, UserWarning, stacklevel=2)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        fig_dir = out / f"{name}-figures"
-        if fig_dir.is_dir():
-            for stale in fig_dir.glob("fig-*.svg"):
-                stale.unlink()
-        written = []
-        for rel, content in files.items():
-            p = out / rel
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_text(content, encoding="utf-8")
-            if p.suffix != ".svg":
-                written.append(p)
-    except OSError as exc:
-        raise ReportError(f"cannot write the report into {out}: {exc}") from None
-    return written
+                warnings.warn(message, UserWarning, stacklevel=3)
+    files = {out / rel: content for rel, content in rendered.items()}
+    fig_dir = out / f"{name}-figures"
+    stale = sorted(fig_dir.glob("fig-*.svg")) if "md" in formats and fig_dir.is_dir() else []
+    return ReportPlan(files, [f for f in stale if f not in files], [p for p in files if p.suffix != ".svg"])
 
 
 def report_files(

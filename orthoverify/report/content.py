@@ -17,6 +17,7 @@ from orthoverify.report.model import (
     Report,
     fmt_num,
     proof_entry,
+    proof_file,
     relative_link,
 )
 from orthoverify.report.model import paper_title as paper_title  # the citation, from the claim family
@@ -35,7 +36,8 @@ def sources_mark(report: Report) -> str:
     first lines record them (an HTML comment ``<!-- orthoverify-sources: ... -->``), so that
     rendering another run over it, even one written to the same file, can say so."""
     runs = (f"{r.path} (started {r.data.get('started', '?')})" for r in report.runs)
-    return ", ".join(runs).replace("--", "- -")
+    # no "--" left (an HTML comment cannot be closed early) and no markup, even inside the comment
+    return re.sub(r"-(?=-)", "- ", ", ".join(runs)).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def sources_comment(report: Report) -> str:
@@ -224,12 +226,10 @@ class ProofLink:
 
 def proof_link(report: Report, claim: ClaimRow, out_dir: Path) -> ProofLink | None:
     """Where the claim's proof notes are, relative to the report's folder."""
-    if report.proofs_dir is None:
+    f = proof_file(report.proofs_dir, claim.paper)  # a registered paper key only, never a path from the file
+    if f is None:
         return None
     entry = proof_entry(report.proofs_dir, claim.paper, claim.id)
-    f = report.proofs_dir / f"{claim.paper}.md"
-    if not f.is_file():
-        return None
     href = relative_link(f, out_dir) + (f"#{entry.anchor}" if entry is not None else "")
     return ProofLink(href, f"{claim.paper}.md" + (f" — {claim.id}" if entry is not None else ""), entry)
 

@@ -10,18 +10,44 @@ from orthoverify.report import content as ct
 from orthoverify.report.figures import Figure, claim_figure, report_figures
 from orthoverify.report.model import ClaimRow, Report, github_slug
 
-_SPECIAL = re.compile(r"([\\`*_\[\]<>#|])")
+_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~])")
+_BREAKS = re.compile(r"[\r\n\x0b\x0c\x85\u2028\u2029]+")
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+_BLOCK_START = re.compile(r"^(?:[-+=]|\d+(?=[.)](?:\s|$)))")
+_PLAIN_ID = re.compile(r"[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*")
+
+
+def _one_line(x: object) -> str:
+    """``x`` as one line: line breaks to spaces, control characters to U+FFFD."""
+    return _CONTROL.sub("\ufffd", _BREAKS.sub(" ", str(x)))
 
 
 def text(x: object) -> str:
-    """Free text (a statement, a note) with Markdown's special characters escaped, so that
-    ``W*``, ``a_ij``, ``|x|`` or ``<= 1`` read as written."""
-    return _SPECIAL.sub(r"\\\1", str(x)).replace("\n", " ")
+    """Any string from a result file or a target (a statement, a note, a label, an environment
+    field) as literal Markdown text on one line: every character that could open markup (emphasis,
+    a link or image, raw HTML such as ``<script>``, a table cell, a heading, a list) is escaped, so
+    ``W*``, ``a_ij``, ``|x|`` or ``<= 1`` read as written and nothing is injected."""
+    s = _SPECIAL.sub(r"\\\1", _one_line(x).lstrip())  # leading blanks: an indented code block
+    m = _BLOCK_START.match(s)  # would start a list item, a thematic break or a setext underline
+    if m:
+        k = m.end() - 1 if s[m.end() - 1] in "-+=" else m.end()
+        s = f"{s[:k]}\\{s[k:]}"
+    return s
 
 
-def code(x: object) -> str:
-    """An inline code span that survives backticks in its content."""
-    s = str(x).replace("\n", " ")
+def ident(x: object) -> str:
+    """A claim id or paper key: as is when it is a plain identifier (letters and digits joined by
+    single ``.``, ``_`` or ``-``, which cannot open markup), else escaped like :func:`text`."""
+    s = str(x)
+    return s if _PLAIN_ID.fullmatch(s) else text(s)
+
+
+def code(x: object, *, table: bool = False) -> str:
+    """An inline code span that survives backticks in its content (code spans show HTML literally);
+    ``table=True`` also escapes ``|``, which would end a table cell even inside a code span."""
+    s = _one_line(x)
+    if table:
+        s = s.replace("|", "\\|")
     ticks = "`"
     while ticks in s:
         ticks += "`"
@@ -30,8 +56,8 @@ def code(x: object) -> str:
 
 
 def cell(x: object) -> str:
-    """Text for a table cell: pipes escaped, newlines flattened."""
-    return str(x).replace("|", "\\|").replace("\n", " ")
+    """Text for a table cell: escaped as :func:`text` (pipes included), on one line."""
+    return text(x)
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -47,11 +73,12 @@ def verdict_text(v: str | None) -> str:
 
 
 def claim_heading(c: ClaimRow) -> str:
+    """The heading's text as it renders (the anchor is computed from it)."""
     return f"{c.id}"
 
 
-def claim_link(c: ClaimRow) -> str:
-    return f"[`{c.id}`](#{github_slug(claim_heading(c))})"
+def claim_link(c: ClaimRow, *, table: bool = False) -> str:
+    return f"[{code(c.id, table=table)}](#{github_slug(claim_heading(c))})"
 
 
 def _fence(text: str, lang: str = "") -> list[str]:
@@ -67,7 +94,7 @@ def _counterexample(report: Report, claim: ClaimRow) -> list[str]:
         return []
     out = ["**Counterexample**", ""]
     out += [f"- {text(a)}{code(v) if v else ''}{text(b)}" for a, v, b in cx.items()]
-    out += ["", text(cx.inputs_heading), "", *_fence(cx.inputs), cx.replay_heading, ""]
+    out += ["", text(cx.inputs_heading), "", *_fence(cx.inputs), text(cx.replay_heading), ""]
     out += _fence(cx.replay, "bash")
     return out
 
@@ -89,22 +116,27 @@ def render_markdown(report: Report, out_dir: Path, fig_dir: str, figures: list[F
     labels = [r.label for r in report.runs]
     multi = len(labels) > 1
     md: list[str] = [ct.sources_comment(report), "", "# orthoverify verification report", ""]
-    md += [f"Runs: {', '.join(f'`{lb}`' for lb in labels)}.", ""]
+    md += [f"Runs: {', '.join(code(lb) for lb in labels)}.", ""]
     errata = report.errata()
     errata_heading = f"Errata ({len(errata)})"
     md += ["- [Summary](#summary)", f"- [Errata](#{github_slug(errata_heading)})", "- [Figures](#figures)"]
-    md += [f"- [{ct.paper_title(p)}](#{github_slug(ct.paper_title(p))})" for p in report.papers()]
+    md += [f"- [{text(ct.paper_title(p))}](#{github_slug(ct.paper_title(p))})" for p in report.papers()]
+    heads = [cell(lb) for lb in labels]
     md += ["", "## Summary", ""]
-    md += _table(["verdict", *labels], [[v, *(str(n) for n in ns)] for v, ns in ct.verdict_rows(report)])
+    md += _table(["verdict", *heads], [[cell(v), *(str(n) for n in ns)] for v, ns in ct.verdict_rows(report)])
     md += ["### Per paper", ""]
-    md += _table(["paper", *labels], [[cell(ct.paper_title(p)), *cells] for p, cells in ct.paper_rows(report)])
+    md += _table(
+        ["paper", *heads], [[cell(ct.paper_title(p)), *map(cell, cells)] for p, cells in ct.paper_rows(report)]
+    )
     md += ["### Runs", ""]
-    md += _table(["", *labels], [[k, *(cell(v) for v in vals)] for k, vals in ct.run_rows(report)])
+    md += _table(["", *heads], [[cell(k), *(cell(v) for v in vals)] for k, vals in ct.run_rows(report)])
     if multi:
         dis = report.disagreements()
         if dis:
             md += [f"### Where the runs disagree ({len(dis)})", ""]
-            md += _table(["claim", *labels], [[claim_link(c), *(verdict_text(v) for v in c.verdicts())] for c in dis])
+            md += _table(
+                ["claim", *heads], [[claim_link(c, table=True), *(verdict_text(v) for v in c.verdicts())] for c in dis]
+            )
         else:
             md += ["Every claim present in several runs has the same verdict in each.", ""]
     md += ["### Claims at a glance", ""]
@@ -112,24 +144,29 @@ def render_markdown(report: Report, out_dir: Path, fig_dir: str, figures: list[F
     for c in report.claims:
         why = text(ct.reason(report, c)) if c.refuted else ""
         rows.append(
-            [claim_link(c), *(verdict_text(v) for v in c.verdicts()), cell(ct.display_where(c.where)), cell(why)]
+            [
+                claim_link(c, table=True),
+                *(verdict_text(v) for v in c.verdicts()),
+                cell(ct.display_where(c.where)),
+                why,
+            ]
         )
-    md += _table(["claim", *labels, "where", "why refuted"], rows)
+    md += _table(["claim", *heads, "where", "why refuted"], rows)
 
     md += [f"## {errata_heading}", ""]
     if not errata:
         md += ["No claim was refuted.", ""]
     for c in errata:
-        md += [f"### Erratum: {c.id}", ""]
+        md += [f"### Erratum: {ident(c.id)}", ""]
         where = text(ct.display_where(c.where))
         verdicts = " ".join(verdict_text(v) for v in c.verdicts())
-        md += [f"{claim_link(c)} {verdicts} · {where} · {ct.paper_short(c.paper)}"]
+        md += [f"{claim_link(c)} {verdicts} · {where} · {text(ct.paper_short(c.paper))}"]
         md += ["", f"**Why:** {text(ct.reason(report, c))}", ""]
         md += [f"> {text(ct.typeset(c.statement))}", ""]
         breaks = ct.refuting_rows(report, c)
         if breaks:
             md += [f"**Refuted by** ({len(breaks)}):", ""]
-            md += [f"- `{r.check}` \\[{r.backend}\\] {r.method}: {r.ratio}" for r in breaks]
+            md += [f"- {code(r.check)} \\[{text(r.backend)}\\] {text(r.method)}: {text(r.ratio)}" for r in breaks]
             md += [""]
         md += _counterexample(report, c)
         fix = report.corrected(c.id)
@@ -146,13 +183,13 @@ def render_markdown(report: Report, out_dir: Path, fig_dir: str, figures: list[F
         md += _figure(f, fig_dir)
 
     for p in report.papers():
-        md += [f"## {ct.paper_title(p)}", ""]
+        md += [f"## {text(ct.paper_title(p))}", ""]
         for c in (c for c in report.claims if c.paper == p):
             md += _claim(report, c, out_dir, fig_dir)
     md += [
         "---",
         "",
-        f"Rendered by orthoverify {__version__} from {', '.join(f'`{r.path}`' for r in report.runs)}. A verdict is "
+        f"Rendered by orthoverify {__version__} from {', '.join(code(r.path) for r in report.runs)}. A verdict is "
         "earned by the checks listed under each claim; every counterexample replays with the command shown.",
         "",
     ]
@@ -161,14 +198,16 @@ def render_markdown(report: Report, out_dir: Path, fig_dir: str, figures: list[F
 
 def _claim(report: Report, c: ClaimRow, out_dir: Path, fig_dir: str) -> list[str]:
     multi = len(report.runs) > 1
-    md = [f"### {claim_heading(c)}", ""]
+    md = [f"### {ident(claim_heading(c))}", ""]
     md += [
-        " · ".join(f"{lb}: {verdict_text(v)}" if multi else verdict_text(v) for lb, v in ct.verdict_summary(report, c))
+        " · ".join(
+            f"{text(lb)}: {verdict_text(v)}" if multi else verdict_text(v) for lb, v in ct.verdict_summary(report, c)
+        )
     ]
     md += [
         "",
-        f"{text(ct.display_where(c.where))} · kind: {c.kind}"
-        + (f" · corrects [`{c.corrects}`](#{github_slug(c.corrects)})" if c.corrects else ""),
+        f"{text(ct.display_where(c.where))} · kind: {text(c.kind)}"
+        + (f" · corrects [{code(c.corrects)}](#{github_slug(str(c.corrects))})" if c.corrects else ""),
         "",
     ]
     md += [f"> {text(ct.typeset(c.statement))}", ""]
@@ -182,12 +221,12 @@ def _claim(report: Report, c: ClaimRow, out_dir: Path, fig_dir: str) -> list[str
     body = [
         ([cell(r.run)] if multi else [])
         + [
-            f"`{r.check}`",
-            r.method,
-            r.backend,
-            r.cases,
-            r.ratio,
-            r.seconds,
+            code(r.check, table=True),
+            cell(r.method),
+            cell(r.backend),
+            cell(r.cases),
+            cell(r.ratio),
+            cell(r.seconds),
             "**refutes**" if r.result == "counterexample" else verdict_text(r.result) if r.result != "pass" else "pass",
         ]
         for r in rows
@@ -197,7 +236,8 @@ def _claim(report: Report, c: ClaimRow, out_dir: Path, fig_dir: str) -> list[str
     if with_notes:
         md += [f"<details><summary>Evidence notes ({len(with_notes)})</summary>", ""]
         md += [
-            f"- `{r.check}` \\[{r.backend}\\]{' (' + r.run + ')' if multi else ''}: {text(ct.typeset(r.notes))}"
+            f"- {code(r.check)} \\[{text(r.backend)}\\]{' (' + text(r.run) + ')' if multi else ''}: "
+            f"{text(ct.typeset(r.notes))}"
             for r in with_notes
         ]
         md += ["", "</details>", ""]
@@ -207,7 +247,7 @@ def _claim(report: Report, c: ClaimRow, out_dir: Path, fig_dir: str) -> list[str
         md += [f"![{text(fig.title)}]({fig_dir}/{fig.ident}.svg)", ""]
     link = ct.proof_link(report, c, out_dir)
     if link is None:
-        md += [f"No proof notes are shipped for `{c.paper}`.", ""]
+        md += [f"No proof notes are shipped for {code(c.paper)}.", ""]
     else:
-        md += [f"Proof notes: [{link.label}]({link.href})", ""]
+        md += [f"Proof notes: [{text(link.label)}]({link.href})", ""]
     return md

@@ -6,7 +6,6 @@ to): nothing is re-run, so the same files always give the same report.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -146,34 +145,33 @@ def _label(path: Path, data: dict[str, Any]) -> str:
     return f"{base} ({device})" if device and device != "cpu" else base
 
 
-def load_run(path: str | Path, label: str | None = None) -> Run:
-    """Read one result file; a file that is not an orthoverify result raises ReportError."""
+def load_run(path: str | Path, label: str | None = None, data: dict[str, Any] | None = None) -> Run:
+    """Read one result file (or take its already-parsed ``data``), checked field by field
+    (:func:`~orthoverify.engine.result.check_result`); a malformed one raises ReportError naming
+    the file and the field."""
+    from orthoverify.engine.result import REPORT_KEYS, check_result, load_json
+
     p = Path(path)
-    try:
-        data = json.loads(p.read_text())
-    except FileNotFoundError:
-        raise ReportError(f"result file {p} does not exist") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ReportError(f"cannot read result file {p}: {exc}") from None
-    if not isinstance(data, dict) or "claims" not in data or "orthoverify" not in data:
-        raise ReportError(f"{p} is not an orthoverify result (no 'claims' or 'orthoverify' key)")
-    for c in data["claims"]:
-        if not isinstance(c, dict) or not {"id", "verdict", "statement", "paper"} <= set(c):
-            raise ReportError(f"{p}: a claim entry lacks id, verdict, statement or paper: {str(c)[:80]}")
-        if c["verdict"] not in VERDICTS:
-            raise ReportError(f"{p}: claim {c['id']} has an unknown verdict {c['verdict']!r}")
+    if data is None:
+        data = load_json(p, error=ReportError, required=REPORT_KEYS)
+    else:
+        check_result(data, p, error=ReportError, required=REPORT_KEYS)
     return Run(label or _label(p, data), str(path), data)
 
 
-def load_report(paths: Sequence[str | Path], labels: Sequence[str] | None = None) -> Report:
-    """Merge result files into one report; labels default to the file names (made unique)."""
+def load_report(
+    paths: Sequence[str | Path], labels: Sequence[str] | None = None, data: dict[str, dict[str, Any]] | None = None
+) -> Report:
+    """Merge result files into one report; labels default to the file names (made unique).
+    ``data`` gives the parsed contents of files not written yet, by path (``check --report``
+    writes the result and its report together)."""
     if not paths:
         raise ReportError("no result files given")
     if labels is not None and len(labels) != len(paths):
         raise ReportError(f"{len(labels)} labels for {len(paths)} result files")
     runs: list[Run] = []
     for i, p in enumerate(paths):
-        run = load_run(p, labels[i] if labels is not None else None)
+        run = load_run(p, labels[i] if labels is not None else None, (data or {}).get(str(p)))
         taken = {r.label for r in runs}
         label, k = run.label, 2
         while label in taken:
@@ -222,13 +220,35 @@ class ProofEntry:
     body: str
 
 
-def proof_entry(proofs_dir: Path | None, paper: str, claim_id: str) -> ProofEntry | None:
-    """The section of ``proofs/<paper>.md`` whose heading starts with ``claim_id`` (to the next heading
-    of the same or a higher level)."""
-    if proofs_dir is None:
+_PAPER_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+
+
+def known_paper(paper: object) -> bool:
+    """Whether ``paper`` is the key of a registered paper (``PAPER_INFO`` of a claims family). A
+    result file's ``paper`` field is untrusted: only such a key ever names a file to read."""
+    from orthoverify.engine.registry import default_modules, get_registry
+
+    return (
+        isinstance(paper, str)
+        and _PAPER_KEY.fullmatch(paper) is not None
+        and paper in get_registry(default_modules()).papers
+    )
+
+
+def proof_file(proofs_dir: Path | None, paper: object) -> Path | None:
+    """``proofs_dir/<paper>.md`` when ``paper`` is a registered paper key and the file exists, else
+    None (an unknown key, an absolute path or ``../x`` from a result file reads nothing)."""
+    if proofs_dir is None or not known_paper(paper):
         return None
     f = proofs_dir / f"{paper}.md"
-    if not f.is_file():
+    return f if f.is_file() else None
+
+
+def proof_entry(proofs_dir: Path | None, paper: str, claim_id: str) -> ProofEntry | None:
+    """The section of ``proofs/<paper>.md`` whose heading starts with ``claim_id`` (to the next heading
+    of the same or a higher level); None for a paper that is not registered (see :func:`proof_file`)."""
+    f = proof_file(proofs_dir, paper)
+    if f is None:
         return None
     text = f.read_text()
     matches = list(_HEADING.finditer(text))

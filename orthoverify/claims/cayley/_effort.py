@@ -1,0 +1,32 @@
+"""How much work the cayley family's checks do on each profile, beyond the profile's own sizes,
+cases and search examples: the one place of the family where effort depends on the profile's
+name. A profile not named here gets the default effort."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from orthoverify.engine.checks import RunContext
+
+
+@dataclass(frozen=True)
+class Effort:
+    """Per-profile effort of the cayley checks that enumerate or run experiments beyond the
+    profile's sizes."""
+
+    enumeration_max_n: int  # theorem3_1: every D at 50 digits up to this n (float64: 4 more)
+    large_sizes: tuple[int, ...]  # theorem3_1: the inverse map in float also at these n
+    drift_n: int  # orthogonality_drift: the size of the 10^4-step experiment
+    reflection_max_n: int  # init: every D, exact characteristic polynomials, for n = 2..
+
+
+EFFORT: dict[str, Effort] = {
+    "quick": Effort(5, (128, 512), 32, 4),
+    "default": Effort(8, (128, 256, 512), 64, 5),
+    "thorough": Effort(10, (128, 256, 512), 128, 5),
+}
+
+
+def effort(ctx: RunContext) -> Effort:
+    """The effort of ctx's profile (the default one for a profile not in :data:`EFFORT`)."""
+    return EFFORT.get(ctx.profile.name, EFFORT["default"])

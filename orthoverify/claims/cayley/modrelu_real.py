@@ -1,0 +1,103 @@
+"""cayley.modrelu_real: in the real case, modReLU sigma(z) = (z/|z|)(|z| + b) if |z| + b >= 0, else 0,
+simplifies to sign(z) ReLU(|z| + b).
+
+Helfrich, Willmott, Ye (ICML 2018) Sec. 4.1, eq. 3. Compared: eq. 3 as printed against the sign
+form, wherever eq. 3 is defined. Evidence: an exact grid of rationals, the behaviour at z = 0
+(limits in SymPy), and float and 50-digit inputs across magnitudes and on the boundary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import sympy
+
+from orthoverify.backends import Backend
+from orthoverify.claims._common import EXACT, FLOAT_HP, exact_backend, norm_scale
+from orthoverify.claims.cayley import PAPER
+from orthoverify.engine.checks import Case, FunctionCheck, Outcome, PropertyCheck, RunContext
+from orthoverify.engine.model import Claim
+from orthoverify.engine.ratios import Measure, residual
+from orthoverify.errors import DomainError
+from orthoverify.param import cayley as cy
+
+
+def q_modrelu(b: Backend, case: Case) -> Measure:
+    """Eq. 3 as printed against sign(z) ReLU(|z| + b), entry by entry, wherever eq. 3 is defined
+    (z != 0, or |z| + b < 0); the simplified form's value at the excluded points is recorded."""
+    z = b.asarray(case["z"], name="z")
+    bias = b.asarray(case["b"], name="b")
+    simple = cy.modrelu_real(z, bias, backend=b)
+    diffs = []
+    for i in range(z.shape[0]):
+        try:
+            printed = cy.modrelu_printed(z[i], bias[i], backend=b)
+        except DomainError:  # eq. 3 undefined (z = 0 with |z| + b >= 0): not part of the claim
+            continue
+        diffs.append(printed - simple[i])
+    if not diffs:
+        return Measure(0.0, error=0.0)
+    diff = b.stack(diffs)
+    scale = max(norm_scale(b, z), norm_scale(b, bias), 1e-300) if not b.exact else 1.0
+    return residual(b, diff, 1, scale)
+
+
+def cases_modrelu(ctx: RunContext) -> Iterator[Case]:
+    rng = ctx.rng()
+    if ctx.backend.exact:
+        grid = [sympy.Rational(k, 2) for k in range(-6, 7)]
+        pairs = [(z, bb) for z in grid for bb in grid]
+        yield {"z": np.array([p[0] for p in pairs], dtype=object), "b": np.array([p[1] for p in pairs], dtype=object)}
+        return
+    for _ in range(ctx.profile.cases * 4):
+        z = rng.standard_normal(64) * 10.0 ** rng.uniform(-3, 3)
+        bb = rng.standard_normal(64) * 10.0 ** rng.uniform(-3, 3)
+        bb[:8] = -np.abs(z[:8])  # the boundary |z| + b = 0
+        z[8] = 0.0
+        yield {"z": z, "b": bb}
+
+
+def fn_modrelu_at_zero(ctx: RunContext) -> Outcome:
+    """What happens at z = 0: eq. 3 is undefined there (0/0) when b >= 0, the simplified form
+    gives 0, and for b > 0 the limits from either side are +-b (a jump of 2b)."""
+    b = exact_backend()
+    bias = sympy.Rational(1, 2)
+    t = sympy.Symbol("t", positive=True)
+    right = sympy.limit(t / abs(t) * (abs(t) + bias), t, 0, "+")
+    left = sympy.limit(-t / abs(-t) * (abs(-t) + bias), t, 0, "+")
+    simple = cy.modrelu_real(np.array([sympy.Integer(0)], dtype=object), np.array([bias], dtype=object), backend=b)[0]
+    undefined = False
+    try:
+        cy.modrelu_printed(sympy.Integer(0), bias, backend=b)
+    except DomainError:
+        undefined = True
+    ok = undefined and simple == 0 and right == bias and left == -bias
+    return Outcome(
+        ok,
+        1,
+        notes=f"b = 1/2: eq. 3 undefined at z = 0: {undefined}; sign form gives {simple}; limits {left} and {right}",
+    )
+
+
+MODRELU_REAL = Claim(
+    id="cayley.modrelu_real",
+    paper=PAPER,
+    where="Sec. 4.1, eq. 3",
+    statement=(
+        "sigma(z) = (z/|z|)(|z| + b) if |z| + b >= 0, else 0; in the real case this simplifies to sign(z) ReLU(|z| + b)"
+    ),
+    kind="identity",
+    checks=(
+        PropertyCheck("exact_grid", q_modrelu, cases_modrelu, EXACT, "eq. 3 - sign form", method="exhaustive"),
+        FunctionCheck("exact_at_zero", fn_modrelu_at_zero, EXACT, "symbolic", "behaviour at z = 0", threshold=None),
+        PropertyCheck("float", q_modrelu, cases_modrelu, (*FLOAT_HP,), "||eq. 3 - sign form|| / eps"),
+    ),
+    notes=(
+        "Equal wherever eq. 3 is defined. At z = 0 with b >= 0 eq. 3 is 0/0; the sign form defines it as 0, "
+        "and for b > 0 the function jumps from -b to b there (discontinuous, so not differentiable at 0)."
+    ),
+)
+
+
+CLAIMS: list[Claim] = [MODRELU_REAL]

@@ -1,0 +1,275 @@
+"""Targets as people ship them: what a callable or class declares about itself.
+
+A user writes the declaration next to the code::
+
+    from orthoverify.conformance.declare import declare
+
+    @declare(domain=["unit pivot"], batches=True, modes=["vmap", "second_ff"], dtypes=["bfloat16"])
+    def my_householder(U): ...
+
+or, for a class, ``@declare(...)`` on the class (its no-argument instance is the target). What is
+declared and fails is a defect; a mode, dtype or lifecycle step that is not declared and does not
+run is "not applicable". The declaration is plain data attached as ``__orthoverify__``; named
+domains are looked up in :data:`DOMAINS` (never evaluated).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
+
+import numpy as np
+import torch
+
+from orthoverify.conformance.checks import Target
+from orthoverify.conformance.kinds import Params
+from orthoverify.errors import OrthoverifyError
+
+F = TypeVar("F")
+
+
+def _diagonal_pm1(p: Params) -> str | None:
+    x = next(iter(p.values()))
+    d = np.diagonal(np.asarray(x))
+    return None if bool(np.all(np.abs(d) == 1.0)) else "the diagonal is not in {-1, +1}"
+
+
+def _unit_pivot(p: Params) -> str | None:
+    x = np.asarray(next(iter(p.values())))
+    m = min(x.shape[-2:])
+    return None if all(x[j, j] == 1.0 for j in range(m)) else "a pivot x_jj is not 1"
+
+
+def _nonzero_pivot(p: Params) -> str | None:
+    x = np.asarray(next(iter(p.values())))
+    m = min(x.shape[-2:])
+    return None if all(x[j, j] != 0.0 for j in range(m)) else "a zero pivot x_jj"
+
+
+def _columns_norm_ge_1(p: Params) -> str | None:
+    x = np.asarray(next(iter(p.values())))
+    return None if bool(np.all(np.linalg.norm(x, axis=0) >= 1.0)) else "a column has norm < 1"
+
+
+def _norm_le_1(p: Params) -> str | None:
+    x = np.asarray(next(iter(p.values())))
+    return None if float(np.max(np.abs(x))) <= 1.0 else "an entry has |x_ij| > 1"
+
+
+DOMAINS: dict[str, Callable[[Params], str | None]] = {
+    "diagonal in {-1,+1}": _diagonal_pm1,
+    "unit pivot": _unit_pivot,
+    "nonzero pivot": _nonzero_pivot,
+    "columns of norm >= 1": _columns_norm_ge_1,
+    "entries in [-1, 1]": _norm_le_1,
+}
+"""Named domains a declaration may use (each reads the first parameter): why a point is outside."""
+
+MODES = ("vmap", "second_ff", "second_fr", "second_rr")
+DTYPE_NAMES = ("float16", "bfloat16", "float32", "float64")
+LIFECYCLE = ("weight_decay", "state_dict", "dtype_cast", "to_device")
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """What a target says it supports. Only what is declared can be a defect when it fails."""
+
+    domain: tuple[str | Callable[[Params], str | None], ...] = ()
+    """Named domains (keys of DOMAINS) or predicates returning why a point is outside (None: inside)."""
+    batches: bool | None = None
+    """True: takes parameters stacked on a leading axis; False: one set at a time."""
+    right_inverse: Callable[[torch.Tensor], torch.Tensor] | None = None
+    """W -> parameters with f(parameters) = W (for coverage)."""
+    also: Callable[..., torch.Tensor] | None = None
+    """A second entry point with the kind's signature that must return the same matrix (a flow's
+    forward(x) applied to I, say, against its matrix())."""
+    also_name: str = "second entry point"
+    modes: tuple[str, ...] = ()
+    """Differentiation modes and transforms declared supported: vmap, second_ff, second_fr, second_rr."""
+    dtypes: tuple[str, ...] = ()
+    """Dtypes declared supported beyond float32/float64 (float16, bfloat16); for a module also the casts."""
+    module: Callable[[int], torch.nn.Module] | None = None
+    """A fresh module of size n from its own initialisation (torch's global generator), for the
+    lifecycle checks."""
+    weight: Callable[[torch.nn.Module], torch.Tensor] | None = None
+    """How to read the module's matrix (default: ``module.weight``)."""
+    sigma: tuple[float, float] | None = None
+    """The weight's singular values lie in [lo, hi] (instead of: the weight is orthogonal)."""
+    lifecycle: tuple[str, ...] = ("weight_decay", "state_dict", "dtype_cast", "to_device")
+    """The lifecycle steps the module declares it survives."""
+
+    def domain_check(self) -> Callable[[Params], str | None] | None:
+        """One predicate for every declared domain (None when nothing is declared)."""
+        if not self.domain:
+            return None
+        preds = [DOMAINS[d] if isinstance(d, str) else d for d in self.domain]
+
+        def outside(p: Params) -> str | None:
+            for pred in preds:
+                why = pred(p)
+                if why is not None:
+                    return why
+            return None
+
+        return outside
+
+    def listing(self) -> dict[str, Any]:
+        """The declaration as JSON data (for ``validate --list`` and the result)."""
+        return {
+            "domain": [d if isinstance(d, str) else getattr(d, "__name__", "predicate") for d in self.domain],
+            "batches": self.batches,
+            "right_inverse": self.right_inverse is not None,
+            "second_entry_point": self.also_name if self.also is not None else None,
+            "modes": list(self.modes),
+            "dtypes": list(self.dtypes),
+            "module": self.module is not None,
+            "weight_invariant": (
+                f"singular values in [{self.sigma[0]:g}, {self.sigma[1]:g}]" if self.sigma else "orthogonal"
+            )
+            if self.module is not None
+            else None,
+            "lifecycle": list(self.lifecycle) if self.module is not None else [],
+        }
+
+
+def make_declaration(
+    *,
+    domain: Sequence[str | Callable[[Params], str | None]] = (),
+    batches: bool | None = None,
+    right_inverse: Callable[[torch.Tensor], torch.Tensor] | None = None,
+    also: Callable[..., torch.Tensor] | None = None,
+    also_name: str = "second entry point",
+    modes: Sequence[str] = (),
+    dtypes: Sequence[str] = (),
+    module: Callable[[int], torch.nn.Module] | None = None,
+    weight: Callable[[torch.nn.Module], torch.Tensor] | None = None,
+    sigma: tuple[float, float] | None = None,
+    lifecycle: Sequence[str] = LIFECYCLE,
+) -> Declaration:
+    """A checked :class:`Declaration` (unknown names raise :class:`OrthoverifyError` naming them)."""
+    for name, given, known in (
+        ("domain", [d for d in domain if isinstance(d, str)], tuple(DOMAINS)),
+        ("modes", list(modes), MODES),
+        ("dtypes", list(dtypes), DTYPE_NAMES),
+        ("lifecycle", list(lifecycle), LIFECYCLE),
+    ):
+        bad = [g for g in given if g not in known]
+        if bad:
+            raise OrthoverifyError(f"unknown {name} {bad} in a declaration; choose from {', '.join(known)}")
+    if sigma is not None and not (0.0 <= sigma[0] <= sigma[1]):
+        raise OrthoverifyError(f"sigma must be a range 0 <= lo <= hi, got {sigma}")
+    return Declaration(
+        domain=tuple(domain),
+        batches=batches,
+        right_inverse=right_inverse,
+        also=also,
+        also_name=also_name,
+        modes=tuple(modes),
+        dtypes=tuple(dtypes),
+        module=module,
+        weight=weight,
+        sigma=sigma,
+        lifecycle=tuple(lifecycle),
+    )
+
+
+def declare(**kw: Any) -> Callable[[F], F]:
+    """Decorator: attach a declaration (see :func:`make_declaration` for the keywords) to a
+    callable or class, where ``validate`` finds it."""
+    d = make_declaration(**kw)
+
+    def attach(obj: F) -> F:
+        obj.__orthoverify__ = d  # type: ignore[attr-defined]
+        return obj
+
+    return attach
+
+
+ADAPTER_DECLARATIONS: dict[str, Declaration] = {}
+"""Declarations of built-in adapters, by adapter name (filled by adapters_libs)."""
+
+
+def declaration_of(target: Target) -> Declaration | None:
+    """The declaration of a loaded target: on its callable (or class), else its adapter's."""
+    d = getattr(target.fn, "__orthoverify__", None)
+    if isinstance(d, Declaration):
+        return d
+    return ADAPTER_DECLARATIONS.get(target.spec)
+
+
+def apply(target: Target) -> Target:
+    """``target`` with its declared domain and right_inverse filled in where the loader found none."""
+    d = declaration_of(target)
+    if d is None:
+        return target
+    domain = target.domain
+    if d.domain:
+        own, declared = target.domain, d.domain_check()
+        assert declared is not None
+
+        def domain(p: Params) -> str | None:
+            return (own(p) if own is not None else None) or declared(p)
+
+    inverse = target.inverse if target.inverse is not None else d.right_inverse
+    return replace(target, domain=domain, inverse=inverse)
+
+
+DECLARED_CHECKS: dict[str, str] = {
+    "vmap": "modes=['vmap']: torch.func.vmap(f) over stacked parameters against single calls",
+    "low_precision": "dtypes=['float16'|'bfloat16']: the output in that dtype against float64, on its unit roundoff",
+    "entry_points": "also=g: the second entry point g returns the same matrix as the target",
+    "weight_decay": "module=factory: SGD/Adam/AdamW steps with weight decay from the module's own initialisation",
+    "state_dict": "module=factory: state_dict loaded into a fresh module, one more step",
+    "dtype_cast": "module=factory: .double(), .float() (and .half(), .bfloat16() if declared in dtypes)",
+    "to_device": "module=factory, a GPU present: .to(the other device), one step there",
+}
+"""Checks a declaration adds to the plan, with the keyword that adds them."""
+
+KEYWORDS: dict[str, str] = {
+    "domain": f"named domains ({', '.join(DOMAINS)}) or predicates params -> reason | None; points outside are skipped",
+    "batches": "True: takes parameters stacked on a leading axis; False: one set at a time",
+    "right_inverse": "W -> parameters with f(parameters) = W; coverage goes through it",
+    "also": "a second entry point with the kind's signature that must return the same matrix (also_name: its name)",
+    "modes": f"declared supported ({', '.join(MODES)}): a failure there is a defect, not 'not applicable'",
+    "dtypes": f"declared supported beyond float32/float64 ({', '.join(DTYPE_NAMES[:2])})",
+    "module": "n -> a fresh torch.nn.Module from its own initialisation (lifecycle checks)",
+    "weight": "module -> its matrix (default: module.weight)",
+    "sigma": "(lo, hi): the weight's singular values lie there (default: the weight is orthogonal)",
+    "lifecycle": f"the lifecycle steps the module declares it survives (default: all of {', '.join(LIFECYCLE)})",
+}
+"""The keywords of :func:`declare`, each with what it means."""
+
+
+def listing() -> dict[str, Any]:
+    """What ``orthoverify validate --list`` shows, as JSON data: kinds, checks (and what plans
+    them), built-in adapters (kind, package, whether it is installed, declaration), the
+    declaration keywords and the named domains."""
+    import importlib.util
+
+    from orthoverify.conformance import _plan
+    from orthoverify.conformance.adapters import ADAPTERS
+    from orthoverify.conformance.kinds import KINDS
+
+    checks: dict[str, str] = {}
+    for kind in KINDS:
+        for name, _claim_kind, statement, _fn in _plan(kind, ("float32", "float64"), True, "cpu"):
+            checks.setdefault(name, statement)
+    checks.update({k: f"planned by a declaration, {v}" for k, v in DECLARED_CHECKS.items()})
+    adapters = {}
+    for name, a in ADAPTERS.items():
+        d = ADAPTER_DECLARATIONS.get(name)
+        adapters[name] = {
+            "kind": a.kind,
+            "description": a.description,
+            "requires": a.requires,
+            "installed": a.requires is None or importlib.util.find_spec(a.requires) is not None,
+            "declaration": d.listing() if d is not None else None,
+        }
+    return {
+        "kinds": {k.name: {"signature": k.signature, "conventions": k.conventions} for k in KINDS.values()},
+        "checks": checks,
+        "adapters": adapters,
+        "declarations": KEYWORDS,
+        "domains": list(DOMAINS),
+    }

@@ -1,0 +1,460 @@
+"""Differentiation modes beyond first order, ``torch.func.vmap``, and low-precision dtypes.
+
+Second order: the directional second derivative ``s = v' H w`` of the scalar L(P) = sum(f(P) * G)
+(G a fixed random matrix, v and w random directions of the kind's domain) computed by the target
+three ways users reach it: forward-over-forward (``torch.func.jvp`` of ``jvp``), forward-over-
+reverse (``jvp`` of ``torch.func.grad``, the Hessian-vector recipe) and reverse-over-reverse
+(``torch.autograd.grad`` with ``create_graph=True`` twice, as a gradient penalty does). The
+reference never shares the target's code: four-point central differences of orthoverify's
+reference at 50 digits (h = 1e-15: error ~1e-30), or, for kinds without a formula, of the target's
+own float64 output (Richardson-extrapolated; a point where the two step sizes disagree is not
+smooth there and is skipped). A mode the target has no rule for is "not applicable".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+import torch
+
+from orthoverify.conformance import checks as ck
+from orthoverify.conformance.calls import CallFailure
+from orthoverify.conformance.kinds import Kind, Params
+from orthoverify.engine.model import Counterexample, Evidence
+from orthoverify.engine.model import Kind as ClaimKind
+
+PlanEntry = tuple[str, ClaimKind, str, Callable[[ck.Ctx], list[Evidence]]]
+"""A planned check: name, claim kind, statement, the function that produces its evidence."""
+
+SECOND_ORDER: dict[str, str] = {
+    "second_ff": "forward-over-forward (torch.func.jvp of torch.func.jvp)",
+    "second_fr": "forward-over-reverse (torch.func.jvp of torch.func.grad)",
+    "second_rr": "reverse-over-reverse (torch.autograd.grad twice, create_graph=True)",
+}
+"""The second-order checks and the mode each one exercises."""
+
+FD_EPS = 1e-7
+"""The unit the second-order ratio uses against float64 differences of the target (their error
+after Richardson extrapolation is ~1e-10 relative; h = 1e-3)."""
+
+_UNSUPPORTED = (
+    "forward",
+    "jvp",
+    "not implemented",
+    "setup_context",
+    "does not require grad",
+    "does not have a grad_fn",
+    "double backward",
+    "twice",
+    "vmap",
+    "batching rule",
+    "functorch",
+    "data-dependent",
+    "doesn't have storage",
+    "not supported",
+    "randomness",
+)
+"""Words of an exception that says a transform is unsupported (not that the maths is wrong)."""
+
+
+def unsupported(failure: CallFailure) -> bool:
+    """The call raised because the target has no rule for the mode (an exception, not a wrong answer)."""
+    msg = failure.message.lower()
+    return failure.kind == "raised" and any(w in msg for w in _UNSUPPORTED)
+
+
+def record(ctx: ck.Ctx, check: str, n: int, ratio: float, params: Params, dtype: str) -> None:
+    """Keeps every measured case of ``check`` on ``ctx``: its size and ratio for the evidence's
+    ``data`` series, its parameters for the smallest counterexample (a re-run is kept once)."""
+    cases: dict[str, dict[bytes, tuple[int, float, Params, str]]] = vars(ctx).setdefault("_cases", {})
+    key = dtype.encode() + b"".join(np.ascontiguousarray(np.asarray(v, np.float64)).tobytes() for v in params.values())
+    cases.setdefault(check, {}).setdefault(key, (n, ratio, params, dtype))
+
+
+def _smallest(ctx: ck.Ctx, check: str, ev: Evidence, failing: list[tuple[int, float, Params, str]]) -> None:
+    """Replaces the counterexample of ``ev`` (the worst case) by the smallest failing case of its
+    dtype when that one fails again on a re-run; the worst stays in the notes."""
+    cx = ev.counterexample
+    if cx is None:
+        return
+    dtype = str(cx.inputs.get("dtype"))
+    mine = sorted((c for c in failing if c[3] == dtype), key=lambda c: c[0])
+    if not mine:
+        return
+    n, _r, params, _dt = mine[0]
+    if ck.inputs_of(params, dtype) == cx.inputs:
+        return
+    again = ck.QUANTITIES[check](ctx, params, dtype)
+    if not again.ratio > ck.THRESHOLD:
+        return
+    ev.counterexample = Counterexample(
+        ck.inputs_of(params, dtype), check, again.display, cx.precision_digits, check, cx.threshold
+    )
+    ev.notes += f" Counterexample: the smallest failing case (n = {n}); the worst was {cx.value[:300]}"
+
+
+def with_series(ctx: ck.Ctx, check: str, evidence: list[Evidence], what: str) -> list[Evidence]:
+    """The evidence of ``check`` with, in ``data``: the mode or lifecycle step it exercised, its
+    (n, ratio) series (for a figure of the error against the parameter size; -1 stands for a
+    failed call), and for a failure the smallest failing n and the replay command; the
+    counterexample is the smallest failing case."""
+    cases = list(vars(ctx).get("_cases", {}).get(check, {}).values())
+    failing = [c for c in cases if not c[1] <= ck.THRESHOLD]
+    for ev in evidence:
+        dtype = ev.backend.split("-")[1] if ev.backend.count("-") >= 2 else ""
+        points = [[float(n), float(r) if math.isfinite(r) else -1.0] for n, r, _p, dt in cases if dt == dtype]
+        ev.data = {**ev.data, "mode": what, "series": {"x": "n", "y": "ratio", "points": points}}
+        if ev.counterexample is not None:
+            _smallest(ctx, check, ev, failing)
+            ev.data["smallest_failing_n"] = min((c[0] for c in failing if c[3] == dtype), default=None)
+            ev.data["replay"] = (
+                f"orthoverify replay RESULT.json conformance.{ctx.target.kind.name}.{check} --target {ctx.target.spec}"
+            )
+    return evidence
+
+
+# ------------------------------------------------------------------------------ second order
+def _directions(kind: Kind, params: Params) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """G, v and w: fixed random draws (seeds 7, 11, 13) of the output's and the domain's shapes."""
+    g = np.random.default_rng(7).standard_normal(kind.view_shape(params))
+    v = ck._tangent(kind, params, np.random.default_rng(11))
+    w = ck._tangent(kind, params, np.random.default_rng(13))
+    return g, v, w
+
+
+_REF_CACHE: dict[bytes, tuple[float, float]] = {}
+
+
+def _key(kind: Kind, params: Params) -> bytes:
+    return kind.name.encode() + b"".join(
+        np.ascontiguousarray(np.asarray(v, np.float64)).tobytes() for v in params.values()
+    )
+
+
+def reference_second(kind: Kind, params: Params) -> tuple[float, float]:
+    """(v' H w, ||G|| ||D^2 f[v, w]||) from four-point central differences of the reference at 50
+    digits; cached, as the three modes share it."""
+    key = _key(kind, params)
+    if key in _REF_CACHE:
+        return _REF_CACHE[key]
+    import mpmath
+
+    from orthoverify.backends import get_backend
+
+    assert kind.reference is not None
+    g, v, w = _directions(kind, params)
+    b = get_backend("mpmath-50")
+    h = mpmath.mpf("1e-15")
+    vals = []
+    for sv, sw in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
+        p = {k: b.asarray(x) for k, x in params.items()}
+        for name in v:
+            p[name] = p[name] + b.asarray(v[name]) * (sv * h) + b.asarray(w[name]) * (sw * h)
+        vals.append(kind.reference(p, b))
+    d2 = np.asarray(b.to_numpy((vals[0] - vals[1] - vals[2] + vals[3]) / (4 * h * h)), dtype=np.float64)
+    out = (float(np.sum(d2 * g)), float(np.linalg.norm(g)) * float(np.linalg.norm(d2)))
+    if len(_REF_CACHE) > 256:
+        _REF_CACHE.clear()
+    _REF_CACHE[key] = out
+    return out
+
+
+def _target_second_fd(ctx: ck.Ctx, params: Params) -> tuple[float, float] | str:
+    """(v' H w, scale) from float64 four-point differences of the target, Richardson-extrapolated
+    over h and 2h; a reason string where the two disagree (the target is not smooth there)."""
+    g, v, w = _directions(ctx.target.kind, params)
+    nv = math.sqrt(sum(float(np.sum(x * x)) for x in v.values())) or 1.0
+    nw = math.sqrt(sum(float(np.sum(x * x)) for x in w.values())) or 1.0
+    est = []
+    for h in (1e-3, 2e-3):
+        vals = []
+        for sv, sw in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
+            p = {
+                k: np.asarray(x, np.float64) + sv * h * v.get(k, 0.0) / nv + sw * h * w.get(k, 0.0) / nw
+                for k, x in params.items()
+            }
+            res = ctx.run(p, "float64")
+            if isinstance(res, CallFailure):
+                return f"finite differences of the target: {res}"
+            vals.append(ck.as_np(res))
+        est.append((vals[0] - vals[1] - vals[2] + vals[3]) / (4 * h * h) * nv * nw)
+    d2 = (4 * est[0] - est[1]) / 3
+    size = float(np.linalg.norm(d2))
+    if float(np.linalg.norm(est[0] - est[1])) > 1e-2 * size + 1e-6 * nv * nw:
+        return "the target is not smooth here (second differences at h and 2h disagree)"
+    return float(np.sum(d2 * g)), float(np.linalg.norm(g)) * size
+
+
+def _target_second(ctx: ck.Ctx, params: Params, mode: str) -> float | CallFailure:
+    """v' H w by the target's own derivatives in ``mode`` (float64)."""
+    from torch.func import grad, jvp
+
+    kind = ctx.target.kind
+    warm = ctx.run(params, "float64")  # a plain call first: a target that builds state lazily builds it here
+    if isinstance(warm, CallFailure):
+        return warm
+    g, v, w = _directions(kind, params)
+    primals = list(kind.args(params, torch.float64, ctx.device))
+    names = list(params)
+    which = [i for i, name in enumerate(names) if name in v]
+    dev = ctx.device
+    gt = torch.as_tensor(g, device=dev)
+    vt = tuple(torch.as_tensor(v[names[i]], device=dev) for i in which)
+    wt = tuple(torch.as_tensor(w[names[i]], device=dev) for i in which)
+    p0 = tuple(primals[i] for i in which)
+
+    def loss(*xs: torch.Tensor) -> torch.Tensor:
+        args = list(primals)
+        for i, x in zip(which, xs, strict=True):
+            args[i] = x
+        out = kind.view(ctx.target.fn(*args))
+        return (out * gt.to(out.dtype)).sum()
+
+    def dot(a: tuple[torch.Tensor, ...], b: tuple[torch.Tensor, ...]) -> torch.Tensor:
+        return sum(((x * y).sum() for x, y in zip(a, b, strict=True)), torch.zeros((), dtype=torch.float64))
+
+    def run() -> torch.Tensor:
+        if mode == "second_ff":
+            s = jvp(lambda *xs: jvp(loss, xs, vt)[1], p0, wt)[1]
+        elif mode == "second_fr":
+            hw = jvp(grad(loss, argnums=tuple(range(len(p0)))), p0, wt)[1]
+            s = dot(hw, vt)
+        else:
+            leaves = [x.detach().clone().requires_grad_(True) for x in p0]
+            gr = torch.autograd.grad(loss(*leaves), leaves, create_graph=True)
+            hv = torch.autograd.grad(dot(gr, vt), leaves, allow_unused=True)
+            s = dot(tuple(torch.zeros_like(x) if h is None else h for x, h in zip(leaves, hv, strict=True)), wt)
+        return torch.as_tensor(s).detach().reshape(1)
+
+    got = ctx.call(run, finite=True)
+    return got if isinstance(got, CallFailure) else float(got[0])
+
+
+def _nudged(kind: Kind, params: Params, seed: int) -> dict[str, np.ndarray]:
+    """``params`` with each differentiable entry multiplied by 1 + 4 eps r (r standard normal;
+    symmetric for a skew parameter, so it stays skew; zeros stay zero)."""
+    rng = np.random.default_rng(seed)
+    out = {k: np.asarray(v, np.float64).copy() for k, v in params.items()}
+    for name in kind.differentiable:
+        r = rng.standard_normal(out[name].shape)
+        if name in kind.skew:
+            r = (r + r.T) / 2
+        out[name] = out[name] * (1.0 + 4 * ck.EPS[torch.float64] * r)
+    return out
+
+
+def noise(ctx: ck.Ctx, params: Params, mode: str, got: float) -> float:
+    """How far the target's own v'Hw moves when its inputs move by a few units in the last place
+    (the rounding noise of its computation there; 0 when the nudged calls fail)."""
+    out = 0.0
+    for seed in (1, 2):
+        again = _target_second(ctx, _nudged(ctx.target.kind, params, seed), mode)
+        if isinstance(again, float):
+            out = max(out, abs(again - got))
+    return out
+
+
+def q_second(mode: str) -> Callable[[ck.Ctx, Params, str], ck.Case]:
+    """The quantity of one second-order mode: |s - s_ref| / max(n eps ||G|| ||D^2 f[v, w]||, noise),
+    noise being how far the target's own s moves when its inputs move by a few ulps (a correct rule
+    evaluated by an algorithm that cancels, e.g. a reflection of a tiny vector, is as accurate as
+    its rounding allows; a wrong rule is off by far more than that)."""
+
+    def q(ctx: ck.Ctx, params: Params, dtype: str = "float64") -> ck.Case:
+        kind = ctx.target.kind
+        n = kind.view_shape(params)[0]
+        got = _target_second(ctx, params, mode)
+        if isinstance(got, CallFailure):
+            if unsupported(got) and mode not in declared_modes(ctx):
+                return ck.Case(math.nan, f"no {SECOND_ORDER[mode]} derivative: {got.message[:200]}")
+            record(ctx, mode, n, math.inf, params, dtype)
+            return ck.Case(math.inf, f"{SECOND_ORDER[mode]}: {got}")
+        if kind.reference is not None:
+            ref, scale = reference_second(kind, params)
+            how, unit = "4-point differences of the reference at 50 digits", ck.EPS[torch.float64]
+        else:
+            fd = _target_second_fd(ctx, params)
+            if isinstance(fd, str):
+                return ck.Case(math.nan, fd)
+            (ref, scale), how, unit = fd, "float64 4-point differences of the target", FD_EPS
+        floor = n * unit * (scale or 1.0)
+        r = abs(got - ref) / floor
+        wobble = noise(ctx, params, mode, got) if r > ck.THRESHOLD else 0.0
+        text = f"|difference| / (n eps ||G|| ||D2f[v,w]||) = {r:.6g}"
+        if wobble > floor:
+            r = abs(got - ref) / wobble
+            text = f"|difference| / (the target's own rounding noise {wobble:.3g} at inputs a few ulps away) = {r:.6g}"
+        record(ctx, mode, n, r, params, dtype)
+        return ck.Case(r, f"{SECOND_ORDER[mode]}: v'Hw = {got:.17g}, {how}: {ref:.17g}; {text}")
+
+    return q
+
+
+def declared_modes(ctx: ck.Ctx) -> tuple[str, ...]:
+    """The modes the target declares it supports (a failure there is a defect, not 'not applicable')."""
+    from orthoverify.conformance.declare import declaration_of
+
+    d = declaration_of(ctx.target)
+    return d.modes if d is not None else ()
+
+
+def check_second(mode: str) -> Callable[[ck.Ctx], list[Evidence]]:
+    """Every size of the kind at magnitude 1 in float64 (the quick profile: every other size)."""
+
+    def run(ctx: ck.Ctx) -> list[Evidence]:
+        kind = ctx.target.kind
+        sizes = kind.sizes[::2] if ctx.profile == "quick" else kind.sizes
+        cases = (
+            (p, dt)
+            for p, dt, *_ in ck.sized_cases(ctx, mode, scales=(1.0,), dtypes=("float64",))
+            if kind.out_shape(p)[0] in sizes
+        )
+        return with_series(ctx, mode, ck.scan(ctx, mode, cases), SECOND_ORDER[mode])
+
+    return run
+
+
+# ------------------------------------------------------------------------------ vmap
+def _same_shape_sets(kind: Kind, params: Params, rng: np.random.Generator, count: int = 3) -> list[Params]:
+    """``params`` and more draws of the same size and shapes (m varies for U), up to ``count``."""
+    shapes = {k: np.shape(v) for k, v in params.items()}
+    n = next(iter(params.values())).shape[0]
+    sets: list[Params] = [params]
+    for _ in range(50):
+        if len(sets) == count:
+            break
+        cand = kind.draw(rng, n, 1.0)
+        if {k: np.shape(v) for k, v in cand.items()} == shapes:
+            sets.append(cand)
+    return sets
+
+
+def q_vmap(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
+    """``torch.func.vmap(f)`` over three stacked parameter sets against the three single calls."""
+    from torch.func import vmap
+
+    kind = ctx.target.kind
+    dt = ck.DTYPES[dtype]
+    sets = _same_shape_sets(kind, params, ctx.rng("vmap", dtype))
+    singles = [ctx.run(s, dtype) for s in sets]
+    for one in singles:
+        if isinstance(one, CallFailure):
+            return ck.Case(math.inf, f"single call: {one}")
+    stacked = [torch.stack(parts) for parts in zip(*(kind.args(s, dt, ctx.device) for s in sets), strict=True)]
+    out = ctx.call(lambda *xs: vmap(ctx.target.fn)(*xs), *stacked, shape=(len(sets), *kind.out_shape(params)))
+    n = kind.view_shape(params)[0]
+    if isinstance(out, CallFailure):
+        if unsupported(out) and "vmap" not in declared_modes(ctx):
+            return ck.Case(math.nan, f"torch.func.vmap does not run the target: {out.message[:200]}")
+        record(ctx, "vmap", n, math.inf, params, dtype)
+        return ck.Case(math.inf, f"torch.func.vmap: {out}")
+    out = kind.view(out)
+    r = max(
+        ck.agreement(ck.as_np(out[i]), ck.as_np(s), ck.EPS[dt])
+        for i, s in enumerate(singles)
+        if isinstance(s, torch.Tensor)
+    )
+    record(ctx, "vmap", n, r, params, dtype)
+    return ck.Case(r, f"max ||vmap(f)(stacked)[i] - f(P_i)|| / (n eps ||f(P_i)||) = {r:.6g}")
+
+
+def check_vmap(ctx: ck.Ctx) -> list[Evidence]:
+    cases = ck.sized_cases(ctx, "vmap", scales=(1.0,))
+    return with_series(ctx, "vmap", ck.scan(ctx, "vmap", cases), "torch.func.vmap against a loop")
+
+
+# ------------------------------------------------------------------------------ low precision
+LOW: dict[str, tuple[torch.dtype, float]] = {
+    "float16": (torch.float16, 2.0**-11),
+    "bfloat16": (torch.bfloat16, 2.0**-8),
+}
+"""The half-precision dtypes and their unit roundoff."""
+
+
+def q_low_precision(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
+    """The target in float16 or bfloat16, judged on that dtype's own unit roundoff u: the larger of
+    ||Q'Q - I|| / (n u kappa) (for an orthogonal kind) and ||f_low - f_64|| / (n u kappa ||f_64||)."""
+    kind = ctx.target.kind
+    low, u = LOW[dtype]
+    n = kind.view_shape(params)[0]
+    exact = ctx.run(params, "float64")
+    if isinstance(exact, CallFailure):
+        return ck.Case(math.inf, f"float64: {exact}")
+    rounded = {k: np.asarray(torch.as_tensor(np.asarray(v, np.float64)).to(low).double()) for k, v in params.items()}
+    out_dtype = None if kind.complex_output else low
+    got = ctx.call(ctx.target.fn, *kind.args(params, low, ctx.device), shape=kind.out_shape(params), dtype=out_dtype)
+    if isinstance(got, CallFailure):
+        if dtype not in declared_dtypes(ctx):
+            return ck.Case(math.nan, f"the target does not run in {dtype} (not declared): {got.message[:200]}")
+        record(ctx, "low_precision", n, math.inf, params, dtype)
+        return ck.Case(math.inf, f"{dtype} (declared): {got}")
+    ref = ctx.run(rounded, "float64")
+    if isinstance(ref, CallFailure):
+        return ck.Case(math.nan, f"float64 at the {dtype}-rounded parameters: {ref}")
+    q = ck.as_np(kind.view(got.to(torch.complex64) if got.is_complex() else got))  # complex32 has few ops
+    kappa = ck._kappa(kind, params)
+    r = ck.agreement(q, ck.as_np(ref), u) / kappa
+    text = f"||f_{dtype} - f_64|| / (n u kappa ||f_64||) = {r:.6g}"
+    if kind.orthogonal_output:
+        ro = ck.orthogonality(q, u) / kappa
+        text += f", ||Q'Q - I|| / (n u kappa) = {ro:.6g}"
+        r = max(r, ro)
+    record(ctx, "low_precision", n, r, params, dtype)
+    return ck.Case(r, f"{text} (u = {u:.3g})")
+
+
+def declared_dtypes(ctx: ck.Ctx) -> tuple[str, ...]:
+    from orthoverify.conformance.declare import declaration_of
+
+    d = declaration_of(ctx.target)
+    return d.dtypes if d is not None else ()
+
+
+def check_low_precision(ctx: ck.Ctx) -> list[Evidence]:
+    cases = ck.sized_cases(ctx, "low_precision", scales=(1.0,), dtypes=tuple(LOW))
+    return with_series(ctx, "low_precision", ck.scan(ctx, "low_precision", cases), "float16 and bfloat16")
+
+
+ck.QUANTITIES.update({m: q_second(m) for m in SECOND_ORDER})
+ck.QUANTITIES.update({"vmap": q_vmap, "low_precision": q_low_precision})
+
+
+def plan(kind: Kind, target: ck.Target | None) -> list[PlanEntry]:
+    """The checks of this module that apply to ``kind`` (and to what ``target`` declares)."""
+    how = (
+        "50-digit 4-point central differences of the reference"
+        if kind.reference is not None
+        else "float64 4-point central differences of the target, Richardson-extrapolated"
+    )
+    out: list[PlanEntry] = []
+    if kind.name != "complex-to-real":  # linear: no second derivative to check
+        for mode, what in SECOND_ORDER.items():
+            out.append(
+                (
+                    mode,
+                    "gradient",
+                    f"the target's second derivative v'Hw of sum(f(P) * G) by {what} equals {how}; not applicable "
+                    "when the target has no rule for this mode",
+                    check_second(mode),
+                )
+            )
+    d = None
+    if target is not None:
+        from orthoverify.conformance.declare import declaration_of
+
+        d = declaration_of(target)
+    if d is not None and "vmap" in d.modes:
+        out.append(("vmap", "identity", "torch.func.vmap(f) over stacked parameters equals f on each", check_vmap))
+    if d is not None and any(x in LOW for x in d.dtypes) and kind.name != "complex-to-real":  # no half complex input
+        out.append(
+            (
+                "low_precision",
+                "bound",
+                "in float16 and bfloat16 the output agrees with float64 (and is orthogonal) to the dtype's own unit "
+                "roundoff (2^-11, 2^-8; test ratio <= 30); not applicable in a dtype the target does not declare",
+                check_low_precision,
+            )
+        )
+    return out
