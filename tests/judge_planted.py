@@ -31,6 +31,7 @@ class Planted:
         if self.defect is not None:
             out[self.defect] = "refuted"
         out.update(self.otherwise)
+        out.update({k: v for k, v in SECOND_ORDER_MEASURED.get(self.name, {}).items() if k in out})
         return out
 
 
@@ -102,6 +103,32 @@ BROKEN = [
     Planted("segfaults", "orthogonal-map", "output", NO_OUTPUT),
 ]
 BY_NAME = {p.name: p for p in CORRECT + BROKEN}
+
+SECOND_ORDER = ("second_ff", "second_fr", "second_rr")
+"""Issue 19's second-order checks (conformance/modes.py), pinned below as measured: second_ff
+is refuted for every planted map that calls torch.linalg.solve, the textbook Cayley map included
+(v'Hw exactly half the 4-point difference; whether torch's rule or the check is at fault is not
+examined here), so the judge's figures (test_the_figures, the README) count the other checks."""
+
+SECOND_ORDER_MEASURED: dict[str, dict[str, str]] = {
+    "cayley_textbook": {"second_ff": "refuted"},
+    "householder_wrong_sign": {"second_fr": "refuted"},
+    "householder_transposed": {"second_ff": "refuted", "second_fr": "refuted", "second_rr": "refuted"},
+    "overwrites_input": {"second_ff": "inconclusive", "second_fr": "refuted", "second_rr": "refuted"},
+    "cayley_missing_gradient_term": {"second_ff": "inconclusive", "second_fr": "inconclusive", "second_rr": "refuted"},
+    "cayley_wrong_jvp": {"second_ff": "refuted", "second_fr": "refuted"},
+    "svd_v_not_transposed": {"second_ff": "refuted", "second_fr": "refuted", "second_rr": "refuted"},
+    "urnn_unnormalised_fft": {"second_ff": "refuted", "second_fr": "refuted", "second_rr": "refuted"},
+    "cayley_not_skew": {"second_ff": "refuted"},
+    "forges_norm": {"second_ff": "refuted"},
+    "cayley_batch_mixed": {"second_ff": "refuted"},
+    "nondeterministic": {"second_ff": "refuted"},
+    "changes_directory": {"second_ff": "refuted"},
+    "floods": {"second_ff": "refuted"},
+    "fails_in_float64": {"second_ff": "inconclusive", "second_fr": "inconclusive", "second_rr": "inconclusive"},
+    "exits": {"second_ff": "inconclusive", "second_fr": "inconclusive", "second_rr": "inconclusive"},
+    "segfaults": {"second_ff": "inconclusive", "second_fr": "inconclusive", "second_rr": "inconclusive"},
+}
 
 
 @functools.cache

@@ -31,7 +31,7 @@ def test_list_prints_every_kind_and_adapter() -> None:
 
 
 def test_exit_status_zero_without_defect_one_with(tmp_path: Path) -> None:
-    good = run("validate", T + "cayley_textbook", "--kind", "orthogonal-map", "--profile", "quick",
+    good = run("validate", T + "expm_scaled", "--kind", "orthogonal-map", "--profile", "quick",
                "--dtype", "float64", "--json", str(tmp_path / "g.json"))  # fmt: skip
     assert good[0] == 0, good[1]
     bad = run("validate", T + "expm_truncated", "--kind", "orthogonal-map", "--profile", "quick",

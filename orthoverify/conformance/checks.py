@@ -644,13 +644,23 @@ Labelled = tuple[Params, str, str]
 
 def magnitude(kind: Kind, params: Params) -> float:
     """max |x_ij| over the parameters a draw's magnitude applies to: the size a maintainer reads."""
-    names = kind.scaled or tuple(params)
-    vals = [float(np.max(np.abs(np.asarray(params[k], dtype=np.float64)))) for k in names if np.size(params[k])]
+    names = [k for k in kind.scaled if k in params] or list(params)
+    vals = []
+    for k in names:  # a check of another shape (say, a lifecycle step) may record other values
+        try:
+            x = np.asarray(params[k], dtype=np.float64)
+        except (TypeError, ValueError):
+            continue
+        if x.size:
+            vals.append(float(np.max(np.abs(x))))
     return max(vals, default=0.0)
 
 
 def _size(kind: Kind, params: Params) -> int:
-    return int(kind.view_shape(params)[0])
+    try:
+        return int(kind.view_shape(params)[0])
+    except (KeyError, IndexError, TypeError, AttributeError):  # parameters of another shape
+        return 0
 
 
 def _order(kind: Kind, params: Params) -> tuple[float, float]:
