@@ -38,7 +38,7 @@ import torch
 from torch import Tensor, nn
 
 from orthoverify.backends import infer_backend
-from orthoverify.backends.base import reject_dtype
+from orthoverify.backends.torch_backend import float_tensor
 from orthoverify.engine.ratios import THRESHOLD
 from orthoverify.errors import (
     ConvergenceError,
@@ -51,7 +51,7 @@ from orthoverify.errors import (
     SingularError,
 )
 from orthoverify.param import cayley, householder, svd, unitary
-from orthoverify.param._validate import orthogonality_ratio
+from orthoverify.param._validate import integer, orthogonality_ratio, real, size
 from orthoverify.param.cayley_torch import scaled_cayley_weight
 from orthoverify.param.householder_torch import householder_apply
 
@@ -64,55 +64,25 @@ __all__ = [
 ]
 
 
-_FLOAT_DTYPES = (torch.float32, torch.float64)
-
-
 # --------------------------------------------------------------------------- validation
-def _integer(value: object, name: str, what: str) -> int:
-    """An integer argument (bool and float are refused): ShapeError naming the argument."""
-    if isinstance(value, bool):
-        raise ShapeError(f"{name} must be {what}, got {value!r}")
-    try:
-        return operator.index(value)  # type: ignore[arg-type]
-    except TypeError:
-        raise ShapeError(f"{name} must be {what}, got {value!r}") from None
-
-
 def _size(value: object, name: str) -> int:
     """A positive integer size: ShapeError naming the argument."""
-    v = _integer(value, name, "a positive integer")
-    if v < 1:
-        raise ShapeError(f"{name} must be >= 1, got {v}")
-    return v
+    return size(value, name, minimum=1)
 
 
 def _count(value: object, name: str, n: int) -> int:
     """A number of reflections in [1, n] (None means n): DomainError when outside."""
     if value is None:
         return n
-    v = _integer(value, name, "an integer")
+    v = integer(value, name)
     if not 1 <= v <= n:
         raise DomainError(f"{name} = {v} reflections for n = {n}: need 1 <= {name} <= n")
     return v
 
 
-def _real(value: object, name: str) -> float:
-    """A finite real number."""
-    try:
-        v = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be a real number, got {value!r}") from None
-    if not math.isfinite(v):
-        raise NonFiniteError(f"{name} must be finite, got {v}")
-    return v
-
-
 def _tensor(x: object, shape: tuple[int, int], name: str) -> Tensor:
     """A float32/float64 tensor of exactly ``shape``."""
-    if not isinstance(x, Tensor):
-        raise DTypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
-    if x.dtype not in _FLOAT_DTYPES:
-        raise reject_dtype(str(x.dtype).replace("torch.", ""), name, "torch")
+    x = float_tensor(x, name)
     if tuple(x.shape) != shape:
         raise ShapeError(f"{name} must have shape {shape}, got {tuple(x.shape)}")
     return x
@@ -428,8 +398,8 @@ class SVDParametrization(_Parametrization):
         self.n = _size(n, "n")
         self.m1 = _count(m1, "m1", self.n)
         self.m2 = _count(m2, "m2", self.n)
-        self.sigma_star = _real(sigma_star, "sigma_star")
-        self.r = _real(r, "r")
+        self.sigma_star = real(sigma_star, "sigma_star")
+        self.r = real(r, "r")
         if not self.r > 0:
             raise DomainError(f"r = {self.r} must be > 0: eq. 8 maps onto (sigma_star - r, sigma_star + r)")
         self.strict = bool(strict)
@@ -446,6 +416,9 @@ class SVDParametrization(_Parametrization):
     def forward(self, X: Tensor) -> Tensor:
         """The n x n W in X's dtype and device (differentiable)."""
         ub, vb, s = self.split(X)
+        for part, what in ((ub, "X's U block"), (vb, "X's V block"), (s, "X's last column (s)")):
+            if not bool(torch.isfinite(part).all()):  # as HouseholderOrthogonal: no NaN passed through
+                raise NonFiniteError(f"{what} contains NaN or Inf")
         sigma = svd.sigma_map(s, self.sigma_star, self.r)
         return (_reflections(ub) * sigma) @ _reflections(vb).transpose(0, 1)
 

@@ -12,9 +12,13 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from orthoverify.errors import DomainError, SingularError
+from orthoverify.param._validate import integer, matrix, size
+
 
 def haar_orthogonal(rng: np.random.Generator, n: int) -> np.ndarray:
     """A Haar-distributed orthogonal matrix (QR of a Gaussian matrix, signs fixed; Mezzadri 2007)."""
+    n = size(n, "n")
     if n == 0:
         return np.zeros((0, 0))
     z = rng.standard_normal((n, n))
@@ -24,29 +28,42 @@ def haar_orthogonal(rng: np.random.Generator, n: int) -> np.ndarray:
 
 def cayley(a: np.ndarray) -> np.ndarray:
     """``(I - A)(I + A)^-1`` for skew-symmetric A: orthogonal, with no eigenvalue -1."""
+    from orthoverify.backends import get_backend
+
+    a = matrix(get_backend("numpy-float64"), a, "A", square=True)
     n = a.shape[0]
     eye = np.eye(n)
-    return np.linalg.solve((eye + a).T, (eye - a).T).T
+    try:
+        out = np.linalg.solve((eye + a).T, (eye - a).T).T
+    except np.linalg.LinAlgError:
+        raise SingularError("I + A is singular (A is not skew-symmetric)") from None
+    if not np.all(np.isfinite(out)):
+        raise SingularError("I + A is numerically singular: its solve gave NaN or Inf")
+    return out
 
 
 def random_skew(rng: np.random.Generator, n: int, scale: float = 1.0) -> np.ndarray:
     """A skew-symmetric matrix with N(0, scale^2) entries above the diagonal."""
+    n = size(n, "n")
     g = rng.standard_normal((n, n)) * scale
     return np.triu(g, 1) - np.triu(g, 1).T
 
 
 def near_identity(rng: np.random.Generator, n: int, delta: float) -> np.ndarray:
     """An orthogonal matrix within about ``delta`` of I (Cayley transform of a small skew matrix)."""
+    n = size(n, "n")
     return cayley(random_skew(rng, n, delta))
 
 
 def random_permutation(rng: np.random.Generator, n: int) -> np.ndarray:
     """A random permutation matrix."""
+    n = size(n, "n")
     return np.eye(n)[rng.permutation(n)]
 
 
 def random_signs(rng: np.random.Generator, n: int) -> np.ndarray:
     """A random diagonal sign matrix."""
+    n = size(n, "n")
     return np.diag(rng.choice([-1.0, 1.0], size=n))
 
 
@@ -54,6 +71,10 @@ def reflection_vectors(rng: np.random.Generator, n: int, m: int, *, log10_range:
     """``U`` of eq. 9 (n x m, column j zero above row j) with Gaussian entries; each column is
     scaled by 10^s, s uniform in [-log10_range, log10_range] (reflections are scale-invariant,
     so large and tiny columns must give the same matrix)."""
+    n = size(n, "n")
+    m = size(m, "m")
+    if m > n:
+        raise DomainError(f"m = {m} reflection vectors for n = {n}: need m <= n")
     u = np.tril(rng.standard_normal((n, m)))
     if log10_range > 0 and m > 0:
         u = u * 10.0 ** rng.uniform(-log10_range, log10_range, size=m)
@@ -65,6 +86,7 @@ def reflection_vectors(rng: np.random.Generator, n: int, m: int, *, log10_range:
 
 def reflection_sizes(n: int, *, include_square: bool = False) -> list[int]:
     """Numbers of reflections m to try for size n: 1, about n/2, n - 1 (and n when asked)."""
+    n = size(n, "n")
     ms = sorted({m for m in (1, n // 2, n - 1) if 1 <= m <= n - 1})
     if include_square and n >= 1:
         ms.append(n)
@@ -73,6 +95,7 @@ def reflection_sizes(n: int, *, include_square: bool = False) -> list[int]:
 
 def upper_positive(rng: np.random.Generator, n: int) -> np.ndarray:
     """A well-conditioned upper-triangular matrix with positive diagonal."""
+    n = size(n, "n")
     r = np.triu(rng.standard_normal((n, n))) / max(n, 1) ** 0.5
     np.fill_diagonal(r, 1.0 + rng.uniform(0.0, 1.0, size=n))
     return r
@@ -81,6 +104,7 @@ def upper_positive(rng: np.random.Generator, n: int) -> np.ndarray:
 # ----------------------------------------------------------------------------- exact samplers
 def rational_skew(rng: np.random.Generator, n: int, bound: int = 3) -> np.ndarray:
     """A skew-symmetric object matrix of small integers (SymPy Integers)."""
+    n = size(n, "n")
     import sympy
 
     a = np.full((n, n), sympy.Integer(0), dtype=object)
@@ -95,6 +119,7 @@ def rational_orthogonal(rng: np.random.Generator, n: int, *, det: int = 1) -> np
     """An exactly orthogonal matrix with rational entries and determinant ``det``: the Cayley
     transform of an integer skew matrix (determinant 1; I + A is invertible for skew A) times a
     random signed permutation of the required sign."""
+    n = size(n, "n")
     import sympy
 
     a = sympy.Matrix(rational_skew(rng, n))
@@ -113,6 +138,7 @@ def rational_orthogonal(rng: np.random.Generator, n: int, *, det: int = 1) -> np
 
 def rational_upper(rng: np.random.Generator, n: int, bound: int = 4) -> np.ndarray:
     """An upper-triangular object matrix of small integers with positive diagonal."""
+    n = size(n, "n")
     import sympy
 
     r = np.full((n, n), sympy.Integer(0), dtype=object)
@@ -125,6 +151,8 @@ def rational_upper(rng: np.random.Generator, n: int, bound: int = 4) -> np.ndarr
 
 def rational_matrix(rng: np.random.Generator, n: int, m: int, bound: int = 6, max_den: int = 4) -> np.ndarray:
     """An n x m object matrix of rationals p/q, |p| <= bound, 1 <= q <= max_den (SymPy)."""
+    n, m = size(n, "n"), size(m, "m")
+    bound, max_den = integer(bound, "bound", minimum=0), integer(max_den, "max_den", minimum=1)
     import sympy
 
     return np.array(
@@ -138,6 +166,11 @@ def rational_matrix(rng: np.random.Generator, n: int, m: int, bound: int = 6, ma
 
 def rational_vectors(rng: np.random.Generator, n: int, m: int, bound: int = 5) -> np.ndarray:
     """``U`` of eq. 9 with small nonzero-column integer entries (SymPy Integers)."""
+    n = size(n, "n")
+    m = size(m, "m")
+    bound = integer(bound, "bound", minimum=1)
+    if m > n:
+        raise DomainError(f"m = {m} reflection vectors for n = {n}: need m <= n")
     import sympy
 
     u = np.full((n, m), sympy.Integer(0), dtype=object)
@@ -153,6 +186,7 @@ def rational_vectors(rng: np.random.Generator, n: int, m: int, bound: int = 5) -
 
 def signed_permutations(n: int) -> Iterator[np.ndarray]:
     """Every n x n signed permutation matrix (2^n n! of them), as float64 arrays."""
+    n = size(n, "n")
     for perm in itertools.permutations(range(n)):
         for signs in itertools.product((1.0, -1.0), repeat=n):
             p = np.zeros((n, n))
@@ -164,6 +198,7 @@ def signed_permutations(n: int) -> Iterator[np.ndarray]:
 # ----------------------------------------------------------------------------- complex samplers
 def haar_unitary(rng: np.random.Generator, n: int) -> np.ndarray:
     """A Haar-distributed unitary matrix (QR of a complex Gaussian matrix, phases fixed)."""
+    n = size(n, "n")
     if n == 0:
         return np.zeros((0, 0), dtype=complex)
     z = (rng.standard_normal((n, n)) + 1j * rng.standard_normal((n, n))) / np.sqrt(2)
@@ -176,6 +211,7 @@ def structured_unitaries(rng: np.random.Generator, n: int) -> list[tuple[str, np
     """Unitaries with structure that general-position samples miss: diagonal phases (with a
     repeated phase), a permutation, a permutation with phases, the identity, -I, a real
     orthogonal matrix, a matrix near the identity, and one whose first column starts with 0."""
+    n = size(n, "n")
     ph = np.exp(1j * rng.uniform(-np.pi, np.pi, n))
     if n > 1:
         ph[1] = ph[0]
@@ -203,6 +239,7 @@ def rational_unitary(rng: np.random.Generator, n: int, bound: int = 2) -> tuple[
     """An exactly unitary matrix with Gaussian-rational entries, as (real part, imaginary part)
     object arrays of SymPy rationals: the Cayley transform (I - A)(I + A)^-1 of a skew-Hermitian
     A with small integer parts (I + A is invertible: A's eigenvalues are imaginary)."""
+    n = size(n, "n")
     import sympy
 
     a = sympy.zeros(n, n)

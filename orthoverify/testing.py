@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from orthoverify.backends.base import host_array
 from orthoverify.errors import DTypeError, InputError
 
 __all__ = [
@@ -90,6 +91,8 @@ def _convert(x: Any, name: str) -> _In:
         import torch
 
         t = x.detach()
+        if t.device.type == "meta":
+            raise InputError(f"{name} is a meta tensor: it has a shape but no values to compare")
         dname = str(t.dtype).removeprefix("torch.")
         eps = _TORCH_EPS.get(dname)
         if eps is None:
@@ -103,10 +106,7 @@ def _convert(x: Any, name: str) -> _In:
         desc = f"torch.{dname}" + ("" if t.device.type == "cpu" else f" on {t.device}")
         arr = t.cpu().resolve_conj().resolve_neg().numpy()
     else:
-        try:
-            arr = np.asarray(x)
-        except (TypeError, ValueError) as exc:
-            raise DTypeError(f"{name}: cannot be read as an array ({exc})") from None
+        arr = host_array(x, name, "numpy")
         kind = arr.dtype.kind
         if kind in "fc":
             if arr.dtype.itemsize > (8 if kind == "f" else 16):
@@ -321,7 +321,7 @@ def assert_allclose_ratio(
     num = float(_fro(diff))
     scale = float(_fro(d.values))
     relative = scale > 0
-    ratio = num / (int(dim) * eps * (scale if relative else 1.0))
+    ratio = (num / scale if relative else num) / (int(dim) * eps)  # dim eps scale could underflow
     if math.isnan(ratio):
         ratio = math.inf
     if ratio <= threshold:
@@ -469,7 +469,12 @@ def assert_gradients_match(
 
     _check_threshold(threshold)
     if not isinstance(x, torch.Tensor):
-        x = torch.as_tensor(np.asarray(x))
+        arr = host_array(x, "x", "torch")
+        if arr.dtype.kind not in "fiu" or arr.dtype.itemsize > 8:
+            raise DTypeError(f"x must hold real numbers (float32 or float64), got dtype {arr.dtype}")
+        x = torch.as_tensor(arr)
+    elif x.device.type == "meta":
+        raise InputError("x is a meta tensor: it has a shape but no values to differentiate at")
     if not x.dtype.is_floating_point:
         raise DTypeError(f"x must be a real floating-point tensor, got dtype {x.dtype}")
     x0 = x.detach()

@@ -547,3 +547,31 @@ def test_cuda_matches_cpu(dtype: torch.dtype) -> None:
     assert y.is_cuda and cell.recurrent.a_upper.grad is not None and cell.recurrent.a_upper.grad.is_cuda
     with pytest.raises(InputError, match="same device"):
         scaled_cayley_weight(p.cuda(), d)
+
+
+def test_nested_forward_mode_is_refused_not_silently_zero() -> None:
+    """torch.func does not differentiate a custom Function's jvp rule: jvp of a jvp through
+    ScaledCayleyFunction gave a second derivative of exactly 0 (validate's second_ff refuted it);
+    now it raises, while first-order forward mode still matches lu_solve's."""
+    from torch.func import jvp
+
+    from orthoverify.param.cayley_torch import scaled_cayley_weight
+
+    g = torch.Generator().manual_seed(3)
+    p = torch.randn(3, 3, dtype=torch.float64, generator=g) * 0.5
+    v = torch.randn(3, 3, dtype=torch.float64, generator=g)
+    d = torch.tensor([1.0, -1.0, 1.0], dtype=torch.float64)
+
+    def first(q: torch.Tensor) -> torch.Tensor:
+        return jvp(lambda x: scaled_cayley_weight(x, d), (q,), (v,))[1]
+
+    def reference(q: torch.Tensor) -> torch.Tensor:
+        a = q.triu(1) - q.triu(1).T
+        eye = torch.eye(3, dtype=q.dtype)
+        return torch.linalg.lu_solve(*torch.linalg.lu_factor(eye + a), (eye - a) * d)
+
+    ref = jvp(reference, (p,), (v,))[1]
+    err = float(torch.linalg.norm(first(p) - ref)) / (3 * 2.0**-53 * float(torch.linalg.norm(ref)))
+    assert err <= 30, err
+    with pytest.raises(NotImplementedError, match="nested forward mode"):
+        jvp(first, (p,), (v,))

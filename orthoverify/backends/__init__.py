@@ -17,11 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from orthoverify.backends.base import Array, Backend, Scalar
+from orthoverify.backends.base import Array, Backend, Scalar, host_array, reject_dtype
 from orthoverify.backends.mpmath_backend import DEFAULT_DIGITS, MpmathBackend
 from orthoverify.backends.numpy_backend import NumpyBackend
 from orthoverify.backends.sympy_backend import SympyBackend
-from orthoverify.errors import BackendError
+from orthoverify.errors import BackendError, InputError
 
 FLOAT_BACKENDS: tuple[str, ...] = ("numpy-float32", "numpy-float64", "torch-float32", "torch-float64")
 """Every float backend, in the order results list them."""
@@ -32,6 +32,7 @@ __all__ = [
     "ALL_BACKENDS",
     "DEFAULT_DIGITS",
     "FLOAT_BACKENDS",
+    "MAX_DIGITS",
     "Array",
     "Backend",
     "Scalar",
@@ -76,7 +77,24 @@ def get_backend(name: str, device: str = "cpu") -> Backend:
 
     One instance per (name, device) for torch and per name otherwise, so that e.g. every
     50-digit mpmath backend shares one context."""
+    if not isinstance(name, str) or not isinstance(device, str):
+        raise BackendError(f"a backend name and device are strings, got {name!r} and {device!r}")
     return _get_backend(name, device if name.startswith("torch") else "cpu")
+
+
+MAX_DIGITS = 100_000
+"""The most decimal digits a high-precision backend name may ask for."""
+
+
+def _digits(name: str) -> int:
+    family = name.split("-", 1)[0]
+    try:
+        digits = int(name.split("-", 1)[1])
+    except ValueError:
+        raise BackendError(f"bad {family} backend name {name!r}: use {family}-<digits>") from None
+    if not 16 <= digits <= MAX_DIGITS:
+        raise BackendError(f"{family} backend {name!r}: digits must lie in [16, {MAX_DIGITS}] (float64 below 16)")
+    return digits
 
 
 @functools.cache
@@ -90,21 +108,13 @@ def _get_backend(name: str, device: str) -> Backend:
     if name == "mpmath":
         return MpmathBackend(DEFAULT_DIGITS)
     if name.startswith("mpmath-"):
-        try:
-            digits = int(name.split("-", 1)[1])
-        except ValueError:
-            raise BackendError(f"bad mpmath backend name {name!r}: use mpmath-<digits>") from None
-        return MpmathBackend(digits)
+        return MpmathBackend(_digits(name))
     if name == "flint" or name.startswith("flint-"):
         from orthoverify.backends.flint_backend import FlintBackend
 
         if name == "flint":
             return FlintBackend(DEFAULT_DIGITS)
-        try:
-            digits = int(name.split("-", 1)[1])
-        except ValueError:
-            raise BackendError(f"bad flint backend name {name!r}: use flint-<digits>") from None
-        return FlintBackend(digits)
+        return FlintBackend(_digits(name))
     if name == "sympy":
         return SympyBackend()
     if name == "flops":
@@ -124,11 +134,11 @@ def infer_backend(x: Any) -> Backend:
 
         dtype = {torch.float32: "float32", torch.float64: "float64"}.get(x.dtype)
         if dtype is None:
-            from orthoverify.backends.base import reject_dtype
-
             raise reject_dtype(str(x.dtype).replace("torch.", ""), "input", "torch")
+        if x.device.type == "meta":
+            raise InputError("the input is a meta tensor: it has a shape but no values to compute with")
         return get_backend(f"torch-{dtype}", x.device.type)
-    arr = np.asarray(x) if not isinstance(x, np.ndarray) else x
+    arr = host_array(x, "input", "numpy") if not isinstance(x, np.ndarray) else x
     if arr.dtype == np.float32:
         return get_backend("numpy-float32")
     if arr.dtype == object and arr.size:

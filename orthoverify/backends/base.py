@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from orthoverify.errors import BackendError, DTypeError, NonFiniteError, ShapeError
+from orthoverify.errors import BackendError, DTypeError, InputError, NonFiniteError, ShapeError
 
 Array = Any
 """A native array of some backend (numpy.ndarray, torch.Tensor, or an object ndarray)."""
@@ -255,6 +255,41 @@ def reject_dtype(dtype_name: str, name: str, backend: str) -> DTypeError:
     else:
         hint = "use a float32 or float64 array"
     return DTypeError(f"{name} has unsupported dtype {dtype_name} for backend {backend}: {hint}")
+
+
+def host_array(x: Any, name: str, backend: str, *, dtype: Any = None) -> np.ndarray:
+    """``x`` as a NumPy array, every way in which that fails named: the one door through which
+    user input (numbers, nested lists, NumPy arrays, torch tensors) reaches the backends.
+
+    Torch tensors are detached and copied to the cpu; a meta tensor (no data), a half-precision
+    or complex tensor, a list of tensors that require grad, a ragged nested list and anything
+    NumPy cannot turn into an array raise :class:`InputError` (a :class:`DTypeError` or
+    :class:`ShapeError` where that is what is wrong) naming ``name``."""
+    if hasattr(x, "detach") and hasattr(x, "dtype") and hasattr(x, "device"):  # a torch tensor
+        x = tensor_data(x, name, backend)
+    try:
+        return np.asarray(x) if dtype is None else np.asarray(x, dtype=dtype)
+    except RuntimeError as exc:  # numpy's __array__ of a tensor that requires grad, or on another device
+        raise InputError(
+            f"{name} is a list holding torch tensors NumPy cannot read ({str(exc).splitlines()[0]}); "
+            "pass one tensor (torch.stack) or plain numbers"
+        ) from None
+    except (ValueError, TypeError) as exc:
+        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if "inhomogeneous" in msg or "sequence" in msg:
+            raise ShapeError(f"{name} is a ragged nested sequence, not an array: {msg}") from None
+        raise DTypeError(f"{name} cannot be read as an array of numbers for backend {backend}: {msg}") from None
+
+
+def tensor_data(x: Any, name: str, backend: str) -> np.ndarray:
+    """A torch tensor's values as a NumPy array (detached, on the cpu), refusing what has no
+    float64 reading: meta tensors, half precision, complex and bool tensors."""
+    if x.device.type == "meta":
+        raise InputError(f"{name} is a meta tensor: it has a shape but no values to compute with")
+    dtype_name = str(x.dtype).replace("torch.", "")
+    if x.is_complex() or dtype_name in ("bool", "float16", "bfloat16") or "float8" in dtype_name:
+        raise reject_dtype(dtype_name, name, backend)
+    return np.asarray(x.detach().cpu().numpy())
 
 
 def exact_decimal(v: float) -> str:

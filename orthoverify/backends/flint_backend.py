@@ -211,7 +211,7 @@ class FlintBackend(ObjectBackend):
 
     def __init__(self, digits: int = DEFAULT_DIGITS) -> None:
         if digits < 16:
-            raise ValueError("flint backend needs at least 16 digits (use float64 below that)")
+            raise BackendError("flint backend needs at least 16 digits (use float64 below that)")
         self.flint = require_flint()
         self.digits = digits
         self.prec = self.prec_of(digits)

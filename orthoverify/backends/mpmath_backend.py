@@ -12,6 +12,7 @@ import mpmath
 
 from orthoverify.backends.base import Array, Scalar, nested_map
 from orthoverify.backends.object_backend import ObjectBackend
+from orthoverify.errors import BackendError
 
 DEFAULT_DIGITS = 50
 
@@ -24,7 +25,7 @@ class MpmathBackend(ObjectBackend):
 
     def __init__(self, digits: int = DEFAULT_DIGITS) -> None:
         if digits < 16:
-            raise ValueError("mpmath backend needs at least 16 digits (use float64 below that)")
+            raise BackendError("mpmath backend needs at least 16 digits (use float64 below that)")
         self.ctx = mpmath.MPContext()
         self.ctx.dps = digits
         self.digits = digits

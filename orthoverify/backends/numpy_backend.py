@@ -7,26 +7,50 @@ from typing import Any
 
 import numpy as np
 
-from orthoverify.backends.base import Array, Backend, Scalar, exact_decimal, nested_map, reject_dtype
+from orthoverify.backends.base import (
+    Array,
+    Backend,
+    Scalar,
+    exact_decimal,
+    host_array,
+    nested_map,
+    reject_dtype,
+)
+from orthoverify.errors import DomainError, DTypeError
 
 
 def _numeric_numpy(x: Any, name: str, backend: str) -> np.ndarray:
-    """Parse numbers, nested lists of numbers or strings, or arrays into a NumPy array."""
-    if hasattr(x, "detach") and hasattr(x, "cpu"):  # a torch tensor
-        x = x.detach().cpu().numpy()
-    arr = np.asarray(x)
+    """Parse numbers, nested lists of numbers or decimal strings, or arrays into a NumPy array
+    (every failure a named :class:`~orthoverify.errors.InputError`, see ``host_array``)."""
+    arr = host_array(x, name, backend)
     if arr.dtype.kind in "US":
-        arr = np.vectorize(float, otypes=[np.float64])(arr) if arr.size else arr.astype(np.float64)
+        try:
+            arr = np.vectorize(float, otypes=[np.float64])(arr) if arr.size else arr.astype(np.float64)
+        except ValueError as exc:
+            raise DTypeError(f"{name} holds a string that is not a decimal number: {exc}") from None
     elif arr.dtype == object:
         try:
             arr = np.vectorize(float, otypes=[np.float64])(arr) if arr.size else arr.astype(np.float64)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, RuntimeError) as exc:
             raise reject_dtype("object", name, backend) from exc
     if arr.dtype.kind == "b" or arr.dtype.kind == "c" or arr.dtype == np.float16:
         raise reject_dtype(str(arr.dtype), name, backend)
     if arr.dtype.kind not in "iuf":
         raise reject_dtype(str(arr.dtype), name, backend)
     return arr
+
+
+def narrowed(arr: np.ndarray, dtype: Any, name: str, backend: str) -> np.ndarray:
+    """``arr`` cast to ``dtype``; a finite value beyond a narrower dtype's range (float64 1e160 to
+    float32) raises :class:`DomainError` naming the range instead of becoming Inf."""
+    with np.errstate(over="ignore"):  # reported below, by name
+        out = arr.astype(dtype, copy=False)
+    if out.dtype.itemsize < arr.dtype.itemsize and arr.dtype.kind in "fiu" and out.size:
+        bad = np.isinf(out) & np.isfinite(arr)
+        if bool(bad.any()):
+            big = float(np.finfo(out.dtype).max)
+            raise DomainError(f"{name} has entries beyond {backend}'s range [-{big:.3g}, {big:.3g}]")
+    return out
 
 
 class NumpyBackend(Backend):
@@ -45,7 +69,7 @@ class NumpyBackend(Backend):
         self.digits = int(np.finfo(self.dtype).precision)
 
     def asarray(self, x: Any, *, name: str = "array") -> Array:
-        return _numeric_numpy(x, name, self.name).astype(self.dtype, copy=False)
+        return narrowed(_numeric_numpy(x, name, self.name), self.dtype, name, self.name)
 
     def zeros(self, shape: int | tuple[int, ...]) -> Array:
         return np.zeros(shape, dtype=self.dtype)

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from orthoverify.backends.base import Array, Backend, Scalar, nested_map, reject_dtype
+from orthoverify.backends.base import Array, Backend, Scalar, host_array, nested_map, reject_dtype
 from orthoverify.backends.numbers import parse_exact
 from orthoverify.errors import ParseError, SingularError
 
@@ -53,9 +53,7 @@ class ObjectBackend(Backend):
         return self._from_number(v)
 
     def asarray(self, x: Any, *, name: str = "array") -> Array:
-        if hasattr(x, "detach") and hasattr(x, "cpu"):
-            x = x.detach().cpu().numpy()
-        arr = np.asarray(x, dtype=object) if not isinstance(x, np.ndarray) else x
+        arr = x if isinstance(x, np.ndarray) else host_array(x, name, self.label, dtype=object)
         if arr.dtype.kind in "bc" or arr.dtype == np.float16:
             raise reject_dtype(str(arr.dtype), name, self.label)
         if arr.dtype.kind in "iuf":
@@ -64,7 +62,7 @@ class ObjectBackend(Backend):
         flat_in = arr.reshape(-1)
         flat_out = out.reshape(-1)
         for i, v in enumerate(flat_in):
-            if isinstance(v, (bool, np.bool_, complex, np.complexfloating)):
+            if v is None or isinstance(v, (bool, np.bool_, complex, np.complexfloating)):
                 raise reject_dtype(type(v).__name__, name, self.label)
             try:
                 flat_out[i] = self.scalar(v.item() if isinstance(v, np.generic) else v)

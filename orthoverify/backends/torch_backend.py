@@ -10,10 +10,23 @@ import numpy as np
 import torch
 
 from orthoverify.backends.base import Array, Backend, Scalar, exact_decimal, nested_map, reject_dtype
-from orthoverify.backends.numpy_backend import _numeric_numpy
-from orthoverify.errors import BackendError
+from orthoverify.backends.numpy_backend import _numeric_numpy, narrowed
+from orthoverify.errors import BackendError, DomainError, DTypeError, InputError
 
 _DTYPES = {"float32": torch.float32, "float64": torch.float64}
+_NUMPY = {torch.float32: np.float32, torch.float64: np.float64}
+
+
+def float_tensor(x: object, name: str) -> torch.Tensor:
+    """``x`` if it is a float32 or float64 torch tensor with data (not on the meta device): the
+    check every torch-native entry point (modules, autograd Functions) makes first."""
+    if not isinstance(x, torch.Tensor):
+        raise DTypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+    if x.dtype not in _DTYPES.values():
+        raise reject_dtype(str(x.dtype).replace("torch.", ""), name, "torch")
+    if x.device.type == "meta":
+        raise InputError(f"{name} is a meta tensor: it has a shape but no values to compute with")
+    return x
 
 
 def cuda_available() -> bool:
@@ -49,11 +62,19 @@ class TorchBackend(Backend):
 
     def asarray(self, x: Any, *, name: str = "array") -> Array:
         if isinstance(x, torch.Tensor):
+            if x.device.type == "meta":
+                raise InputError(f"{name} is a meta tensor: it has a shape but no values to compute with")
             if x.is_complex() or x.dtype in (torch.bool, torch.float16, torch.bfloat16):
                 raise reject_dtype(str(x.dtype).replace("torch.", ""), name, self.label)
-            return x.to(dtype=self.dtype, device=self.device)
-        arr = _numeric_numpy(x, name, self.label)
-        return torch.as_tensor(arr.astype(np.float64), dtype=self.dtype, device=self.device)
+            out = x.to(dtype=self.dtype, device=self.device)
+            if out.dtype != x.dtype and out.dtype.itemsize < x.dtype.itemsize and bool(
+                (torch.isinf(out) & torch.isfinite(x.to(device=self.device))).any()
+            ):
+                big = torch.finfo(self.dtype).max
+                raise DomainError(f"{name} has entries beyond {self.label}'s range [-{big:.3g}, {big:.3g}]")
+            return out
+        arr = narrowed(_numeric_numpy(x, name, self.label), _NUMPY[self.dtype], name, self.label)
+        return torch.as_tensor(arr, dtype=self.dtype, device=self.device)
 
     def zeros(self, shape: int | tuple[int, ...]) -> Array:
         return torch.zeros(shape, dtype=self.dtype, device=self.device)

@@ -36,15 +36,19 @@ from typing import Any
 
 import numpy as np
 
-from orthoverify.backends import Array, Backend
+from orthoverify.backends import Array, Backend, get_backend
 from orthoverify.errors import ConvergenceError, DomainError, ShapeError, SingularError
 from orthoverify.param._validate import (
     BackendLike,
+    integer,
     matrix,
     orthogonality_ratio,
     require_orthogonal,
     resolve,
     vector_or_columns,
+)
+from orthoverify.param._validate import (
+    size as checked_size,
 )
 
 __all__ = [
@@ -149,11 +153,15 @@ def _row(b: Backend, d: Sequence[int]) -> Array:
 def cayley(a: Any, *, backend: BackendLike = None) -> Array:
     """``(I + A)^-1 (I - A)`` for square A (orthogonal with no eigenvalue -1 when A is skew).
 
-    Raises :class:`SingularError` when I + A is singular (possible only for non-skew A)."""
+    Raises :class:`SingularError` when I + A is singular (possible only for non-skew A). For
+    skew A in float arithmetic the result is orthogonal to a test ratio of 30, as
+    :func:`scaled_cayley` guarantees (or DomainError naming the range)."""
     b = resolve(backend, a)
     aa = matrix(b, a, "A", square=True)
     if aa.shape[0] == 0:
         raise ShapeError("A must be at least 1 x 1")
+    if b.family in ("numpy", "torch") and skew_ratio(aa, b) <= THRESHOLD:  # W must come out orthogonal
+        return _orthogonal_cayley(b, aa, None, THRESHOLD)
     eye = b.eye(aa.shape[0])
     return _solve(b, eye + aa, eye - aa, "I + A")
 
@@ -174,13 +182,75 @@ def inverse_cayley(w: Any, *, backend: BackendLike = None, threshold: float = TH
 
 
 def scaled_cayley(a: Any, d: Any, *, backend: BackendLike = None, threshold: float = THRESHOLD) -> Array:
-    """``W = (I + A)^-1 (I - A) D`` (Theorem 3.1); A skew-symmetric, D a diagonal of +-1."""
+    """``W = (I + A)^-1 (I - A) D`` (Theorem 3.1); A skew-symmetric, D a diagonal of +-1.
+
+    W is orthogonal to within ``threshold`` (the test ratio ||W'W - I||_F / (n eps)): the solve
+    with I + A is used when its W passes; it does not when A's entries span a wide range
+    (||A|| huge beside eigenvalues of order 1: I + A is then ill-conditioned, up to
+    ratios of 1e270 seen), and W is computed instead from the eigendecomposition of the
+    Hermitian iA (backward stable: each eigenvalue's Cayley factor has modulus 1 exactly).
+    DomainError when neither gives an orthogonal W (high precision too narrow for A)."""
     b = resolve(backend, a)
     aa = _skew(b, a, "A", threshold)
+    return _orthogonal_cayley(b, aa, _signs(b, d, aa.shape[0]), threshold)
+
+
+def _orthogonal_cayley(b: Backend, aa: Array, signs: tuple[int, ...] | None, threshold: float) -> Array:
+    """``(I + A)^-1 (I - A) D`` for skew A (D = I when ``signs`` is None), orthogonal to within
+    ``threshold``: the solve when its W passes (always in exact arithmetic, and unchecked with an
+    infinite threshold), else the spectral form, else DomainError naming the range."""
     n = aa.shape[0]
-    signs = _signs(b, d, n)
     eye = b.eye(n)
-    return _solve(b, eye + aa, (eye - aa) * _row(b, signs), "I + A")
+    rhs = (eye - aa) if signs is None else (eye - aa) * _row(b, signs)
+    spectral = b.family in ("numpy", "torch")
+    try:
+        w = _solve(b, eye + aa, rhs, "I + A")
+    except SingularError:
+        if not spectral:  # I + A is invertible for skew A: only overflow in the solve gets here
+            raise
+        w = None
+    if w is not None and (b.exact or math.isinf(threshold) or orthogonality_ratio(w, b) <= threshold):
+        return w
+    r = math.inf
+    for paired in (False, True) if spectral else ():  # the solve's W is not orthogonal, or it overflowed
+        try:
+            w = _cayley_spectral(b, aa, paired)
+        except (np.linalg.LinAlgError, RuntimeError):  # the eigensolver did not converge
+            continue
+        if signs is not None:
+            w = w * _row(b, signs)
+        r = orthogonality_ratio(w, b)
+        if r <= threshold:
+            return w
+    if not spectral:
+        r = orthogonality_ratio(w, b)
+    raise DomainError(
+        f"W = (I + A)^-1 (I - A) D cannot be computed orthogonal in {b.name} (test ratio {r:.3g} > {threshold}): "
+        f"max |a_ij| = {b.to_float(b.max_abs(aa)):.3g}, and cond(I + A) must stay below about "
+        f"1/(n eps) = {1 / (n * b.eps):.3g} for it; use more digits"
+    )
+
+
+def _cayley_spectral(b: Backend, a: Array, paired: bool) -> Array:
+    """``(I + A)^-1 (I - A)`` for real skew A as ``Re(V diag(e^(2i atan lam)) V*)`` with
+    ``iA = V diag(lam) V*`` (Hermitian eigendecomposition): A = -i iA has eigenvalues -i lam,
+    and (1 + i lam) / (1 - i lam) = e^(2i atan lam) has modulus 1 even for |lam| near overflow.
+    Rounding (about eps ||A||) breaks the +-lam pairing of the small eigenvalues; with ``paired``
+    each is averaged with its partner's negative (a perturbation of that size), which keeps W real
+    where the unpaired form does not (and vice versa: the caller tries both)."""
+    if b.family == "torch":
+        import torch
+
+        lam, v = torch.linalg.eigh(a.to(torch.complex128 if a.dtype == torch.float64 else torch.complex64) * 1j)
+        if paired:
+            lam = (lam - lam.flip(0)) / 2  # the spectrum of real skew A is symmetric: restore it
+        phase = torch.polar(torch.ones_like(lam), 2 * torch.atan(lam))
+        return ((v * phase) @ v.conj().transpose(0, 1)).real.to(a.dtype)
+    lam, v = np.linalg.eigh(np.asarray(a) * 1j)
+    if paired:
+        lam = (lam - lam[::-1]) / 2  # the spectrum of real skew A is symmetric (+-lam pairs, 0): restore it
+    phase = np.exp(2j * np.arctan(lam))
+    return np.real((v * phase) @ v.conj().T).astype(a.dtype)
 
 
 def three_layers(a: Any, d: Any, h: Any, *, backend: BackendLike = None, threshold: float = THRESHOLD) -> Array:
@@ -231,6 +301,7 @@ def stiefel_cayley_step(w: Any, g: Any, lr: Any, *, backend: BackendLike = None)
 
 def parameter_count(n: int) -> int:
     """Free entries of a skew-symmetric n x n matrix: n(n-1)/2 (zero diagonal, A_ji = -A_ij)."""
+    n = checked_size(n, "n")
     if n < 0:
         raise DomainError(f"n must be >= 0, got {n}")
     return n * (n - 1) // 2
@@ -249,6 +320,12 @@ def modrelu_real(z: Any, bias: Any, *, backend: BackendLike = None) -> Array:
     b = resolve(backend, z)
     zz = b.check_array(z, name="z")
     bb = b.check_array(bias, name="bias")
+    try:
+        np.broadcast_shapes(tuple(zz.shape), tuple(bb.shape))
+    except ValueError:
+        raise ShapeError(
+            f"bias of shape {tuple(bb.shape)} does not broadcast against z of shape {tuple(zz.shape)}"
+        ) from None
     t = b.abs(zz) + bb
     return _elementwise_sign(b, zz) * (t + b.abs(t)) / 2
 
@@ -271,7 +348,7 @@ def modrelu_printed(z: Any, bias: Any, *, backend: BackendLike = None) -> Any:
 
 def init_s(t: Any) -> np.ndarray:
     """Sec. 4.2's block entries ``s_j = sqrt((1 - cos t_j) / (1 + cos t_j))`` (float64)."""
-    tt = np.asarray(t, dtype=np.float64)
+    tt = get_backend("numpy-float64").check_array(t, name="t")
     c = np.cos(tt)
     if np.any(c <= -1.0):
         raise DomainError("cos t_j = -1 makes s_j infinite (t_j = pi): no finite Cayley parameter")
@@ -281,14 +358,15 @@ def init_s(t: Any) -> np.ndarray:
 def init_angles(rng: np.random.Generator, n: int) -> np.ndarray:
     """floor(n/2) angles uniform on [0, pi/2] (Sec. 4.2; the extracted text's range '[0,2]'
     has lost its pi: the published version and 'the right unit half-circle' give [0, pi/2])."""
-    return rng.uniform(0.0, math.pi / 2, size=n // 2)
+    return rng.uniform(0.0, math.pi / 2, size=checked_size(n, "n") // 2)
 
 
 def init_blocks(s: Any, n: int, *, backend: BackendLike = None) -> Array:
     """Sec. 4.2's A: zero except 2x2 blocks [[0, s_j], [-s_j, 0]] on the diagonal (a trailing
     zero row and column when n is odd)."""
+    n = checked_size(n, "n")
     b = resolve(backend, s)
-    ss = list(np.asarray(s, dtype=object).reshape(-1))
+    ss = list(b.check_array(s, name="s").reshape(-1))
     if len(ss) != n // 2:
         raise ShapeError(f"need floor(n/2) = {n // 2} block entries for n = {n}, got {len(ss)}")
     cols = []
@@ -307,6 +385,8 @@ def init_blocks(s: Any, n: int, *, backend: BackendLike = None) -> Array:
 
 def signs_with_rho(n: int, rho: int, positions: Sequence[int] | None = None) -> tuple[int, ...]:
     """A D with rho entries -1: at ``positions`` if given, else the first rho entries."""
+    n = checked_size(n, "n")
+    rho = integer(rho, "rho")
     if not 0 <= rho <= n:
         raise DomainError(f"rho must lie in [0, n] = [0, {n}], got {rho}")
     pos = list(range(rho)) if positions is None else list(positions)
@@ -383,6 +463,8 @@ def sign_choice(w: Any, *, backend: BackendLike = None) -> tuple[tuple[int, ...]
     b = resolve(backend, w)
     q = _working_copy(matrix(b, w, "W", square=True))  # updated in place: no gradients flow here
     n = q.shape[0]
+    if n == 0:
+        raise ShapeError("W must be at least 1 x 1")
     perm = list(range(n))
     d = [1] * n
     log_det = 0.0

@@ -31,8 +31,10 @@ import torch
 from torch import Tensor, nn
 
 from orthoverify.backends.base import reject_dtype
+from orthoverify.backends.torch_backend import float_tensor
 from orthoverify.errors import DomainError, DTypeError, InputError, NonFiniteError, ShapeError, SingularError
 from orthoverify.param import cayley
+from orthoverify.param._validate import size
 from orthoverify.param.cayley import ScaledCayleyInverse
 
 __all__ = [
@@ -53,13 +55,7 @@ def _dtype_name(dtype: torch.dtype) -> str:
     return str(dtype).replace("torch.", "")
 
 
-def _check_tensor(x: object, name: str) -> Tensor:
-    """A torch tensor of float32 or float64."""
-    if not isinstance(x, Tensor):
-        raise DTypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
-    if x.dtype not in _FLOAT_DTYPES:
-        raise reject_dtype(_dtype_name(x.dtype), name, "torch")
-    return x
+_check_tensor = float_tensor
 
 
 def _check_finite(x: Tensor, name: str) -> None:
@@ -149,7 +145,8 @@ class ScaledCayleyFunction(torch.autograd.Function):
     ``V = (I + A)^-T G (D + W')``, G = dL/dW: the gradient over the n(n-1)/2 free entries
     (Theorem 3.2 differentiates along A_ij and A_ji = -A_ij together), zero elsewhere; D gets
     None. Saved for backward: the LU factors and pivots of I + A, W and D (O(n^2)).
-    Double backward is refused (NotImplementedError) rather than silently incomplete.
+    Double backward and nested forward mode are refused (NotImplementedError) rather than silently
+    incomplete.
     """
 
     @staticmethod
@@ -199,12 +196,27 @@ class ScaledCayleyFunction(torch.autograd.Function):
     def jvp(ctx: Any, dp: Tensor | None, _dd: Any) -> tuple[Tensor | None, None, None, None]:
         """Forward mode: ``dW = -(I + A)^-1 dA (W + D)`` (differentiate (I + A) W = (I - A) D) with
         dA = triu(dp, 1) - triu(dp, 1)', on the saved LU factors."""
+        if _nested_forward_mode():
+            raise NotImplementedError(
+                "ScaledCayleyFunction does not support nested forward mode (torch.func.jvp of a jvp): torch.func "
+                "does not differentiate a custom Function's jvp rule, so a second derivative would silently be "
+                "zero; for higher derivatives differentiate torch.linalg.lu_solve(I + A, (I - A) D) directly"
+            )
         lu, piv, w, dd = ctx.saved_tensors
         if dp is None:
             return None, None, None, None
         da = skew_from_upper(dp)
         dw = -torch.linalg.lu_solve(lu, piv, torch.addmm(da * dd, da, w))  # dA W + dA D
         return dw, None, None, None
+
+
+def _nested_forward_mode() -> bool:
+    """True inside two or more torch.func forward-mode transforms (jvp of a jvp), where torch 2.13
+    runs a custom Function's jvp rule without differentiating it (measured: the second derivative
+    of x -> x^3 through such a Function comes back 0, not 6x)."""
+    stack_of = getattr(torch._C._functorch, "get_interpreter_stack", None)
+    stack = stack_of() if stack_of is not None else None
+    return sum("Jvp" in str(i.key()) for i in stack or ()) >= 2
 
 
 def scaled_cayley_weight(p: Tensor, d: Any) -> Tensor:
@@ -253,8 +265,7 @@ class ScaledCayleyRecurrent(nn.Module):
         dtype: torch.dtype | None = None,
     ) -> None:
         super().__init__()
-        if not isinstance(n, int) or n < 1:
-            raise ShapeError(f"n must be a positive integer, got {n!r}")
+        n = size(n, "n", minimum=1)
         if init not in ("paper", "zeros"):
             raise InputError(f"init must be 'paper' or 'zeros', got {init!r}")
         dt = _module_dtype(dtype, "ScaledCayleyRecurrent")
@@ -410,8 +421,7 @@ class ModReLU(nn.Module):
         dtype: torch.dtype | None = None,
     ) -> None:
         super().__init__()
-        if not isinstance(n, int) or n < 1:
-            raise ShapeError(f"n must be a positive integer, got {n!r}")
+        n = size(n, "n", minimum=1)
         dt = _module_dtype(dtype, "ModReLU")
         self.n = n
         if bias is None:
@@ -468,8 +478,7 @@ class ScoRNNCell(nn.Module):
         dtype: torch.dtype | None = None,
     ) -> None:
         super().__init__()
-        if not isinstance(input_size, int) or input_size < 1:
-            raise ShapeError(f"input_size must be a positive integer, got {input_size!r}")
+        input_size = size(input_size, "input_size", minimum=1)
         dt = _module_dtype(dtype, "ScoRNNCell")
         self.input_size, self.hidden_size = input_size, hidden_size
         self.U = nn.Linear(input_size, hidden_size, bias=False, device=device, dtype=dt)

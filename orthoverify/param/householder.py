@@ -24,12 +24,19 @@ from orthoverify.backends import Array, Backend, Scalar
 from orthoverify.errors import DomainError, ShapeError, SingularError, ZeroVectorError
 from orthoverify.param._validate import (
     BackendLike,
+    columns_pow2,
+    columns_unscale,
     matrix,
     orthogonality_ratio,
     require_orthogonal,
     resolve,
+    scale_pow2,
+    unscale_pow2,
     vector,
     vector_or_columns,
+)
+from orthoverify.param._validate import (
+    size as checked_size,
 )
 
 __all__ = [
@@ -85,6 +92,7 @@ def _check_reflection_vector(b: Backend, u: Any, n: int | None, name: str) -> tu
 
 def reflection(u: Any, n: int | None = None, *, backend: BackendLike = None) -> Array:
     """``H_k(u)`` of eq. 6: the n x n reflection acting on the last k = len(u) >= 2 coordinates."""
+    n = None if n is None else checked_size(n, "n")
     b = resolve(backend, u)
     uu, size = _check_reflection_vector(b, u, n, "u")
     k = uu.shape[0]
@@ -94,6 +102,7 @@ def reflection(u: Any, n: int | None = None, *, backend: BackendLike = None) -> 
 
 def h1(u: Any, n: int, *, backend: BackendLike = None, require_orthogonal: bool = False) -> Array:
     """``H_1(u) = diag(I_{n-1}, u)`` of eq. 7; orthogonal exactly when u is +1 or -1."""
+    n = checked_size(n, "n")
     b = resolve(backend, u)
     uu = b.check_array(u, name="u_1")
     if uu.ndim > 1 or (uu.ndim == 1 and uu.shape[0] != 1):
@@ -193,12 +202,14 @@ def reflector_apply(u: Any, h: Any, *, backend: BackendLike = None) -> Array:
     """``prod_j (I - 2 U_j U_j' / ||U_j||^2) h``, applying the reflections to h one at a time
     (last column first) without forming the product: O(nm) instead of O(n^2 m)."""
     b = resolve(backend, u)
-    uu = _check_u(b, u)
+    uu, _ = columns_pow2(b, _check_u(b, u))  # each reflection is invariant to its column's scale
     n, m = uu.shape
     v, vec = vector_or_columns(b, h, "h", n)
+    v, fh = scale_pow2(b, v)  # linear in h
     for j in range(m - 1, -1, -1):
         col = uu[:, j : j + 1]
         v = v - col @ ((2 / (b.transpose(col) @ col)) * (b.transpose(col) @ v))
+    v = unscale_pow2(b, v, fh)
     return v.reshape(n) if vec else v
 
 
@@ -239,12 +250,8 @@ def theorem2_gradients(u: Any, h: Any, dl_dc: Any, *, backend: BackendLike = Non
     """``(dL/dU, dL/dh)`` of eqs. 14 and 15 for ``C = (I - U T^-1 U') h``; h and dL/dC may be
     n x B (a batch), in which case dL/dU is summed over the batch."""
     b = resolve(backend, u)
-    uu = _check_u(b, u)
+    uu, hh, cbar, vec, scales = _alg1_inputs(b, u, h, dl_dc)
     n, m = uu.shape
-    hh, vec = vector_or_columns(b, h, "h", n)
-    cbar, _ = vector_or_columns(b, dl_dc, "dL/dC", n)
-    if cbar.shape != hh.shape:
-        raise ShapeError(f"dL/dC has shape {tuple(cbar.shape)} but h has {tuple(hh.shape)}")
     t = wy_t(uu, b)
     ut = b.transpose(uu)
     h_t = b.solve_triangular(t, ut @ hh, upper=True)  # T^-1 U' h
@@ -255,6 +262,7 @@ def theorem2_gradients(u: Any, h: Any, dl_dc: Any, *, backend: BackendLike = Non
     ch = c_t @ b.transpose(h_t)
     dl_du = uu @ (hc * b.transpose(bmat) + ch * bmat) - cbar @ b.transpose(h_t) - hh @ b.transpose(c_t)
     dl_dh = cbar - uu @ c_t
+    dl_du, dl_dh = _alg1_unscale(b, scales, dl_du, dl_dh)
     return dl_du, (dl_dh.reshape(n) if vec else dl_dh)
 
 
@@ -329,24 +337,44 @@ def algorithm1_backward(
     return g, grad_u  # lines 17, 18
 
 
-def _alg1_inputs(b: Backend, u: Any, h: Any, dl_dc: Any) -> tuple[Array, Array, Array, bool]:
+_Scales = tuple[list[int], int, int]
+
+
+def _alg1_inputs(b: Backend, u: Any, h: Any, dl_dc: Any) -> tuple[Array, Array, Array, bool, _Scales]:
+    """Validated U, h, dL/dC (n x B) and whether h was a vector, each scaled by exact powers of
+    two where it lies outside the range its products need (U per column; see ``pow2_exponent``),
+    with the factors for :func:`_alg1_unscale`. In range (always, for mpmath and exact) nothing
+    is scaled and the results are those of the printed formulas bit for bit."""
     uu = _check_u(b, u)
     n = uu.shape[0]
     hh, vec = vector_or_columns(b, h, "h", n)
     cbar, _ = vector_or_columns(b, dl_dc, "dL/dC", n)
     if cbar.shape != hh.shape:
         raise ShapeError(f"dL/dC has shape {tuple(cbar.shape)} but h has {tuple(hh.shape)}")
-    return uu, hh, cbar, vec
+    uu, fu = columns_pow2(b, uu)
+    hh, fh = scale_pow2(b, hh)
+    cbar, fg = scale_pow2(b, cbar)
+    return uu, hh, cbar, vec, (fu, fh, fg)
+
+
+def _alg1_unscale(b: Backend, scales: _Scales, dl_du: Array, dl_dh: Array, c: Array | None = None) -> tuple[Any, ...]:
+    """Undo :func:`_alg1_inputs`' scaling: C is linear in h, dL/dh in dL/dC, and dL/dU bilinear
+    in both and, as the gradient of a function invariant to each column's scale, multiplied by
+    that column's factor."""
+    ku, kh, kg = scales
+    dl_du = columns_unscale(b, dl_du, ku, kh + kg)
+    dl_dh = unscale_pow2(b, dl_dh, kg)
+    return (dl_du, dl_dh) if c is None else (dl_du, dl_dh, unscale_pow2(b, c, kh))
 
 
 def algorithm1(u: Any, h: Any, dl_dc: Any, *, backend: BackendLike = None) -> Algorithm1Result:
     """Algorithm 1 as printed: one step of local FP and BP, returning C, dL/dh and dL/dU."""
     b = resolve(backend, u)
-    uu, hh, cbar, vec = _alg1_inputs(b, u, h, dl_dc)
+    uu, hh, cbar, vec, scales = _alg1_inputs(b, u, h, dl_dc)
     n = uu.shape[0]
     fwd = algorithm1_forward(uu, hh, b)
     dl_dh, dl_du = algorithm1_backward(uu, cbar, b, fwd)
-    c = fwd.big_h[0]  # line 16
+    dl_du, dl_dh, c = _alg1_unscale(b, scales, dl_du, dl_dh, fwd.big_h[0])  # line 16: C = H_{*,1}
     if vec:
         return Algorithm1Result(c.reshape(n), dl_dh.reshape(n), dl_du)
     return Algorithm1Result(c, dl_dh, dl_du)
@@ -356,7 +384,7 @@ def algorithm1_matlab(u: Any, h: Any, bpg: Any, *, backend: BackendLike = None) 
     """The MATLAB listing of App. D (Figure 7), transliterated line by line (1-based indices
     become 0-based; MATLAB's left-to-right evaluation order is kept)."""
     b = resolve(backend, u)
-    uu, hh, cbar, vec = _alg1_inputs(b, u, h, bpg)
+    uu, hh, cbar, vec, scales = _alg1_inputs(b, u, h, bpg)
     if not vec:
         raise ShapeError("the MATLAB listing takes a single vector h, not a batch")
     n, m = uu.shape
@@ -377,6 +405,7 @@ def algorithm1_matlab(u: Any, h: Any, bpg: Any, *, backend: BackendLike = None) 
         g = g - c_tilde_k * uu[:, k]  # g = g - c_tilde_k * U(:, k)
         big_g[k] = (-h_tilde[k]) * g - c_tilde_k * big_h[k + 1]  # G(:, k) = -h_tilde(k) * g - c_tilde_k * H(:, k+1)
     grad_u = b.stack_columns(big_g, n) if m else b.zeros((n, 0))
+    grad_u, g, c = _alg1_unscale(b, scales, grad_u, g, c)
     return Algorithm1Result(c, g, grad_u)
 
 

@@ -34,6 +34,7 @@ from orthoverify.backends.flops import (
     counting,
 )
 from orthoverify.errors import DomainError, ShapeError
+from orthoverify.param._validate import size
 from orthoverify.param.householder import Algorithm1Result, algorithm1_backward, algorithm1_forward
 
 __all__ = [
@@ -120,6 +121,7 @@ class FlopCount:
 
 # --------------------------------------------------------------------------- inputs
 def _check_sizes(n: int, m: int, batch: int) -> None:
+    size(n, "n"), size(m, "m"), size(batch, "batch")  # integers within [0, MAX_SIZE]
     if n < 1 or batch < 1:
         raise ShapeError(f"need n >= 1 and batch >= 1, got n = {n}, batch = {batch}")
     if not 0 <= m <= n:

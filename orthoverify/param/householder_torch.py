@@ -30,8 +30,9 @@ from torch import Tensor, nn
 
 from orthoverify.backends import Backend, get_backend
 from orthoverify.backends.base import reject_dtype
+from orthoverify.backends.torch_backend import float_tensor
 from orthoverify.errors import DomainError, DTypeError, InputError, ShapeError
-from orthoverify.param._validate import vector_or_columns
+from orthoverify.param._validate import columns_pow2, columns_unscale, vector_or_columns
 from orthoverify.param.householder import (
     Algorithm1Forward,
     _check_u,
@@ -55,13 +56,7 @@ def _check_strategy(strategy: object) -> Strategy:
     return cast(Strategy, strategy)
 
 
-def _check_tensor(x: object, name: str) -> Tensor:
-    """A torch tensor of a float dtype the torch backend supports."""
-    if not isinstance(x, Tensor):
-        raise DTypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
-    if x.dtype not in _FLOAT_DTYPES:
-        raise reject_dtype(str(x.dtype).replace("torch.", ""), name, "torch")
-    return x
+_check_tensor = float_tensor
 
 
 def _torch_backend(x: Tensor) -> Backend:
@@ -82,15 +77,18 @@ def _check_inputs(u: object, h: object) -> tuple[Tensor, Tensor]:
     return uu, hh
 
 
-def _validated(u: object, h: object) -> tuple[Backend, Tensor, Tensor, bool]:
-    """Backend, U (n x m, finite, nonzero columns, 1 <= n, m <= n - 1), h as n x B, and whether h was 1-D."""
+def _validated(u: object, h: object) -> tuple[Backend, Tensor, Tensor, bool, list[Any]]:
+    """Backend, U (n x m, finite, nonzero columns, 1 <= n, m <= n - 1), h as n x B, whether h
+    was 1-D, and the exact power-of-two factors of U's columns (``columns_pow2``: a column far
+    from unit size is rescaled, which leaves its reflection unchanged and keeps U'U finite)."""
     uu, hh = _check_inputs(u, h)
     b = _torch_backend(uu)
     if uu.ndim == 2 and uu.shape[0] == 0:
         raise ShapeError("U has no rows: n must be at least 1")
     uu = _check_u(b, uu)  # ShapeError, NonFiniteError, DomainError (m >= n), ZeroVectorError
     h2, vec = vector_or_columns(b, hh, "h", uu.shape[0])  # ShapeError, NonFiniteError
-    return b, uu, h2, vec
+    uu, fu = columns_pow2(b, uu)
+    return b, uu, h2, vec, fu
 
 
 def _norms_tensor(norms: list[Any], like: Tensor) -> Tensor:
@@ -114,7 +112,8 @@ class Algorithm1Function(torch.autograd.Function):
     def forward(ctx: Any, U: Tensor, h: Tensor, strategy: str = "store") -> Tensor:
         """Lines 4-10 and 16 of Algorithm 1; saves what ``strategy`` needs for lines 11-15."""
         strat = _check_strategy(strategy)
-        b, uu, h2, vec = _validated(U, h)
+        b, uu, h2, vec, fu = _validated(U, h)
+        ctx.fu = fu
         n, m = uu.shape
         fwd = algorithm1_forward(uu, h2, b)
         c = fwd.big_h[0] if m else h2.clone()  # with m = 0, W = I: never return the input itself
@@ -150,6 +149,7 @@ class Algorithm1Function(torch.autograd.Function):
             dl_dh, dl_du = algorithm1_backward(uu, g, b, fwd)
         else:
             dl_dh, dl_du = algorithm1_backward(uu, g, b, None, c=saved[2], norms=nk)
+        dl_du = columns_unscale(b, dl_du, ctx.fu)  # the gradient at U, not at the rescaled U
         need_u, need_h = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
         return (dl_du if need_u else None, (dl_dh.reshape(n) if ctx.vec else dl_dh) if need_h else None, None)
 
@@ -163,7 +163,7 @@ def householder_apply(U: Tensor, h: Tensor, *, strategy: Strategy = "store") -> 
     uu, hh = _check_inputs(U, h)
     if torch.is_grad_enabled() and (uu.requires_grad or hh.requires_grad):
         return cast(Tensor, Algorithm1Function.apply(uu, hh, strat))
-    b, u2, h2, vec = _validated(uu, hh)
+    b, u2, h2, vec, _ = _validated(uu, hh)
     c = algorithm1_forward(u2, h2, b).big_h[0]
     if u2.shape[1] == 0:
         c = h2.clone()

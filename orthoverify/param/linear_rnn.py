@@ -29,9 +29,19 @@ from typing import Any, Literal
 
 import numpy as np
 
-from orthoverify.backends import Array, Backend, Scalar, get_backend
+from orthoverify.backends import MAX_DIGITS, Array, Backend, Scalar, get_backend
+from orthoverify.backends.base import tensor_data
 from orthoverify.errors import DomainError, NonFiniteError, ShapeError, SingularError
-from orthoverify.param._validate import BackendLike, matrix, resolve
+from orthoverify.param._validate import (
+    MAX_SIZE,
+    BackendLike,
+    finite_result,
+    integer,
+    matrix,
+    real_values,
+    resolve,
+    size,
+)
 
 __all__ = [
     "CriticalPoint",
@@ -86,8 +96,11 @@ def psd_defect(s: Array, b: Backend) -> float:
         ctx = b.ctx  # type: ignore[attr-defined]
         vals = ctx.eigsy(ctx.matrix(((s + b.transpose(s)) / 2).tolist()), eigvals_only=True)
         low = min(vals[i] for i in range(m))
-        scale = b.to_float(b.norm(s))
-        return max(0.0, -float(low)) / (m * (b.eps * scale)) if scale > 0 else 0.0
+        nrm = b.norm(s)
+        den = m * (b.eps * b.to_float(nrm))
+        if den > 0:
+            return max(0.0, -float(low)) / den
+        return max(0.0, -float(low / nrm)) / (m * b.eps) if b.positive(nrm) else 0.0  # ||S|| below float range
     if b.exact:
         return 0.0 if _exact_psd(s) else math.inf
     x = b.to_numpy(s)
@@ -126,7 +139,7 @@ def _order(t: Any) -> int:
         raise DomainError(f"t (the number of time steps) must be an integer >= 1, got {t!r}")
     if t < 1:
         raise DomainError(f"t (the number of time steps) must be >= 1, got {t}")
-    return int(t)
+    return size(t, "t (the number of time steps)", minimum=1)
 
 
 def _scalar_input(b: Backend, c: Any, name: str) -> Scalar:
@@ -318,7 +331,7 @@ def stacked_powers(w: Any, t: Any, *, backend: BackendLike = None) -> Array:
     ww = matrix(b, w, "W", square=True)
     if ww.shape[0] == 0:
         raise ShapeError("W must be at least 1 x 1")
-    return b.concat(_powers(b, ww, tt)[1:], axis=1)
+    return finite_result(b, b.concat(_powers(b, ww, tt)[1:], axis=1), "W's powers")
 
 
 def population_risk(w: Any, y: Any, a: Any, sigma: Any, t: Any, c: Any = 0, *, backend: BackendLike = None) -> Scalar:
@@ -326,7 +339,7 @@ def population_risk(w: Any, y: Any, a: Any, sigma: Any, t: Any, c: Any = 0, *, b
     (= ||(Y WW - A) Sigma^(1/2)||_F^2 + C); Sigma must be symmetric PSD."""
     b = resolve(backend, w)
     pb = problem(y, a, sigma, t, c, backend=b)
-    return _risk(pb, _w(pb, w))
+    return finite_result(pb.b, _risk(pb, _w(pb, w)), "the risk R[W]")
 
 
 def risk_gradient(w: Any, y: Any, a: Any, sigma: Any, t: Any, *, backend: BackendLike = None) -> Array:
@@ -334,7 +347,7 @@ def risk_gradient(w: Any, y: Any, a: Any, sigma: Any, t: Any, *, backend: Backen
     ``G = Y'(Y WW - A) Sigma = (G_1 | ... | G_t)`` (valid for any symmetric Sigma)."""
     b = resolve(backend, w)
     pb = problem(y, a, sigma, t, backend=b, psd=False)
-    return _grad(pb, _w(pb, w))
+    return finite_result(pb.b, _grad(pb, _w(pb, w)), "the gradient of R")
 
 
 def claim1_gradient_printed(w: Any, y: Any, a: Any, sigma: Any, t: Any, *, backend: BackendLike = None) -> Array:
@@ -342,7 +355,7 @@ def claim1_gradient_printed(w: Any, y: Any, a: Any, sigma: Any, t: Any, *, backe
     (d x n; it has the shape of W only when d = n, which the paper assumes)."""
     b = resolve(backend, w)
     pb = problem(y, a, sigma, t, backend=b, psd=False)
-    return _printed(pb, _w(pb, w))
+    return finite_result(pb.b, _printed(pb, _w(pb, w)), "Claim 1's gradient")
 
 
 def _printed(pb: Problem, w: Array) -> Array:
@@ -363,7 +376,7 @@ def risk_hessian(w: Any, y: Any, a: Any, sigma: Any, t: Any, *, backend: Backend
     :func:`risk_gradient` along E_rs (the product rule applied to its factors, no differencing)."""
     b = resolve(backend, w)
     pb = problem(y, a, sigma, t, backend=b, psd=False)
-    return _hess(pb, _w(pb, w))
+    return finite_result(pb.b, _hess(pb, _w(pb, w)), "the Hessian of R")
 
 
 def gradient_scale(pb: Problem, w: Array) -> float:
@@ -451,7 +464,7 @@ def expected_loss(
         r = (lin @ _vec(b, x)).reshape(1, -1) - eta
         term = pk * b.sum(r * r) / eta.shape[0]
         total = term if total is None else total + term
-    return total
+    return finite_result(b, total, "the expected loss")
 
 
 def data_moments(
@@ -469,7 +482,7 @@ def data_moments(
         c_k = pk * b.sum(eta * eta) / eta.shape[0]
         sigma = s_k if sigma is None else sigma + s_k
         c = c_k if c is None else c + c_k
-    return sigma, c
+    return finite_result(b, sigma, "Sigma = E[vec(X) vec(X)']"), finite_result(b, c, "C = E||eta||^2")
 
 
 # =============================================================================== critical points
@@ -511,6 +524,8 @@ def sigma_min(w: Any, *, backend: BackendLike = None) -> Any:
     (SymPy matrices at 50 digits)."""
     b = resolve(backend, w)
     ww = matrix(b, w, "W", square=True)
+    if ww.shape[0] == 0:
+        raise ShapeError("W must be at least 1 x 1")
     if b.family == "mpmath":
         ctx = b.ctx  # type: ignore[attr-defined]
         s = ctx.svd_r(ctx.matrix(ww.tolist()), compute_uv=False)
@@ -524,7 +539,7 @@ def sigma_min(w: Any, *, backend: BackendLike = None) -> Any:
 def classify(eigenvalues: Sequence[Any], *, rel_tol: float = 1e-20) -> Kind:
     """min / max / saddle from the Hessian's eigenvalues; ``degenerate`` when one of them is
     zero to within ``rel_tol`` times the largest (the second-order test cannot decide)."""
-    vals = [float(v) for v in eigenvalues]
+    vals = [float(v) for v in real_values(eigenvalues, "eigenvalues")]
     top = max((abs(v) for v in vals), default=0.0)
     tol = rel_tol * top
     if top == 0.0 or any(abs(v) <= tol for v in vals):
@@ -572,14 +587,14 @@ def refine_critical_point(
 
 def _refine(pb: Problem, w: Array, max_steps: int) -> tuple[Array, Scalar]:
     b, n = pb.b, pb.n
-    g = _grad(pb, w)
+    g = finite_result(b, _grad(pb, w), "the gradient of R")
     gn = b.norm(g)
     floor = max(b.eps, 1e-300) ** 0.5
     for _ in range(max_steps):
         if b.is_zero(gn):
             break
         try:
-            step = _newton_step(b, _hess(pb, w), g, n, mode="any", floor=floor)
+            step = _newton_step(b, finite_result(b, _hess(pb, w), "the Hessian of R"), g, n, mode="any", floor=floor)
         except SingularError:
             break
         w2 = w + step
@@ -700,8 +715,8 @@ def find_critical_points(
     s = scale times 0.5, 1 or 2), deduplicated, then refined by Newton at ``digits`` digits and
     classified by the Hessian's eigenvalues there. Sorted by risk; starts that do not converge
     are dropped. Finds critical points, never proves there are no others."""
-    if starts < 1:
-        raise DomainError(f"starts must be >= 1, got {starts}")
+    starts = integer(starts, "starts", minimum=1, maximum=MAX_SIZE)
+    digits = integer(digits, "digits", minimum=16, maximum=MAX_DIGITS)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     f64 = get_backend("numpy-float64")
     hp = get_backend("mpmath" if digits == 50 else f"mpmath-{digits}")
@@ -714,7 +729,7 @@ def find_critical_points(
 def _hp_input(hp: Backend, x: Any) -> Any:
     """Inputs for the high-precision problem: strings and SymPy/mpmath values keep their digits."""
     if hasattr(x, "detach"):
-        x = x.detach().cpu().numpy()
+        x = tensor_data(x, "input", hp.name)
     if isinstance(x, (int, float, str)):
         return x
     return hp.asarray(x)  # mpmath values of any precision keep their digits (MpmathBackend)

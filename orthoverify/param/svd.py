@@ -24,11 +24,16 @@ from orthoverify.backends import Array, Backend, Scalar
 from orthoverify.errors import DomainError, NonFiniteError, ShapeError, ZeroVectorError
 from orthoverify.param._validate import (
     BackendLike,
+    integer,
     matrix,
     require_orthogonal,
     resolve,
+    rows,
     vector,
     vector_or_columns,
+)
+from orthoverify.param._validate import (
+    size as checked_size,
 )
 from orthoverify.param.householder import _householder_block
 
@@ -64,6 +69,7 @@ __all__ = [
 # --------------------------------------------------------------------------- eq. 1 to 3, 17
 def reflector(u: Any, n: int | None = None, *, backend: BackendLike = None) -> Array:
     """``H^n_k(u)`` of eq. 1, k = len(u) >= 1: ``diag(I_{n-k}, I_k - 2uu'/u'u)``, and I_n for u = 0."""
+    n = None if n is None else checked_size(n, "n")
     b = resolve(backend, u)
     uu = vector(b, u, "u")
     k = uu.shape[0]
@@ -102,6 +108,7 @@ def _vectors(b: Backend, vectors: Sequence[Any], name: str, n: int | None) -> tu
 
 def m_k(vectors: Sequence[Any], n: int | None = None, *, backend: BackendLike = None) -> Array:
     """``M_k(u_k, ..., u_n) = H_n(u_n) ... H_k(u_k)`` (eq. 2) from ``[u_k, ..., u_n]``; I_n when empty."""
+    n = None if n is None else checked_size(n, "n")
     b = resolve(backend, vectors[0] if len(vectors) else 0.0)
     vs, _, size = _vectors(b, vectors, "vectors", n)
     out = b.eye(size)
@@ -124,6 +131,7 @@ def _sigma_block(b: Backend, sigma: Array, m: int, n: int) -> Array:
 def m_rect(us: Sequence[Any], vs: Sequence[Any], sigma: Any, *, m: int, n: int, backend: BackendLike = None) -> Array:
     """``M^{m,n}_{k1,k2}`` of eq. 17: ``H^m_m(u_m)...H^m_k1(u_k1) Sigma H^n_k2(v_k2)...H^n_n(v_n)``
     with Sigma = (diag(sigma) | 0) (m < n) or (diag(sigma); 0) (m > n), sigma of length min(m, n)."""
+    m, n = checked_size(m, "m"), checked_size(n, "n")
     b = resolve(backend, sigma)
     s = vector(b, sigma, "sigma")
     if s.shape[0] != min(m, n):
@@ -302,6 +310,7 @@ def svd_parameters(w: Any, *, backend: BackendLike = None) -> SvdParameters:
 # --------------------------------------------------------------------------- Thm 3
 def pad(x: Any, length: int, *, backend: BackendLike = None) -> Array:
     """``(0, ..., 0, x)`` of the given length: ``H^n_length(pad(x)) = H^n_len(x)(x)``."""
+    length = checked_size(length, "length")
     b = resolve(backend, x)
     xx = vector(b, x, "x")
     if length < xx.shape[0]:
@@ -343,6 +352,7 @@ def theorem3_parameters(a: Any, k1: int, k2: int, *, backend: BackendLike = None
     """(us, vs) with ``M_{k1,k2}(us, vs, 1) = A`` for orthogonal A and k1 + k2 <= n + 2: the
     assignment (19)-(22) of App. A.4 with the vectors padded by leading zeros and the zero
     range starting at t = k1 + k2 - 1 (as printed it starts at k1 + k2 - 2, see theorem3_printed)."""
+    k1, k2 = integer(k1, "k1"), integer(k2, "k2")
     b = resolve(backend, a)
     aa = require_orthogonal(b, a, "A", 30.0)
     return _theorem3(b, aa, k1, k2, "corrected")
@@ -351,6 +361,7 @@ def theorem3_parameters(a: Any, k1: int, k2: int, *, backend: BackendLike = None
 def theorem3_printed(a: Any, k1: int, k2: int, *, backend: BackendLike = None) -> tuple[list[Array], list[Array]]:
     """The assignment (19)-(22) executed in printed order: ``x_{k2+k1-k-1} = a_k`` (padded), then
     ``x_t = 0 for t = k2+k1-2, ..., n``, which overwrites the slot just given a_1 (b_1)."""
+    k1, k2 = integer(k1, "k1"), integer(k2, "k2")
     b = resolve(backend, a)
     aa = require_orthogonal(b, a, "A", 30.0)
     return _theorem3(b, aa, k1, k2, "printed")
@@ -389,7 +400,7 @@ def hprod(h: Any, u: Any, *, norm: Any = None, guard: bool = False, backend: Bac
     vector or the columns of an n x B matrix. ``norm`` is a precomputed u'u (Sec. 4.2's 4k flops);
     ``guard=True`` returns h for u = 0 (eq. 1's convention), which the printed algorithm does not."""
     b = resolve(backend, h)
-    hh, vec = vector_or_columns(b, h, "h", b.check_array(h, name="h").shape[0])
+    hh, vec = vector_or_columns(b, h, "h", rows(b, h, "h"))
     n = hh.shape[0]
     uk, k = _reflection_input(b, u, n, "u")  # noqa: RUF059 (the flop counter reads k from this frame)
     if guard and b.is_zero(uk):
@@ -426,7 +437,7 @@ def hgrad(
     ``dL/du = -alpha g - beta h + alpha beta u``; with columns, summed over the batch.
     ``norm`` (u'u) and ``alpha`` (from the forward pass) may be passed to reuse them (Sec. 4.2)."""
     b = resolve(backend, h)
-    n = b.check_array(h, name="h").shape[0]
+    n = rows(b, h, "h")
     hh, vec = vector_or_columns(b, h, "h", n)
     gg, _ = vector_or_columns(b, g, "g", n)
     if tuple(gg.shape) != tuple(hh.shape):
@@ -486,7 +497,7 @@ def svdrnn_local(
     if variant not in ("printed", "corrected"):
         raise DomainError(f"variant must be 'printed' or 'corrected', got {variant!r}")
     b = resolve(backend, h)
-    n = b.check_array(h, name="h").shape[0]
+    n = rows(b, h, "h")
     hh, vec = vector_or_columns(b, h, "h", n)
     gg, _ = vector_or_columns(b, dl_dc, "dL/dC", n)
     if tuple(gg.shape) != tuple(hh.shape):

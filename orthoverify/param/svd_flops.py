@@ -25,6 +25,7 @@ import numpy as np
 from orthoverify.backends.flops import KINDS, FlopBackend, Key, OpCounts, counting
 from orthoverify.errors import DomainError, ShapeError
 from orthoverify.param import svd
+from orthoverify.param._validate import size
 from orthoverify.param.householder_flops import ZeroSpec, count_algorithm1
 
 __all__ = [
@@ -72,7 +73,7 @@ def _size(x: Any, name: str, low: int) -> int:
         raise DomainError(f"{name} must be an integer, got {x!r}")
     if x < low:
         raise (ShapeError if name in ("n", "batch") else DomainError)(f"need {name} >= {low}, got {name} = {x}")
-    return int(x)
+    return size(x, name, minimum=low)  # and at most MAX_SIZE
 
 
 def _nk(n: int, k: int, batch: int, name: str = "k") -> tuple[int, int, int]:

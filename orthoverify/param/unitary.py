@@ -24,6 +24,7 @@ from typing import Any, Literal
 import numpy as np
 
 from orthoverify.backends import Array, Backend, Scalar, get_backend, infer_backend
+from orthoverify.backends.base import host_array
 from orthoverify.errors import (
     DomainError,
     DTypeError,
@@ -32,7 +33,16 @@ from orthoverify.errors import (
     ShapeError,
     ZeroVectorError,
 )
-from orthoverify.param._validate import BackendLike
+from orthoverify.param._validate import (
+    BackendLike,
+    finite_result,
+    has_range,
+    pow2_exponent,
+    scale_pow2,
+    times_pow2,
+    unscale_pow2,
+)
+from orthoverify.param._validate import size as checked_size
 
 __all__ = [
     "CArray",
@@ -176,7 +186,7 @@ def as_carray(
     else:
         cb = _complex_dtype_backend(x)
         if cb is None and not hasattr(x, "detach"):
-            arr = np.asarray(x)
+            arr = host_array(x, name, "numpy")
             if arr.dtype.kind == "c":
                 x, cb = arr, get_backend("numpy-float64")
         if cb is not None:
@@ -262,11 +272,13 @@ def polish_unitary(w: Any, *, backend: BackendLike = None, max_steps: int = 12) 
     float64 Haar sample lifted to 50 digits). W must be within 0.5 of unitary in norm."""
     b, x = as_carray(w, backend=backend, name="W", ndim=2)
     n = x.shape[0]
+    if x.shape[1] != n:
+        raise ShapeError(f"W must be square, got shape {x.shape}")
     eye = ceye(b, n)
     for _ in range(max_steps):
         e = ct(b, x) @ x - eye
         err = 0.0 if b.exact else b.to_float(cnorm(b, e))
-        if err > 0.5:
+        if not err <= 0.5:  # NaN too: W*W overflowed, W is nowhere near unitary
             raise NotUnitaryError(
                 f"W is too far from unitary to polish: ||W*W - I||_F = {err:.3g}", ratio=err, threshold=0.5
             )
@@ -288,8 +300,9 @@ def embed_matrix(w: Any, *, backend: BackendLike = None) -> Array:
 
 def embed_vector(h: Any, *, backend: BackendLike = None) -> Array:
     """``h_hat = (Re h, Im h)``: a length-n complex vector (or n x B columns) as 2n reals."""
-    b, hh = as_carray(h, backend=backend, name="h")
-    return b.concat([hh.re, hh.im], axis=0)
+    b, hh, vec = _as_columns(backend, h, "h")  # type: ignore[arg-type]
+    out = b.concat([hh.re, hh.im], axis=0)
+    return out.reshape(out.shape[0]) if vec else out
 
 
 def split_vector(x: Any, *, backend: BackendLike = None) -> CArray:
@@ -344,6 +357,7 @@ def _check_vector(b: Backend, u: CArray, name: str) -> None:
 def complex_reflection(u: Any, n: int | None = None, *, backend: BackendLike = None) -> CArray:
     """``H_hat_k(u) = diag(I_{n-k}, I_k - 2 u u* / ||u||^2)`` (eq. 6 with ' replaced by *, Sec. 4.3),
     k = len(u) >= 1; with k = n it is the uRNN's reflection R of Arjovsky et al. Sec. 2."""
+    n = None if n is None else checked_size(n, "n")
     b, uu = as_carray(u, backend=backend, name="u")
     _check_vector(b, uu, "u")
     k = uu.shape[0]
@@ -363,9 +377,8 @@ def apply_reflection(u: Any, x: Any, *, backend: BackendLike = None) -> CArray:
     """``H_hat_k(u) x = x - 2 u (u* x) / ||u||^2`` on the last k rows of x (n or n x B): O(n B)."""
     b, uu = as_carray(u, backend=backend, name="u")
     _check_vector(b, uu, "u")
-    b, xx = as_carray(x, backend=b, name="x")
+    b, xx, vec = _as_columns(b, x, "x")
     k = uu.shape[0]
-    vec = xx.ndim == 1
     x2 = xx.reshape(xx.shape[0], 1) if vec else xx
     nrows = x2.shape[0]
     if nrows < k:
@@ -452,6 +465,7 @@ def unitary_parameters(w: Any, *, backend: BackendLike = None, threshold: float 
 def dft_matrix(n: int, *, backend: BackendLike = None, inverse: bool = False, normalized: bool = True) -> CArray:
     """``F_jk = exp(-2 pi i j k / n) / sqrt(n)`` (``+`` for the inverse). ``normalized=False``
     drops the 1/sqrt(n): the convention of numpy.fft.fft, which is *not* unitary (F*F = n I)."""
+    n = checked_size(n, "n")
     b = backend if isinstance(backend, Backend) else get_backend(backend or "numpy-float64")
     if n < 1:
         raise ShapeError(f"n must be >= 1, got {n}")
@@ -523,7 +537,8 @@ def _fft_bluestein(b: Backend, x: CArray, sign: int) -> CArray:
     return w * conv[:n]  # Count bluestein chirp
 
 
-def _as_columns(b: Backend, x: Any, name: str) -> tuple[Backend, CArray, bool]:
+def _as_columns(b: Backend | None, x: Any, name: str) -> tuple[Backend, CArray, bool]:
+    """x as n x B columns (a vector as n x 1), whether it was a vector; ShapeError otherwise."""
     b, xx = as_carray(x, backend=b, name=name)
     if xx.ndim == 1:
         return b, xx.reshape(xx.shape[0], 1), True
@@ -537,7 +552,7 @@ def fft(x: Any, *, backend: BackendLike = None, inverse: bool = False, normalize
     radix-2 for powers of two, Bluestein otherwise; written against the backend protocol, so
     it runs exactly (SymPy), at high precision (mpmath) and under torch autograd."""
     b0 = backend if isinstance(backend, Backend) else (get_backend(backend) if backend else None)
-    b, xx, vec = _as_columns(b0, x, "x")  # type: ignore[arg-type]
+    b, xx, vec = _as_columns(b0, x, "x")
     n = xx.shape[0]
     if n == 0:
         raise ShapeError("x is empty")
@@ -552,7 +567,9 @@ def fft_native(x: Any, *, backend: BackendLike = None, inverse: bool = False, no
     """The same transform through numpy.fft or torch.fft (float backends only): the fast path
     cross-checked against :func:`fft` and the dense :func:`dft_matrix`."""
     b0 = backend if isinstance(backend, Backend) else (get_backend(backend) if backend else None)
-    b, xx, vec = _as_columns(b0, x, "x")  # type: ignore[arg-type]
+    b, xx, vec = _as_columns(b0, x, "x")
+    if xx.shape[0] == 0:
+        raise ShapeError("x is empty")
     norm: Literal["ortho", "backward"] = "ortho" if normalized else "backward"
     if b.family == "numpy":
         z = xx.re + 1j * xx.im
@@ -636,6 +653,7 @@ def urnn_parameters(
 def urnn_random(rng: np.random.Generator, n: int) -> dict[str, Any]:
     """Parameters drawn as Sec. 3.4 initialises them: w ~ U[-pi, pi], Re and Im of v ~ U[-1, 1],
     a random permutation (float64 NumPy arrays; pass them to :func:`urnn_parameters`)."""
+    n = checked_size(n, "n", minimum=1)
     return {
         "w1": rng.uniform(-np.pi, np.pi, n),
         "w2": rng.uniform(-np.pi, np.pi, n),
@@ -648,6 +666,7 @@ def urnn_random(rng: np.random.Generator, n: int) -> dict[str, Any]:
 
 def urnn_parameter_count(n: int) -> int:
     """Real parameters of W: 3n phases and two complex n-vectors (Pi is fixed, F has none)."""
+    n = checked_size(n, "n")
     return 3 * n + 2 * (2 * n)
 
 
@@ -730,18 +749,34 @@ def _undefined_at_zero(b: Backend, m: Array, bias: Array) -> None:
             )
 
 
+def _pow2_scaled(b: Backend, zz: CArray, bb: Array) -> tuple[CArray, Array, int]:
+    """z and the bias times the exact power of two 2^k that brings z's largest part near 1 when
+    |z|^2 would overflow or underflow (``pow2_exponent``); modReLU is positively homogeneous in
+    (z, b) jointly, so the result is scaled back exactly. In range (k = 0) nothing changes."""
+    if not has_range(b):
+        return zz, bb, 0
+    k = pow2_exponent(b, b.max_abs(b.concat([zz.re.reshape(-1), zz.im.reshape(-1)]))) or 0
+    if k == 0:
+        return zz, bb, 0
+    return CArray(times_pow2(b, zz.re, k), times_pow2(b, zz.im, k)), times_pow2(b, bb, k), k
+
+
+def _unscaled(b: Backend, out: CArray, k: int) -> CArray:
+    return out if k == 0 else CArray(unscale_pow2(b, out.re, k), unscale_pow2(b, out.im, k))
+
+
 def modrelu_relu_form(z: Any, bias: Any, *, backend: BackendLike = None) -> CArray:
     """``sigma(z) = ReLU(|z| + b) z / |z|`` elementwise (Arjovsky et al. Sec. 3.2, last line);
     0 where z = 0 and b <= 0, DomainError where z = 0 and b > 0."""
     b, zz = as_carray(z, backend=backend, name="z", ndim=1)
     n = zz.shape[0]
-    bb = _bias(b, bias, n)
+    zz, bb, f = _pow2_scaled(b, zz, _bias(b, bias, n))
     m = _modulus(b, zz)
     _undefined_at_zero(b, m, bb)
     s = m + bb
     relu = (s + b.abs(s)) / 2
     safe = m + b.asarray([1 if b.is_zero(m[i]) else 0 for i in range(n)])  # z = 0 -> relu = 0 there
-    return zz * (relu / safe)
+    return _unscaled(b, zz * (relu / safe), f)
 
 
 def modrelu(z: Any, bias: Any, *, backend: BackendLike = None, rule: ModReluRule = "arjovsky") -> CArray:
@@ -749,7 +784,7 @@ def modrelu(z: Any, bias: Any, *, backend: BackendLike = None, rule: ModReluRule
     (Arjovsky et al.; ``> 0`` in eq. 4 of Mhammedi et al., rule ``"mhammedi"``), else 0."""
     b, zz = as_carray(z, backend=backend, name="z", ndim=1)
     n = zz.shape[0]
-    bb = _bias(b, bias, n)
+    zz, bb, f = _pow2_scaled(b, zz, _bias(b, bias, n))
     m = _modulus(b, zz)
     _undefined_at_zero(b, m, bb)
     re, im = [], []
@@ -762,7 +797,7 @@ def modrelu(z: Any, bias: Any, *, backend: BackendLike = None, rule: ModReluRule
         else:
             re.append(zz.re[i] * 0)
             im.append(zz.im[i] * 0)
-    return CArray(b.stack(re), b.stack(im))
+    return _unscaled(b, CArray(b.stack(re), b.stack(im)), f)
 
 
 IndexConvention = Literal["printed", "corrected"]
@@ -773,6 +808,7 @@ def modrelu_real_indices(n: int, convention: IndexConvention = "printed") -> lis
     ``k~_i = i mod n`` as in Mhammedi et al. Sec. 3 (with mod's residues 0..m-1 these can be 0,
     outside 1..2n and 1..n); ``corrected``: ``k_i = ((i + n - 1) mod 2n) + 1``,
     ``k~_i = ((i - 1) mod n) + 1``."""
+    n = checked_size(n, "n")
     if n < 1:
         raise ShapeError(f"n must be >= 1, got {n}")
     if convention == "printed":
@@ -791,6 +827,8 @@ def modrelu_real(a: Any, bias: Any, *, backend: BackendLike = None, convention: 
         raise ShapeError(f"a must have even length 2n, got {aa.shape[0]}")
     n = aa.shape[0] // 2
     bb = _bias(b, bias, n)
+    aa, kp = scale_pow2(b, aa)  # positively homogeneous in (a, b) jointly: scale both, then back
+    bb = times_pow2(b, bb, kp)
     out = []
     for i, k, kt in modrelu_real_indices(n, convention):
         if not 1 <= k <= 2 * n:
@@ -808,7 +846,7 @@ def modrelu_real(a: Any, bias: Any, *, backend: BackendLike = None, convention: 
             out.append(s / m * ai)
         else:
             out.append(ai * 0)
-    return b.stack(out)
+    return unscale_pow2(b, b.stack(out), kp)
 
 
 # =========================================================================== RNNs (eq. 3)
@@ -845,6 +883,7 @@ def complex_rnn(
     out = []
     for t in range(x.shape[0]):
         z = ww @ h + vv @ CArray(x[t], b.zeros(x.shape[1]))
+        z = CArray(finite_result(b, z.re, f"W h_{t} + V x_{t + 1}"), finite_result(b, z.im, f"W h_{t} + V x_{t + 1}"))
         if activation == "modrelu":
             h = modrelu(z, bias, backend=b)
         else:
@@ -864,9 +903,15 @@ def real_rnn(
     vh = b.check_array(vhat, name="V_hat", ndim=2)
     h = b.check_array(h0hat, name="h0_hat", ndim=1)
     x = b.check_array(xs, name="xs", ndim=2)
+    n2 = wh.shape[0]
+    if wh.shape != (n2, n2) or vh.shape[0] != n2 or h.shape[0] != n2 or x.shape[1] != vh.shape[1]:
+        raise ShapeError(
+            f"shapes disagree: W_hat {tuple(wh.shape)}, V_hat {tuple(vh.shape)}, h0_hat {tuple(h.shape)}, "
+            f"xs {tuple(x.shape)}"
+        )
     out = []
     for t in range(x.shape[0]):
-        a = wh @ h + vh @ x[t]
+        a = finite_result(b, wh @ h + vh @ x[t], f"W_hat h_{t} + V_hat x_{t + 1}")
         if activation == "modrelu":
             h = modrelu_real(a, bias, backend=b)
         else:
@@ -878,6 +923,7 @@ def real_rnn(
 # =========================================================================== Sec. 3.4
 def init_h0_bound(n: int) -> float:
     """``sqrt(3 / (2 n))``: the half-width of Sec. 3.4's uniform initialisation of h0."""
+    n = checked_size(n, "n")
     if n < 1:
         raise ShapeError(f"n must be >= 1, got {n}")
     return math.sqrt(3.0 / (2 * n))
@@ -886,6 +932,8 @@ def init_h0_bound(n: int) -> float:
 def init_h0(rng: np.random.Generator, n: int, size: int | None = None) -> np.ndarray:
     """h0 drawn as Sec. 3.4 says: real and imaginary parts i.i.d. U[-sqrt(3/2n), sqrt(3/2n)]
     (complex128; ``size`` draws as rows)."""
+    n = checked_size(n, "n", minimum=1)
+    size = None if size is None else checked_size(size, "size")
     a = init_h0_bound(n)
     shape = (n,) if size is None else (size, n)
     return rng.uniform(-a, a, shape) + 1j * rng.uniform(-a, a, shape)

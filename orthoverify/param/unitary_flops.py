@@ -45,6 +45,7 @@ import numpy as np
 from orthoverify.backends import get_backend
 from orthoverify.backends.flops import KINDS, OpCounts, counting
 from orthoverify.errors import DomainError, ShapeError
+from orthoverify.param._validate import size
 from orthoverify.param.unitary import (
     CArray,
     apply_reflection,
@@ -136,7 +137,7 @@ def _size(n: Any, name: str = "n", low: int = 1) -> int:
         raise DomainError(f"{name} must be an integer, got {n!r}")
     if n < low:
         raise ShapeError(f"need {name} >= {low}, got {name} = {n}")
-    return int(n)
+    return size(n, name, minimum=low)  # and at most MAX_SIZE
 
 
 def bluestein_length(n: int) -> int:

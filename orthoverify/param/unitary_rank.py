@@ -39,6 +39,8 @@ import numpy as np
 
 from orthoverify.backends import Array, Backend, get_backend
 from orthoverify.errors import BackendError, DomainError, NonFiniteError, ShapeError
+from orthoverify.param._validate import real_values
+from orthoverify.param._validate import size as checked_size
 from orthoverify.param.unitary import (
     CArray,
     URNNParameters,
@@ -77,6 +79,7 @@ FACTOR_ORDER: tuple[str, ...] = ("D3", "R2", "Finv", "D2", "Pi", "R1", "F", "D1"
 def rank_bound(n: int) -> int:
     """``min(n^2, 7n - 7)`` for n >= 2, 1 for n = 1: the dimension of U(n), or the 7n
     parameters less the seven :func:`symmetry_directions`, whichever is smaller."""
+    n = checked_size(n, "n")
     if n < 1:
         raise ShapeError(f"n must be >= 1, got {n}")
     return 1 if n == 1 else min(n * n, 7 * n - 7)
@@ -447,7 +450,9 @@ def decide_rank(
     size the matrix would have without cancellation, e.g. ``||J|| ||K||`` for a product J K,
     or a matrix of pure rounding noise gets full rank. ``gap`` is the smallest retained over the
     largest dropped value (inf when none is dropped or none retained)."""
-    if rows < 0 or cols < 0 or len(svals) != min(rows, cols):
+    svals = real_values(svals, "svals")
+    rows, cols = checked_size(rows, "rows"), checked_size(cols, "cols")
+    if len(svals) != min(rows, cols):
         raise ShapeError(f"a {rows} x {cols} matrix has {min(rows, cols)} singular values, got {len(svals)}")
     if not (eps > 0 and math.isfinite(eps)):
         raise DomainError(f"eps must be a positive unit roundoff, got {eps}")
