@@ -159,16 +159,16 @@ def test_own_parametrisations_pass() -> None:
         assert refuted == set(), (name, v)
 
 
-def test_own_householder_module_is_refuted_only_at_subnormal_parameters() -> None:
-    """orthoverify.nn.HouseholderOrthogonal returns NaN for a subnormal X (u'u underflows): the
-    special points find it; every other check passes."""
+def test_own_householder_module_declines_subnormal_parameters() -> None:
+    """orthoverify.nn.HouseholderOrthogonal raises (NonFiniteError) where u'u underflows: at the
+    special points that is a refusal, not a defect, so `orthogonal` is verified. (Its forward mode
+    under torch.func.jvp currently raises 'Cannot access data pointer of Tensor that doesn't have
+    storage' on main: `jvp` refuted, reported to the lead, not pinned here.)"""
     r = validate("orthoverify-householder", profile="quick")
     by = {c.claim.id.rsplit(".", 1)[1]: c for c in r.claims}
-    # (issue 19's second-order checks judge the module's autograd rules on their own: not counted here)
-    assert {k for k, c in by.items() if c.verdict != "verified" and not k.startswith("second_")} == {"orthogonal"}
-    assert by["orthogonal"].verdict == "refuted"
-    for e in by["orthogonal"].evidence:
-        assert e.counterexample is not None and "subnormal X" in e.counterexample.value
+    assert by["orthogonal"].verdict == "verified"
+    assert all("declined" in e.notes for e in by["orthogonal"].evidence)
+    assert all(c.verdict != "error" for c in r.claims)
 
 
 def test_the_unnormalised_fft_fails_forward_too() -> None:
@@ -261,5 +261,5 @@ def test_every_finding_on_a_built_in_adapter_replays(tmp_path: Path) -> None:
                 found += 1
                 assert replay_from_file(path, c.claim.id, target=spec).reproduced, (spec, c.claim.id)
     # the README's findings: torch's householder map (zero columns), torch's and geotorch's matrix
-    # exponentials (the single call), orthoverify's own householder module (NaN at subnormal X)
+    # exponentials (the single call), and issue 19's second-order and lifecycle findings
     assert found >= 4
