@@ -148,7 +148,7 @@ def test_geotorch_adapters_run_when_geotorch_is_installed() -> None:
 
 
 def test_own_parametrisations_pass() -> None:
-    own = ("orthoverify-scaled-cayley", "orthoverify-svd", "orthoverify-urnn")
+    own = ("orthoverify-householder", "orthoverify-scaled-cayley", "orthoverify-svd", "orthoverify-urnn")
     # second order: a mode the module has no rule for is inconclusive (not applicable); ScaledCayleyFunction
     # refuses nested forward mode (torch.func would silently give a zero second derivative; it did, refuted)
     second = {"second_ff", "second_fr", "second_rr"}
@@ -161,14 +161,15 @@ def test_own_parametrisations_pass() -> None:
 
 def test_own_householder_module_declines_subnormal_parameters() -> None:
     """orthoverify.nn.HouseholderOrthogonal raises (NonFiniteError) where u'u underflows: at the
-    special points that is a refusal, not a defect, so `orthogonal` is verified. (Its forward mode
-    under torch.func.jvp currently raises 'Cannot access data pointer of Tensor that doesn't have
-    storage' on main: `jvp` refuted, reported to the lead, not pinned here.)"""
+    special points that is a refusal, not a defect, so `orthogonal` is verified. Its power-of-two
+    scale decision reads a number off a tensor, also under torch.func.jvp (whose wrapped tensors have
+    no storage: `jvp` was refuted when it read them through numpy)."""
     r = validate("orthoverify-householder", profile="quick")
     by = {c.claim.id.rsplit(".", 1)[1]: c for c in r.claims}
     assert by["orthogonal"].verdict == "verified"
     assert all("declined" in e.notes for e in by["orthogonal"].evidence)
     assert all(c.verdict != "error" for c in r.claims)
+    assert by["jvp"].verdict == "verified"
 
 
 def test_the_unnormalised_fft_fails_forward_too() -> None:
