@@ -159,7 +159,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     pv = sub.add_parser("validate", help="run the conformance checks on someone else's implementation")
-    pv.add_argument("target", metavar="TARGET", help="a built-in adapter name or module:attribute")
+    pv.add_argument("target", metavar="TARGET", nargs="?", help="a built-in adapter name or module:attribute")
+    pv.add_argument(
+        "--list",
+        dest="list_kinds",
+        action="store_true",
+        help="print the kinds (signature, conventions, allowance) and the built-in adapters, and exit",
+    )
     pv.add_argument("--kind", default=None, help="what the target computes (see `orthoverify validate --list`)")
     pv.add_argument("--dtype", type=_csv, default=["float32", "float64"], metavar="float32,float64")
     pv.add_argument("--device", type=_device, default="cpu", help="cpu or cuda")
@@ -433,20 +439,28 @@ def _report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 EXIT_TARGET = 3
+EXIT_JUDGE = 4
+"""validate: orthoverify's own code failed (an `error` verdict), so nothing can be said either way."""
 
 
 def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from orthoverify.conformance import TargetLoadError, validate
+    from orthoverify.conformance import TargetLoadError, listing, validate
     from orthoverify.engine.executors import open_executor
     from orthoverify.engine.result import dumps
 
-    name = args.target.replace(":", "-").replace("/", "-")
+    if args.list_kinds:
+        out.write(listing() + "\n")
+        return EXIT_OK
+    if not args.target:
+        err.write("orthoverify: error: validate needs a TARGET (see `orthoverify validate --list`)\n")
+        return EXIT_USAGE
+    name = _target_file_name(args.target)
     path = args.json_path or os.path.join(OUT_DIR, f"validate-{name}.json")
     _check_writable(path, "--json")
     if args.report_dir is not None:
         _check_writable(args.report_dir, "--report", folder=True)
     _check_device(args.device)
-
+    path = os.path.abspath(path)  # the target may change its working directory (it runs elsewhere, but still)
     options: dict[str, Any] = {
         "kind": args.kind,
         "dtypes": args.dtype,
@@ -474,9 +488,15 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     out.write(f"JSON result: {written}\n")
     for p in reports:
         out.write(f"report: {p}\n")
-    # inconclusive (a check that does not apply, say no forward mode) is shown above, not a failure
-    failed = [c for c in result.claims if c.verdict in ("refuted", "error")]
-    return EXIT_ERROR if failed else EXIT_OK
+    # 0: no defect found (inconclusive, say no forward mode or a check not run, is shown above);
+    # 1: a defect found (refuted); 4: orthoverify itself failed on a check (error), no defect found
+    if any(c.verdict == "refuted" for c in result.claims):
+        return EXIT_ERROR
+    return EXIT_JUDGE if any(c.verdict == "error" for c in result.claims) else EXIT_OK
+
+
+def _target_file_name(target: str) -> str:
+    return target.replace(":", "-").replace("/", "-")
 
 
 def _bench(args: argparse.Namespace, out: TextIO) -> int:

@@ -3,11 +3,17 @@ in one way that one conformance check is meant to catch."""
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 
 def _reflect(u: torch.Tensor) -> torch.Tensor:
+    """H(u) = I - 2uu'/u'u, with u scaled by its largest entry first (as LAPACK's dlarfg does), so
+    subnormal and huge columns neither underflow nor overflow in u'u."""
     n = u.shape[0]
+    big = u.abs().max()
+    u = u / torch.where(big > 0, big, torch.ones_like(big))
     return torch.eye(n, dtype=u.dtype, device=u.device) - 2 * torch.outer(u, u) / (u @ u)
 
 
@@ -228,3 +234,179 @@ def householder_noisy(u: torch.Tensor) -> torch.Tensor:
     """Broken: every other call is perturbed by 1e-6 (as a device that computes differently would be)."""
     _CALLS[0] += 1
     return householder(u) * (1.0 + 1e-6 * (_CALLS[0] % 2))
+
+
+# ------------------------------------------------------------------------------ orthogonal maps of known form
+def _batched(f):  # type: ignore[no-untyped-def]
+    """f on one matrix, and on a stack of them one at a time."""
+
+    def g(x: torch.Tensor) -> torch.Tensor:
+        if x.dim() > 2:
+            return torch.stack([g(v) for v in x])
+        out: torch.Tensor = f(x)
+        return out
+
+    g.__doc__ = f.__doc__
+    return g
+
+
+def _skew(x: torch.Tensor) -> torch.Tensor:
+    return x - x.transpose(-1, -2)
+
+
+def _expm_taylor(a: torch.Tensor, degree: int, scale: bool) -> torch.Tensor:
+    """exp(A) by Taylor of ``degree`` on A / 2^s (s from ||A||_1 when ``scale``), squared s times."""
+    s = 0
+    if scale:
+        norm = float(a.abs().sum(0).max())
+        s = max(0, math.ceil(math.log2(norm / 0.25))) if norm > 0.25 else 0
+    b = a / 2.0**s
+    eye = torch.eye(a.shape[-1], dtype=a.dtype, device=a.device)
+    term, total = eye, eye
+    for k in range(1, degree + 1):
+        term = term @ b / k
+        total = total + term
+    for _ in range(s):
+        total = total @ total
+    return total
+
+
+@_batched
+def cayley_textbook(x: torch.Tensor) -> torch.Tensor:
+    """Correct: the textbook Cayley map (I + A)^-1 (I - A) of A = X - X' (one LU solve)."""
+    a = _skew(x)
+    eye = torch.eye(x.shape[-1], dtype=x.dtype, device=x.device)
+    return torch.linalg.solve(eye + a, eye - a)
+
+
+@_batched
+def expm_scaled(x: torch.Tensor) -> torch.Tensor:
+    """Correct: exp(X - X') by scaling and squaring (Taylor of degree 18 on a norm <= 1/4)."""
+    return _expm_taylor(_skew(x), 18, scale=True)
+
+
+@_batched
+def expm_truncated(x: torch.Tensor) -> torch.Tensor:
+    """Broken: exp(X - X') by a Taylor polynomial of degree 6, no scaling (not orthogonal at ||A|| ~ 0.1)."""
+    return _expm_taylor(_skew(x), 6, scale=False)
+
+
+@_batched
+def cayley_not_skew(x: torch.Tensor) -> torch.Tensor:
+    """Broken: (I + X)^-1 (I - X) of X itself, not of a skew matrix (orthogonal only for skew X)."""
+    eye = torch.eye(x.shape[-1], dtype=x.dtype, device=x.device)
+    return torch.linalg.solve(eye + x, eye - x)
+
+
+@_batched
+def reflections_unnormalised(x: torch.Tensor) -> torch.Tensor:
+    """Broken: prod_j (I - 2 u_j u_j' / ||u_j||) over the columns of tril(X): divides by the norm, not
+    its square (orthogonal only where every ||u_j|| = 1)."""
+    q = torch.eye(x.shape[-1], dtype=x.dtype, device=x.device)
+    low = torch.tril(x)
+    for j in range(x.shape[-1]):
+        u = low[:, j]
+        if bool((u != 0).any()):
+            q = q @ (torch.eye(x.shape[-1], dtype=x.dtype) - 2 * torch.outer(u, u) / torch.linalg.vector_norm(u))
+    return q
+
+
+@_batched
+def reflections(x: torch.Tensor) -> torch.Tensor:
+    """Correct: prod_j H(u_j) over the nonzero columns of tril(X) (a product of reflections)."""
+    return _reflections(x)
+
+
+@_batched
+def reflections_nan_at_zero_column(x: torch.Tensor) -> torch.Tensor:
+    """Broken: prod_j H(u_j) over every column of tril(X), a zero column included: 0/0 gives NaN there."""
+    q = torch.eye(x.shape[-1], dtype=x.dtype, device=x.device)
+    for j in range(x.shape[-1]):
+        q = q @ _reflect(torch.tril(x)[:, j])
+    return q
+
+
+# ------------------------------------------------------------------------------ targets that misbehave
+def exits(x: torch.Tensor) -> torch.Tensor:
+    """Ends its process on every call (os._exit)."""
+    import os
+
+    os._exit(7)
+
+
+def segfaults(x: torch.Tensor) -> torch.Tensor:
+    """Reads address 0 through ctypes: a segmentation fault."""
+    import ctypes
+
+    ctypes.string_at(0)
+    return x
+
+
+def forges_norm(x: torch.Tensor) -> torch.Tensor:
+    """Returns 2Q (not orthogonal) after patching numpy.linalg.norm to say 0 (of any matrix)."""
+    import numpy as np
+
+    np.linalg.norm = lambda *a, **k: 0.0
+    return 2 * cayley_textbook(x)
+
+
+def floods(x: torch.Tensor) -> torch.Tensor:
+    """A correct map that prints 100 kB to stdout on every call."""
+    print("x" * 100_000)
+    return cayley_textbook(x)
+
+
+def changes_directory(x: torch.Tensor) -> torch.Tensor:
+    """A correct map that changes the working directory."""
+    import os
+    import tempfile
+
+    os.chdir(tempfile.gettempdir())
+    return cayley_textbook(x)
+
+
+def overwrites_input(u: torch.Tensor) -> torch.Tensor:
+    """The correct Householder product, after which it overwrites its argument with zeros."""
+    out = householder(u)
+    u.zero_()
+    return out
+
+
+_TURNS = [0]
+
+
+def nondeterministic(x: torch.Tensor) -> torch.Tensor:
+    """A correct map whose calls take turns between two accurate evaluations (a solve, and an
+    explicit inverse times I - A): always orthogonal to rounding, not bitwise repeatable (any
+    three calls in a row include both; a random choice would make the finding itself flaky)."""
+    if x.dim() > 2:
+        return torch.stack([nondeterministic(v) for v in x])
+    a = _skew(x)
+    eye = torch.eye(x.shape[-1], dtype=x.dtype, device=x.device)
+    _TURNS[0] += 1
+    if _TURNS[0] % 2:
+        return torch.linalg.solve(eye + a, eye - a)
+    return torch.linalg.inv(eye + a) @ (eye - a)
+
+
+def hangs_when_large(x: torch.Tensor) -> torch.Tensor:
+    """A correct map that hangs when an entry exceeds 1e3 (calls at ordinary sizes answer)."""
+    import time
+
+    if float(x.abs().max()) > 1e3:
+        time.sleep(3600)
+    return cayley_textbook(x)
+
+
+def fails_in_float64(x: torch.Tensor) -> torch.Tensor:
+    """A correct map in float32 that raises in float64."""
+    if x.dtype == torch.float64:
+        raise TypeError("float64 is not supported")
+    return cayley_textbook(x)
+
+
+def cayley_batch_mixed(x: torch.Tensor) -> torch.Tensor:
+    """Broken batching: a stack of parameters gives the outputs in reverse order (batch members mixed)."""
+    if x.dim() > 2:
+        return torch.stack([cayley_textbook(v) for v in x]).flip(0)
+    return cayley_textbook(x)

@@ -90,6 +90,13 @@ class TorchBackend(Backend):
             return x.detach().to("cpu", torch.float64).numpy()
         return np.asarray(x, dtype=np.float64)
 
+    def to_float(self, x: Any) -> float:
+        """One number read off a tensor; also inside torch.func transforms (jvp, grad), whose
+        wrapped tensors have no storage for ``numpy()`` but give their value to ``float()``."""
+        if isinstance(x, torch.Tensor):
+            return float(x.detach().reshape(()))
+        return super().to_float(x)
+
     def to_strings(self, x: Array) -> Any:
         return nested_map(lambda v: exact_decimal(float(v)), self.to_numpy(x))
 
@@ -172,3 +179,4 @@ class TorchBackend(Backend):
 
     def positive(self, x: Scalar) -> bool:
         return bool(x > 0)
+

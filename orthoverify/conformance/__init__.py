@@ -18,8 +18,10 @@ import torch
 
 from orthoverify.backends.base import Backend
 from orthoverify.conformance import checks as ck
-from orthoverify.conformance.adapters import ADAPTERS, TargetLoadError, load_target
-from orthoverify.conformance.calls import DEFAULT_TIMEOUT
+from orthoverify.conformance.adapters import ADAPTERS, TargetLoadError, load_target, resolve_kind
+from orthoverify.conformance.calls import DEFAULT_TIMEOUT, CallFailure
+from orthoverify.conformance.declare import apply as apply_declaration
+from orthoverify.conformance.isolate import ProcessRunner, op_inverse
 from orthoverify.conformance.kinds import KINDS
 from orthoverify.conformance.reach import declared_data
 from orthoverify.conformance.reach import plan as reach_plan
@@ -28,7 +30,7 @@ from orthoverify.engine.model import Claim, Evidence, Kind, decide
 from orthoverify.engine.runner import ClaimResult, RunResult, environment
 from orthoverify.errors import BackendError, OrthoverifyError
 
-__all__ = ["ADAPTERS", "KINDS", "TargetLoadError", "load_target", "validate"]
+__all__ = ["ADAPTERS", "KINDS", "TargetLoadError", "listing", "load_target", "validate"]
 
 EXAMPLES = {"quick": 40, "default": 150, "thorough": 1000}
 
@@ -89,7 +91,7 @@ def _plan(
                 "forward",
                 "identity",
                 f"the output equals orthoverify's reference under the declared conventions: {kind.conventions}",
-                lambda c: ck.scan(c, "forward", ck.sized_cases(c, "forward")),
+                lambda c: ck.scan(c, "forward", ck.sized_cases(c, "forward", specials=True)),
             )
         )
     p.append(
@@ -174,14 +176,100 @@ def _plan(
             ck.check_bad_input,
         )
     )
+    p.append(
+        (
+            "side_effects",
+            "identity",
+            "a call changes nothing but its output: not its arguments, not the working directory, and it does not "
+            "flood stdout/stderr",
+            ck.check_side_effects,
+        )
+    )
     return reach_plan(p, kind, target, other_device(device))  # second order, vmap, declared checks, lifecycle
 
 
+def listing() -> str:
+    """What ``orthoverify validate --list`` prints: every kind (signature, conventions, allowance,
+    checks) and every built-in adapter (kind, what it wraps, whether its package is installed)."""
+    import importlib.util
+    import textwrap
+
+    lines = ["Kinds (orthoverify validate TARGET --kind KIND):", ""]
+    for k in KINDS.values():
+        checks = [name for name, *_ in _plan(k.name, ("float32", "float64"), k.inverse is not None)]
+        lines.append(f"{k.name}")
+        lines.append(f"  signature:  {k.signature}")
+        lines += textwrap.wrap(k.conventions, 100, initial_indent="  conventions: ", subsequent_indent="    ")
+        lines.append(f"  allowance:  {k.allowance}")
+        lines.append(f"  checks:     {', '.join(checks)}")
+        lines.append("")
+    lines.append("Built-in adapters (orthoverify validate ADAPTER):")
+    lines.append("")
+    for a in ADAPTERS.values():
+        missing = a.requires is not None and importlib.util.find_spec(a.requires) is None
+        state = f" [needs {a.requires}: not installed]" if missing else ""
+        lines.append(f"{a.name}  ({a.kind}){state}")
+        lines += textwrap.wrap(a.description, 100, initial_indent="    ", subsequent_indent="    ")
+    return "\n".join(lines)
+
+
+VERIFIER_SIDE = frozenset(
+    {
+        "output",
+        "orthogonal",
+        "forward",
+        "gradient",
+        "jvp",
+        "float32",
+        "batch",
+        "determinism",
+        "devices",
+        "coverage",
+        "bad_input",
+        "side_effects",
+    }
+)
+"""Checks that run in the verifier's process, reaching the target only through ``ctx.run`` and
+``ctx.remote``. Any other check runs whole in the target's process (see ``isolate.op_check``),
+where ``ctx.target.fn`` is the target itself and ``ctx.call`` takes closures over it."""
+
+
+def _in_target_process(ctx: ck.Ctx, cid: str, name: str) -> list[Evidence]:
+    """The evidence of check ``name`` run whole in the target's process; its death or a hang is
+    reported (not run, with the exit status), never an error."""
+    from orthoverify.conformance.isolate import op_check
+
+    options = {
+        "dtypes": list(ctx.dtypes),
+        "device": ctx.device,
+        "profile": ctx.profile,
+        "seed": ctx.seed,
+        "timeout": ctx.timeout,
+        "examples": ctx.examples,
+        "other_device": ctx.other_device,
+        "failed_output": dict(ctx.failed_output),
+    }
+    res = ctx.calls.request(op_check, [], {"name": name, "options": options}, max(600.0, 40 * ctx.timeout), "cpu")
+    if not isinstance(res, CallFailure) and isinstance(res.data, list):
+        return [ck.evidence_from_json(d) for d in res.data]
+    why = str(res) if isinstance(res, CallFailure) else "the check returned no evidence"
+    ev = Evidence(cid, name, "float", ctx.label(ctx.dtypes[0]), notes=f"Not run: in the target's process, {why}.")
+    ev.data["not_run"] = 1
+    return [ev]
+
+
 def _evidence(ctx: ck.Ctx, cid: str, name: str, fn: Callable[[ck.Ctx], list[Evidence]]) -> list[Evidence]:
-    """The evidence of one check; a crash of orthoverify's own code is recorded as an error."""
+    """The evidence of one check. A crash of orthoverify's own code is recorded as an error; a
+    target fault that escaped the check (a :class:`~orthoverify.conformance.checks.TargetFault`)
+    makes the check not run, with the reason: never an error."""
     c0 = time.perf_counter()
+    ctx.calls.begin_check(name)
     try:
-        evidence = fn(ctx)
+        evidence = fn(ctx) if name in VERIFIER_SIDE or not ctx.calls.isolated else _in_target_process(ctx, cid, name)
+    except ck.TargetFault as exc:
+        ev = Evidence(cid, name, "float", ctx.label(ctx.dtypes[0]), notes=f"Not run: the target failed ({exc}).")
+        ev.data["not_run"] = 1
+        evidence = [ev]
     except Exception as exc:  # a bug of orthoverify's, never of the target's: recorded as an error
         import traceback
 
@@ -201,17 +289,49 @@ def _evidence(ctx: ck.Ctx, cid: str, name: str, fn: Callable[[ck.Ctx], list[Evid
     return evidence
 
 
+def open_target(spec: str, kind: str | None, device: str = "cpu", timeout: float = DEFAULT_TIMEOUT) -> ck.Target:
+    """The target ``spec`` started in a process of its own (see :mod:`~orthoverify.conformance.isolate`)
+    and seen from here: its calls go to that process (close it with ``t.runner.close()``). In a
+    daemonic process, which may not start children (a Dask worker), it is loaded here instead."""
+    import multiprocessing
+
+    kind_name = resolve_kind(spec, kind)
+    if multiprocessing.current_process().daemon:  # a daemonic process (a Dask worker) may start none:
+        return load_target(spec, kind_name)  # the target runs in this (worker) process, in a thread
+    runner = ProcessRunner(spec, kind_name, device)
+    hello = runner.start()
+    domain = ADAPTERS[spec].domain if spec in ADAPTERS else None
+    inverse = ck.RemoteFn(runner, timeout, op_inverse) if hello.get("inverse") else None
+    fn = ck.RemoteFn(runner, timeout)
+    if hello.get("declared_on_callable"):  # a declaration is code: read it here (this imports the target)
+        from orthoverify.conformance.declare import declaration_of
+
+        fn.__orthoverify__ = declaration_of(load_target(spec, kind_name))  # type: ignore[attr-defined]
+    t = ck.Target(spec, fn, KINDS[kind_name], str(hello.get("description") or ""), domain, inverse)
+    t.runner = runner
+    return apply_declaration(t)
+
+
 def run_one_check(
     spec: str, kind: str, name: str, dtypes: tuple[str, ...], device: str, profile: str, seed: int, timeout: float
 ) -> list[Evidence]:
-    """One conformance check of the target ``spec``, loaded here: the task an executor (a Dask
-    worker) runs for ``validate(..., executor=...)``; the same evidence as the in-process run."""
-    t = load_target(spec, kind)
-    ctx = ck.Ctx(t, dtypes, device, profile, seed, timeout, EXAMPLES[profile])
-    ctx.other_device = other_device(device) or ctx.other_device
-    for check, _claim_kind, _statement, fn in _plan(t.kind.name, dtypes, t.inverse is not None, device, t):
-        if check == name:
-            return _evidence(ctx, f"conformance.{t.kind.name}.{name}", name, fn)
+    """One conformance check of the target ``spec``, loaded in a process of its own where this runs:
+    the task an executor (a Dask worker) runs for ``validate(..., executor=...)``; the same evidence
+    as the run in one process."""
+    t = open_target(spec, kind, device, timeout)
+    try:
+        ctx = ck.Ctx(t, dtypes, device, profile, seed, timeout, EXAMPLES[profile], runner=t.runner)
+        ctx.other_device = other_device(device) or ctx.other_device
+        plan = _plan(t.kind.name, dtypes, t.inverse is not None, device, t)
+        if name != "output" and any(c == "output" for c, *_ in plan):  # which dtypes' outputs fail decides what runs
+            ck.check_output(ctx)
+        for check, _claim_kind, _statement, fn in plan:
+            if check == name:
+                return _evidence(ctx, f"conformance.{t.kind.name}.{name}", name, fn)
+    finally:
+        ctx_runner = t.runner
+        if ctx_runner is not None:
+            ctx_runner.close()
     raise OrthoverifyError(f"kind {t.kind.name} has no conformance check {name!r}")
 
 
@@ -229,14 +349,15 @@ def validate(
 ) -> RunResult:
     """Run the conformance checks of ``kind`` on ``target`` and return the result (JSON-ready).
 
-    With ``executor`` (see :func:`orthoverify.engine.executors.open_executor`, e.g. a Dask
-    cluster's) each check is a task that loads the target by name where it runs, so ``target``
-    must then be a spec string; the evidence is the same as in this process for the same seed.
+    A target named by a string runs in a process of its own, loaded there by name (restarted
+    after it dies or hangs); a :class:`Target` object runs in a thread of this process. With
+    ``executor`` (see :func:`orthoverify.engine.executors.open_executor`, e.g. a Dask cluster's)
+    each check is a task that loads the target by name where it runs, so ``target`` must then be
+    a spec string; the evidence is the same as in this process for the same seed.
     ``executor_name`` is what the result records about it (default: serial, or the class name).
     """
     if executor is not None and not isinstance(target, str):
         raise OrthoverifyError("with an executor the target must be given by name (an adapter or module:attribute)")
-    t = load_target(target, kind) if isinstance(target, str) else target
     bad = [d for d in dtypes if d not in ck.DTYPES]
     if bad or not dtypes:
         raise OrthoverifyError(f"unknown dtype(s) {bad or list(dtypes)}; choose from float32, float64")
@@ -244,15 +365,35 @@ def validate(
         raise OrthoverifyError(f"unknown profile {profile!r}; choose from {', '.join(EXAMPLES)}")
     if device.startswith("cuda") and not torch.cuda.is_available():
         raise BackendError("--device cuda, but torch.cuda.is_available() is False")
-    ctx = ck.Ctx(t, tuple(dtypes), device, profile, seed, timeout, EXAMPLES[profile])
+    t = open_target(target, kind, device, timeout) if isinstance(target, str) else target
+    try:
+        return _validate(t, tuple(dtypes), device, profile, seed, timeout, executor, executor_name)
+    finally:
+        if t.runner is not None and isinstance(target, str):
+            t.runner.close()
+
+
+def _validate(
+    t: ck.Target,
+    dtypes: tuple[str, ...],
+    device: str,
+    profile: str,
+    seed: int,
+    timeout: float,
+    executor: Executor | None,
+    executor_name: str | None,
+) -> RunResult:
+    ctx = ck.Ctx(t, dtypes, device, profile, seed, timeout, EXAMPLES[profile], runner=t.runner)
     ctx.other_device = other_device(device) or ctx.other_device
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     results = []
-    plan = _plan(t.kind.name, tuple(dtypes), t.inverse is not None, device, t)
+    plan = _plan(t.kind.name, dtypes, t.inverse is not None, device, t)
+    if executor is not None and t.runner is not None:
+        t.runner.close()  # each task starts the target where it runs
     futures = (
         [
-            executor.submit(run_one_check, t.spec, t.kind.name, name, tuple(dtypes), device, profile, seed, timeout)
+            executor.submit(run_one_check, t.spec, t.kind.name, name, dtypes, device, profile, seed, timeout)
             for name, *_ in plan
         ]
         if executor is not None
@@ -281,6 +422,7 @@ def validate(
         environment=environment(device),
         executor=executor_name or ("serial" if executor is None else type(executor).__name__),
     )
+    seen = ctx.calls.observed
     res.meta = {
         "validate": {
             "target": t.spec,
@@ -288,6 +430,9 @@ def validate(
             "dtypes": list(dtypes),
             "description": t.description,
             "devices": [device, other_device(device)] if other_device(device) else [device],
+            "isolated": ctx.calls.isolated,
+            "target_output": {"bytes": seen.written, "head": seen.head[:500]},
+            "target_deaths": seen.deaths,
             "declaration": declared_data(t),  # what the target declares it supports (None: nothing)
         }
     }

@@ -301,22 +301,32 @@ ADAPTERS: dict[str, Adapter] = {
 }
 
 
-def load_target(spec: str, kind: str | None = None) -> Target:
-    """The target named by ``spec``: a built-in adapter, or ``module:attribute``."""
+def resolve_kind(spec: str, kind: str | None = None) -> str:
+    """The kind of the target ``spec`` (checked without importing anything of the target's)."""
     if kind is not None and kind not in KINDS:
         raise OrthoverifyError(f"unknown kind {kind!r}; choose from {', '.join(KINDS)}")
     if spec in ADAPTERS:
         a = ADAPTERS[spec]
         if kind is not None and kind != a.kind:
             raise OrthoverifyError(f"adapter {spec} is of kind {a.kind}, not {kind}")
-        fn = a.build()
-        return declared(Target(spec, fn, KINDS[a.kind], a.description, a.domain, getattr(fn, "right_inverse", None)))
+        return a.kind
     if ":" not in spec:
         raise TargetLoadError(
             f"target {spec!r} is neither a built-in adapter ({', '.join(ADAPTERS)}) nor module:attribute"
         )
     if kind is None:
         raise OrthoverifyError(f"target {spec} needs --kind (one of {', '.join(KINDS)})")
+    return kind
+
+
+def load_target(spec: str, kind: str | None = None) -> Target:
+    """The target named by ``spec``: a built-in adapter, or ``module:attribute`` (imported here: the
+    verifier itself loads it only in the target's own process, see ``conformance.isolate``)."""
+    kind = resolve_kind(spec, kind)
+    if spec in ADAPTERS:
+        a = ADAPTERS[spec]
+        fn = a.build()
+        return declared(Target(spec, fn, KINDS[a.kind], a.description, a.domain, getattr(fn, "right_inverse", None)))
     module_name, _, attr = spec.partition(":")
     import os
     import sys

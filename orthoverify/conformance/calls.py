@@ -20,7 +20,7 @@ DEFAULT_TIMEOUT = 30.0
 class CallFailure:
     """Why a call of the target produced no usable output."""
 
-    kind: str  # "raised", "timeout", "shape", "dtype", "non-finite", "type"
+    kind: str  # "raised", "timeout", "died", "shape", "dtype", "non-finite", "type", "not-run"
     message: str
 
     def __str__(self) -> str:
@@ -54,7 +54,13 @@ def call(
     if "exc" in box:
         exc = box["exc"]
         return CallFailure("raised", f"{type(exc).__name__}: {exc}".strip()[:500])
-    out = box.get("out")
+    return checked(box.get("out"), shape=shape, dtype=dtype, finite=finite)
+
+
+def checked(
+    out: Any, *, shape: tuple[int, ...] | None = None, dtype: torch.dtype | None = None, finite: bool = True
+) -> torch.Tensor | CallFailure:
+    """``out`` when it is a tensor of the declared shape and dtype (finite where asked), else why not."""
     if not isinstance(out, torch.Tensor):
         return CallFailure("type", f"returned {type(out).__name__}, not a torch.Tensor")
     if shape is not None and tuple(out.shape) != tuple(shape):

@@ -8,6 +8,7 @@ implementation on any backend (float64, or 50 digits for finite differences).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -48,6 +49,10 @@ class Kind:
     condition: Callable[[Params], float] | None = None
     """The condition number that scales forward and orthogonality ratios (LAPACK's solve ratio
     ||x - x*|| / (n eps kappa ||x||)): the accuracy any backward-stable algorithm can promise."""
+    allowance: str = "1 (a backward-stable evaluation is accurate to a modest multiple of n eps)"
+    """What ``condition`` is, as the evidence states it: the error a correct evaluation may have."""
+    scaled: tuple[str, ...] = ()
+    """Parameters the magnitude of a draw applies to (the search scales and shrinks these only)."""
     tril: tuple[str, ...] = ()
     """Parameters read on eq. 9's lower-trapezoidal pattern (entries above the diagonal are not
     parameters: gradients and tangents there are not compared)."""
@@ -88,6 +93,17 @@ def _draw_free(rng: np.random.Generator, n: int, scale: float) -> dict[str, np.n
     return {"X": rng.standard_normal((n, n)) * scale}
 
 
+def free_map_condition(p: Params) -> float:
+    """1 + 2 ||X||_F: an upper bound of cond_2(I + A) = sqrt(1 + ||A||_2^2) for the skew part A a
+    Cayley map takes from X (X - X', or tril(X, -1) - tril(X, -1)', either has ||A||_2 <= 2 ||X||_F),
+    and of the error growth ||A|| of a scaling-and-squaring exponential. A map of unknown formula is
+    held to this: an error that grows faster with ||X|| than conditioning explains is refuted."""
+    x = np.asarray(p["X"], dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        v = 1.0 + 2.0 * float(np.linalg.norm(x))
+    return v if math.isfinite(v) else math.inf
+
+
 ORTHOGONAL_MAP = Kind(
     name="orthogonal-map",
     signature="f(X: Tensor[n, n]) -> Tensor[n, n]",
@@ -102,6 +118,9 @@ ORTHOGONAL_MAP = Kind(
     out_shape=lambda p: p["X"].shape,
     reference=None,
     differentiable=("X",),
+    condition=free_map_condition,
+    allowance="1 + 2||X||_F (bounds cond(I + A) of a Cayley map and the growth ||A|| of an exponential)",
+    scaled=("X",),
 )
 
 
@@ -150,6 +169,8 @@ HOUSEHOLDER_PRODUCT = Kind(
     differentiable=("U",),
     inverse=householder_inverse,
     tril=("U",),
+    allowance="1 (a product of reflections is backward stable at every scale of U)",
+    scaled=("U",),
 )
 
 
@@ -191,6 +212,8 @@ SCALED_CAYLEY = Kind(
     inverse=cayley_inverse,
     condition=cayley_condition,
     skew=("A",),
+    allowance="cond_2(I + A) (the solve with I + A)",
+    scaled=("A",),
 )
 
 
@@ -227,6 +250,8 @@ COMPLEX_TO_REAL = Kind(
     reference=complex_reference,
     differentiable=("re", "im"),
     orthogonal_output=False,
+    allowance="1 (copies and negations are exact)",
+    scaled=("re", "im"),
 )
 
 
@@ -311,6 +336,8 @@ SVD_PARAMETRISATION = Kind(
     inverse=svd_inverse,
     orthogonal_output=False,
     tril=("U", "V"),
+    scaled=("U", "V"),
+    allowance="1 (products of reflections and a diagonal are backward stable)",
     coverage_targets=svd_targets,
     coverage_statement="every n x n matrix with singular values in the drawn range is reached (Theorem 2)",
 )
@@ -356,6 +383,8 @@ UNITARY_COMPOSITION = Kind(
     reference=urnn_reference,
     differentiable=("X",),
     complex_output=True,
+    allowance="1 (diagonal phases, unitary DFTs and reflections are backward stable)",
+    scaled=("X",),
 )
 
 
@@ -371,3 +400,89 @@ KINDS: dict[str, Kind] = {
     )
 }
 """Every kind, by name."""
+
+
+# ------------------------------------------------------------------------------ special points
+def _tiny_huge(dtype: str) -> tuple[float, float]:
+    """A subnormal magnitude and one near overflow whose squares do not overflow, per dtype."""
+    return (1e-310, 1e150) if dtype == "float64" else (1e-40, 1e18)
+
+
+def _free_specials(dtype: str) -> list[tuple[str, dict[str, np.ndarray]]]:
+    tiny, huge = _tiny_huge(dtype)
+    r = np.random.default_rng(20240601)
+    out: list[tuple[str, np.ndarray]] = []
+    for n in (1, 2, 3, 4):
+        g = r.standard_normal((n, n))
+        out += [
+            (f"zero X, n = {n}", np.zeros((n, n))),
+            (f"X = I, n = {n}", np.eye(n)),
+            (f"X = -I, n = {n}", -np.eye(n)),
+        ]
+        out.append((f"diagonal +-1, n = {n}", np.diag([(-1.0) ** i for i in range(n)])))
+        if n >= 2:
+            zc = g.copy()
+            zc[:, 0] = 0.0
+            out.append((f"zero first column, n = {n}", zc))
+            zl = g.copy()
+            zl[:, -1] = 0.0
+            out.append((f"zero last column, n = {n}", zl))
+            zr = g.copy()
+            zr[1, :] = 0.0
+            out.append((f"zero second row, n = {n}", zr))
+            rot = np.zeros((n, n))
+            rot[0, 1], rot[1, 0] = np.pi / 2, -np.pi / 2
+            out.append((f"X - X' with eigenvalues +-i pi (Q has eigenvalue -1), n = {n}", rot))
+            up = np.zeros((n, n))
+            up[1, 0] = np.pi
+            out.append((f"one entry pi below the diagonal, n = {n}", up))
+            out.append((f"rank one (repeated singular value 0), n = {n}", np.outer(g[:, 0], g[0])))
+            q, _ = np.linalg.qr(g)
+            out.append((f"orthogonal X (repeated singular value 1), n = {n}", q))
+        out.append((f"subnormal X, n = {n}", g * tiny))
+        out.append((f"near-overflow X, n = {n}", g * huge))
+    return [(name, {"X": x}) for name, x in out]
+
+
+def _householder_specials(dtype: str) -> list[tuple[str, dict[str, np.ndarray]]]:
+    tiny, huge = _tiny_huge(dtype)
+    r = np.random.default_rng(20240602)
+    out: list[tuple[str, np.ndarray]] = []
+    for n in (2, 3, 4):  # eq. 6's reflections need k >= 2
+        g = np.tril(r.standard_normal((n, n)))
+        g[np.diag_indices(n)] = np.where(np.diag(g) == 0, 1.0, np.diag(g))
+        out += [(f"U = I, n = {n}", np.eye(n)), (f"U = -I, n = {n}", -np.eye(n))]
+        out.append((f"unit pivots +-1, n = {n}", np.tril(g, -1) + np.diag([(-1.0) ** i for i in range(n)])))
+        out.append((f"one column e_n (m = 1), n = {n}", np.eye(n)[:, -1:]))
+        if n >= 2:
+            out.append((f"two equal reflections (H(u) H(u) = I), n = {n}", np.stack([g[:, -1], g[:, -1]], axis=1)))
+        out.append((f"subnormal columns, n = {n}", g * tiny))
+        out.append((f"near-overflow columns, n = {n}", g * huge))
+    return [(name, {"U": u}) for name, u in out]
+
+
+def _cayley_specials(dtype: str) -> list[tuple[str, dict[str, np.ndarray]]]:
+    tiny, _huge = _tiny_huge(dtype)
+    r = np.random.default_rng(20240603)
+    out: list[tuple[str, dict[str, np.ndarray]]] = []
+    for n in (2, 3, 4):
+        z = np.zeros((n, n))
+        out.append((f"A = 0, d = +1, n = {n}", {"A": z, "d": np.ones(n)}))
+        out.append((f"A = 0, d = -1, n = {n}", {"A": z, "d": -np.ones(n)}))
+        if n >= 2:
+            a = np.triu(r.standard_normal((n, n)), 1)
+            out.append((f"A with entries 1e3 (W near eigenvalue -1), n = {n}", {"A": (a - a.T) * 1e3, "d": np.ones(n)}))
+            out.append((f"subnormal A, n = {n}", {"A": (a - a.T) * tiny, "d": np.ones(n)}))
+    return out
+
+
+def special_points(kind: Kind, dtype: str) -> list[tuple[str, dict[str, np.ndarray]]]:
+    """Deterministic parameter points the search tries before drawing at random: zero and identity
+    parameters, exact +-1 diagonals, zero columns, an eigenvalue -1 of Q, repeated singular values,
+    n = 1 and 2, subnormal and near-overflow magnitudes (where the kind's domain has them)."""
+    make = {
+        "orthogonal-map": _free_specials,
+        "householder-product": _householder_specials,
+        "scaled-cayley": _cayley_specials,
+    }.get(kind.name)
+    return make(dtype) if make is not None else []

@@ -308,7 +308,7 @@ def check_second(mode: str) -> Callable[[ck.Ctx], list[Evidence]]:
         sizes = kind.sizes[::2] if ctx.profile == "quick" else kind.sizes
         cases = (
             (p, dt)
-            for p, dt in ck.sized_cases(ctx, mode, scales=(1.0,), dtypes=("float64",))
+            for p, dt, *_ in ck.sized_cases(ctx, mode, scales=(1.0,), dtypes=("float64",))
             if kind.out_shape(p)[0] in sizes
         )
         return with_series(ctx, mode, ck.scan(ctx, mode, cases), SECOND_ORDER[mode])

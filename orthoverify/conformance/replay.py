@@ -36,10 +36,10 @@ def replay_conformance(
 
     The target is the one the user names, never the one the file names on its own word: a result
     file is untrusted, and loading a target imports and runs its code. Without ``target`` this
-    raises a ReplayError that says which target the file was recorded on and how to name it."""
+    raises a ReplayError that says which target the file was recorded on and how to name it. The
+    target runs in a process of its own, as under ``validate``."""
     from orthoverify.conformance import checks as ck
-    from orthoverify.conformance.adapters import load_target
-    from orthoverify.conformance.calls import CallFailure
+    from orthoverify.conformance import open_target
     from orthoverify.conformance.kinds import KINDS
 
     meta = data.get("validate")
@@ -56,7 +56,18 @@ def replay_conformance(
     dtypes = meta.get("dtypes")
     if dtypes is not None and not (isinstance(dtypes, list) and all(d in ck.DTYPES for d in dtypes)):
         raise ReplayError(f"{claim_id}: validate.dtypes must be a list of {', '.join(ck.DTYPES)}")
-    loaded = load_target(target, kind)
+    loaded = open_target(target, kind)  # in a process of its own
+    try:
+        return _replay(loaded, meta, claim_id, cx)
+    finally:
+        if loaded.runner is not None:
+            loaded.runner.close()
+
+
+def _replay(loaded: Any, meta: dict[str, Any], claim_id: str, cx: dict[str, Any]) -> ConformanceReplay:
+    from orthoverify.conformance import checks as ck
+    from orthoverify.conformance.calls import CallFailure
+
     check = str(cx["check"])
     params, dtype = ck.params_of(cx["inputs"])
     ctx = ck.Ctx(loaded, tuple(meta.get("dtypes") or (dtype,)))
@@ -93,6 +104,15 @@ def replay_conformance(
                 r = ck.agreement(ck.as_np(out), ref, ck.EPS[ck.DTYPES[dtype]])
                 values.append(("||f(preimage) - Q|| ratio", f"{r:.6g}"))
                 failing = not (r <= 30.0)
+    elif check == "side_effects":
+        from orthoverify.conformance.isolate import op_forward
+
+        reply = ctx.calls.request(op_forward, loaded.kind.args(params, ck.DTYPES[dtype], "cpu"), {}, ctx.timeout, "cpu")
+        side = [] if isinstance(reply, CallFailure) else reply.side
+        values.append((f"target in {dtype}", "; ".join(side) or "no side effect of the call"))
+        seen = ctx.calls.observed
+        values.append(("bytes written to stdout/stderr", str(seen.written)))
+        failing = bool(side) or ("floods" in str(cx.get("value", "")) and seen.written > 0)
     else:  # output, bad_input: re-run the call
         from orthoverify.conformance.calls import call
 
