@@ -42,6 +42,7 @@ from orthoverify.param._validate import (
     times_pow2,
     unscale_pow2,
 )
+from orthoverify.param._validate import integer as checked_integer
 from orthoverify.param._validate import size as checked_size
 
 __all__ = [
@@ -933,7 +934,8 @@ def init_h0(rng: np.random.Generator, n: int, size: int | None = None) -> np.nda
     """h0 drawn as Sec. 3.4 says: real and imaginary parts i.i.d. U[-sqrt(3/2n), sqrt(3/2n)]
     (complex128; ``size`` draws as rows)."""
     n = checked_size(n, "n", minimum=1)
-    size = None if size is None else checked_size(size, "size")
+    # size counts draws, not a dimension: bounded by the memory of the draws (2^25 complex entries)
+    size = None if size is None else checked_integer(size, "size", minimum=0, maximum=2**25 // n)
     a = init_h0_bound(n)
     shape = (n,) if size is None else (size, n)
     return rng.uniform(-a, a, shape) + 1j * rng.uniform(-a, a, shape)
