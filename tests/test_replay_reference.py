@@ -49,8 +49,8 @@ def test_replay_of_an_exact_counterexample_in_floating_point() -> None:
 
 
 def test_replay_shows_what_it_replays() -> None:
-    """householder.flops counts integers: one line, not three identical ones; svd.theorem5's large
-    inputs are abbreviated in the text and complete in --json; the threshold comparison is stated."""
+    """householder.flops counts integers: one line, not three identical ones; householder.algorithm2_float's
+    large inputs are abbreviated in the text and complete in --json; the threshold comparison is stated."""
     out = io.StringIO()
     assert main(["replay", str(REFERENCE), "householder.flops"], out=out) == 0
     text = out.getvalue()
@@ -59,12 +59,12 @@ def test_replay_shows_what_it_replays() -> None:
     assert "\nfloat64: " not in text and "\n50 digits: " not in text
     assert "compared: exact discrepancy nonzero" in text
     out = io.StringIO()
-    assert main(["replay", str(REFERENCE), "svd.theorem5"], out=out) == 0
+    assert main(["replay", str(REFERENCE), "householder.algorithm2_float"], out=out) == 0
     text = out.getvalue()
     assert "--json has them all)" in text and "\ncompared: test ratio " in text and "> threshold 30" in text
     assert max(len(line) for line in text.splitlines() if line.startswith("  ")) < 200
     out = io.StringIO()
-    assert main(["replay", str(REFERENCE), "svd.theorem5", "--json"], out=out) == 0
+    assert main(["replay", str(REFERENCE), "householder.algorithm2_float", "--json"], out=out) == 0
     doc = json.loads(out.getvalue())
-    recorded = next(c for c in json.loads(REFERENCE.read_text())["claims"] if c["id"] == "svd.theorem5")
+    recorded = next(c for c in json.loads(REFERENCE.read_text())["claims"] if c["id"] == "householder.algorithm2_float")
     assert doc["inputs"] == recorded["counterexample"]["inputs"] and doc["threshold"] == 30
