@@ -9,7 +9,8 @@ target).
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,22 +91,31 @@ def _pivot_domain(p: Params) -> str | None:
     return None
 
 
+GEOTORCH_MISSING = "geotorch is not installed: pip install 'orthoverify[geotorch]' (or pip install geotorch)"
+
+
+@contextmanager
+def float64_default() -> Iterator[None]:
+    """Build a library's module in float64 (an orthogonal base), to be cast afterwards: every dtype
+    then parametrises the same map."""
+    default = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        yield
+    finally:
+        torch.set_default_dtype(default)
+
+
 def _geotorch(which: str) -> Callable[[], Callable[..., Any]]:
     def build() -> Callable[..., Any]:
         try:
             from geotorch.so import SO
         except ImportError as exc:
-            raise TargetLoadError(
-                "geotorch is not installed: pip install 'orthoverify[geotorch]' (or pip install geotorch)"
-            ) from exc
+            raise TargetLoadError(GEOTORCH_MISSING) from exc
 
         def make(n: int, dtype: torch.dtype, device: str) -> Any:
-            default = torch.get_default_dtype()
-            torch.set_default_dtype(torch.float64)  # built in float64 (an orthogonal base), then cast:
-            try:  # every dtype then parametrises the same map
+            with float64_default():
                 return SO(size=(n, n), triv=which).to(dtype=dtype, device=device)
-            finally:
-                torch.set_default_dtype(default)
 
         return _per_dtype(make)
 

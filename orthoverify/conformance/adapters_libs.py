@@ -10,7 +10,15 @@ from typing import Any
 
 import torch
 
-from orthoverify.conformance.adapters import ADAPTERS, Adapter, TargetLoadError, _per_dtype, _stacked
+from orthoverify.conformance.adapters import (
+    ADAPTERS,
+    GEOTORCH_MISSING,
+    Adapter,
+    TargetLoadError,
+    _per_dtype,
+    _stacked,
+    float64_default,
+)
 from orthoverify.conformance.declare import ADAPTER_DECLARATIONS, make_declaration
 
 
@@ -75,17 +83,11 @@ def _geotorch_orthogonal(triv: str) -> Callable[[], Callable[..., Any]]:
         try:
             import geotorch  # noqa: F401
         except ImportError as exc:
-            raise TargetLoadError(
-                "geotorch is not installed: pip install 'orthoverify[geotorch]' (or pip install geotorch)"
-            ) from exc
+            raise TargetLoadError(GEOTORCH_MISSING) from exc
 
         def make(n: int, dtype: torch.dtype, device: str) -> Any:
-            default = torch.get_default_dtype()
-            torch.set_default_dtype(torch.float64)  # built in float64, then cast (as the SO adapters)
-            try:
+            with float64_default():
                 layer = _geotorch_module(triv)(n).to(dtype=dtype, device=device)
-            finally:
-                torch.set_default_dtype(default)
             params: Any = layer.parametrizations
             return params.weight[0]
 
