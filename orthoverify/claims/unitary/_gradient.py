@@ -13,9 +13,10 @@ import mpmath
 import sympy
 
 from orthoverify.backends import Array, Backend, Scalar
-from orthoverify.claims.unitary._gradient_cases import representative_case
-from orthoverify.engine.checks import Case, FunctionCheck, Outcome, RunContext
+from orthoverify.claims.unitary._gradient_cases import representative_case, search_strategy
+from orthoverify.engine.checks import Case, Check, FunctionCheck, Outcome, PropertyCheck, RunContext
 from orthoverify.engine.ratios import THRESHOLD, Measure, scaled
+from orthoverify.engine.templates import Cases, Gradient, witness
 from orthoverify.errors import DomainError
 from orthoverify.param import unitary_gradients as ug
 
@@ -157,6 +158,32 @@ def gradient_gap(b: Backend, run: ug.Unrolled, g: Array, diffs: list[Array]) -> 
         elif nd != 0:
             err = math.inf
     return scaled(err, run.T * run.N, b.eps)
+
+
+def bound_check(name: str, cases: Cases, backends: tuple[str, ...]) -> PropertyCheck:
+    """The bound of eq. 5 on generated cases: :func:`q_bound` measures, the check decides."""
+    return PropertyCheck(name, q_bound, cases, backends, BOUND_RATIO)
+
+
+def bound_search(act: str, bias_lo: float, bias_hi: float) -> Check:
+    """A witness search (Hypothesis, steered by :func:`q_bound_search`) for a case that breaks
+    eq. 5 with activation ``act`` and biases in [bias_lo, bias_hi]."""
+    return witness(
+        "search",
+        q_bound_search,
+        strategy=search_strategy(act, bias_lo, bias_hi),
+        backends=SEARCH,
+        quantity_name=BOUND_RATIO,
+    )
+
+
+AUTOGRAD = Gradient(AGREE_RATIO)
+"""The backward recursion of eq. 4 against torch autograd (its independent reference)."""
+
+
+def autograd_check(cases: Cases) -> PropertyCheck:
+    """Torch autograd against the backward recursion on ``cases``."""
+    return AUTOGRAD.autograd(q_autograd, cases, name="autograd_vs_backward")
 
 
 def _trajectory(act: str, bias_mode: str, n: int) -> Callable[[RunContext], Outcome]:

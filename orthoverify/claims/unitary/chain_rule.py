@@ -14,15 +14,15 @@ from collections.abc import Iterator
 from typing import Any
 
 from orthoverify.backends import Array, Backend, Scalar
-from orthoverify.claims._common import EXACT, TORCH
 from orthoverify.claims.unitary import PAPER
 from orthoverify.claims.unitary._effort import effort
 from orthoverify.claims.unitary._gradient import CHAIN_RATIO, case_gradients, gradient_gap, run_case, show_vector
 from orthoverify.claims.unitary._gradient_cases import exact_case, float_case
-from orthoverify.engine.checks import Case, PropertyCheck, RunContext
+from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, scaled
 from orthoverify.engine.reference import central_gradient, fd_eps
+from orthoverify.engine.templates import Gradient, printed_and_corrected
 from orthoverify.param import unitary_gradients as ug
 
 
@@ -160,22 +160,49 @@ def cases_chain_hp(ctx: RunContext) -> Iterator[Case]:
     yield from _chain_float_cases(ctx, hp=True)
 
 
-CHAIN_RULE = Claim(
-    id="unitary.chain_rule",
+PRINTED_EXACT = Gradient("printed product - true gradient (exact)")
+CORRECTED_EXACT = Gradient("product - SymPy's exact derivative (exact)")
+AUTOGRAD = Gradient(CHAIN_RATIO)
+
+
+def checks(corrected: bool) -> tuple[Check, ...]:
+    """The same references for both readings; the corrected product also meets 50-digit central
+    differences (on mpmath only: the 50-digit reference of :meth:`Gradient.finite_differences`
+    also runs on float inputs, which this quantity, differencing at b's own precision, does not support)."""
+    if not corrected:
+        return (
+            PRINTED_EXACT.exact(q_chain_printed, cases_chain_exact_printed, name="exact"),
+            AUTOGRAD.autograd(q_chain_printed, cases_chain_float, name="float_vs_autograd"),
+        )
+    return (
+        CORRECTED_EXACT.exact(q_chain_corrected, cases_chain_exact, name="exact"),
+        AUTOGRAD.autograd(q_chain_corrected, cases_chain_float, name="float_vs_autograd"),
+        PropertyCheck(
+            "central_differences",
+            q_chain_fd,
+            cases_chain_hp,
+            ("mpmath",),
+            "max_t ||product g - central differences|| / (T N max(eps, fd_eps) ||g|| prod ||W|| ||J||)",
+        ),
+    )
+
+
+CLAIMS: list[Claim] = printed_and_corrected(
+    "unitary.chain_rule",
     paper=PAPER,
     where="Arjovsky et al. Sec. 1, eq. 3",
     kind="gradient",
-    statement=(
+    printed=(
         "dC/dh_t = dC/dh_T prod_{k=t}^{T-1} dh_{k+1}/dh_k = dC/dh_T prod_{k=t}^{T-1} D_{k+1} W_k^T with "
         "D_{k+1} = diag(sigma'(z_{k+1})), the product taken in the order written (k = t..T-1, left to right)"
     ),
-    checks=(
-        PropertyCheck(
-            "exact", q_chain_printed, cases_chain_exact_printed, EXACT, "printed product - true gradient (exact)"
-        ),
-        PropertyCheck("float_vs_autograd", q_chain_printed, cases_chain_float, TORCH, CHAIN_RATIO),
+    corrected=(
+        "with dC/dh as a column, dC/dh_t = W_t' D_{t+1}' W_{t+1}' D_{t+2}' ... W_{T-1}' D_T' dC/dh_T, "
+        "D_{k+1} the Jacobian of sigma at z_{k+1} (diag(sigma'(z_{k+1})) for a pointwise sigma, where D' = D; "
+        "2 x 2 symmetric blocks for modReLU)"
     ),
-    notes=(
+    checks=checks,
+    printed_notes=(
         "dh_{k+1}/dh_k = D_{k+1} W_k (Jacobian, rows = outputs), so the true gradient is, as a row, "
         "g' D_T W_{T-1} ... D_{t+1} W_t and, as a column, W_t' D_{t+1} W_{t+1}' D_{t+2} ... W_{T-1}' D_T g. The "
         "printed product D_{t+1} W_t' D_{t+2} W_{t+1}' ... D_T W_{T-1}' matches neither: read with rows it has "
@@ -187,33 +214,7 @@ CHAIN_RULE = Claim(
         "this refutation does not affect unitary.gradient_bound. Both readings are checked; a reading holds "
         "when it matches at every t < T."
     ),
-)
-
-CHAIN_RULE_CORRECTED = Claim(
-    id="unitary.chain_rule.corrected",
-    paper=PAPER,
-    where="Arjovsky et al. Sec. 1, eq. 3",
-    kind="gradient",
-    corrects="unitary.chain_rule",
-    statement=(
-        "with dC/dh as a column, dC/dh_t = W_t' D_{t+1}' W_{t+1}' D_{t+2}' ... W_{T-1}' D_T' dC/dh_T, "
-        "D_{k+1} the Jacobian of sigma at z_{k+1} (diag(sigma'(z_{k+1})) for a pointwise sigma, where D' = D; "
-        "2 x 2 symmetric blocks for modReLU)"
-    ),
-    checks=(
-        PropertyCheck(
-            "exact", q_chain_corrected, cases_chain_exact, EXACT, "product - SymPy's exact derivative (exact)"
-        ),
-        PropertyCheck("float_vs_autograd", q_chain_corrected, cases_chain_float, TORCH, CHAIN_RATIO),
-        PropertyCheck(
-            "central_differences",
-            q_chain_fd,
-            cases_chain_hp,
-            ("mpmath",),
-            "max_t ||product g - central differences|| / (T N max(eps, fd_eps) ||g|| prod ||W|| ||J||)",
-        ),
-    ),
-    notes=(
+    corrected_notes=(
         "h_T depends on h_t through h_T = sigma(W_{T-1} sigma(... sigma(W_t h_t + ...))), so dh_T/dh_t = "
         "D_T W_{T-1} D_{T-1} ... D_{t+1} W_t and dC/dh_t = (dh_T/dh_t)' dC/dh_T. Checked against SymPy's exact "
         "derivative (ReLU, rational orthogonal, unitary-twin, per-step and general W), torch autograd (float32, "
@@ -221,5 +222,3 @@ CHAIN_RULE_CORRECTED = Claim(
         "multiplied out as matrices, independently of the backward recursion used by the bound claims."
     ),
 )
-
-CLAIMS: list[Claim] = [CHAIN_RULE, CHAIN_RULE_CORRECTED]

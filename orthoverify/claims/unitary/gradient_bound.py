@@ -16,20 +16,11 @@ from typing import Any
 
 import sympy
 
-from orthoverify.claims._common import EXACT, FLOAT_HP, TORCH
+from orthoverify.claims._common import EXACT, FLOAT_HP
 from orthoverify.claims.unitary import PAPER
-from orthoverify.claims.unitary._gradient import (
-    AGREE_RATIO,
-    BOUND_RATIO,
-    RATIO_NOTE,
-    SEARCH,
-    q_autograd,
-    q_bound,
-    q_bound_search,
-    trajectory_check,
-)
-from orthoverify.claims.unitary._gradient_cases import cycled, exact_case, search_strategy
-from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchCheck, SymbolicCheck
+from orthoverify.claims.unitary import _gradient as gb
+from orthoverify.claims.unitary._gradient_cases import cycled, exact_case
+from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SymbolicCheck
 from orthoverify.engine.model import Claim
 
 RELU_KINDS = (
@@ -89,18 +80,18 @@ GRADIENT_BOUND = Claim(
         "imaginary parts separately)"
     ),
     checks=(
-        PropertyCheck("random_and_structured", q_bound, cases_bound_relu, FLOAT_HP, BOUND_RATIO),
-        PropertyCheck("exact", q_bound, cases_bound_exact, EXACT, "max_t<T ||dC/dh_t||^2 <= ||dC/dh_T||^2 (exact)"),
-        SearchCheck("search", q_bound_search, search_strategy("relu", 0.0, 0.0), SEARCH, BOUND_RATIO),
-        PropertyCheck("autograd_vs_backward", q_autograd, cases_bound_relu, TORCH, AGREE_RATIO),
-        trajectory_check("relu", "mixed", 8),
+        gb.bound_check("random_and_structured", cases_bound_relu, FLOAT_HP),
+        PropertyCheck("exact", gb.q_bound, cases_bound_exact, EXACT, "max_t<T ||dC/dh_t||^2 <= ||dC/dh_T||^2 (exact)"),
+        gb.bound_search("relu", 0.0, 0.0),
+        gb.autograd_check(cases_bound_relu),
+        gb.trajectory_check("relu", "mixed", 8),
         SymbolicCheck("isometry_step", sym_isometry, "||W'Dv||^2 - ||Dv||^2 (exact)"),
     ),
     notes=(
         "Proof: dC/dh_k = W_k' D_{k+1} dC/dh_{k+1} (the chain rule in column form; see unitary.chain_rule), "
         "so ||dC/dh_k|| = ||D_{k+1} dC/dh_{k+1}|| <= max_i |sigma'(z_{k+1,i})| ||dC/dh_{k+1}|| for orthogonal "
         "W_k, and ReLU's slopes lie in [0, 1] (1/2 at a kink, as autograd computes (x + |x|)/2); induction on "
-        "T - t. The bound does not need ||D|| = 1 (all units killed gives 0 <= ||dC/dh_T||). " + RATIO_NOTE
+        "T - t. The bound does not need ||D|| = 1 (all units killed gives 0 <= ||dC/dh_T||). " + gb.RATIO_NOTE
     ),
 )
 

@@ -16,21 +16,13 @@ from typing import Any
 import numpy as np
 import sympy
 
-from orthoverify.claims._common import FLOAT_HP, TORCH
+from orthoverify.claims._common import FLOAT_HP
 from orthoverify.claims.unitary import PAPER
-from orthoverify.claims.unitary._gradient import (
-    AGREE_RATIO,
-    BOUND_RATIO,
-    RATIO_NOTE,
-    SEARCH,
-    q_autograd,
-    q_bound,
-    q_bound_search,
-    trajectory_check,
-)
-from orthoverify.claims.unitary._gradient_cases import cycled, search_strategy
-from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchCheck, SymbolicCheck
+from orthoverify.claims.unitary import _gradient as gb
+from orthoverify.claims.unitary._gradient_cases import cycled
+from orthoverify.engine.checks import Case, Check, RunContext, SymbolicCheck
 from orthoverify.engine.model import Claim
+from orthoverify.engine.templates import printed_and_corrected
 
 MODRELU_KINDS = ("complex", "urnn", "real", "complex-per-step", "identity", "structured-unitary")
 
@@ -106,57 +98,54 @@ def sym_modrelu_jacobian(ctx: RunContext) -> Iterator[tuple[str, Any]]:
     yield "J z_perp - (1 + b/|z|) z_perp", np.array(list(jac * zp - (1 + bias / r) * zp), dtype=object)
 
 
-MODRELU_PRINTED = Claim(
-    id="unitary.gradient_bound_modrelu",
+def checks(corrected: bool) -> tuple[Check, ...]:
+    """The same evidence for both: biases of both signs as printed, every b_i <= 0 corrected."""
+    cases = cases_modrelu_nonpositive if corrected else cases_modrelu_any
+    random = (
+        gb.bound_check("random_and_structured", cases, FLOAT_HP)
+        if corrected
+        else gb.bound_check("random_cases", cases, ("numpy-float64", "torch-float64"))
+    )
+    return (
+        gb.bound_search("modrelu", -2.0, 0.0 if corrected else 2.0),
+        gb.bound_check(
+            "hand_built", _hand(HAND_MODRELU_CORRECTED if corrected else HAND_MODRELU_PRINTED), ("sympy", "mpmath")
+        ),
+        random,
+        gb.autograd_check(cases),
+        gb.trajectory_check("modrelu", "nonpositive" if corrected else "positive", 8 if corrected else 4),
+        SymbolicCheck("jacobian_eigenvalues", sym_modrelu_jacobian, "exact difference"),
+    )
+
+
+CLAIMS: list[Claim] = printed_and_corrected(
+    "unitary.gradient_bound_modrelu",
     paper=PAPER,
     where="Arjovsky et al. Sec. 1, eq. 5 with Sec. 3.2",
     kind="bound",
-    statement=(
+    printed=(
         "the bound of eq. 5, ||dC/dh_t|| <= ||dC/dh_T|| for all t < T, carries over to the modReLU the uRNN uses "
         "(Sec. 3.2: sigma(z) = ReLU(|z| + b) z / |z| per complex unit, with a learned bias b of either sign)"
     ),
-    checks=(
-        SearchCheck("search", q_bound_search, search_strategy("modrelu", -2.0, 2.0), SEARCH, BOUND_RATIO),
-        PropertyCheck("hand_built", q_bound, _hand(HAND_MODRELU_PRINTED), ("sympy", "mpmath"), BOUND_RATIO),
-        PropertyCheck("random_cases", q_bound, cases_modrelu_any, ("numpy-float64", "torch-float64"), BOUND_RATIO),
-        PropertyCheck("autograd_vs_backward", q_autograd, cases_modrelu_any, TORCH, AGREE_RATIO),
-        trajectory_check("modrelu", "positive", 4),
-        SymbolicCheck("jacobian_eigenvalues", sym_modrelu_jacobian, "exact difference"),
+    corrected=(
+        "with norm-preserving W_k and modReLU with every bias b_i <= 0, ||dC/dh_t|| <= ||dC/dh_T|| for all t < T"
     ),
-    notes=(
+    checks=checks,
+    printed_notes=(
         "Where |z| + b > 0, modReLU's real 2 x 2 Jacobian is J = I + (b/|z|)(I - uu'), u = z/|z|: symmetric, "
         "eigenvalue 1 along z and 1 + b/|z| across it. With b > 0 the tangential slope exceeds 1, and the step "
         "dC/dh_k = W_k' J_{k+1} dC/dh_{k+1} stretches the tangential part of the gradient by it: W = 1, h_0 = 2, "
         "c = -1, b = 1 keeps z_k = 1 and multiplies ||dC/dh|| by 2 per step (2^T over T steps, exactly), an "
         "exploding gradient eq. 5 says cannot happen. Eq. 4 holds with D_{k+1} = J_{k+1}, but ||J_{k+1}|| = "
         "1 + b/|z| > 1 makes it the useless bound of Sec. 1 ('lambda > 1'). The paper's initialisation b = 0 "
-        "(Sec. 3.4) is safe, a learned b > 0 is not. " + RATIO_NOTE
-    ),
-)
-
-MODRELU_CORRECTED = Claim(
-    id="unitary.gradient_bound_modrelu.corrected",
-    paper=PAPER,
-    where="Arjovsky et al. Sec. 1, eq. 5 with Sec. 3.2",
-    kind="bound",
-    corrects="unitary.gradient_bound_modrelu",
-    statement=(
-        "with norm-preserving W_k and modReLU with every bias b_i <= 0, ||dC/dh_t|| <= ||dC/dh_T|| for all t < T"
-    ),
-    checks=(
-        SearchCheck("search", q_bound_search, search_strategy("modrelu", -2.0, 0.0), SEARCH, BOUND_RATIO),
-        PropertyCheck("hand_built", q_bound, _hand(HAND_MODRELU_CORRECTED), ("sympy", "mpmath"), BOUND_RATIO),
-        PropertyCheck("random_and_structured", q_bound, cases_modrelu_nonpositive, FLOAT_HP, BOUND_RATIO),
-        PropertyCheck("autograd_vs_backward", q_autograd, cases_modrelu_nonpositive, TORCH, AGREE_RATIO),
-        trajectory_check("modrelu", "nonpositive", 8),
-        SymbolicCheck("jacobian_eigenvalues", sym_modrelu_jacobian, "exact difference"),
-    ),
-    notes=(
+        "(Sec. 3.4) is safe, a learned b > 0 is not. "
+    )
+    + gb.RATIO_NOTE,
+    corrected_notes=(
         "Proof: with b <= 0 and |z| + b > 0, 1 + b/|z| lies in [0, 1), so J = I + (b/|z|)(I - uu') has norm 1; "
         "where |z| + b < 0 (or z = 0 with b < 0) J = 0; at z = 0 with b = 0 modReLU is the identity near 0 "
         "(J = I); at the kink |z| + b = 0 the slope along z is 1/2 (autograd of the ReLU form). So ||J|| <= 1 "
-        "everywhere, and ||dC/dh_k|| = ||J_{k+1} dC/dh_{k+1}|| <= ||dC/dh_{k+1}|| for orthogonal W_k. " + RATIO_NOTE
-    ),
+        "everywhere, and ||dC/dh_k|| = ||J_{k+1} dC/dh_{k+1}|| <= ||dC/dh_{k+1}|| for orthogonal W_k. "
+    )
+    + gb.RATIO_NOTE,
 )
-
-CLAIMS: list[Claim] = [MODRELU_PRINTED, MODRELU_CORRECTED]
