@@ -13,7 +13,7 @@ from orthoverify.backends import Array, Backend, get_backend
 from orthoverify.engine import RunContext, get_profile
 from orthoverify.engine.checks import Case, Check
 from orthoverify.engine.model import Evidence
-from orthoverify.engine.ratios import Measure, residual
+from orthoverify.engine.ratios import Measure, flag, residual
 from orthoverify.engine.templates import Agreement, Gradient, audit, count, printed_and_corrected, witness
 
 
@@ -113,6 +113,43 @@ def test_witness_from_candidates_and_from_a_strategy() -> None:
     assert found.counterexample is not None
     with pytest.raises(ValueError):
         witness("w", violation, backends=("numpy-float64",), quantity_name="q")
+
+
+def test_witness_enumerating_a_whole_domain_is_exhaustive() -> None:
+    """A planted wrong statement ("i mod n lies in 1..n" for 1-based i) refuted by an exhaustive
+    enumeration, exactly, at its first witness; the right one (residues plus one) verified."""
+
+    def violation(shift: int) -> Any:
+        def measure(b: Backend, case: Case) -> Measure:
+            n, i = int(case["n"]), int(case["i"])
+            k = (i - shift) % n + shift
+            return flag(1 <= k <= n, f"k = {k} outside 1..{n}")
+
+        return measure
+
+    def every_index(ctx: RunContext) -> Iterator[Case]:
+        yield from ({"n": n, "i": i} for n in range(1, 5) for i in range(1, n + 1))
+
+    def check(shift: int) -> Check:
+        return witness(
+            "indices",
+            violation(shift),
+            backends=("sympy",),
+            quantity_name="k in range",
+            candidates=every_index,
+            method="exhaustive",
+        )
+
+    wrong, right = run(check(0), "sympy"), run(check(1), "sympy")
+    assert wrong.method == "exhaustive" and not wrong.passed and wrong.cases == 10
+    assert wrong.counterexample is not None and wrong.counterexample.inputs == {"n": "1", "i": "1"}
+    assert wrong.counterexample.precision_digits == "exact"
+    assert check(0).replay(wrong.counterexample.inputs, get_backend("sympy")).ratio == float("inf")
+    assert right.passed and right.counterexample is None
+    with pytest.raises(ValueError):
+        witness(
+            "w", violation(1), backends=("sympy",), quantity_name="q", strategy=lambda ctx: None, method="exhaustive"
+        )
 
 
 def test_gradient_references_and_printed_and_corrected() -> None:
