@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from orthoverify.claims.unitary import lemma1
+from orthoverify.backends import get_backend
+from orthoverify.engine import get_registry
+from orthoverify.engine.checks import Check
 from tests.claims_common import (
     assert_counterexamples_replay,
     assert_registered,
@@ -84,6 +86,12 @@ def test_printed_modrelu_indices_fail_for_every_n() -> None:
         assert all(1 <= k <= 2 * n and 1 <= kt <= n for _, k, kt in fixed)
 
 
+def _check(claim_id: str, name: str) -> Check:
+    """The check ``name`` of registered claim ``claim_id``."""
+    claim = next(c for c in get_registry() if c.id == claim_id)
+    return next(c for c in claim.checks if c.name == name)
+
+
 def test_lemma1_counterexample_is_a_valid_decomposition() -> None:
     """The refutation's V is unitary and V D V* is the real identity: the hypothesis holds."""
     import sympy
@@ -91,29 +99,32 @@ def test_lemma1_counterexample_is_a_valid_decomposition() -> None:
     inputs = {"V_re": [["1", "0"], ["0", "0"]], "V_im": [["0", "0"], ["0", "1"]], "D": ["1", "1"]}
     v = sympy.Matrix([[1, 0], [0, sympy.I]])
     assert v.H * v == sympy.eye(2) and v * v.H == sympy.eye(2)
-    m = lemma1.replay_lemma1_printed(inputs, lemma1.exact_backend())
+    m = _check("unitary.lemma1", "real_only_if_columns").replay(inputs, get_backend("sympy"))
     assert m.ratio == float("inf") and "no conjugate column" in (m.value or "")
 
 
 @pytest.mark.parametrize(
-    ("replay", "inputs"),
+    ("claim", "inputs"),
     [
         (
-            "lemma1",
+            ("unitary.lemma1", "real_only_if_columns"),
             {
                 "V_re": [['__import__("os").getpid()', "0"], ["0", "0"]],
                 "V_im": [["0", "0"], ["0", "1"]],
                 "D": ["1", "1"],
             },
         ),
-        ("corollary1_proof", {"x_re": ['__import__("os").getpid()', "1"], "x_im": ["0", "0"]}),
+        (
+            ("unitary.corollary1_proof", "theta_exists"),
+            {"x_re": ['__import__("os").getpid()', "1"], "x_im": ["0", "0"]},
+        ),
     ],
 )
-def test_exact_replays_parse_file_strings_and_never_evaluate_them(replay: str, inputs: dict[str, object]) -> None:
+def test_exact_replays_parse_file_strings_and_never_evaluate_them(
+    claim: tuple[str, str], inputs: dict[str, object]
+) -> None:
     """A result file is untrusted: a crafted entry is refused by name (it used to be sympified)."""
-    from orthoverify.claims.unitary import corollary1_proof
     from orthoverify.errors import ParseError
 
-    fn = lemma1.replay_lemma1_printed if replay == "lemma1" else corollary1_proof.replay_corollary1_proof
     with pytest.raises(ParseError, match="not a decimal, integer or p/q number"):
-        fn(inputs, lemma1.exact_backend())
+        _check(*claim).replay(inputs, get_backend("sympy"))

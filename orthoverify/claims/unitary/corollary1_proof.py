@@ -10,8 +10,7 @@ exactly (Pythagorean entries keep the norms rational), including x_1 = 0.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Iterator
 
 import numpy as np
 import sympy
@@ -21,27 +20,23 @@ from orthoverify.backends import Backend
 from orthoverify.claims._common import exact_backend
 from orthoverify.claims.unitary import PAPER
 from orthoverify.claims.unitary._shared import ALL, cagree, complex_input, sizes, split_complex
-from orthoverify.engine.checks import Case, FunctionCheck, Outcome, PropertyCheck, RunContext
+from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure
+from orthoverify.engine.templates import witness
 from orthoverify.param import unitary as un
 from orthoverify.param.unitary import CArray
 
-
-def fn_corollary1_proof_printed(ctx: RunContext) -> Outcome:
-    """Sketch of the proof of Cor. 1: a theta with x_1 = e^(i theta) ||x|| exists only when
-    |x_1| = ||x||, i.e. x is a multiple of e_1. x = (1, 1) has none."""
-    x = [sympy.Integer(1), sympy.Integer(1)]
-    gap = sympy.Abs(x[0]) - sympy.sqrt(sum(v * v for v in x))
-    return Outcome(
-        passed=False,
-        cases=1,
-        failure=({"x_re": ["1", "1"], "x_im": ["0", "0"]}, Measure(math.inf, f"|x_1| - ||x|| = {gap}")),
-        notes="no real theta has e^(i theta) ||x|| = x_1 unless |x_1| = ||x||",
-    )
+NO_THETA = ({"x_re": ["1", "1"], "x_im": ["0", "0"]},)
+"""The printed sketch needs x_1 = e^(i theta) ||x||, i.e. |x_1| = ||x||: x = (1, 1) has no such theta."""
 
 
-def replay_corollary1_proof(inputs: Mapping[str, Any], b: Backend) -> Measure:
+def cases_no_theta(ctx: RunContext) -> Iterator[Case]:
+    yield from NO_THETA
+
+
+def theta_gap(b: Backend, inputs: Case) -> Measure:
+    """|x_1| - ||x||, exactly: a theta with x_1 = e^(i theta) ||x|| exists only where it is 0."""
     sy = exact_backend()  # parses a result file's strings strictly, never evaluates them
     re, im = list(sy.asarray(inputs["x_re"], name="x_re")), list(sy.asarray(inputs["x_im"], name="x_im"))
     gap = sympy.sqrt(re[0] ** 2 + im[0] ** 2) - sympy.sqrt(sum(r * r + i * i for r, i in zip(re, im, strict=True)))
@@ -98,14 +93,13 @@ COROLLARY1_PROOF = Claim(
         "where theta is such that x_1 = e^(i theta)||x||, give H x = ||x|| e_1"
     ),
     checks=(
-        FunctionCheck(
+        witness(
             "theta_exists",
-            fn_corollary1_proof_printed,
-            ("sympy",),
-            "symbolic",
-            "|x_1| - ||x||",
-            replay_fn=replay_corollary1_proof,
-            exact=True,
+            theta_gap,
+            backends=("sympy",),
+            quantity_name="|x_1| - ||x||",
+            candidates=cases_no_theta,
+            method="symbolic",
         ),
     ),
     notes=(

@@ -12,8 +12,7 @@ checked as W conj(v) = conj(lambda) conj(v) on Haar orthogonal W (float, 50 digi
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Iterator
 
 import numpy as np
 import sympy
@@ -30,9 +29,10 @@ from orthoverify.claims.unitary._shared import (
     unitary_cases,
     unitary_input,
 )
-from orthoverify.engine.checks import Case, FunctionCheck, Outcome, PropertyCheck, RunContext
+from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, residual, worst
+from orthoverify.engine.templates import printed_and_corrected, witness
 from orthoverify.param import unitary as un
 from orthoverify.param.unitary_spectral import unitary_eig
 
@@ -128,21 +128,17 @@ def cases_lemma1_real_orth(ctx: RunContext) -> Iterator[Case]:
             yield {"W_re": q, "W_im": np.zeros((n, n))}
 
 
-def fn_lemma1_printed(ctx: RunContext) -> Outcome:
-    """The 'only if' of the real part, read about the decomposition's columns: W = I_2 is real
-    orthogonal and W = V D V* with V = diag(1, i), D = I; the eigenvector v_2 = i e_2 has no
-    column conj(v_2) = -i e_2 in V."""
-    inputs = {"V_re": [["1", "0"], ["0", "0"]], "V_im": [["0", "0"], ["0", "1"]], "D": ["1", "1"]}
-    m = replay_lemma1_printed(inputs, exact_backend())
-    return Outcome(
-        passed=False,
-        cases=1,
-        failure=(inputs, m),
-        notes="W = V D V* = I_2 is real orthogonal, yet V's columns are not closed under conjugation",
-    )
+UNPAIRED = ({"V_re": [["1", "0"], ["0", "0"]], "V_im": [["0", "0"], ["0", "1"]], "D": ["1", "1"]},)
+"""The 'only if' of the real part, read about the decomposition's columns: W = I_2 is real
+orthogonal and W = V D V* with V = diag(1, i), D = I; the eigenvector v_2 = i e_2 has no column
+conj(v_2) = -i e_2 in V."""
 
 
-def replay_lemma1_printed(inputs: Mapping[str, Any], b: Backend) -> Measure:
+def cases_unpaired(ctx: RunContext) -> Iterator[Case]:
+    yield from UNPAIRED
+
+
+def unpaired_column(b: Backend, inputs: Case) -> Measure:
     """Whether V's columns (and D's entries) come in conjugate pairs, exactly; the strings of a
     result file are parsed strictly by the SymPy backend, never evaluated."""
     sy = exact_backend()
@@ -177,64 +173,56 @@ _LEMMA1_REAL_IF = PropertyCheck(
     "max(||Im W||, ||W'W - I||) / (n eps)",
 )
 
-LEMMA1 = Claim(
-    id="unitary.lemma1",
-    paper=PAPER,
-    where="Arjovsky et al. Lemma 1",
-    kind="identity",
-    statement=(
-        "W is unitary iff W = V D V* with V unitary and |D_jj| = 1; W is real orthogonal iff for every eigenvalue "
-        "D_jj = lambda_j with eigenvector v_j there is also an eigenvalue lambda_k = conj(lambda_j) with "
-        "eigenvector v_k = conj(v_j)"
-    ),
-    checks=(
-        _LEMMA1_SPECTRAL,
-        _LEMMA1_REAL_IF,
-        FunctionCheck(
-            "real_only_if_columns",
-            fn_lemma1_printed,
-            ("sympy",),
-            "symbolic",
-            "a column of V without its conjugate",
-            replay_fn=replay_lemma1_printed,
-            exact=True,
-        ),
-    ),
-    notes=(
-        "Read, as printed, about the decomposition W = V D V* (eigenvalue D_jj, eigenvector v_j the j-th column of "
-        "V): the 'if' direction holds, the 'only if' fails, because eigenvectors are fixed only up to phase (and "
-        "within repeated eigenspaces): I_2 = V I V* with V = diag(1, i). Read about the eigenpairs of W (any "
-        "eigenvector), the lemma holds: see unitary.lemma1.corrected."
-    ),
-)
 
-LEMMA1_CORRECTED = Claim(
-    id="unitary.lemma1.corrected",
-    paper=PAPER,
-    where="Arjovsky et al. Lemma 1",
-    kind="identity",
-    corrects="unitary.lemma1",
-    statement=(
-        "W is unitary iff W = V D V* with V unitary and |D_jj| = 1; a unitary W is real (orthogonal) iff for every "
-        "eigenpair (lambda, v) of W, (conj(lambda), conj(v)) is an eigenpair of W, equivalently iff it has such a "
-        "decomposition whose columns and eigenvalues come in conjugate pairs"
-    ),
-    checks=(
-        _LEMMA1_SPECTRAL,
-        _LEMMA1_REAL_IF,
-        PropertyCheck(
+def checks(corrected: bool) -> tuple[Check, ...]:
+    """The spectral form and the 'if' of the real part for both; the 'only if' read about V's
+    columns (printed: a witness) or about W's eigenpairs (corrected)."""
+    only_if: Check
+    if corrected:
+        only_if = PropertyCheck(
             "real_only_if_eigenpairs",
             q_lemma1_real_only_if,
             cases_lemma1_real_orth,
             FLOAT_HP,
             "||W conj(V) - conj(V) conj(D)|| / (n eps)",
-        ),
+        )
+    else:
+        only_if = witness(
+            "real_only_if_columns",
+            unpaired_column,
+            backends=("sympy",),
+            quantity_name="a column of V without its conjugate",
+            candidates=cases_unpaired,
+            method="symbolic",
+        )
+    return (_LEMMA1_SPECTRAL, _LEMMA1_REAL_IF, only_if)
+
+
+CLAIMS: list[Claim] = printed_and_corrected(
+    "unitary.lemma1",
+    paper=PAPER,
+    where="Arjovsky et al. Lemma 1",
+    kind="identity",
+    printed=(
+        "W is unitary iff W = V D V* with V unitary and |D_jj| = 1; W is real orthogonal iff for every eigenvalue "
+        "D_jj = lambda_j with eigenvector v_j there is also an eigenvalue lambda_k = conj(lambda_j) with "
+        "eigenvector v_k = conj(v_j)"
     ),
-    notes=(
+    corrected=(
+        "W is unitary iff W = V D V* with V unitary and |D_jj| = 1; a unitary W is real (orthogonal) iff for every "
+        "eigenpair (lambda, v) of W, (conj(lambda), conj(v)) is an eigenpair of W, equivalently iff it has such a "
+        "decomposition whose columns and eigenvalues come in conjugate pairs"
+    ),
+    checks=checks,
+    printed_notes=(
+        "Read, as printed, about the decomposition W = V D V* (eigenvalue D_jj, eigenvector v_j the j-th column of "
+        "V): the 'if' direction holds, the 'only if' fails, because eigenvectors are fixed only up to phase (and "
+        "within repeated eigenspaces): I_2 = V I V* with V = diag(1, i). Read about the eigenpairs of W (any "
+        "eigenvector), the lemma holds: see unitary.lemma1.corrected."
+    ),
+    corrected_notes=(
         "Only if: W v = lambda v with W real gives W conj(v) = conj(lambda) conj(v). If: W and conj(W) agree on the "
         "basis conj(v_j), so W = conj(W). Decompositions are computed by a Hermitian eigensolver on "
         "(W + W*)/2 + c (W - W*)/2i (V unitary by construction, also for repeated eigenvalues)."
     ),
 )
-
-CLAIMS: list[Claim] = [LEMMA1, LEMMA1_CORRECTED]
