@@ -10,6 +10,7 @@ import pytest
 
 from orthoverify.backends import get_backend
 from orthoverify.claims.unitary import coverage_threshold as cov
+from orthoverify.claims.unitary._rank import rank_measure, rank_scan
 from orthoverify.engine import run_checks
 from orthoverify.engine.checks import FunctionCheck, RunContext
 from orthoverify.engine.profiles import get_profile
@@ -218,11 +219,11 @@ def test_a_false_rank_claim_gets_a_replayable_counterexample() -> None:
 
     check = FunctionCheck(
         "planted",
-        lambda ctx: cov.rank_scan(ctx, full_rank, "rank below n^2"),
+        lambda ctx: rank_scan(ctx, full_rank, "rank below n^2"),
         ("numpy-float64",),
         "float",
         "rank",
-        replay_fn=cov.rank_measure(full_rank, "rank below n^2"),
+        replay_fn=rank_measure(full_rank, "rank below n^2"),
     )
     ctx = RunContext("unitary.planted", "planted", F64, get_profile("quick"), seed=0)
     ev = check.run(ctx)

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
 
 from orthoverify.backends import Array, Backend, get_backend
 from orthoverify.claims.unitary._effort import CoveragePlan, effort
-from orthoverify.engine.checks import Case, Outcome, RunContext
+from orthoverify.engine.checks import Case, FunctionCheck, Outcome, RunContext
 from orthoverify.engine.ratios import Measure, flag
 from orthoverify.param import unitary_rank as ur
 from orthoverify.param.unitary import URNNParameters, urnn_random
@@ -36,6 +36,21 @@ def point_case(rng: np.random.Generator, n: int, perm: tuple[int, ...] | None = 
     x = np.concatenate([d["w1"], d["w2"], d["w3"], d["v1"][0], d["v1"][1], d["v2"][0], d["v2"][1]])
     p = d["perm"] if perm is None else list(perm)
     return {"n": n, "x": x, "perm": ",".join(str(int(i)) for i in p)}
+
+
+def point_cases(
+    salt: str, float_max: Callable[[CoveragePlan], int], hp_sizes: Callable[[CoveragePlan], tuple[int, ...]]
+) -> Callable[[RunContext], Iterator[Case]]:
+    """One random point per n: n = 1..float_max(plan) in float, hp_sizes(plan) at 50 digits."""
+
+    def gen(ctx: RunContext) -> Iterator[Case]:
+        plan = coverage_plan(ctx)
+        rng = ctx.rng(salt)
+        sizes = range(1, float_max(plan) + 1) if ctx.backend.method == "float" else hp_sizes(plan)
+        for n in sizes:
+            yield point_case(rng, n)
+
+    return gen
 
 
 def point_params(b: Backend, case: Case) -> URNNParameters:
@@ -185,3 +200,37 @@ def hp_confirm(ctx: RunContext, sizes: tuple[int, ...], float_name: str, rule: R
     if problems:
         notes = "; ".join(problems) + "; " + notes
     return Outcome(not problems and failure is None, len(rows), worst_ratio, failure, notes, {"table": rows})
+
+
+def rank_checks(
+    rule: RankRule,
+    what: str,
+    *,
+    float_backend: str,
+    hp_sizes: Callable[[CoveragePlan], tuple[int, ...]],
+    quantities: tuple[str, str],
+) -> tuple[FunctionCheck, FunctionCheck]:
+    """The rank at random points for n = 1..N on ``float_backend`` (``jacobian_rank``) and its
+    50-digit confirmation at ``hp_sizes`` (``rank_50_digits``), both judged by ``rule`` and
+    replayed through :func:`rank_measure`. Bespoke procedures, not templates: a rank decision can
+    be undecided (no clear singular-value gap), which fails the check without a counterexample,
+    and the scan's table is what the report plots."""
+    replay = rank_measure(rule, what)
+    return (
+        FunctionCheck(
+            "jacobian_rank",
+            lambda ctx: rank_scan(ctx, rule, what),
+            (float_backend,),
+            "float",
+            quantities[0],
+            replay_fn=replay,
+        ),
+        FunctionCheck(
+            "rank_50_digits",
+            lambda ctx: hp_confirm(ctx, hp_sizes(coverage_plan(ctx)), float_backend, rule, what),
+            (HP,),
+            "high-precision",
+            quantities[1],
+            replay_fn=replay,
+        ),
+    )

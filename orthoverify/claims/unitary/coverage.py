@@ -7,12 +7,11 @@ n = 1..N, confirmed in 50-digit arithmetic for n > 7, with autograd cross-checke
 factors' analytic derivatives (and those against 50-digit central differences). Rank below
 n^2 = dim U(n) everywhere means an image of measure zero (Sard). The measured generic rank is
 min(n^2, 7n - 7): the claim holds, and its threshold is not the exact one
-(unitary.coverage_threshold).
+(unitary.coverage_threshold). The rank checks are bespoke procedures (``_rank.rank_checks``: a
+rank decision can be undecided, which fails without a counterexample).
 """
 
 from __future__ import annotations
-
-from collections.abc import Iterator
 
 from orthoverify.backends import Backend, get_backend
 from orthoverify.claims.unitary import PAPER
@@ -20,29 +19,16 @@ from orthoverify.claims.unitary._rank import (
     F64,
     HP,
     T64,
-    coverage_plan,
     coverage_rule,
-    hp_confirm,
-    point_case,
+    point_cases,
     point_params,
-    rank_measure,
-    rank_scan,
+    rank_checks,
 )
-from orthoverify.engine.checks import Case, FunctionCheck, Outcome, PropertyCheck, RunContext
+from orthoverify.engine.checks import Case, PropertyCheck
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, agreement, scaled
 from orthoverify.engine.reference import fd_eps
 from orthoverify.param import unitary_rank as ur
-
-
-def fn_coverage_rank(ctx: RunContext) -> Outcome:
-    """The autograd rank for n = 1..N: below n^2 for every n > 7 (the claim as printed)."""
-    return rank_scan(ctx, coverage_rule, "rank n^2 for n > 7: an open set of U(n) is reached")
-
-
-def fn_coverage_hp(ctx: RunContext) -> Outcome:
-    plan = coverage_plan(ctx)
-    return hp_confirm(ctx, plan.coverage_hp, T64, coverage_rule, "rank n^2 for n > 7")
 
 
 def q_jacobian_agreement(b: Backend, case: Case) -> Measure:
@@ -58,12 +44,7 @@ def q_jacobian_agreement(b: Backend, case: Case) -> Measure:
     return scaled(err, n, fd_eps(b))
 
 
-def cases_agreement(ctx: RunContext) -> Iterator[Case]:
-    plan = coverage_plan(ctx)
-    rng = ctx.rng("agree")
-    sizes = range(1, plan.agree_max + 1) if ctx.backend.method == "float" else plan.cd_sizes
-    for n in sizes:
-        yield point_case(rng, n)
+cases_agreement = point_cases("agree", lambda plan: plan.agree_max, lambda plan: plan.cd_sizes)
 
 
 COVERAGE = Claim(
@@ -76,21 +57,15 @@ COVERAGE = Claim(
         "transition matrix to span the full unitary group U(n) when n > 7"
     ),
     checks=(
-        FunctionCheck(
-            "jacobian_rank",
-            fn_coverage_rank,
-            (T64,),
-            "float",
-            "rank of dW (tangent coordinates of W* dW) by autograd, n = 1..N",
-            replay_fn=rank_measure(coverage_rule, "rank n^2 for n > 7"),
-        ),
-        FunctionCheck(
-            "rank_50_digits",
-            fn_coverage_hp,
-            (HP,),
-            "high-precision",
-            "50-digit rank of the analytic Jacobian, n > 7",
-            replay_fn=rank_measure(coverage_rule, "rank n^2 for n > 7"),
+        *rank_checks(
+            coverage_rule,
+            "rank n^2 for n > 7: an open set of U(n) is reached",
+            float_backend=T64,
+            hp_sizes=lambda plan: plan.coverage_hp,
+            quantities=(
+                "rank of dW (tangent coordinates of W* dW) by autograd, n = 1..N",
+                "50-digit rank of the analytic Jacobian, n > 7",
+            ),
         ),
         PropertyCheck(
             "jacobian_agreement",
