@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -66,3 +68,30 @@ def assert_counterexamples_replay(path: Path) -> None:
     for c in data["claims"]:
         if c["verdict"] == "refuted":
             assert replay_from_file(path, c["id"]).reproduced, c["id"]
+
+
+def family_tests(
+    paper: str, catalogue: set[str], added: set[str]
+) -> tuple[Callable[[], None], Any, Callable[[Path], None], Callable[[Path], None]]:
+    """The tests every family's claim-test module starts with, written once: its ids are
+    registered, a module-scoped quick run of ``paper.*`` (the fixture ``quick``), its verdicts are
+    the expected ones, and every counterexample replays. Bind them at module level::
+
+        (test_catalogue_ids_are_registered, quick, test_quick_profile_verdicts,
+         test_every_counterexample_replays) = family_tests(PAPER, CATALOGUE, ADDED)
+    """
+
+    def test_catalogue_ids_are_registered() -> None:
+        assert_registered(paper, catalogue, added)
+
+    @pytest.fixture(scope="module", name="quick")
+    def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
+        return quick_run(f"{paper}.*", tmp_path_factory)
+
+    def test_quick_profile_verdicts(quick: Path) -> None:
+        assert_verdicts(quick, expected_verdicts(paper))
+
+    def test_every_counterexample_replays(quick: Path) -> None:
+        assert_counterexamples_replay(quick)
+
+    return test_catalogue_ids_are_registered, quick, test_quick_profile_verdicts, test_every_counterexample_replays

@@ -11,13 +11,7 @@ import pytest
 from orthoverify.backends import get_backend
 from orthoverify.engine import get_registry
 from orthoverify.engine.checks import Check
-from tests.claims_common import (
-    assert_counterexamples_replay,
-    assert_registered,
-    assert_verdicts,
-    expected_verdicts,
-    quick_run,
-)
+from tests.claims_common import family_tests
 
 PAPER = "unitary"
 CATALOGUE = {
@@ -45,24 +39,12 @@ ADDED = {
     "unitary.chain_rule.corrected",
     "unitary.init_silent",
 }
-EXPECTED = expected_verdicts("unitary")
-
-
-def test_catalogue_ids_are_registered() -> None:
-    assert_registered(PAPER, CATALOGUE, ADDED)
-
-
-@pytest.fixture(scope="module")
-def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return quick_run(f"{PAPER}.*", tmp_path_factory)
-
-
-def test_quick_profile_verdicts(quick: Path) -> None:
-    assert_verdicts(quick, EXPECTED)
-
-
-def test_every_counterexample_replays(quick: Path) -> None:
-    assert_counterexamples_replay(quick)
+(
+    test_catalogue_ids_are_registered,
+    quick,
+    test_quick_profile_verdicts,
+    test_every_counterexample_replays,
+) = family_tests(PAPER, CATALOGUE, ADDED)
 
 
 def test_claims_are_checked_by_independent_methods(quick: Path) -> None:
