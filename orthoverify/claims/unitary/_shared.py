@@ -12,14 +12,10 @@ import sympy
 
 from orthoverify import samples
 from orthoverify.backends import Backend
-from orthoverify.claims._common import EXACT, FLOAT_HP
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.ratios import Measure, agreement
 from orthoverify.param import unitary as un
 from orthoverify.param.unitary import CArray
-
-ALL = (*FLOAT_HP, *EXACT)
-"""Every backend: the float ones, 50-digit mpmath and exact SymPy."""
 
 
 def sizes(ctx: RunContext) -> tuple[int, ...]:

@@ -19,10 +19,9 @@ import sympy
 
 from orthoverify import samples
 from orthoverify.backends import Backend
-from orthoverify.claims._common import exact_backend, symbol_array
+from orthoverify.claims._common import ALL, exact_backend, symbol_array
 from orthoverify.claims.unitary import PAPER
 from orthoverify.claims.unitary._shared import (
-    ALL,
     complex_input,
     from_native,
     native,

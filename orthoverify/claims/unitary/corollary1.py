@@ -18,9 +18,9 @@ import numpy as np
 
 from orthoverify import samples
 from orthoverify.backends import Backend
-from orthoverify.claims._common import FLOAT_HP, exact_backend, symbol_array
+from orthoverify.claims._common import ALL, FLOAT_HP, exact_backend, symbol_array
 from orthoverify.claims.unitary import PAPER
-from orthoverify.claims.unitary._shared import ALL, cagree, sizes, split_complex, unitary_cases, unitary_input
+from orthoverify.claims.unitary._shared import cagree, sizes, split_complex, unitary_cases, unitary_input
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchCheck, SymbolicCheck
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, flag

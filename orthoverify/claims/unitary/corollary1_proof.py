@@ -17,9 +17,9 @@ import sympy
 
 from orthoverify import samples
 from orthoverify.backends import Backend
-from orthoverify.claims._common import exact_backend
+from orthoverify.claims._common import ALL, exact_backend
 from orthoverify.claims.unitary import PAPER
-from orthoverify.claims.unitary._shared import ALL, cagree, complex_input, sizes, split_complex
+from orthoverify.claims.unitary._shared import cagree, complex_input, sizes, split_complex
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure

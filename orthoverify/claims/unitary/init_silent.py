@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from orthoverify.backends import Backend
+from orthoverify.claims._common import ALL
 from orthoverify.claims.unitary import PAPER
-from orthoverify.claims.unitary._shared import ALL, cagree, complex_input, modrelu_inputs, sizes
+from orthoverify.claims.unitary._shared import cagree, complex_input, modrelu_inputs, sizes
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure

@@ -14,8 +14,9 @@ from typing import Any
 import numpy as np
 
 from orthoverify.backends import Backend
+from orthoverify.claims._common import ALL
 from orthoverify.claims.unitary import PAPER
-from orthoverify.claims.unitary._shared import ALL, cagree, cases_modrelu, complex_input
+from orthoverify.claims.unitary._shared import cagree, cases_modrelu, complex_input
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchCheck
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, worst

@@ -15,10 +15,10 @@ import math
 from collections.abc import Iterator
 
 from orthoverify.backends import Array, Backend
-from orthoverify.claims._common import FLOAT_HP
+from orthoverify.claims._common import ALL, FLOAT_HP
 from orthoverify.claims.unitary import PAPER
 from orthoverify.claims.unitary._effort import effort
-from orthoverify.claims.unitary._shared import ALL, cases_modrelu, complex_input, sizes, unitary_cases, unitary_input
+from orthoverify.claims.unitary._shared import cases_modrelu, complex_input, sizes, unitary_cases, unitary_input
 from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, agreement
