@@ -10,7 +10,6 @@ for every n at once.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -29,9 +28,10 @@ from orthoverify.claims.unitary._shared import (
     unitary_cases,
     unitary_input,
 )
-from orthoverify.engine.checks import Case, FunctionCheck, Outcome, PropertyCheck, RunContext, SymbolicCheck
+from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SymbolicCheck
 from orthoverify.engine.model import Claim
-from orthoverify.engine.ratios import Measure, agreement, residual, worst
+from orthoverify.engine.ratios import Measure, agreement, flag, residual, worst
+from orthoverify.engine.templates import witness
 from orthoverify.param import unitary as un
 from orthoverify.param.unitary import CArray
 
@@ -88,28 +88,24 @@ def sym_complex_block(ctx: RunContext) -> Iterator[tuple[str, Any]]:
         yield f"n={n}: W_hat h_hat - (Re Wh, Im Wh)", wh @ np.concatenate([x, y]) - np.concatenate([re, im])
 
 
-def fn_block_algebra(ctx: RunContext) -> Outcome:
-    """Eq. 5 for every n at once: with A, B n x n matrix symbols (non-commuting, n symbolic), the
-    block product W_hat W_hat' is [[P, Q'], [Q, P]] with P = AA' + BB' and Q = BA' - AB' (eq. 5);
-    W W* = (AA' + BB') + i(BA' - AB') = I says P = I and Q = 0, so W_hat W_hat' = I."""
+def block_violation(b: Backend, case: Case) -> Measure:
+    """Eq. 5 for every n at once, one block per case: with A, B n x n matrix symbols
+    (non-commuting, n symbolic), block ``ij`` of W_hat W_hat' must be that of [[P, Q'], [Q, P]] with
+    P = AA' + BB' and Q = BA' - AB' (eq. 5); W W* = (AA' + BB') + i(BA' - AB') = I says P = I and
+    Q = 0, so W_hat W_hat' = I."""
+    i, j = (int(c) for c in str(case["block"]))
     n = sympy.Symbol("n", integer=True, positive=True)
     a, bb = sympy.MatrixSymbol("A", n, n), sympy.MatrixSymbol("B", n, n)
     w = sympy.BlockMatrix([[a, -bb], [bb, a]])
     prod = sympy.block_collapse(w * w.T)
     p, q = a * a.T + bb * bb.T, bb * a.T - a * bb.T
-    expected = {(0, 0): p, (0, 1): q.T, (1, 0): q, (1, 1): p}
-    bad = [
-        f"block {i}{j}: {d}"
-        for (i, j), e in expected.items()
-        if (d := (prod.blocks[i, j] - e).expand().doit()) != sympy.ZeroMatrix(n, n)
-    ]
-    if bad:
-        return Outcome(False, 4, failure=({"identity": "block product"}, Measure(math.inf, "; ".join(bad))))
-    return Outcome(
-        passed=True,
-        cases=4,
-        notes="W_hat W_hat' = [[P, Q'], [Q, P]], P = AA' + BB', Q = BA' - AB', for symbolic n (SymPy block algebra)",
-    )
+    expected = {(0, 0): p, (0, 1): q.T, (1, 0): q, (1, 1): p}[(i, j)]
+    d = (prod.blocks[i, j] - expected).expand().doit()
+    return flag(d == sympy.ZeroMatrix(n, n), f"block {i}{j}: {d}")
+
+
+def every_block(ctx: RunContext) -> Iterator[Case]:
+    yield from ({"block": f"{i}{j}"} for i in (0, 1) for j in (0, 1))
 
 
 COMPLEX_BLOCK = Claim(
@@ -130,14 +126,13 @@ COMPLEX_BLOCK = Claim(
             "max(||W_hat'W_hat - I||, ||W_hat h_hat - (Re, Im)(Wh)|| / ||Wh||) / (2n eps)",
         ),
         SymbolicCheck("homomorphism", sym_complex_block),
-        FunctionCheck(
+        witness(
             "block_algebra",
-            fn_block_algebra,
-            ("sympy",),
-            "symbolic",
-            "eq. 5 block identity",
-            replay_fn=lambda inputs, b: Measure(0.0 if fn_block_algebra(None).passed else math.inf),  # type: ignore[arg-type]
-            exact=True,
+            block_violation,
+            backends=("sympy",),
+            quantity_name="eq. 5 block identity",
+            candidates=every_block,
+            method="symbolic",
         ),
     ),
     notes=(

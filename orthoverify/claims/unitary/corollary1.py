@@ -21,11 +21,14 @@ from orthoverify.backends import Backend
 from orthoverify.claims._common import ALL, FLOAT_HP, exact_backend, symbol_array
 from orthoverify.claims.unitary import PAPER
 from orthoverify.claims.unitary._shared import cagree, sizes, split_complex, unitary_cases, unitary_input
-from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchCheck, SymbolicCheck
+from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SymbolicCheck
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, flag
+from orthoverify.engine.templates import witness
 from orthoverify.param import unitary as un
 from orthoverify.param.unitary import CArray
+
+REBUILT = "||M_hat_1(inverse(W)) - W|| / (n eps ||W||)"
 
 
 def q_corollary1(b: Backend, case: Case) -> Measure:
@@ -125,19 +128,13 @@ COROLLARY1 = Claim(
         "image is unitary"
     ),
     checks=(
-        PropertyCheck(
-            "invert_and_rebuild",
-            q_corollary1,
-            cases_corollary1,
-            FLOAT_HP,
-            "||M_hat_1(inverse(W)) - W|| / (n eps ||W||)",
-        ),
-        SearchCheck(
+        PropertyCheck("invert_and_rebuild", q_corollary1, cases_corollary1, FLOAT_HP, REBUILT),
+        witness(
             "invert_search",
             q_corollary1,
-            _unitary_strategy,
-            ("numpy-float64", "torch-float32"),
-            "||M_hat_1(inverse(W)) - W|| / (n eps ||W||)",
+            strategy=_unitary_strategy,
+            backends=("numpy-float64", "torch-float32"),
+            quantity_name=REBUILT,
         ),
         PropertyCheck("image_unitary", q_image_unitary, cases_image_unitary, ALL, "||M*M - I|| / (n eps)"),
         SymbolicCheck("image_unitary_symbolic", sym_image_unitary),

@@ -31,7 +31,8 @@ def sym_init_h0(ctx: RunContext) -> Iterator[tuple[str, Any]]:
 
 def fn_init_h0_mc(ctx: RunContext) -> Outcome:
     """Monte Carlo of init_h0 (the sampler as Sec. 3.4 describes it): the z-score of the mean of
-    ||h0||^2 against 1, with the exact standard error sqrt(2n * 4a^4/45 / N)."""
+    ||h0||^2 against 1, with the exact standard error sqrt(2n * 4a^4/45 / N). Bespoke: a
+    statistical experiment judged by a z-score (threshold 5), not a rounding test ratio."""
     rng = ctx.rng()
     draws = effort(ctx).init_h0_draws
     worst_z = 0.0

@@ -17,9 +17,10 @@ from orthoverify.backends import Backend
 from orthoverify.claims._common import ALL
 from orthoverify.claims.unitary import PAPER
 from orthoverify.claims.unitary._shared import cagree, cases_modrelu, complex_input
-from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchCheck
+from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, worst
+from orthoverify.engine.templates import witness
 from orthoverify.param import unitary as un
 
 
@@ -34,6 +35,9 @@ def q_modrelu(b: Backend, case: Case) -> Measure:
         cagree(b, un.modrelu(z, bias, backend=b, rule="arjovsky"), relu_form, n),
         cagree(b, un.modrelu(z, bias, backend=b, rule="mhammedi"), relu_form, n),
     )
+
+
+BOTH_FORMS = "||case form - ReLU form|| / (n eps ||ReLU form||)"
 
 
 def _modrelu_strategy(ctx: RunContext) -> Any:
@@ -68,13 +72,13 @@ MODRELU = Claim(
         "(Mhammedi et al. eq. 4 writes > 0 for the first case)"
     ),
     checks=(
-        PropertyCheck("both_forms", q_modrelu, cases_modrelu, ALL, "||case form - ReLU form|| / (n eps ||ReLU form||)"),
-        SearchCheck(
+        PropertyCheck("both_forms", q_modrelu, cases_modrelu, ALL, BOTH_FORMS),
+        witness(
             "boundary_search",
             q_modrelu,
-            _modrelu_strategy,
-            ("numpy-float64", "torch-float32"),
-            "||case form - ReLU form|| / (n eps ||ReLU form||)",
+            strategy=_modrelu_strategy,
+            backends=("numpy-float64", "torch-float32"),
+            quantity_name=BOTH_FORMS,
         ),
     ),
     notes=(
