@@ -53,6 +53,20 @@ def test_agreement_verifies_and_refutes(backend: str) -> None:
     assert wrong.check("c", cases_x, (backend,)).replay(ev.counterexample.inputs, get_backend("mpmath")).ratio > 30
 
 
+def test_agreement_with_its_own_dimension_factor() -> None:
+    """``dim`` replaces n = len(x) in the ratio (scaling it by n / dim) and still refutes the planted
+    formulation; without it the ratio is unchanged."""
+    b = get_backend("numpy-float64")
+    case = {"x": np.array([0.3, -1.7, 2.5])}
+    wrong = Agreement(square_plus, planted_expanded, "ratio", dim=lambda c: 12)
+    default = Agreement(square_plus, planted_expanded, "ratio").measure(b, case).ratio
+    assert wrong.measure(b, case).ratio == pytest.approx(default * 3 / 12)
+    ev = run(wrong.check("c", cases_x, ("numpy-float64",)), "numpy-float64")
+    assert not ev.passed and ev.counterexample is not None
+    right = Agreement(square_plus, expanded, "ratio", dim=lambda c: 12)
+    assert run(right.check("c", cases_x, ("numpy-float64",)), "numpy-float64").passed
+
+
 def test_count_single_and_several_accountings() -> None:
     def grid(ctx: RunContext) -> list[Case]:
         return [{"n": n} for n in range(1, 6)]

@@ -70,13 +70,16 @@ class Agreement:
     left: Formulation
     right: Formulation
     quantity_name: str
+    dim: Callable[[Case], int] | None = None
+    """The ratio's dimension factor n when it is not ``left``'s first dimension (e.g. 2nT for T
+    unrolled steps of a 2n-state, or n for a complex n-vector carried as 2n reals)."""
 
     def measure(self, b: Backend, case: Case) -> Measure:
         """The test ratio of one case (the check's quantity, and its replay)."""
         xs, refs = _objects(self.left(b, case)), _objects(self.right(b, case))
         if len(xs) != len(refs):
             return Measure(math.inf, f"{len(xs)} objects against {len(refs)}")
-        n = int(xs[0].shape[0]) if xs[0].ndim else 1
+        n = self.dim(case) if self.dim is not None else int(xs[0].shape[0]) if xs[0].ndim else 1
         return worst(*(agreement(b, x, r, n) for x, r in zip(xs, refs, strict=True)))
 
     def symbolic(self, name: str, cases: Cases) -> SymbolicCheck:

@@ -4,14 +4,14 @@ families used by more than one claim (Haar and structured unitaries, modReLU inp
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 import sympy
 
 from orthoverify import samples
-from orthoverify.backends import Backend
+from orthoverify.backends import Array, Backend
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.ratios import Measure, agreement
 from orthoverify.param import unitary as un
@@ -63,11 +63,27 @@ def unitary_input(b: Backend, case: Case, key: str = "W") -> CArray:
     return w if b.exact else un.polish_unitary(w, backend=b)
 
 
+def parts(b: Backend, x: CArray) -> Array:
+    """A complex array's real and imaginary parts as one real vector: how a formulation of a
+    complex object is handed to an :class:`~orthoverify.engine.templates.Agreement`."""
+    return b.concat([x.re.reshape(-1), x.im.reshape(-1)])
+
+
+def rows_of(key: str) -> Callable[[Case], int]:
+    """The ratio's dimension n of a complex input ``key`` (its rows), for ``Agreement(dim=...)``:
+    the complex size, not the 2n reals of :func:`parts`."""
+    return lambda case: len(case[f"{key}_re"])
+
+
+def steps_dim(case: Case) -> int:
+    """The dimension 2 n T of an RNN case's ratio: T unrolled steps (rows of ``xs``) of a 2n-real
+    state (n the rows of ``W``)."""
+    return 2 * len(case["W_re"]) * len(case["xs"])
+
+
 def cagree(b: Backend, x: CArray, ref: CArray, dim: int) -> Measure:
     """``||x - ref|| / (dim eps ||ref||)`` over both parts."""
-    return agreement(
-        b, b.concat([x.re.reshape(-1), x.im.reshape(-1)]), b.concat([ref.re.reshape(-1), ref.im.reshape(-1)]), dim
-    )
+    return agreement(b, parts(b, x), parts(b, ref), dim)
 
 
 def split_complex(z: np.ndarray, key: str) -> dict[str, Any]:

@@ -17,27 +17,29 @@ from typing import Any
 import numpy as np
 
 from orthoverify import samples
-from orthoverify.backends import Backend
+from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import ALL, FLOAT_HP, exact_backend, symbol_array
 from orthoverify.claims.unitary import PAPER
-from orthoverify.claims.unitary._shared import cagree, sizes, split_complex, unitary_cases, unitary_input
+from orthoverify.claims.unitary._shared import parts, rows_of, sizes, split_complex, unitary_cases, unitary_input
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SymbolicCheck
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, flag
-from orthoverify.engine.templates import witness
+from orthoverify.engine.templates import Agreement
 from orthoverify.param import unitary as un
 from orthoverify.param.unitary import CArray
 
-REBUILT = "||M_hat_1(inverse(W)) - W|| / (n eps ||W||)"
+
+def rebuilt(b: Backend, case: Case) -> Array:
+    """Invert W (complex QR) and rebuild M_hat_1(theta, u) from the parameters found."""
+    theta, us = un.unitary_parameters(unitary_input(b, case), backend=b)
+    return parts(b, un.m1_hat(theta, us, backend=b))
 
 
-def q_corollary1(b: Backend, case: Case) -> Measure:
-    """Invert (complex QR), rebuild M_hat_1(theta, u) and compare with W."""
-    w = unitary_input(b, case)
-    n = w.shape[0]
-    theta, us = un.unitary_parameters(w, backend=b)
-    m = un.m1_hat(theta, us, backend=b)
-    return cagree(b, m, w, n)
+def target(b: Backend, case: Case) -> Array:
+    return parts(b, unitary_input(b, case))
+
+
+REBUILT = Agreement(rebuilt, target, "||M_hat_1(inverse(W)) - W|| / (n eps ||W||)", dim=rows_of("W"))
 
 
 def cases_corollary1(ctx: RunContext) -> Iterator[Case]:
@@ -128,14 +130,8 @@ COROLLARY1 = Claim(
         "image is unitary"
     ),
     checks=(
-        PropertyCheck("invert_and_rebuild", q_corollary1, cases_corollary1, FLOAT_HP, REBUILT),
-        witness(
-            "invert_search",
-            q_corollary1,
-            strategy=_unitary_strategy,
-            backends=("numpy-float64", "torch-float32"),
-            quantity_name=REBUILT,
-        ),
+        REBUILT.check("invert_and_rebuild", cases_corollary1, FLOAT_HP),
+        REBUILT.search("invert_search", _unitary_strategy, ("numpy-float64", "torch-float32")),
         PropertyCheck("image_unitary", q_image_unitary, cases_image_unitary, ALL, "||M*M - I|| / (n eps)"),
         SymbolicCheck("image_unitary_symbolic", sym_image_unitary),
     ),

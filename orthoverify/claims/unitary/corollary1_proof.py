@@ -11,19 +11,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import sympy
 
 from orthoverify import samples
-from orthoverify.backends import Backend
+from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import ALL, exact_backend
 from orthoverify.claims.unitary import PAPER
-from orthoverify.claims.unitary._shared import cagree, complex_input, sizes, split_complex
-from orthoverify.engine.checks import Case, PropertyCheck, RunContext
+from orthoverify.claims.unitary._shared import complex_input, parts, rows_of, sizes, split_complex
+from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure
-from orthoverify.engine.templates import witness
+from orthoverify.engine.templates import Agreement, witness
 from orthoverify.param import unitary as un
 from orthoverify.param.unitary import CArray
 
@@ -43,23 +44,34 @@ def theta_gap(b: Backend, inputs: Case) -> Measure:
     return Measure(0.0, "0") if gap == 0 else Measure(math.inf, f"|x_1| - ||x|| = {sympy.nsimplify(gap)}")
 
 
-def q_eq17(b: Backend, case: Case) -> Measure:
-    """Eq. 17 with the phase corrected: theta with x_1 = e^(i theta)|x_1| (any theta if x_1 = 0),
-    u = x + e^(i theta)||x|| e_1, H = -e^(-i theta)(I - 2uu*/||u||^2) gives H x = ||x|| e_1."""
+def _phase(b: Backend, x: CArray) -> tuple[Any, Any]:
+    """(cos theta, sin theta) with x_1 = e^(i theta)|x_1| (theta = 0 when x_1 = 0)."""
+    m1 = b.sqrt(x.re[0] * x.re[0] + x.im[0] * x.im[0])
+    return (b.scalar(1), b.scalar(0)) if b.is_zero(m1) else (x.re[0] / m1, x.im[0] / m1)
+
+
+def reflected(b: Backend, case: Case) -> Array:
+    """Eq. 17 with the phase corrected: u = x + e^(i theta)||x|| e_1, H = -e^(-i theta)(I - 2uu*/||u||^2), H x."""
+    x = complex_input(b, case, "x")
+    c, s = _phase(b, x)
+    alpha = un.cnorm(b, x)
+    e1 = _e1(b, x.shape[0])
+    u = x + CArray(e1 * (c * alpha), e1 * (s * alpha))
+    return parts(b, un.apply_reflection(u, x, backend=b) * CArray(-c, s))  # -e^(-i theta) = -(c - i s)
+
+
+def target(b: Backend, case: Case) -> Array:
+    """||x|| e_1."""
     x = complex_input(b, case, "x")
     k = x.shape[0]
-    alpha = un.cnorm(b, x)
-    m1 = b.sqrt(x.re[0] * x.re[0] + x.im[0] * x.im[0])
-    if b.is_zero(m1):
-        c, s = b.scalar(1), b.scalar(0)
-    else:
-        c, s = x.re[0] / m1, x.im[0] / m1
-    e1 = b.concat([b.stack([b.scalar(1)]), b.zeros(k - 1)])
-    u = x + CArray(e1 * (c * alpha), e1 * (s * alpha))
-    rx = un.apply_reflection(u, x, backend=b)
-    hx = rx * CArray(-c, s)  # -e^(-i theta) = -(c - i s)
-    target = CArray(e1 * alpha, b.zeros(k))
-    return cagree(b, hx, target, k)
+    return parts(b, CArray(_e1(b, k) * un.cnorm(b, x), b.zeros(k)))
+
+
+def _e1(b: Backend, k: int) -> Array:
+    return b.concat([b.stack([b.scalar(1)]), b.zeros(k - 1)])
+
+
+EQ17 = Agreement(reflected, target, "||H x - ||x|| e_1|| / (k eps ||x||)", dim=rows_of("x"))
 
 
 def cases_eq17(ctx: RunContext) -> Iterator[Case]:
@@ -118,7 +130,7 @@ COROLLARY1_PROOF_CORRECTED = Claim(
         "with theta such that x_1 = e^(i theta)|x_1| (any theta when x_1 = 0), u = x + e^(i theta)||x|| e_1 and "
         "H = -e^(-i theta)(I - 2uu*/||u||^2) give H x = ||x|| e_1"
     ),
-    checks=(PropertyCheck("eq17", q_eq17, cases_eq17, ALL, "||H x - ||x|| e_1|| / (k eps ||x||)"),),
+    checks=(EQ17.check("eq17", cases_eq17, ALL),),
 )
 
 CLAIMS: list[Claim] = [COROLLARY1_PROOF, COROLLARY1_PROOF_CORRECTED]

@@ -9,20 +9,27 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from orthoverify.backends import Backend
+from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import ALL
 from orthoverify.claims.unitary import PAPER
-from orthoverify.claims.unitary._shared import cagree, complex_input, modrelu_inputs, sizes
-from orthoverify.engine.checks import Case, PropertyCheck, RunContext
+from orthoverify.claims.unitary._shared import complex_input, modrelu_inputs, parts, rows_of, sizes
+from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim
-from orthoverify.engine.ratios import Measure
+from orthoverify.engine.templates import Agreement
 from orthoverify.param import unitary as un
 
 
-def q_silent(b: Backend, case: Case) -> Measure:
+def silent(b: Backend, case: Case) -> Array:
+    """modReLU with zero biases."""
     z = complex_input(b, case, "z")
-    n = z.shape[0]
-    return cagree(b, un.modrelu(z, b.zeros(n), backend=b), z, n)
+    return parts(b, un.modrelu(z, b.zeros(z.shape[0]), backend=b))
+
+
+def identity(b: Backend, case: Case) -> Array:
+    return parts(b, complex_input(b, case, "z"))
+
+
+SILENT = Agreement(silent, identity, "||modReLU_0(z) - z|| / (n eps ||z||)", dim=rows_of("z"))
 
 
 def cases_silent(ctx: RunContext) -> Iterator[Case]:
@@ -38,7 +45,7 @@ INIT_SILENT = Claim(
     where="Arjovsky et al. Sec. 3.4",
     kind="identity",
     statement="with biases initialised to 0 the modReLU is silent: modReLU(z) = z for every z != 0 (|z| + 0 >= 0)",
-    checks=(PropertyCheck("identity", q_silent, cases_silent, ALL, "||modReLU_0(z) - z|| / (n eps ||z||)"),),
+    checks=(SILENT.check("identity", cases_silent, ALL),),
     notes="Added: the reason Sec. 3.4 gives for zero biases ('the input of the ReLU is always positive').",
 )
 

@@ -18,12 +18,14 @@ import numpy as np
 import sympy
 
 from orthoverify import samples
-from orthoverify.backends import Backend
+from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import FLOAT_HP, exact_backend
 from orthoverify.claims.unitary import PAPER
 from orthoverify.claims.unitary._shared import (
     cagree,
     complex_input,
+    parts,
+    rows_of,
     sizes,
     split_complex,
     unitary_cases,
@@ -32,7 +34,7 @@ from orthoverify.claims.unitary._shared import (
 from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, residual, worst
-from orthoverify.engine.templates import printed_and_corrected, witness
+from orthoverify.engine.templates import Agreement, printed_and_corrected, witness
 from orthoverify.param import unitary as un
 from orthoverify.param.unitary_spectral import unitary_eig
 
@@ -105,17 +107,29 @@ def cases_lemma1_real(ctx: RunContext) -> Iterator[Case]:
             yield {**split_complex(v, "V"), **split_complex(d, "D")}
 
 
-def q_lemma1_real_only_if(b: Backend, case: Case) -> Measure:
-    """For a real orthogonal W and every eigenpair (lambda, v) of a decomposition, (conj lambda,
-    conj v) is an eigenpair of W: ||W conj(v) - conj(lambda) conj(v)||."""
-    w = complex_input(b, case, "W")  # a real orthogonal matrix (imaginary part 0)
+def _eig_conj(b: Backend, case: Case) -> tuple[un.CArray, un.CArray, un.CArray]:
+    """A real orthogonal W (imaginary part 0; polished in float), conj(V) and conj(D) of its
+    decomposition."""
+    w = complex_input(b, case, "W")
     if not b.exact:
         w = un.polish_unitary(w, backend=b)
-    n = w.shape[0]
     v, d = unitary_eig(w, backend=b)
-    vb = v.conj()
-    lam = un.CArray(b.diag(d.re), b.diag(-d.im))
-    return cagree(b, w @ vb, vb @ lam, n)
+    return w, v.conj(), un.CArray(b.diag(d.re), b.diag(-d.im))
+
+
+def w_conj_v(b: Backend, case: Case) -> Array:
+    w, vb, _ = _eig_conj(b, case)
+    return parts(b, w @ vb)
+
+
+def conj_v_conj_d(b: Backend, case: Case) -> Array:
+    _, vb, lam = _eig_conj(b, case)
+    return parts(b, vb @ lam)
+
+
+CONJUGATE_EIGENPAIRS = Agreement(w_conj_v, conj_v_conj_d, "||W conj(V) - conj(V) conj(D)|| / (n eps)", dim=rows_of("W"))
+"""For a real orthogonal W and every eigenpair (lambda, v) of a decomposition, (conj lambda, conj v)
+is an eigenpair of W: W conj(v) = conj(lambda) conj(v)."""
 
 
 def cases_lemma1_real_orth(ctx: RunContext) -> Iterator[Case]:
@@ -179,13 +193,7 @@ def checks(corrected: bool) -> tuple[Check, ...]:
     columns (printed: a witness) or about W's eigenpairs (corrected)."""
     only_if: Check
     if corrected:
-        only_if = PropertyCheck(
-            "real_only_if_eigenpairs",
-            q_lemma1_real_only_if,
-            cases_lemma1_real_orth,
-            FLOAT_HP,
-            "||W conj(V) - conj(V) conj(D)|| / (n eps)",
-        )
+        only_if = CONJUGATE_EIGENPAIRS.check("real_only_if_eigenpairs", cases_lemma1_real_orth, FLOAT_HP)
     else:
         only_if = witness(
             "real_only_if_columns",

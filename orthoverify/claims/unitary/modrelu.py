@@ -13,31 +13,34 @@ from typing import Any
 
 import numpy as np
 
-from orthoverify.backends import Backend
+from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import ALL
 from orthoverify.claims.unitary import PAPER
-from orthoverify.claims.unitary._shared import cagree, cases_modrelu, complex_input
-from orthoverify.engine.checks import Case, PropertyCheck, RunContext
+from orthoverify.claims.unitary._shared import cases_modrelu, complex_input, parts, rows_of
+from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim
-from orthoverify.engine.ratios import Measure, worst
-from orthoverify.engine.templates import witness
+from orthoverify.engine.templates import Agreement
 from orthoverify.param import unitary as un
 
 
-def q_modrelu(b: Backend, case: Case) -> Measure:
-    """The case definition (both boundary rules: >= of Arjovsky et al., > of Mhammedi et al. eq. 4) against
-    ReLU(|z| + b) z / |z|."""
+def case_forms(b: Backend, case: Case) -> tuple[Array, Array]:
+    """The case definition under both boundary rules: >= of Arjovsky et al., > of Mhammedi et al. eq. 4."""
     z = complex_input(b, case, "z")
     bias = b.asarray(case["bias"], name="bias")
-    n = z.shape[0]
-    relu_form = un.modrelu_relu_form(z, bias, backend=b)
-    return worst(
-        cagree(b, un.modrelu(z, bias, backend=b, rule="arjovsky"), relu_form, n),
-        cagree(b, un.modrelu(z, bias, backend=b, rule="mhammedi"), relu_form, n),
+    return (
+        parts(b, un.modrelu(z, bias, backend=b, rule="arjovsky")),
+        parts(b, un.modrelu(z, bias, backend=b, rule="mhammedi")),
     )
 
 
-BOTH_FORMS = "||case form - ReLU form|| / (n eps ||ReLU form||)"
+def relu_form(b: Backend, case: Case) -> tuple[Array, Array]:
+    """ReLU(|z| + b) z / |z|, once for each boundary rule."""
+    z = complex_input(b, case, "z")
+    f = parts(b, un.modrelu_relu_form(z, b.asarray(case["bias"], name="bias"), backend=b))
+    return f, f
+
+
+MODRELU_FORMS = Agreement(case_forms, relu_form, "||case form - ReLU form|| / (n eps ||ReLU form||)", dim=rows_of("z"))
 
 
 def _modrelu_strategy(ctx: RunContext) -> Any:
@@ -72,14 +75,8 @@ MODRELU = Claim(
         "(Mhammedi et al. eq. 4 writes > 0 for the first case)"
     ),
     checks=(
-        PropertyCheck("both_forms", q_modrelu, cases_modrelu, ALL, BOTH_FORMS),
-        witness(
-            "boundary_search",
-            q_modrelu,
-            strategy=_modrelu_strategy,
-            backends=("numpy-float64", "torch-float32"),
-            quantity_name=BOTH_FORMS,
-        ),
+        MODRELU_FORMS.check("both_forms", cases_modrelu, ALL),
+        MODRELU_FORMS.search("boundary_search", _modrelu_strategy, ("numpy-float64", "torch-float32")),
     ),
     notes=(
         "Both forms divide by |z|: at z = 0 they are undefined when b > 0 (no limit: the value's direction is z's), "
