@@ -20,7 +20,7 @@ from orthoverify.engine.templates import Cases, Gradient, witness
 from orthoverify.errors import DomainError
 from orthoverify.param import unitary_gradients as ug
 
-SEARCH = ("torch-float64",)
+GRADIENT_SEARCH = ("torch-float64",)
 """Where the gradient searches run: torch autograd in float64."""
 
 BOUND_RATIO = "(max_t<T ||dC/dh_t|| / ||dC/dh_T|| - 1)_+ / (T N eps)"
@@ -172,7 +172,7 @@ def bound_search(act: str, bias_lo: float, bias_hi: float) -> Check:
         "search",
         q_bound_search,
         strategy=search_strategy(act, bias_lo, bias_hi),
-        backends=SEARCH,
+        backends=GRADIENT_SEARCH,
         quantity_name=BOUND_RATIO,
     )
 

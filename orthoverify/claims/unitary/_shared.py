@@ -18,13 +18,6 @@ from orthoverify.param import unitary as un
 from orthoverify.param.unitary import CArray
 
 
-def sizes(ctx: RunContext) -> tuple[int, ...]:
-    """The sizes n of a check on ctx's backend: the profile's exact, high-precision or float sizes."""
-    if ctx.backend.exact:
-        return ctx.profile.exact_sizes
-    return ctx.profile.hp_sizes if ctx.backend.method == "high-precision" else ctx.profile.sizes
-
-
 def native(b: Backend, x: CArray) -> Any:
     """``x`` in the backend's own complex arithmetic (the independent reference)."""
     if b.family == "numpy":
@@ -136,5 +129,5 @@ def modrelu_inputs(ctx: RunContext, rng: np.random.Generator, n: int) -> Iterato
 
 def cases_modrelu(ctx: RunContext) -> Iterator[Case]:
     rng = ctx.rng()
-    for n in sizes(ctx):
+    for n in ctx.profile.sizes_on(ctx.backend):
         yield from modrelu_inputs(ctx, rng, n)

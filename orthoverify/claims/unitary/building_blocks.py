@@ -22,7 +22,7 @@ from orthoverify.backends import Backend
 from orthoverify.claims._common import ALL, exact_backend, symbol_array
 from orthoverify.claims.unitary import PAPER
 from orthoverify.claims.unitary._effort import effort
-from orthoverify.claims.unitary._shared import cagree, complex_input, sizes
+from orthoverify.claims.unitary._shared import cagree, complex_input
 from orthoverify.engine.checks import Case, FunctionCheck, Outcome, PropertyCheck, RunContext, SymbolicCheck
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, flag, worst
@@ -51,7 +51,7 @@ def q_blocks(b: Backend, case: Case) -> Measure:
 
 def cases_blocks(ctx: RunContext) -> Iterator[Case]:
     rng = ctx.rng()
-    ns = sizes(ctx) if not ctx.backend.exact else tuple(n for n in (1, 2, 3, 4, 6, 8) if n <= 8)
+    ns = ctx.profile.sizes_on(ctx.backend) if not ctx.backend.exact else tuple(n for n in (1, 2, 3, 4, 6, 8) if n <= 8)
     for n in ns:
         for _ in range(ctx.profile.cases):
             case: dict[str, Any] = {"n": n, "perm": [str(int(p)) for p in rng.permutation(n)]}

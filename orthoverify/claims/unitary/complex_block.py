@@ -24,7 +24,6 @@ from orthoverify.claims.unitary._shared import (
     complex_input,
     from_native,
     native,
-    sizes,
     unitary_cases,
     unitary_input,
 )
@@ -53,7 +52,7 @@ def q_complex_block(b: Backend, case: Case) -> Measure:
 
 def cases_complex_block(ctx: RunContext) -> Iterator[Case]:
     rng = ctx.rng()
-    for n in sizes(ctx):
+    for n in ctx.profile.sizes_on(ctx.backend):
         for case in unitary_cases(ctx, rng, n):
             if ctx.backend.exact:
                 h = samples.rational_matrix(rng, n, 2, bound=3, max_den=2)

@@ -18,7 +18,7 @@ from orthoverify.backends import Backend
 from orthoverify.claims._common import FLOAT_HP, RIGOROUS_SIZES, frobenius, rigorous_check
 from orthoverify.claims.unitary import PAPER
 from orthoverify.claims.unitary._effort import effort
-from orthoverify.claims.unitary._shared import cagree, complex_input, sizes
+from orthoverify.claims.unitary._shared import cagree, complex_input
 from orthoverify.engine.checks import Case, FunctionCheck, Outcome, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, worst
@@ -70,7 +70,7 @@ def _urnn_case(r: dict[str, Any]) -> Case:
 
 def cases_composition(ctx: RunContext) -> Iterator[Case]:
     rng = ctx.rng()
-    ns = sizes(ctx)
+    ns = ctx.profile.sizes_on(ctx.backend)
     for n in (*ns, 12) if ctx.backend.method == "float" else ns:
         if ctx.backend.exact:
             continue

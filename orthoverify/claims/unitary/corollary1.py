@@ -20,7 +20,7 @@ from orthoverify import samples
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import ALL, FLOAT_HP, exact_backend, symbol_array
 from orthoverify.claims.unitary import PAPER
-from orthoverify.claims.unitary._shared import parts, rows_of, sizes, split_complex, unitary_cases, unitary_input
+from orthoverify.claims.unitary._shared import parts, rows_of, split_complex, unitary_cases, unitary_input
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SymbolicCheck
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, flag
@@ -44,7 +44,7 @@ REBUILT = Agreement(rebuilt, target, "||M_hat_1(inverse(W)) - W|| / (n eps ||W||
 
 def cases_corollary1(ctx: RunContext) -> Iterator[Case]:
     rng = ctx.rng()
-    for n in sizes(ctx):
+    for n in ctx.profile.sizes_on(ctx.backend):
         if ctx.backend.exact:
             continue
         yield from unitary_cases(ctx, rng, n)
@@ -60,7 +60,7 @@ def q_image_unitary(b: Backend, case: Case) -> Measure:
 
 def cases_image_unitary(ctx: RunContext) -> Iterator[Case]:
     rng = ctx.rng()
-    for n in sizes(ctx):
+    for n in ctx.profile.sizes_on(ctx.backend):
         if ctx.backend.exact and n > 3:
             continue
         for _ in range(ctx.profile.cases):

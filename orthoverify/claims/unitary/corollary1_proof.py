@@ -20,7 +20,7 @@ from orthoverify import samples
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import ALL, exact_backend
 from orthoverify.claims.unitary import PAPER
-from orthoverify.claims.unitary._shared import complex_input, parts, rows_of, sizes, split_complex
+from orthoverify.claims.unitary._shared import complex_input, parts, rows_of, split_complex
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure
@@ -76,7 +76,7 @@ EQ17 = Agreement(reflected, target, "||H x - ||x|| e_1|| / (k eps ||x||)", dim=r
 
 def cases_eq17(ctx: RunContext) -> Iterator[Case]:
     rng = ctx.rng()
-    for n in sizes(ctx):
+    for n in ctx.profile.sizes_on(ctx.backend):
         if n < 2:
             continue
         for _ in range(ctx.profile.cases):

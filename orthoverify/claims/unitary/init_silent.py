@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import ALL
 from orthoverify.claims.unitary import PAPER
-from orthoverify.claims.unitary._shared import complex_input, modrelu_inputs, parts, rows_of, sizes
+from orthoverify.claims.unitary._shared import complex_input, modrelu_inputs, parts, rows_of
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.templates import Agreement
@@ -34,7 +34,7 @@ SILENT = Agreement(silent, identity, "||modReLU_0(z) - z|| / (n eps ||z||)", dim
 
 def cases_silent(ctx: RunContext) -> Iterator[Case]:
     rng = ctx.rng()
-    for n in sizes(ctx):
+    for n in ctx.profile.sizes_on(ctx.backend):
         for case in modrelu_inputs(ctx, rng, n):
             yield {"z_re": case["z_re"], "z_im": case["z_im"]}
 

@@ -26,7 +26,6 @@ from orthoverify.claims.unitary._shared import (
     complex_input,
     parts,
     rows_of,
-    sizes,
     split_complex,
     unitary_cases,
     unitary_input,
@@ -62,7 +61,7 @@ def q_lemma1_spectral(b: Backend, case: Case) -> Measure:
 
 def cases_lemma1_spectral(ctx: RunContext) -> Iterator[Case]:
     rng = ctx.rng()
-    for n in sizes(ctx):
+    for n in ctx.profile.sizes_on(ctx.backend):
         if ctx.backend.exact:
             continue
         for case in unitary_cases(ctx, rng, n):
@@ -99,7 +98,7 @@ def q_lemma1_real_if(b: Backend, case: Case) -> Measure:
 
 def cases_lemma1_real(ctx: RunContext) -> Iterator[Case]:
     rng = ctx.rng()
-    for n in sizes(ctx):
+    for n in ctx.profile.sizes_on(ctx.backend):
         if ctx.backend.exact:
             continue
         for _ in range(ctx.profile.cases):
@@ -134,7 +133,7 @@ is an eigenpair of W: W conj(v) = conj(lambda) conj(v)."""
 
 def cases_lemma1_real_orth(ctx: RunContext) -> Iterator[Case]:
     rng = ctx.rng()
-    for n in sizes(ctx):
+    for n in ctx.profile.sizes_on(ctx.backend):
         if ctx.backend.exact:
             continue
         for _ in range(ctx.profile.cases):

@@ -21,7 +21,6 @@ from orthoverify.claims.unitary._effort import effort
 from orthoverify.claims.unitary._shared import (
     cases_modrelu,
     complex_input,
-    sizes,
     steps_dim,
     unitary_cases,
     unitary_input,
@@ -112,7 +111,7 @@ RNN = Agreement(real_rnn, complex_rnn, "||h_hat_T - (Re h_T, Im h_T)|| / (2 n T 
 
 def cases_modrelu_rnn(ctx: RunContext) -> Iterator[Case]:
     rng = ctx.rng()
-    for n in sizes(ctx):
+    for n in ctx.profile.sizes_on(ctx.backend):
         if ctx.backend.exact:
             continue
         steps = 4 if ctx.backend.method == "high-precision" else 10

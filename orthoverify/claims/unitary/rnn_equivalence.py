@@ -23,7 +23,6 @@ from orthoverify.claims.unitary._shared import (
     complex_input,
     from_native,
     native,
-    sizes,
     steps_dim,
     unitary_cases,
     unitary_input,
@@ -66,7 +65,7 @@ UNROLLED = Agreement(real_rnn, complex_rnn, "||h_hat_T - (Re h_T, Im h_T)|| / (2
 def cases_rnn_equivalence(ctx: RunContext) -> Iterator[Case]:
     rng = ctx.rng()
     acts = ("relu", "leaky_relu", "identity")
-    for n in sizes(ctx):
+    for n in ctx.profile.sizes_on(ctx.backend):
         nx = 2
         for i, case in enumerate(unitary_cases(ctx, rng, n, structured=False)):
             steps = 3 if ctx.backend.exact else (5 if ctx.backend.method == "high-precision" else 20)
