@@ -215,7 +215,9 @@ def _trajectory(act: str, bias_mode: str, n: int) -> Callable[[RunContext], Outc
 
 
 def trajectory_check(act: str, bias_mode: str, n: int) -> FunctionCheck:
-    """The check that records ||dC/dh_t|| against t for one uRNN run (a report's plot)."""
+    """The check that records ||dC/dh_t|| against t for one uRNN run (a report's plot). Bespoke:
+    one recorded run whose trajectory (autograd and the backward recursion) is the evidence; its
+    ratios are the templates' (:func:`bound_measure`, :func:`q_autograd`) against the threshold."""
     return FunctionCheck(
         "trajectory_urnn",
         _trajectory(act, bias_mode, n),

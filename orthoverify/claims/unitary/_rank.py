@@ -137,6 +137,11 @@ def rank_measure(rule: RankRule, what: str) -> Callable[[Mapping[str, Any], Back
     return replay
 
 
+def _broken(rule: RankRule, case: Case, n: int, rank: int, what: str) -> tuple[Case, Measure] | None:
+    """The failure a decided rank makes under ``rule`` (None when the rule allows it)."""
+    return None if rule(n, rank) else (case, Measure(math.inf, f"rank {rank} at n = {n} ({what})", error=math.inf))
+
+
 def rank_scan(ctx: RunContext, rule: RankRule, what: str) -> Outcome:
     """The rank at random points for n = 1..float_max on ctx's backend; every decision must
     be clear and obey the rule."""
@@ -154,8 +159,8 @@ def rank_scan(ctx: RunContext, rule: RankRule, what: str) -> Outcome:
             worst_ratio = max(worst_ratio, dropped_ratio(dec))
             if dec.rank is None:
                 unclear.append(f"n = {n} (gap {dec.gap:.3g})")
-            elif not rule(n, dec.rank) and failure is None:
-                failure = (case, Measure(math.inf, f"rank {dec.rank} at n = {n} ({what})", error=math.inf))
+            elif failure is None:
+                failure = _broken(rule, case, n, dec.rank, what)
     notes = _summary(rows) + "; rank bound min(n^2, 7n - 7) (n >= 2) from seven symmetry directions"
     if unclear:
         notes = "no clear singular-value gap (rank undecided) at " + ", ".join(unclear) + "; " + notes
@@ -190,8 +195,8 @@ def hp_confirm(ctx: RunContext, sizes: tuple[int, ...], float_name: str, rule: R
             problems.append(f"n = {n}: rank {dhp.rank} at {hp.digits} digits vs {d64.rank} in float64")
         elif not weyl_ratio <= 30:
             problems.append(f"n = {n}: retained singular values moved (ratio {weyl_ratio:.3g})")
-        elif not rule(n, dhp.rank) and failure is None:
-            failure = (case, Measure(math.inf, f"rank {dhp.rank} at n = {n} ({what})", error=math.inf))
+        elif failure is None:
+            failure = _broken(rule, case, n, dhp.rank, what)
     notes = "; ".join(
         f"n = {r['n']}: rank {r['rank']} of n^2 = {r['n2']}, gap {r['gap']:.3g} at {r['digits']} digits "
         f"(float64 gap {r['float64_gap']:.3g})"
