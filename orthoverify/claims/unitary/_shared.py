@@ -83,6 +83,17 @@ def split_complex(z: np.ndarray, key: str) -> dict[str, Any]:
     return {f"{key}_re": np.real(z), f"{key}_im": np.imag(z)}
 
 
+def float_draws(ctx: RunContext) -> Iterator[tuple[int, np.random.Generator]]:
+    """(n, the check's generator) ``ctx.profile.cases`` times for each size n of ctx's float or
+    50-digit backend; nothing in exact arithmetic (for input families with no exact form)."""
+    if ctx.backend.exact:
+        return
+    rng = ctx.rng()
+    for n in ctx.profile.sizes_on(ctx.backend):
+        for _ in range(ctx.profile.cases):
+            yield n, rng
+
+
 def unitary_cases(
     ctx: RunContext, rng: np.random.Generator, n: int, structured: bool = True
 ) -> Iterator[dict[str, Any]]:

@@ -24,6 +24,7 @@ from orthoverify.claims.unitary import PAPER
 from orthoverify.claims.unitary._shared import (
     cagree,
     complex_input,
+    float_draws,
     parts,
     rows_of,
     split_complex,
@@ -97,13 +98,9 @@ def q_lemma1_real_if(b: Backend, case: Case) -> Measure:
 
 
 def cases_lemma1_real(ctx: RunContext) -> Iterator[Case]:
-    rng = ctx.rng()
-    for n in ctx.profile.sizes_on(ctx.backend):
-        if ctx.backend.exact:
-            continue
-        for _ in range(ctx.profile.cases):
-            v, d = _paired_columns(n, rng)
-            yield {**split_complex(v, "V"), **split_complex(d, "D")}
+    for n, rng in float_draws(ctx):
+        v, d = _paired_columns(n, rng)
+        yield {**split_complex(v, "V"), **split_complex(d, "D")}
 
 
 def _eig_conj(b: Backend, case: Case) -> tuple[un.CArray, un.CArray, un.CArray]:
@@ -132,13 +129,8 @@ is an eigenpair of W: W conj(v) = conj(lambda) conj(v)."""
 
 
 def cases_lemma1_real_orth(ctx: RunContext) -> Iterator[Case]:
-    rng = ctx.rng()
-    for n in ctx.profile.sizes_on(ctx.backend):
-        if ctx.backend.exact:
-            continue
-        for _ in range(ctx.profile.cases):
-            q = samples.haar_orthogonal(rng, n)
-            yield {"W_re": q, "W_im": np.zeros((n, n))}
+    for n, rng in float_draws(ctx):
+        yield {"W_re": samples.haar_orthogonal(rng, n), "W_im": np.zeros((n, n))}
 
 
 UNPAIRED = ({"V_re": [["1", "0"], ["0", "0"]], "V_im": [["0", "0"], ["0", "1"]], "D": ["1", "1"]},)
