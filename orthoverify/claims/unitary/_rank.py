@@ -16,7 +16,7 @@ import numpy as np
 from orthoverify.backends import Array, Backend, get_backend
 from orthoverify.claims.unitary._effort import CoveragePlan, effort
 from orthoverify.engine.checks import Case, FunctionCheck, Outcome, RunContext
-from orthoverify.engine.ratios import Measure, flag
+from orthoverify.engine.ratios import THRESHOLD, Measure, flag
 from orthoverify.param import unitary_rank as ur
 from orthoverify.param.unitary import URNNParameters, urnn_random
 
@@ -193,7 +193,7 @@ def hp_confirm(ctx: RunContext, sizes: tuple[int, ...], float_name: str, rule: R
         rows.append(row)
         if dhp.rank is None or dhp.rank != d64.rank:
             problems.append(f"n = {n}: rank {dhp.rank} at {hp.digits} digits vs {d64.rank} in float64")
-        elif not weyl_ratio <= 30:
+        elif not weyl_ratio <= THRESHOLD:
             problems.append(f"n = {n}: retained singular values moved (ratio {weyl_ratio:.3g})")
         elif failure is None:
             failure = _broken(rule, case, n, dhp.rank, what)
