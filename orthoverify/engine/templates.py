@@ -259,8 +259,9 @@ def witness(
     """A search for a witness that breaks a claim: enumerated ``candidates`` (every one measured,
     the worst failure confirmed) or a Hypothesis ``strategy`` steered by the measure. The
     violation measure decides nothing itself: the check compares it with ``threshold``, and a
-    recorded witness replays through the same measure. Candidates that are a whole finite domain
-    (every index, every permutation) are an enumeration: ``method="exhaustive"`` says so."""
+    recorded witness replays through the same measure. ``method`` names evidence from candidates
+    that is more than a search: ``"exhaustive"`` when they are a whole finite domain (every index,
+    every permutation), ``"symbolic"`` when each is judged in exact symbolic arithmetic."""
     if (candidates is None) == (strategy is None):
         raise ValueError("a witness search needs candidates or a strategy (one of them)")
     if strategy is not None:
