@@ -7,8 +7,11 @@ catalogue order. Evidence throughout: the maps of :mod:`orthoverify.param.unitar
 complex numbers as real pairs, against native complex arithmetic (NumPy, torch, mpmath ``mpc``,
 SymPy with ``I``); SymPy proofs with free symbols; constructive inversion; exhaustive
 enumeration; exact flop counts; the Jacobian rank of the uRNN map; gradients by autograd, the
-backward recursion, SymPy and 50-digit central differences. Helpers shared by several claim
-files live in ``_shared`` (complex arithmetic, unitary inputs), ``_rank`` (coverage) and
+backward recursion, SymPy and 50-digit central differences. Claims of a known kind are declared
+through :mod:`orthoverify.engine.templates` (Agreement, Gradient, count, witness,
+printed_and_corrected); the bespoke procedures left (rank scans, the Monte Carlo of init_h0, the
+flop fit, the recorded gradient trajectory) say why in their docstrings. Helpers shared by several
+claim files live in ``_shared`` (complex arithmetic, unitary inputs), ``_rank`` (coverage) and
 ``_gradient``/``_gradient_cases`` (Sec. 1); effort per profile beyond the profile's sizes and
 cases is the one table of ``_effort``.
 """
