@@ -160,10 +160,6 @@ def test_witness_enumerating_a_whole_domain_is_exhaustive() -> None:
     assert wrong.counterexample.precision_digits == "exact"
     assert check(0).replay(wrong.counterexample.inputs, get_backend("sympy")).ratio == float("inf")
     assert right.passed and right.counterexample is None
-    with pytest.raises(ValueError):
-        witness(
-            "w", violation(1), backends=("sympy",), quantity_name="q", strategy=lambda ctx: None, method="exhaustive"
-        )
 
 
 def test_gradient_references_and_printed_and_corrected() -> None:

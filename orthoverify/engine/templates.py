@@ -254,19 +254,17 @@ def witness(
     strategy: Strategy | None = None,
     threshold: float = THRESHOLD,
     confirm: Confirm = "value",
-    method: Method = "search",
+    method: Method | None = "search",
 ) -> Check:
     """A search for a witness that breaks a claim: enumerated ``candidates`` (every one measured,
     the worst failure confirmed) or a Hypothesis ``strategy`` steered by the measure. The
     violation measure decides nothing itself: the check compares it with ``threshold``, and a
-    recorded witness replays through the same measure. ``method`` names evidence from candidates
-    that is more than a search: ``"exhaustive"`` when they are a whole finite domain (every index,
-    every permutation), ``"symbolic"`` when each is judged in exact symbolic arithmetic."""
+    recorded witness replays through the same measure. ``method`` names the evidence of
+    candidates: ``"exhaustive"`` when they are every case there is, ``None`` for the backend's
+    own (float, high-precision, symbolic) when they are generated samples."""
     if (candidates is None) == (strategy is None):
         raise ValueError("a witness search needs candidates or a strategy (one of them)")
     if strategy is not None:
-        if method != "search":
-            raise ValueError("a Hypothesis strategy samples: its method is 'search'")
         return SearchCheck(name, violation, strategy, backends, quantity_name, threshold, confirm)
     assert candidates is not None
     return PropertyCheck(name, violation, candidates, backends, quantity_name, threshold, method, confirm)

@@ -111,7 +111,7 @@ COROLLARY1_PROOF = Claim(
             backends=("sympy",),
             quantity_name="|x_1| - ||x||",
             candidates=cases_no_theta,
-            method="symbolic",
+            method=None,
         ),
     ),
     notes=(
