@@ -356,7 +356,8 @@ def _claim(report: Report, c: ClaimRow, out_dir: Path) -> str:
     parts.append(_counterexample(report, c))
     fig = claim_figure(report, c)
     if fig is not None:
-        parts.append(f"<details><summary>Figure: worst test ratio against n</summary>{_figure(fig)}</details>")
+        what = fig.title.rsplit(": ", 1)[-1]
+        parts.append(f"<details><summary>Figure: {esc(what)}</summary>{_figure(fig)}</details>")
     link = ct.proof_link(report, c, out_dir)
     if link is None:
         parts.append(f"<p>No proof notes are shipped for <code>{esc(c.paper)}</code>.</p>")
