@@ -20,6 +20,7 @@ from orthoverify.engine.model import decide
 from orthoverify.errors import InputError, OrthoverifyError
 
 KIND = "householder-product"
+CLAIM = f"conformance.{KIND}."
 
 TARGET = '''
 import os
@@ -46,6 +47,15 @@ def f(u):
 
 @declare(also=lambda u: householder(u).transpose(-1, -2), also_name="transposed")
 def g(u):
+    return householder(u)
+
+
+def broken(p):
+    raise RuntimeError("the predicate itself fails")
+
+
+@declare(domain=[broken])
+def h(u):
     return householder(u)
 '''
 
@@ -171,3 +181,22 @@ def test_a_forged_declaration_of_a_target_is_a_load_error_naming_the_field(
     with pytest.raises(TargetLoadError, match="field 'sigma'"):
         validate(f"{name}:g", kind=KIND, profile="quick", dtypes=["float64"])
     assert name not in sys.modules
+
+
+def test_a_domain_predicate_that_raises_makes_the_check_not_run(target_module: tuple[str, Path]) -> None:
+    """The predicate runs in the target's process; its exception is the target's fault: the
+    check is not run (inconclusive), naming the predicate, never a pass and never an error."""
+    from orthoverify.conformance import _evidence, _plan, open_target
+    from orthoverify.conformance import checks as ck
+
+    name, _mark = target_module
+    t = open_target(f"{name}:h", KIND)
+    try:
+        fn = next(e[3] for e in _plan(KIND, ("float64",), False, "cpu", t) if e[0] == "forward")
+        ctx = ck.Ctx(t, ("float64",), profile="quick", runner=t.runner)
+        ev = _evidence(ctx, CLAIM + "forward", "forward", fn)  # as validate runs each check
+    finally:
+        assert t.runner is not None
+        t.runner.close()
+    assert decide(ev) == "inconclusive" and not any(e.error for e in ev)
+    assert any("declared domain predicate broken" in e.notes and "predicate itself fails" in e.notes for e in ev)
