@@ -80,7 +80,7 @@ def test_each_check_with_a_series_gets_its_figure_with_axes_threshold_and_every_
     by_size = {
         "x": "max|x_ij|",
         "y": "ratio",
-        "points": [[1e-3, 0.5], [1.0, 2.0], [1e3, 40.0], [0.0, 1.0], [1e8, -1.0], [10.0, 0.0]],
+        "points": [[1e-3, 0.5], [1.0, 2.0], [1e3, 40.0], [0.0, 1.0], [1e8, -1.0], [10.0, 0.0], [1e-310, 0.7]],
     }
     by_n = {"x": "n", "y": "ratio", "points": [[2, 0.25], [4, 1.5], [8, 3.0]]}
     claims = [
@@ -99,14 +99,16 @@ def test_each_check_with_a_series_gets_its_figure_with_axes_threshold_and_every_
     }
     orth = figs["fig-series-conformance-householder-product-orthogonal"]
     assert "x axis: max|x_ij| (parameter magnitude); y axis: test ratio (error / allowance); log scale on x, y" in orth
-    # float64: 6 cases, of which x = 0 (log axis), ratio -1 (a failed call) and ratio 0 are not drawn
-    assert "Series orthogonal [torch-float64-cpu]: 3 points" in orth and "(3 not shown)" in orth
+    # float64: 7 cases, of which x = 0 (log axis), ratio -1 (a failed call), ratio 0 and a subnormal
+    # magnitude (told in the caption: it would squash the axis) are not drawn
+    assert "Series orthogonal [torch-float64-cpu]: 3 points" in orth and "(4 not shown)" in orth
     assert "Series orthogonal [torch-float32-cpu]: 2 points" in orth
     assert "Reference line threshold 30 at y = 30" in orth
     second = figs["fig-series-conformance-householder-product-second-ff"]
     assert "x axis: n (matrix size)" in second and "Series second_ff [torch-float64-cpu]: 3 points" in second
     assert "log scale on y." in second  # n from 2 to 8: a linear x axis
     assert "1 failed call(s)" in html and "1 exact result(s) (ratio 0), 1 case(s) of size 0" in html
+    assert "1 case(s) at magnitudes beyond 1e-30 to 1e+30 (subnormal and near-overflow special points)" in html
     assert "<summary>Figure: test ratio against max|x_ij|</summary>" in html
     assert "<img" not in html and 'src="' not in html  # self-contained: figures inline
     for ident in figs:  # the Markdown references each figure, written beside it

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from orthoverify.report.model import ClaimRow, Report, as_float, fmt_num
@@ -348,6 +348,10 @@ SERIES_AXES = {"n": "n (matrix size)", "max|x_ij|": "max|x_ij| (parameter magnit
 """Axis labels of the parameter sizes a validate check's series may be recorded against (any other
 name is shown as written)."""
 
+EXTREME = (1e-30, 1e30)
+"""Parameter sizes outside this range (the subnormal and near-overflow special points) are counted in a
+figure's caption, not drawn: hundreds of empty decades would squash the ordinary sizes into one tick."""
+
 MAX_POINTS = 5000
 """Points read from one evidence's series (a larger series is cut, and the caption says so)."""
 
@@ -409,6 +413,14 @@ def series_figure(report: Report, claim: ClaimRow) -> Figure | None:
     xlabel = " / ".join(SERIES_AXES.get(n, n) for n in names)
     xs = [x for s in ss for x in s.x if math.isfinite(x) and x > 0]
     xlog = bool(xs) and max(xs) / min(xs) >= 10
+    extreme: list[float] = []  # subnormal and near-overflow special points: told, not drawn (they squash the axis)
+    if xlog:
+        kept = []
+        for s in ss:
+            far = [not (EXTREME[0] <= x <= EXTREME[1]) and x > 0 for x in s.x]
+            extreme += [y for y, f in zip(s.y, far, strict=True) if f]
+            kept.append(replace(s, y=[math.nan if f else y for y, f in zip(s.y, far, strict=True)]))
+        ss = kept
     ident = _ident("series", claim.id)
     title = f"{claim.id}: test ratio against {' / '.join(names)}"
     svg = line_chart(
@@ -431,6 +443,11 @@ def series_figure(report: Report, claim: ClaimRow) -> Figure | None:
         caption += (
             f" Not drawn on the log axes: {failed} failed call(s) (ratio ∞, counted as failures), {zero} exact "
             f"result(s) (ratio 0)" + (f", {at_zero} case(s) of size 0 (the zero parameter)." if at_zero else ".")
+        )
+    if extreme:
+        caption += (
+            f" Not drawn either: {len(extreme)} case(s) at magnitudes beyond {EXTREME[0]:g} to {EXTREME[1]:g} "
+            f"(subnormal and near-overflow special points), worst ratio {fmt_num(max(extreme))}."
         )
     if cut:
         caption += f" Only the first {MAX_POINTS} cases of a series are drawn."
