@@ -224,10 +224,10 @@ def _code(x: Any) -> Any:
 def declaration_data(target: Target) -> dict[str, Any] | None:
     """The declaration of a target loaded in this process (the target's own) as plain data for the
     verifier: names, numbers and flags; code is named or flagged, never sent. None: no declaration."""
-    d = declaration_of(target)
-    if d is None:
-        return None
     try:
+        d = declaration_of(target)  # a target's attribute lookup is its own code: it may raise anything
+        if d is None:
+            return None
         dom = d.domain
         named = [x for x in dom if not callable(x)] if isinstance(dom, (list, tuple)) else dom
         preds = [x for x in dom if callable(x)] if isinstance(dom, (list, tuple)) else []
