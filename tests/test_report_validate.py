@@ -110,6 +110,7 @@ def test_each_check_with_a_series_gets_its_figure_with_axes_threshold_and_every_
     assert "1 failed call(s)" in html and "1 exact result(s) (ratio 0), 1 case(s) of size 0" in html
     assert "1 case(s) at magnitudes beyond 1e-30 to 1e+30 (subnormal and near-overflow special points)" in html
     assert "<summary>Figure: test ratio against max|x_ij|</summary>" in html
+    assert "The figures are each with its claim below (2 claims" in html and "no data for figures" not in md
     assert "<img" not in html and 'src="' not in html  # self-contained: figures inline
     for ident in figs:  # the Markdown references each figure, written beside it
         assert f"(v-figures/{ident}.svg)" in md

@@ -312,6 +312,15 @@ def report_figures(report: Report) -> list[Figure]:
     return out
 
 
+def no_report_figures(report: Report) -> str:
+    """What the Figures section says when no figure of the whole report exists: that the runs
+    recorded none, or (a validate run) that the figures are each with its claim."""
+    n = sum(1 for c in report.claims if claim_figure(report, c) is not None)
+    if not n:
+        return "These runs recorded no data for figures."
+    return f"The figures are each with its claim below ({n} claims: test ratios against size, per check)."
+
+
 def claim_figure(report: Report, claim: ClaimRow) -> Figure | None:
     """One claim's worst test ratio against n per check and backend (when it ran on two sizes or more),
     else, for a check of ``orthoverify validate``, every measured case's test ratio against the
