@@ -39,6 +39,7 @@ from orthoverify.conformance.calls import CallFailure
 
 if TYPE_CHECKING:
     from orthoverify.conformance.checks import Target
+    from orthoverify.conformance.declare import Declaration
 
 STARTUP_TIMEOUT = 300.0
 """Seconds a fresh target process may take to import torch, warm up torch.func and load the target
@@ -628,7 +629,7 @@ class RemotePredicate:
         return res.data
 
 
-def remote_declaration(spec: str, data: Any, runner: Runner, timeout: float) -> Any:
+def remote_declaration(spec: str, data: Any, runner: Runner, timeout: float) -> Declaration:
     """The :class:`~orthoverify.conformance.declare.Declaration` of the target ``spec`` from the data
     its process sent, checked here as untrusted input; its code is reached through ``runner``. A
     malformed declaration stops the target's process and raises
