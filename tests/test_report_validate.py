@@ -142,3 +142,26 @@ def test_a_quick_validate_run_draws_one_figure_per_measured_check(tmp_path: Path
         dropped = re.search(r"\((\d+) not shown\)", m.group(2))
         assert int(m.group(1)) + (int(dropped.group(1)) if dropped else 0) == len(s["points"]), cid
         assert ("max|x_ij| (parameter magnitude)" if s["x"] == "max|x_ij|" else "n (matrix size)") in svg
+
+
+def test_a_validate_counterexample_replays_on_its_target_quoted_and_escaped(tmp_path: Path) -> None:
+    """The replay line of a validate finding names the target (replay runs a validate counterexample
+    only on a target given on its command line), shell-quoted and, in the HTML, escaped."""
+    claim = _claim("orthogonal", [{"x": "n", "y": "ratio", "points": [[2, 40.0]]}], verdict="refuted")
+    claim["where"] = "evil:f'; rm -rf ~ #<script>"
+    claim["counterexample"] = {
+        "inputs": {"X": [[1.0]], "dtype": "float64"},
+        "quantity": "orthogonal",
+        "value": "ratio 40",
+        "precision_digits": 16,
+        "check": "orthogonal",
+        "threshold": 30.0,
+    }
+    out = tmp_path / "out"
+    render_report([_result(tmp_path, [claim, _claim("forward", [])])], out_dir=out, name="v")
+    html = (out / "v.html").read_text(encoding="utf-8")
+    md = (out / "v.md").read_text(encoding="utf-8")
+    quoted = "--target 'evil:f'\"'\"'; rm -rf ~ #<script>'"
+    assert "orthoverify replay" in md and quoted in md  # inside a fenced block: shown literally
+    assert "--target &#x27;evil:f&#x27;&quot;&#x27;&quot;&#x27;; rm -rf ~ #&lt;script&gt;&#x27;" in html
+    assert "<script>" not in html and "Replay it on the target" in html
