@@ -119,7 +119,45 @@ def test_exact_replays_parse_file_strings_and_never_evaluate_them() -> None:
     with pytest.raises(ParseError, match="point"):
         dimension.replay_dimension({"n": "2", "point": [crafted, *point[1:]]}, get_backend("sympy"))
     instance = {"Y": [["1"]], "A": [["1/10", "1"]], "Sigma": [["1", "0"], ["0", "1"]], "t": 2}
-    held = theorem5.replay_theorem5_exact({**instance, "w": "-0.65"}, get_backend("sympy"))
+    held = theorem5.violation_exact(get_backend("sympy"), {**instance, "w": "-0.65"})
     assert held.ratio == float("inf")  # the hand-built spurious minimum near w = -0.6505
     with pytest.raises(ParseError, match="w"):
-        theorem5.replay_theorem5_exact({**instance, "w": crafted}, get_backend("sympy"))
+        theorem5.violation_exact(get_backend("sympy"), {**instance, "w": crafted})
+
+
+def test_theorem5_search_finds_every_exact_critical_point_at_n1() -> None:
+    """The n = 2 search's machinery (float64 Newton, refined at 50 digits) finds exactly the real
+    critical points that the exact enumeration finds on the hand-built n = 1 instance, each of
+    the same kind; on a t = 1 control (R convex) it finds one point, so no candidate."""
+    from orthoverify.claims.svd._landscape import HAND_BUILT_1D, exact_1d
+    from orthoverify.param import linear_rnn as lr
+
+    inst = HAND_BUILT_1D
+    found = lr.find_critical_points(inst["Y"], inst["A"], inst["Sigma"], inst["t"], starts=8, seed=0)
+    exact = exact_1d(inst)
+    assert len(found) == len(exact) == 3
+    for e in exact:
+        assert any(abs(e.w[0, 0] - f.w[0, 0]) < 1e-40 and e.kind == f.kind for f in found)
+    control = lr.find_critical_points([[1.0]], [[0.5]], [[1.0]], 1, starts=4, seed=0)
+    assert len(control) == 1
+
+
+def test_theorem5_violation_is_large_only_at_a_spurious_minimum() -> None:
+    """The search's violation measure (test and replay): above the threshold at the hand-built
+    spurious minimum measured against the global one; below it with the roles swapped (negative
+    gap) and at the local maximum (negative Hessian)."""
+    from orthoverify.backends import get_backend
+    from orthoverify.claims.svd import theorem5
+    from orthoverify.claims.svd._landscape import HAND_BUILT_1D, exact_1d, nstr
+
+    hp = get_backend("mpmath")
+    low, top, high = sorted(exact_1d(HAND_BUILT_1D), key=lambda p: p.w[0, 0])  # spurious min, max, global min
+
+    def at(w: object, better: object) -> float:
+        case = {**HAND_BUILT_1D, "W": [[nstr(w, 45)]], "W_better": [[nstr(better, 45)]]}
+        return theorem5.violation_search(hp, case).ratio
+
+    assert (low.kind, top.kind, high.kind) == ("min", "max", "min")
+    assert at(low.w[0, 0], high.w[0, 0]) > 30
+    assert at(high.w[0, 0], low.w[0, 0]) <= 30
+    assert at(top.w[0, 0], high.w[0, 0]) <= 30

@@ -141,3 +141,29 @@ def test_gradient_references_and_printed_and_corrected() -> None:
 
 def residual_zero(b: Backend, case: Case) -> Measure:
     return residual(b, b.asarray(np.zeros(1)), 1)
+
+
+def test_witness_names_how_its_candidates_were_found() -> None:
+    """Enumerated candidates that are all there are (exact roots, a whole grid) report that method;
+    the violation still decides: a planted wrong statement ("x^2 = x" at x = 2) is refuted exactly,
+    a right one (at 0 and 1 only) verified."""
+
+    def violation(b: Backend, case: Case) -> Measure:
+        x = b.asarray(case["x"], name="x")
+        return residual(b, b.stack([x * x - x]), 1)
+
+    def roots(ctx: RunContext) -> Iterator[Case]:
+        yield from ({"x": v} for v in (0, 1))
+
+    def planted(ctx: RunContext) -> Iterator[Case]:
+        yield from ({"x": v} for v in (0, 1, 2))
+
+    ok = run(
+        witness("w", violation, backends=("sympy",), quantity_name="q", candidates=roots, method="symbolic"), "sympy"
+    )
+    assert ok.method == "symbolic" and ok.passed and ok.cases == 2
+    bad = run(
+        witness("w", violation, backends=("sympy",), quantity_name="q", candidates=planted, method="symbolic"), "sympy"
+    )
+    assert bad.method == "symbolic" and not bad.passed
+    assert bad.counterexample is not None and bad.counterexample.inputs["x"] == "2"

@@ -251,17 +251,20 @@ def witness(
     strategy: Strategy | None = None,
     threshold: float = THRESHOLD,
     confirm: Confirm = "value",
+    method: Method = "search",
 ) -> Check:
     """A search for a witness that breaks a claim: enumerated ``candidates`` (every one measured,
     the worst failure confirmed) or a Hypothesis ``strategy`` steered by the measure. The
     violation measure decides nothing itself: the check compares it with ``threshold``, and a
-    recorded witness replays through the same measure."""
+    recorded witness replays through the same measure. ``method`` names how enumerated
+    candidates were found when they are all there are (``"exhaustive"``, or ``"symbolic"`` for
+    exact roots), not a sample."""
     if (candidates is None) == (strategy is None):
         raise ValueError("a witness search needs candidates or a strategy (one of them)")
     if strategy is not None:
         return SearchCheck(name, violation, strategy, backends, quantity_name, threshold, confirm)
     assert candidates is not None
-    return PropertyCheck(name, violation, candidates, backends, quantity_name, threshold, "search", confirm)
+    return PropertyCheck(name, violation, candidates, backends, quantity_name, threshold, method, confirm)
 
 
 # ---------------------------------------------------------------------------- printed and corrected
