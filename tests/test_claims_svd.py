@@ -115,9 +115,9 @@ def test_exact_replays_parse_file_strings_and_never_evaluate_them() -> None:
 
     crafted = '__import__("os").getpid()'
     point = ["1/2", "1", "-3/2", "-2", "2/3", "1", "11/10", "23/10"]
-    assert dimension.replay_dimension({"n": "2", "point": point}, get_backend("sympy")).ratio == 0.0
+    assert dimension.violation_exact(get_backend("sympy"), {"n": "2", "point": point}).ratio == 0.0
     with pytest.raises(ParseError, match="point"):
-        dimension.replay_dimension({"n": "2", "point": [crafted, *point[1:]]}, get_backend("sympy"))
+        dimension.violation_exact(get_backend("sympy"), {"n": "2", "point": [crafted, *point[1:]]})
     instance = {"Y": [["1"]], "A": [["1/10", "1"]], "Sigma": [["1", "0"], ["0", "1"]], "t": 2}
     held = theorem5.violation_exact(get_backend("sympy"), {**instance, "w": "-0.65"})
     assert held.ratio == float("inf")  # the hand-built spurious minimum near w = -0.6505
@@ -161,3 +161,28 @@ def test_theorem5_violation_is_large_only_at_a_spurious_minimum() -> None:
     assert at(low.w[0, 0], high.w[0, 0]) > 30
     assert at(high.w[0, 0], low.w[0, 0]) <= 30
     assert at(top.w[0, 0], high.w[0, 0]) <= 30
+
+
+def test_exact_measures_refute_planted_wrong_statements(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The measures behind the templates can fail: k1 + k2 = n + 2 (inside Theorem 3's range, where
+    -I is reached) gives det(M - I) != 0; one column beyond the sharp Lemma 1 differs; a closed form
+    off by one at m1 = m2 = n is a wrong count; Table 3's rows fail under the stated configuration."""
+    from orthoverify.backends import get_backend
+    from orthoverify.claims.svd import lemma1, parameter_count, table3, theorem3_sharp
+    from orthoverify.param import svd as sv
+
+    b = get_backend("sympy")
+    vec = [np.array([(3 * i + j) % 5 - 2 or 1 for i in range(j)], dtype=object) for j in range(1, 5)]
+    v = np.array([2, 1, 1], dtype=object)
+    inside = {"n": 3, "k1": 2, "k2": 3, "U": stack_padded(vec[1:3], 3), "V": stack_padded([v], 3)}
+    assert theorem3_sharp.violation(b, inside).ratio == float("inf")
+    assert theorem3_sharp.violation(b, {"n": 3, "symbolic": "1"}).ratio == 0.0
+    assert lemma1.SHARP.measure(b, {"V": stack_padded(vec, 4), "k1": 1, "k2": 3}).ratio == 0.0
+    v1, v3 = sv.m_k(vec, 4, backend=b), sv.m_k(vec[2:], 4, backend=b)
+    assert not b.is_zero(v1[:, 2] - v3[:, 2])  # column n - k2 + 2 = 3 differs: the range is sharp
+    point = {"n": 3, "n_i": 1, "n_o": 1, "m1": 3, "m2": 3}
+    assert all(s == c for _, s, c in parameter_count.tally(point))
+    count = sv.svdrnn_parameter_count
+    monkeypatch.setattr(sv, "svdrnn_parameter_count", lambda *a: count(*a) + 1)
+    assert any(s != c for _, s, c in parameter_count.tally(point))
+    assert any(s != c for _, s, c in table3.stated({"row": "50words"}))
