@@ -167,3 +167,25 @@ def test_witness_names_how_its_candidates_were_found() -> None:
     )
     assert bad.method == "symbolic" and not bad.passed
     assert bad.counterexample is not None and bad.counterexample.inputs["x"] == "2"
+
+
+def test_gradient_checks_take_their_names_and_arithmetic() -> None:
+    """A family may keep its own check names and backends for each reference; the formula still
+    decides against the reference: d/dx x^3 planted as 2 x^2 is refuted exactly, 3 x^2 verified."""
+    from orthoverify.engine.reference import exact_gradient
+
+    def against_exact(formula: Any) -> Any:
+        def q(b: Backend, case: Case) -> Measure:
+            x = b.asarray(case["x"], name="x")
+            return residual(b, formula(x) - exact_gradient(lambda v: b.sum(v * v * v), x), x.shape[0])
+
+        return q
+
+    grad = Gradient("q")
+    fd = grad.finite_differences(residual_zero, cases_x, name="central", backends=("mpmath",))
+    auto = grad.autograd(residual_zero, cases_x, backends=("torch-float64",))
+    assert (fd.name, fd.backend_names(), auto.backend_names()) == ("central", ("mpmath",), ("torch-float64",))
+    assert grad.symbolic(lambda ctx: iter(()), name="symbolic_gradient").name == "symbolic_gradient"
+    assert run(grad.exact(against_exact(lambda x: 3 * x * x), cases_x), "sympy").passed
+    planted = run(grad.exact(against_exact(lambda x: 2 * x * x), cases_x), "sympy")
+    assert not planted.passed and planted.counterexample is not None

@@ -125,24 +125,37 @@ class Gradient:
     fd_note: str = ", reference: central differences at 50 digits, eps >= eps_fd = 10^-35"
     """Appended to the quantity's name for the finite-difference check (its reference's accuracy)."""
 
-    def symbolic(self, build: Callable[[RunContext], Iterable[Identity]]) -> SymbolicCheck:
+    def symbolic(
+        self, build: Callable[[RunContext], Iterable[Identity]], name: str = "symbolic_derivative"
+    ) -> SymbolicCheck:
         """SymPy's derivative of the loss with fully symbolic inputs minus the formula."""
-        return SymbolicCheck("symbolic_derivative", build)
+        return SymbolicCheck(name, build)
 
     def exact(self, quantity: Quantity, cases: Cases, name: str = "exact_derivative") -> PropertyCheck:
         """The formula against SymPy's exact derivative at rational points."""
         return PropertyCheck(name, quantity, cases, EXACT, self.quantity_name)
 
-    def finite_differences(self, quantity: Quantity, cases: Cases) -> PropertyCheck:
+    def finite_differences(
+        self,
+        quantity: Quantity,
+        cases: Cases,
+        name: str = "high_precision_finite_differences",
+        backends: tuple[str, ...] = HP_REFERENCE,
+    ) -> PropertyCheck:
         """The formula (on mpmath and on the float inputs) against central differences of the
         definition at 50 digits."""
-        return PropertyCheck(
-            "high_precision_finite_differences", quantity, cases, HP_REFERENCE, self.quantity_name + self.fd_note
-        )
+        return PropertyCheck(name, quantity, cases, backends, self.quantity_name + self.fd_note)
 
-    def autograd(self, quantity: Quantity, cases: Cases, name: str = "autograd", note: str = "") -> PropertyCheck:
+    def autograd(
+        self,
+        quantity: Quantity,
+        cases: Cases,
+        name: str = "autograd",
+        note: str = "",
+        backends: tuple[str, ...] = TORCH,
+    ) -> PropertyCheck:
         """The formula against torch autograd through the definition."""
-        return PropertyCheck(name, quantity, cases, TORCH, self.quantity_name + note)
+        return PropertyCheck(name, quantity, cases, backends, self.quantity_name + note)
 
     def search(self, quantity: Quantity, strategy: Strategy) -> SearchCheck:
         """Hypothesis hunting for the inputs where the formula and autograd disagree most."""
