@@ -22,10 +22,11 @@ from orthoverify.backends import Backend
 from orthoverify.claims._common import EXACT, norm_scale
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._shared import factor_cases
-from orthoverify.engine.checks import Case, PropertyCheck, RunContext
+from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, agreement, residual, worst
 from orthoverify.engine.ratios import flag as _flag
+from orthoverify.engine.templates import printed_and_corrected
 from orthoverify.errors import ShapeError
 from orthoverify.param import svd as sv
 
@@ -69,54 +70,42 @@ def cases_theorem4_proof_corrected(ctx: RunContext) -> Iterator[Case]:
     yield from factor_cases(ctx, [(m, n) for n in range(2, 5) for m in range(1, n)])
 
 
-THEOREM4_PROOF = Claim(
-    id="svd.theorem4_proof",
+def checks(corrected: bool) -> tuple[Check, ...]:
+    if corrected:
+        return (
+            PropertyCheck(
+                "exact",
+                q_theorem4_proof_corrected,
+                cases_theorem4_proof_corrected,
+                EXACT,
+                "M(all v) - M(last m v), M - U Sigma V'",
+            ),
+        )
+    return (
+        PropertyCheck(
+            "as_printed", q_theorem4_proof_printed, cases_theorem4_proof, EXACT, "printed indices", method="exhaustive"
+        ),
+    )
+
+
+CLAIMS: list[Claim] = printed_and_corrected(
+    "svd.theorem4_proof",
     paper=PAPER,
     where="App. A.5",
     kind="identity",
-    statement=(
+    printed=(
         "for m < n: W = H^m_n(u_n)...H^m_1(u_1) Sigma H^n_1(v_1)...H^n_n(v_n) "
         "= H^m_n(u_n)...H^m_1(u_1) Sigma H^n_{n-m+1}(v_{n-m+1})...H^n_n(v_n) by Lemma 1"
     ),
-    checks=(
-        PropertyCheck(
-            "as_printed",
-            q_theorem4_proof_printed,
-            cases_theorem4_proof,
-            EXACT,
-            "printed indices",
-            method="exhaustive",
-        ),
+    corrected=(
+        "for m < n: U Sigma V' = H^m_m(u_m)...H^m_1(u_1) Sigma H^n_{n-m+1}(v_{n-m+1})...H^n_n(v_n) with the "
+        "vectors of U and V from Theorem 1 (the first m columns of V(1) and V(n-m+1) agree)"
     ),
-    notes=(
+    checks=checks,
+    printed_notes=(
         "The left product must run H^m_m(u_m)...H^m_1(u_1) (u_n has length n > m), and for m > n the printed "
         "H^m_n(u_n)...H^m_{m-n+1} is an empty range when m - n + 1 > n; and Lemma 1 as stated yields columns "
         "i <= m - 1 of V, while Sigma V' uses m. The theorem stands (svd.theorem4); the proof needs the sharp "
         "lemma (svd.lemma1's exact_sharp_range)."
     ),
 )
-
-
-THEOREM4_PROOF_CORRECTED = Claim(
-    id="svd.theorem4_proof.corrected",
-    paper=PAPER,
-    where="App. A.5",
-    kind="identity",
-    statement=(
-        "for m < n: U Sigma V' = H^m_m(u_m)...H^m_1(u_1) Sigma H^n_{n-m+1}(v_{n-m+1})...H^n_n(v_n) with the "
-        "vectors of U and V from Theorem 1 (the first m columns of V(1) and V(n-m+1) agree)"
-    ),
-    corrects="svd.theorem4_proof",
-    checks=(
-        PropertyCheck(
-            "exact",
-            q_theorem4_proof_corrected,
-            cases_theorem4_proof_corrected,
-            EXACT,
-            "M(all v) - M(last m v), M - U Sigma V'",
-        ),
-    ),
-)
-
-
-CLAIMS: list[Claim] = [THEOREM4_PROOF, THEOREM4_PROOF_CORRECTED]
