@@ -342,8 +342,9 @@ def test_corollary_pulls_back_in_both_checks(quick: Path) -> None:
     assert cx["inputs"]["sigma_star"] == "1" and cx["inputs"]["r"] == "0.1"
     for e in claim["evidence"]:
         assert not e["passed"] and "confirmed" in e["notes"], e["check"]
-        assert float(e["data"]["min (L(p* + rho z) - L(p*)) / rho^2"]) >= 0
-        assert float(e["data"]["||M(p*) - W*|| / ||W*||"]) < 1e-40
+    # the perturbations of p* corroborate the local minimum (the measure's stats, deciding nothing)
+    (hand,) = [e for e in claim["evidence"] if e["check"] == "pullback_hand_built_n1"]
+    assert all(v >= 0 for _, v in hand["data"]["stats"]["min (L(p* + rho z) - L(p*)) / rho^2"])
 
 
 def test_same_seed_same_results(quick: Path) -> None:

@@ -30,7 +30,6 @@ EFFORT: dict[str, dict[str, Any]] = {
     "theorem5.random_exact_instances": {"quick": 4, "default": 10, "*": 30},
     "theorem5.search_starts": {"quick": 10, "default": 30, "*": 100},
     "theorem5.random_search_instances": {"quick": 2, "default": 6, "*": 16},
-    "corollary1.perturbations": {"quick": 20, "*": 60},
     "flops.grid_largest_n": {
         "quick": {NK: 6, NMM: 5, NM: 7},
         "default": {NK: 10, NMM: 7, NM: 10},
@@ -42,7 +41,7 @@ EFFORT: dict[str, dict[str, Any]] = {
 engine.profiles sets: the largest n of the parameter-count grid; whether the exact Claim 1
 gradients include n = t = 3 and the float ones n = 4..8; the exact sizes of the printed gradient
 (None: all); central-difference cases per size; Theorem 5's random exact instances, search starts
-and random search instances; Corollary 1's perturbations per step size; the largest n of each
+and random search instances; the largest n of each
 size grid of the flop counts (bigger profiles only add points)."""
 
 
