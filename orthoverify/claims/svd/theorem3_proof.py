@@ -14,26 +14,16 @@ arithmetic.
 
 from __future__ import annotations
 
-from orthoverify.backends import Backend
 from orthoverify.claims._common import ALL
-from orthoverify.claims._inputs import orthogonal_input
 from orthoverify.claims.svd import PAPER
-from orthoverify.claims.svd._shared import cases_theorem3, q_theorem3
-from orthoverify.engine.checks import Case, Check, PropertyCheck
+from orthoverify.claims.svd._shared import cases_theorem3, q_theorem3, theorem3_measure
+from orthoverify.engine.checks import Check, PropertyCheck
 from orthoverify.engine.model import Claim
-from orthoverify.engine.ratios import Measure, residual
 from orthoverify.engine.templates import printed_and_corrected
 from orthoverify.param import svd as sv
 
-
-def q_theorem3_printed(b: Backend, case: Case) -> Measure:
-    """App. A.4's assignment executed as printed (the zero range starts at k1 + k2 - 2)."""
-    a = orthogonal_input(b, case)
-    n = a.shape[0]
-    k1, k2 = int(case["k1"]), int(case["k2"])
-    us, vs = sv.theorem3_printed(a, k1, k2, backend=b)
-    ones = b.asarray([1] * n)
-    return residual(b, sv.m_k1k2(us, vs, ones, backend=b) - a, n)
+q_theorem3_printed = theorem3_measure(sv.theorem3_printed)
+"""App. A.4's assignment executed as printed (the zero range starts at k1 + k2 - 2)."""
 
 
 def checks(corrected: bool) -> tuple[Check, ...]:
