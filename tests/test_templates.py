@@ -189,3 +189,23 @@ def test_gradient_checks_take_their_names_and_arithmetic() -> None:
     assert run(grad.exact(against_exact(lambda x: 3 * x * x), cases_x), "sympy").passed
     planted = run(grad.exact(against_exact(lambda x: 2 * x * x), cases_x), "sympy")
     assert not planted.passed and planted.counterexample is not None
+
+
+def test_audit_over_every_instance_says_exhaustive() -> None:
+    """An audit whose cases are every instance the proof covers reports method "exhaustive"; the
+    lines still decide: the planted "x * x = 2x" is refuted at x = 3, holds alone at x = 2."""
+
+    def lines(b: Backend, case: Case) -> list[tuple[str, bool]]:
+        x = int(case["x"])
+        return [("line: x * x = 2x", x * x == 2 * x)]
+
+    def only_two(ctx: RunContext) -> Iterator[Case]:
+        yield {"x": 2}
+
+    def two_and_three(ctx: RunContext) -> Iterator[Case]:
+        yield from ({"x": x} for x in (2, 3))
+
+    ok = run(audit("a", lines, only_two, method="exhaustive"), "sympy")
+    assert ok.method == "exhaustive" and ok.passed
+    bad = run(audit("a", lines, two_and_three, method="exhaustive"), "sympy")
+    assert bad.method == "exhaustive" and bad.counterexample is not None and bad.counterexample.inputs["x"] == "3"

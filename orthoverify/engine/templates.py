@@ -239,9 +239,11 @@ def audit(
     cases: Cases,
     *,
     quantity_name: str = "lines that are ill-typed or differ from the truth",
+    method: Method | None = None,
 ) -> PropertyCheck:
     """A transcribed proof judged line by line in exact arithmetic: every line of every case must
-    hold; the measure names the lines that do not (the counterexample's value)."""
+    hold; the measure names the lines that do not (the counterexample's value). ``method``:
+    ``"exhaustive"`` when the cases are every instance the proof covers."""
 
     def measure(b: Backend, case: Case) -> Measure:
         judged = lines(b, case)
@@ -250,7 +252,7 @@ def audit(
             return Measure(0.0, f"all {len(judged)} lines hold", error=0.0)
         return Measure(math.inf, " | ".join(bad), error=math.inf)
 
-    return PropertyCheck(name, measure, cases, EXACT, quantity_name)
+    return PropertyCheck(name, measure, cases, EXACT, quantity_name, method=method)
 
 
 # ---------------------------------------------------------------------------- witness
