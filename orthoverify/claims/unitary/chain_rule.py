@@ -18,7 +18,7 @@ from orthoverify.claims.unitary import PAPER
 from orthoverify.claims.unitary._effort import effort
 from orthoverify.claims.unitary._gradient import CHAIN_RATIO, case_gradients, gradient_gap, run_case, show_vector
 from orthoverify.claims.unitary._gradient_cases import exact_case, float_case
-from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext
+from orthoverify.engine.checks import Case, Check, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, scaled
 from orthoverify.engine.reference import central_gradient, fd_eps
@@ -165,10 +165,14 @@ CORRECTED_EXACT = Gradient("product - SymPy's exact derivative (exact)")
 AUTOGRAD = Gradient(CHAIN_RATIO)
 
 
+CENTRAL_DIFFERENCES = Gradient(
+    "max_t ||product g - central differences|| / (T N max(eps, fd_eps) ||g|| prod ||W|| ||J||)", fd_note=""
+)
+
+
 def checks(corrected: bool) -> tuple[Check, ...]:
-    """The same references for both readings; the corrected product also meets 50-digit central
-    differences (on mpmath only: the 50-digit reference of :meth:`Gradient.finite_differences`
-    also runs on float inputs, which this quantity, differencing at b's own precision, does not support)."""
+    """The same references for both readings; the corrected product also meets central
+    differences at 50 digits (on mpmath only: this quantity differences at b's own precision)."""
     if not corrected:
         return (
             PRINTED_EXACT.exact(q_chain_printed, cases_chain_exact_printed, name="exact"),
@@ -177,12 +181,8 @@ def checks(corrected: bool) -> tuple[Check, ...]:
     return (
         CORRECTED_EXACT.exact(q_chain_corrected, cases_chain_exact, name="exact"),
         AUTOGRAD.autograd(q_chain_corrected, cases_chain_float, name="float_vs_autograd"),
-        PropertyCheck(
-            "central_differences",
-            q_chain_fd,
-            cases_chain_hp,
-            ("mpmath",),
-            "max_t ||product g - central differences|| / (T N max(eps, fd_eps) ||g|| prod ||W|| ||J||)",
+        CENTRAL_DIFFERENCES.finite_differences(
+            q_chain_fd, cases_chain_hp, name="central_differences", backends=("mpmath",)
         ),
     )
 
