@@ -1066,10 +1066,15 @@ def blocked(ctx: Ctx, check: str, dtype: str, method: str = "float") -> Evidence
 def measure_side_effects(ctx: Ctx, params: Params, dtype: str, recorded: str = "") -> Remeasured:
     """A call at ``params`` in ``dtype`` and what the session has seen: it fails when the call
     changes its arguments or the working directory, when the recorded finding names a side effect
-    seen earlier in this session, or when a recorded flood goes on (anything written)."""
-    res = ctx.calls.request(op_forward, ctx.target.kind.args(params, DTYPES[dtype], "cpu"), {}, ctx.timeout, ctx.device)
+    seen earlier in this session, or when a recorded flood goes on (the session has written
+    anything: what a call writes may reach the capture after its answer, so a second call is made
+    when nothing has come yet)."""
+    args = ctx.target.kind.args(params, DTYPES[dtype], "cpu")
+    res = ctx.calls.request(op_forward, args, {}, ctx.timeout, ctx.device)
     side = [] if isinstance(res, CallFailure) else list(res.side)
     seen = ctx.calls.observed
+    if "floods" in recorded and seen.written == 0:  # what the call wrote may come with the next answer
+        ctx.calls.request(op_forward, args, {}, ctx.timeout, ctx.device)
     earlier = [v for v in seen.side.values() if v and v in recorded]
     failing = bool(side) or bool(earlier) or ("floods" in recorded and seen.written > 0)
     more = [("bytes written to stdout/stderr", str(seen.written))]

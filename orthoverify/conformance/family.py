@@ -259,7 +259,7 @@ class TargetCheck(Check):
         for dt in dtypes:
             m = self.replay(cx.inputs, _backend(dt), recorded=cx.value)
             values.append((f"target in {dt}", m.display))
-            values += [tuple(line.split(": ", 1)) for line in m.note.splitlines() if ": " in line]  # type: ignore[misc]
+            values += [(line.partition(": ")[0], line.partition(": ")[2]) for line in m.note.splitlines()]
             if dt == dtype:
                 reproduced = _fails(m.ratio) and not math.isnan(m.ratio)
         return ConformanceReplay(claim, self.family.target.spec, values, cx.value, reproduced)
