@@ -291,6 +291,21 @@ def open_target(spec: str, kind: str | None, device: str = "cpu", timeout: float
     return apply_declaration(t)
 
 
+def run_one_check(
+    spec: str, kind: str, name: str, dtypes: tuple[str, ...], device: str, profile: str, seed: int, timeout: float
+) -> list[Evidence]:
+    """One conformance check of the target ``spec``: the engine task an executor (a Dask worker)
+    runs for ``validate(..., executor=...)``, run here. The family is rebuilt over the target,
+    loaded in a process of its own, the output check runs first; the same evidence as in a run
+    of the whole family."""
+    from orthoverify.conformance.family import FamilyRef
+    from orthoverify.engine.runner import Task, execute
+
+    ref = FamilyRef(spec, resolve_kind(spec, kind), tuple(dtypes), device, timeout)
+    task = Task(f"conformance.{ref.kind}.{name}", name, f"torch-{ref.dtypes[0]}", device, profile, seed, (), ref)
+    return execute(task)
+
+
 def validate(
     target: str | ck.Target,
     *,
