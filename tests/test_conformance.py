@@ -354,3 +354,18 @@ def test_a_failure_that_does_not_reproduce_is_failed_unconfirmed() -> None:
         t.runner.close()
     assert got.counterexample is None and not got.passed and "unconfirmed" in got.data
     assert "did not reproduce" in got.notes and decide([got]) == "inconclusive"
+
+
+def test_a_kind_is_a_family_of_engine_claims_over_a_target() -> None:
+    """family() gives the kind's claims over the target in plan order, ids conformance.<kind>.<check>,
+    each with one engine check (TargetCheck) that replays its own counterexamples."""
+    from orthoverify.conformance import _plan, load_target
+    from orthoverify.conformance.family import TargetCheck, family
+    from orthoverify.engine.checks import Check
+
+    t = load_target(T + "householder", "householder-product")
+    claims = family(t, dtypes=("float64",))
+    names = [p[0] for p in _plan("householder-product", ("float64",), False, "cpu", t)]
+    assert [c.id for c in claims] == [f"conformance.householder-product.{n}" for n in names]
+    assert all(len(c.checks) == 1 and isinstance(c.checks[0], TargetCheck) for c in claims)
+    assert all(isinstance(c.checks[0], Check) and c.checks[0].records(c.checks[0].name) for c in claims)
