@@ -369,3 +369,16 @@ def test_a_kind_is_a_family_of_engine_claims_over_a_target() -> None:
     assert [c.id for c in claims] == [f"conformance.householder-product.{n}" for n in names]
     assert all(len(c.checks) == 1 and isinstance(c.checks[0], TargetCheck) for c in claims)
     assert all(isinstance(c.checks[0], Check) and c.checks[0].records(c.checks[0].name) for c in claims)
+
+
+def test_a_half_precision_finding_is_confirmed_in_its_own_dtype(tmp_path: Path) -> None:
+    """A low_precision counterexample is recorded in float16: it is measured again in float16
+    (not in the float32/float64 of the run), confirmed, and replays."""
+    spec = "tests.reach_targets:householder_half_documented_only"
+    r = validate(spec, kind="householder-product", profile="quick", dtypes=["float64"])
+    low = next(c for c in r.claims if c.claim.id.endswith(".low_precision"))
+    assert low.verdict == "refuted" and all(c.verdict != "error" for c in r.claims)
+    assert low.counterexample is not None and low.counterexample.inputs["dtype"] == "float16"
+    assert any(str(e.data.get("confirmation", "")).startswith("measured again") for e in low.evidence)
+    rep = replay_from_file(write_json(r, tmp_path / "v.json"), low.claim.id, target=spec)
+    assert rep.reproduced and rep.values[0][0] == "target in float16"

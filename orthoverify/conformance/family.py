@@ -224,11 +224,12 @@ class TargetCheck(Check):
 
     def replay(self, inputs: Mapping[str, Any], b: Backend, *, recorded: str = "") -> Measure:
         """The recorded counterexample ``inputs`` measured again in ``b``'s dtype (torch-float32 or
-        torch-float64; else the recorded dtype) on the family's target, by the check's measuring
-        routine. Its ratio is inf when it fails without one (a failed call, a side effect), 0 when
-        it passes without one; further values are the lines of ``note`` ("label: text")."""
+        torch-float64; else, or for a half-precision case, the recorded dtype) on the family's
+        target, by the check's measuring routine. Its ratio is inf when it fails without one (a
+        failed call, a side effect), 0 when it passes without one, NaN when it could not be
+        measured; further values are the lines of ``note`` ("label: text")."""
         params, dtype = ck.params_of(dict(inputs))
-        if b.name in ("torch-float32", "torch-float64"):
+        if b.name in ("torch-float32", "torch-float64") and dtype in ck.DTYPES:  # half precision stays itself
             dtype = b.name.removeprefix("torch-")
         ctx = self.family.measuring_ctx()
         from orthoverify.conformance import VERIFIER_SIDE
@@ -252,7 +253,7 @@ class TargetCheck(Check):
         from orthoverify.conformance.replay import ConformanceReplay
 
         _, dtype = ck.params_of(dict(cx.inputs))
-        ratio_check = self.measure in ck.QUANTITIES and self.measure != "float32"
+        ratio_check = self.measure in ck.QUANTITIES and self.measure != "float32" and dtype in ck.DTYPES
         dtypes = sorted({dtype, "float64"}, key=lambda d: d != dtype) if ratio_check else [dtype]
         values: list[tuple[str, str]] = []
         reproduced = False
