@@ -65,11 +65,14 @@ SEARCH = ("numpy-float64", "numpy-float32")
 class Agreement:
     """Two formulations of the same object must agree: ``||left - right||_F / (n eps ||right||_F)``
     per object (the worst over a tuple of objects), with n the first dimension of ``left``'s
-    first object; exactly zero in exact and symbolic arithmetic."""
+    first object; exactly zero in exact and symbolic arithmetic. ``condition``, when given, is
+    the case's conditioning factor (LAPACK-style: how much the formulations amplify rounding,
+    e.g. cond(I + A) for a solve), by which the float ratio is divided."""
 
     left: Formulation
     right: Formulation
     quantity_name: str
+    condition: Callable[[Backend, Case], float] | None = None
 
     def measure(self, b: Backend, case: Case) -> Measure:
         """The test ratio of one case (the check's quantity, and its replay)."""
@@ -77,7 +80,8 @@ class Agreement:
         if len(xs) != len(refs):
             return Measure(math.inf, f"{len(xs)} objects against {len(refs)}")
         n = int(xs[0].shape[0]) if xs[0].ndim else 1
-        return worst(*(agreement(b, x, r, n) for x, r in zip(xs, refs, strict=True)))
+        cond = 1.0 if self.condition is None or b.exact else self.condition(b, case)
+        return worst(*(agreement(b, x, r, n, cond) for x, r in zip(xs, refs, strict=True)))
 
     def symbolic(self, name: str, cases: Cases) -> SymbolicCheck:
         """Symbolic cases (free SymPy symbols): ``left - right`` must vanish identically. Each
@@ -251,17 +255,20 @@ def witness(
     strategy: Strategy | None = None,
     threshold: float = THRESHOLD,
     confirm: Confirm = "value",
+    method: Method | None = "search",
 ) -> Check:
     """A search for a witness that breaks a claim: enumerated ``candidates`` (every one measured,
     the worst failure confirmed) or a Hypothesis ``strategy`` steered by the measure. The
     violation measure decides nothing itself: the check compares it with ``threshold``, and a
-    recorded witness replays through the same measure."""
+    recorded witness replays through the same measure. ``method`` names the evidence of
+    candidates: ``"exhaustive"`` when they are every case there is, ``None`` for the backend's
+    own (float, high-precision, symbolic) when they are generated samples."""
     if (candidates is None) == (strategy is None):
         raise ValueError("a witness search needs candidates or a strategy (one of them)")
     if strategy is not None:
         return SearchCheck(name, violation, strategy, backends, quantity_name, threshold, confirm)
     assert candidates is not None
-    return PropertyCheck(name, violation, candidates, backends, quantity_name, threshold, "search", confirm)
+    return PropertyCheck(name, violation, candidates, backends, quantity_name, threshold, method, confirm)
 
 
 # ---------------------------------------------------------------------------- printed and corrected
