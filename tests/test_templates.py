@@ -174,7 +174,11 @@ def test_witness_names_its_method() -> None:
     def candidates(ctx: RunContext) -> Iterator[Case]:
         yield from ({"x": v} for v in (0.0, 1.0, 2.0))
 
-    methods: tuple[tuple[Method | None, str], ...] = (("search", "search"), ("exhaustive", "exhaustive"), (None, "float"))
+    methods: tuple[tuple[Method | None, str], ...] = (
+        ("search", "search"),
+        ("exhaustive", "exhaustive"),
+        (None, "float"),
+    )
     for method, shown in methods:
         check = witness(
             "w", violation, backends=("numpy-float64",), quantity_name="q", candidates=candidates, method=method
