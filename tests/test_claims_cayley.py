@@ -101,9 +101,10 @@ def test_init_replays_parse_file_strings_and_never_evaluate_them() -> None:
     from orthoverify.errors import ParseError
 
     crafted = {"n": "2", "s": ['__import__("os").getpid()'], "D": ["-1", "1"]}
-    for replay in (init.replay_reflection_printed, init.replay_reflection_corrected):
+    sympy_backend = get_backend("sympy")
+    for violation in (init.reflection_printed, init.reflection_corrected):
         with pytest.raises(ParseError, match="not a decimal, integer or p/q number"):
-            replay(crafted, get_backend("sympy"))
+            violation(sympy_backend, crafted)
     split_block = {"n": "2", "s": ["1/2"], "D": ["-1", "1"]}
-    assert init.replay_reflection_printed(split_block, get_backend("sympy")).ratio == math.inf
-    assert init.replay_reflection_corrected(split_block, get_backend("sympy")).ratio == 0.0
+    assert init.reflection_printed(sympy_backend, split_block).ratio == math.inf
+    assert init.reflection_corrected(sympy_backend, split_block).ratio == 0.0
