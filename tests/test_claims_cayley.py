@@ -108,3 +108,15 @@ def test_init_replays_parse_file_strings_and_never_evaluate_them() -> None:
     split_block = {"n": "2", "s": ["1/2"], "D": ["-1", "1"]}
     assert init.reflection_printed(sympy_backend, split_block).ratio == math.inf
     assert init.reflection_corrected(sympy_backend, split_block).ratio == 0.0
+
+
+def test_modrelu_audit_at_zero_can_fail() -> None:
+    """The audit of z = 0 holds for b = 1/2 and names the wrong lines for b = -1/2 (where eq. 3 is
+    defined at 0: 0, since |0| + b < 0)."""
+    from orthoverify.backends import get_backend
+    from orthoverify.claims.cayley import modrelu_real
+
+    sympy_backend = get_backend("sympy")
+    assert all(holds for _, holds in modrelu_real.at_zero(sympy_backend, {"b": "1/2"}))
+    wrong = [text for text, holds in modrelu_real.at_zero(sympy_backend, {"b": "-1/2"}) if not holds]
+    assert wrong == ["b = -1/2: eq. 3 is undefined at z = 0"]
