@@ -120,3 +120,16 @@ def test_modrelu_audit_at_zero_can_fail() -> None:
     assert all(holds for _, holds in modrelu_real.at_zero(sympy_backend, {"b": "1/2"}))
     wrong = [text for text, holds in modrelu_real.at_zero(sympy_backend, {"b": "-1/2"}) if not holds]
     assert wrong == ["b = -1/2: eq. 3 is undefined at z = 0"]
+
+
+def test_example_2x2_measure_refutes_another_w() -> None:
+    """The printed example's measure holds for c = -0.99999 and refutes c = -0.9999 (a_12 = sqrt(19999)
+    = 141.42..., not the printed 447.212) in exact and float arithmetic."""
+    from orthoverify.backends import get_backend
+    from orthoverify.claims.cayley import example_2x2
+
+    for name in ("sympy", "numpy-float64", "mpmath"):
+        b = get_backend(name)
+        assert example_2x2.printed_parameter(b, {"c": "-0.99999"}).ratio <= 30
+        wrong = example_2x2.printed_parameter(b, {"c": "-0.9999"})
+        assert wrong.ratio == math.inf and "a_12 rounds to 447.212" in wrong.display
