@@ -133,3 +133,18 @@ def test_example_2x2_measure_refutes_another_w() -> None:
         assert example_2x2.printed_parameter(b, {"c": "-0.99999"}).ratio <= 30
         wrong = example_2x2.printed_parameter(b, {"c": "-0.9999"})
         assert wrong.ratio == math.inf and "a_12 rounds to 447.212" in wrong.display
+
+
+def test_bijection_minus_one_measure_catches_a_planted_inverse(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The exhaustive check's measure holds for the real inverse map on W = -I and W = I, and
+    flags a planted inverse that answers for W = -I (which has the eigenvalue -1)."""
+    import numpy as np
+
+    from orthoverify.backends import get_backend
+    from orthoverify.claims.cayley import bijection
+
+    b = get_backend("sympy")
+    for w in (-np.eye(2), np.eye(2)):
+        assert bijection.minus_one_excluded(b, {"W": w}).ratio == 0.0
+    monkeypatch.setattr(bijection.cy, "inverse_cayley", lambda w, backend: np.zeros((2, 2), dtype=object))
+    assert bijection.minus_one_excluded(b, {"W": -np.eye(2)}).ratio == math.inf
