@@ -4,15 +4,15 @@ orthogonal matrices with no eigenvalue -1.
 
 Helfrich, Willmott, Ye (ICML 2018) Sec. 3.1. Compared: each map composed with the other against
 the identity, and W'W against I (symbolically an Agreement of both sides of each identity; the
-round trips witness searches whose measures scale by the maps' conditioning). Evidence: SymPy with free symbols for n = 2, 3 (with the Pfaffian
-argument that I + W is never singular), every signed permutation for n <= 3 against det(I + W),
-exact rational round trips, float and 50-digit round trips both ways scaled by the inverse map's
-condition number, a Hypothesis search over magnitudes, and Arb enclosures proved below 1e-40.
+round trips witness searches whose measures scale by the maps' conditioning). Evidence: SymPy
+with free symbols for n = 2, 3 (with the Pfaffian argument that I + W is never singular), every
+signed permutation for n <= 3 against det(I + W), exact rational round trips, float and 50-digit
+round trips both ways scaled by the inverse map's condition number, a Hypothesis search over
+magnitudes, and Arb enclosures proved below 1e-40.
 """
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 from collections.abc import Iterator
@@ -35,11 +35,11 @@ from orthoverify.claims._common import (
 )
 from orthoverify.claims._inputs import orthogonal_input
 from orthoverify.claims.cayley import PAPER
-from orthoverify.claims.cayley._shared import conjugated, skew_symbols
+from orthoverify.claims.cayley._shared import conjugated, skew_symbols, symbolic_identities
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, flag, residual, worst
-from orthoverify.engine.templates import Agreement, witness
+from orthoverify.engine.templates import witness
 from orthoverify.errors import SingularError
 from orthoverify.param import cayley as cy
 
@@ -119,8 +119,7 @@ def q_backward_conj(b: Backend, case: Case) -> Measure:
     return q_backward_roundtrip(b, {"Q": conjugated(b, case)} if "P" in case else case)
 
 
-@functools.lru_cache(maxsize=4)
-def _symbolic_sides(n: int) -> tuple[tuple[str, Any, Any], ...]:
+def symbolic_sides(n: int) -> tuple[tuple[str, Any, Any], ...]:
     """(label, left, right) of each identity for a skew A of free symbols: both compositions, and
     the Pfaffian argument that I + W is never singular."""
     b = exact_backend()
@@ -143,21 +142,7 @@ def _symbolic_sides(n: int) -> tuple[tuple[str, Any, Any], ...]:
     )
 
 
-def _symbolic_left(b: Backend, case: Case) -> Any:
-    return _symbolic_sides(int(case["n"]))[int(case["k"])][1]
-
-
-def _symbolic_right(b: Backend, case: Case) -> Any:
-    return _symbolic_sides(int(case["n"]))[int(case["k"])][2]
-
-
-SYMBOLIC = Agreement(_symbolic_left, _symbolic_right, "exact difference")
-
-
-def cases_symbolic(ctx: RunContext) -> Iterator[Case]:
-    for n in ctx.profile.symbolic_sizes:
-        for k, (label, _, _) in enumerate(_symbolic_sides(n)):
-            yield {"label": label, "n": n, "k": k}
+SYMBOLIC, cases_symbolic = symbolic_identities(symbolic_sides)
 
 
 def signed_permutations(ctx: RunContext) -> Iterator[Case]:

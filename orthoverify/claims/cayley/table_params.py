@@ -28,9 +28,7 @@ def tally(case: Case) -> list[Tally]:
     n, printed = int(case["n"]), int(case["printed_k"])
     half = ca.scornn_parameters(case, n * (n - 1) // 2)
     fit = [
-        k
-        for k in range(2, 2000)
-        if round(ca.scornn_parameters({**case, "n": k}, k * (k - 1) // 2) / 1000) == printed
+        k for k in range(2, 2000) if round(ca.scornn_parameters({**case, "n": k}, k * (k - 1) // 2) / 1000) == printed
     ]
     fits = f"n in [{fit[0]}, {fit[-1]}] would give ~{printed}k" if fit else "no n gives it"
     what = f"{case['row']} n={n}: {half:,} parameters (A {n * (n - 1) // 2:,}; {fits}), in thousands"
