@@ -66,3 +66,17 @@ def assert_counterexamples_replay(path: Path) -> None:
     for c in data["claims"]:
         if c["verdict"] == "refuted":
             assert replay_from_file(path, c["id"]).reproduced, c["id"]
+
+
+def assert_rerun_identical(path: Path, ids: list[str]) -> None:
+    """Running ``ids`` again (quick, seed 0, one process) gives the result's verdicts,
+    counterexamples and worst ratios exactly: the same seed, the same cases (same code path)."""
+    again = run_checks(ids, profile="quick", seed=0, workers=1)
+    before = {c["id"]: c for c in json.loads(path.read_text())["claims"]}
+    for c in again.claims:
+        old = before[c.claim.id]
+        assert c.verdict == old["verdict"]
+        cx = c.counterexample
+        assert (cx.to_json() if cx else None) == old["counterexample"]
+        for e, e_old in zip(c.evidence, old["evidence"], strict=True):
+            assert e.to_json()["worst_ratio"] == e_old["worst_ratio"]

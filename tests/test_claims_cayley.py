@@ -9,8 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from orthoverify.engine import replay_from_file, run_checks
-from tests.claims_common import assert_registered, assert_verdicts, expected_verdicts, quick_run
+from orthoverify.engine import replay_from_file
+from tests.claims_common import (
+    assert_registered,
+    assert_rerun_identical,
+    assert_verdicts,
+    expected_verdicts,
+    quick_run,
+)
 
 CATALOGUE = {
     "cayley.bijection",
@@ -81,16 +87,7 @@ def test_init_counterexample_is_the_split_block(quick: Path) -> None:
 
 
 def test_same_seed_same_results(quick: Path) -> None:
-    ids = ["cayley.theorem3_1", "cayley.bijection", "cayley.init"]
-    again = run_checks(ids, profile="quick", seed=0, workers=1)
-    before = {c["id"]: c for c in json.loads(quick.read_text())["claims"]}
-    for c in again.claims:
-        old = before[c.claim.id]
-        assert c.verdict == old["verdict"]
-        cx = c.counterexample
-        assert (cx.to_json() if cx else None) == old["counterexample"]
-        for e, e_old in zip(c.evidence, old["evidence"], strict=True):
-            assert e.to_json()["worst_ratio"] == e_old["worst_ratio"]
+    assert_rerun_identical(quick, ["cayley.theorem3_1", "cayley.bijection", "cayley.init"])
 
 
 def test_init_replays_parse_file_strings_and_never_evaluate_them() -> None:

@@ -64,3 +64,12 @@ def symbolic_identities(sides: Sides) -> tuple[Agreement, Cases]:
                 yield {"label": label, "n": n, "k": k}
 
     return Agreement(left, right, "exact difference"), cases
+
+
+def single(case: Case) -> Cases:
+    """The cases of a check of one printed case (a worked example, a stated point)."""
+
+    def cases(ctx: RunContext) -> Iterator[Case]:
+        yield dict(case)
+
+    return cases

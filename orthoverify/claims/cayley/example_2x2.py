@@ -11,7 +11,6 @@ digits, judged by the inverse map's condition number.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 
 import numpy as np
 import sympy
@@ -19,7 +18,8 @@ import sympy
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import EXACT
 from orthoverify.claims.cayley import PAPER
-from orthoverify.engine.checks import Case, RunContext
+from orthoverify.claims.cayley._shared import single
+from orthoverify.engine.checks import Case
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure
 from orthoverify.engine.templates import witness
@@ -67,8 +67,7 @@ def printed_parameter(b: Backend, case: Case) -> Measure:
     return Measure(err / (2 * b.eps * 199999 * 2), note, note)
 
 
-def printed_case(ctx: RunContext) -> Iterator[Case]:
-    yield {"c": "-0.99999"}
+PRINTED = single({"c": "-0.99999"})
 
 
 EXAMPLE_2X2 = Claim(
@@ -86,7 +85,7 @@ EXAMPLE_2X2 = Claim(
             printed_parameter,
             backends=EXACT,
             quantity_name="a_12 vs printed",
-            candidates=printed_case,
+            candidates=PRINTED,
             method=None,
         ),
         witness(
@@ -94,7 +93,7 @@ EXAMPLE_2X2 = Claim(
             printed_parameter,
             backends=("numpy-float64", "mpmath"),
             quantity_name="relative error of a_12 / ((1 + a^2) eps)",
-            candidates=printed_case,
+            candidates=PRINTED,
             method=None,
         ),
     ),

@@ -27,7 +27,7 @@ from orthoverify.claims._common import EXACT, exact_backend
 from orthoverify.claims.cayley import PAPER
 from orthoverify.claims.cayley._effort import effort
 from orthoverify.claims.cayley._shared import random_signs
-from orthoverify.engine.checks import Case, Check, RunContext
+from orthoverify.engine.checks import Case, Check, Quantity, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure
 from orthoverify.engine.templates import Agreement, printed_and_corrected, witness
@@ -192,50 +192,43 @@ _INIT_STATEMENT = (
 )
 
 
+def _every_d(name: str, violation: Quantity, prediction: str) -> Check:
+    return witness(
+        name,
+        violation,
+        backends=EXACT,
+        quantity_name=f"charpoly(W D) vs {prediction}",
+        candidates=every_d,
+        method="exhaustive",
+    )
+
+
+def _float(name: str, with_d: bool) -> Check:
+    return witness(
+        name,
+        functools.partial(float_eigenvalues, with_d=with_d),
+        backends=("numpy-float64",),
+        quantity_name="eigenvalue error / (n eps)",
+        candidates=random_angles_and_d if with_d else random_angles,
+        method=None,
+    )
+
+
 def _checks(corrected: bool) -> tuple[Check, ...]:
     """The same symbolic block for both; then every D exactly against the printed or the corrected
     prediction (a witness search over all of them), and float64 eigenvalues (random angles; random
     D for the correction)."""
     symbolic = BLOCK.symbolic("symbolic_block_eigenvalues", cases_block)
-    eig_error = "eigenvalue error / (n eps)"
     if not corrected:
         return (
             symbolic,
-            witness(
-                "float_eigenvalues",
-                functools.partial(float_eigenvalues, with_d=False),
-                backends=("numpy-float64",),
-                quantity_name=eig_error,
-                candidates=random_angles,
-                method=None,
-            ),
-            witness(
-                "exhaustive_d_reflection",
-                reflection_printed,
-                backends=EXACT,
-                quantity_name="charpoly(W D) vs rho reflected eigenvalues",
-                candidates=every_d,
-                method="exhaustive",
-            ),
+            _float("float_eigenvalues", with_d=False),
+            _every_d("exhaustive_d_reflection", reflection_printed, "rho reflected eigenvalues"),
         )
     return (
         symbolic,
-        witness(
-            "exhaustive_d_corrected",
-            reflection_corrected,
-            backends=EXACT,
-            quantity_name="charpoly(W D) vs corrected prediction",
-            candidates=every_d,
-            method="exhaustive",
-        ),
-        witness(
-            "float_random_d",
-            functools.partial(float_eigenvalues, with_d=True),
-            backends=("numpy-float64",),
-            quantity_name=eig_error,
-            candidates=random_angles_and_d,
-            method=None,
-        ),
+        _every_d("exhaustive_d_corrected", reflection_corrected, "corrected prediction"),
+        _float("float_random_d", with_d=True),
     )
 
 

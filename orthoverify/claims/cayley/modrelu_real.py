@@ -18,6 +18,7 @@ import sympy
 from orthoverify.backends import Backend
 from orthoverify.claims._common import EXACT, FLOAT_HP, exact_backend, norm_scale
 from orthoverify.claims.cayley import PAPER
+from orthoverify.claims.cayley._shared import single
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, residual
@@ -83,8 +84,7 @@ def at_zero(b: Backend, case: Case) -> list[Line]:
     ]
 
 
-def case_at_zero(ctx: RunContext) -> Iterator[Case]:
-    yield {"b": "1/2"}
+AT_ZERO = single({"b": "1/2"})
 
 
 MODRELU_REAL = Claim(
@@ -104,7 +104,7 @@ MODRELU_REAL = Claim(
             candidates=cases_modrelu,
             method="exhaustive",
         ),
-        audit("exact_at_zero", at_zero, case_at_zero, quantity_name="behaviour at z = 0"),
+        audit("exact_at_zero", at_zero, AT_ZERO, quantity_name="behaviour at z = 0"),
         witness(
             "float",
             q_modrelu,
