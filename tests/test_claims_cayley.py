@@ -136,23 +136,3 @@ def test_bijection_minus_one_measure_catches_a_planted_inverse(monkeypatch: pyte
     monkeypatch.setattr(bijection.cy, "inverse_cayley", lambda w, backend: np.zeros((2, 2), dtype=object))
     assert bijection.minus_one_excluded(b, {"W": -np.eye(2)}).ratio == math.inf
 
-
-def test_symbolic_identities_refute_a_planted_side() -> None:
-    """The family's symbolic identities (both sides of each, as an Agreement) verify a true pair and
-    refute a planted one with an exact counterexample naming its label."""
-    import sympy
-
-    from orthoverify.backends import get_backend
-    from orthoverify.claims.cayley._shared import symbolic_identities
-    from orthoverify.engine import RunContext, get_profile
-
-    x = sympy.Symbol("x", real=True)
-
-    def sides(n: int) -> list[tuple[str, object, object]]:
-        return [(f"n={n}: (x+1)^2", (x + 1) ** 2, x**2 + 2 * x + 1), (f"n={n}: planted", (x + 1) ** 2, x**2 + 1)]
-
-    agreement, cases = symbolic_identities(sides)
-    ctx = RunContext("t.x", "symbolic", get_backend("sympy"), get_profile("quick"), 0)
-    ev = agreement.symbolic("symbolic", cases).run(ctx)
-    assert not ev.passed and ev.counterexample is not None
-    assert ev.counterexample.inputs["identity"] == "n=2: planted"

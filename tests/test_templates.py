@@ -15,7 +15,15 @@ from orthoverify.engine import RunContext, get_profile
 from orthoverify.engine.checks import Case, Check
 from orthoverify.engine.model import Evidence
 from orthoverify.engine.ratios import Measure, residual
-from orthoverify.engine.templates import Agreement, Gradient, audit, count, printed_and_corrected, witness
+from orthoverify.engine.templates import (
+    Agreement,
+    Gradient,
+    audit,
+    count,
+    identities,
+    printed_and_corrected,
+    witness,
+)
 
 
 def run(check: Check, backend: str) -> Evidence:
@@ -185,3 +193,21 @@ def test_witness_names_its_method() -> None:
         )
         ev = run(check, "numpy-float64")
         assert ev.method == shown and ev.counterexample is not None and ev.counterexample.inputs["x"] == "2"
+
+
+def test_symbolic_identities_refute_a_planted_side() -> None:
+    """Symbolic identities (both sides of each, as an Agreement) verify a true pair and refute a
+    planted one with an exact counterexample naming its label."""
+    import sympy
+
+    x = sympy.Symbol("x", real=True)
+
+    def sides(n: int) -> list[tuple[str, object, object]]:
+        return [(f"n={n}: (x+1)^2", (x + 1) ** 2, x**2 + 2 * x + 1), (f"n={n}: planted", (x + 1) ** 2, x**2 + 1)]
+
+    agreement, cases = identities(sides)
+    ev = run(agreement.symbolic("symbolic", cases), "sympy")
+    assert not ev.passed and ev.counterexample is not None
+    assert ev.counterexample.inputs["identity"] == "n=2: planted"
+    right, right_cases = identities(lambda n: sides(n)[:1])
+    assert run(right.symbolic("symbolic", right_cases), "sympy").passed

@@ -8,7 +8,8 @@ confirms a failure at high precision, and replays a recorded counterexample thro
 same measure.
 
 * :class:`Agreement`: two formulations of one object (a definition and a fast form, a paper's
-  listing and its algorithm) agree, symbolically, exactly, in floating point and under search.
+  listing and its algorithm) agree, symbolically, exactly, in floating point and under search;
+  :func:`identities` declares a list of symbolic identities (label, left, right) as one.
 * :class:`Gradient`: a gradient formula against its independent references: SymPy's exact
   derivative, central differences at 50 digits, torch autograd (and a search over autograd).
 * :func:`count`: stated counts (parameters, flops) against counted ones, exhaustively over a grid,
@@ -23,6 +24,7 @@ Bespoke procedures (timings, drift experiments) stay :class:`~orthoverify.engine
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -112,6 +114,30 @@ class Agreement:
     def search(self, name: str, strategy: Strategy, backends: tuple[str, ...] = SEARCH) -> SearchCheck:
         """Hypothesis hunting for the case that maximises the ratio."""
         return SearchCheck(name, self.measure, strategy, backends, self.quantity_name)
+
+
+Sides = Callable[[int], Sequence[tuple[str, Any, Any]]]
+"""A claim's identities for size n in free symbols: (label, left side, right side) each."""
+
+
+def identities(sides: Sides) -> tuple[Agreement, Cases]:
+    """Symbolic identities as an Agreement of each one's two sides, with its cases (one per
+    identity and profile symbolic size, labelled): for identities that share one costly
+    construction (a symbolic inverse, a determinant), built once per n for both sides."""
+    cached = functools.lru_cache(maxsize=4)(sides)
+
+    def left(b: Backend, case: Case) -> Any:
+        return cached(int(case["n"]))[int(case["k"])][1]
+
+    def right(b: Backend, case: Case) -> Any:
+        return cached(int(case["n"]))[int(case["k"])][2]
+
+    def cases(ctx: RunContext) -> Iterator[Case]:
+        for n in ctx.profile.symbolic_sizes:
+            for k, (label, _, _) in enumerate(cached(n)):
+                yield {"label": label, "n": n, "k": k}
+
+    return Agreement(left, right, "exact difference"), cases
 
 
 def _objects(x: Any) -> tuple[Any, ...]:

@@ -1,12 +1,10 @@
 """Vocabulary of the cayley family's claim files: symbolic skew matrices, random scalings D,
-orthogonal inputs conjugated by a signed permutation, and symbolic identities as an Agreement."""
+orthogonal inputs conjugated by a signed permutation, and the cases of a one-case check."""
 
 from __future__ import annotations
 
-import functools
 import math
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from collections.abc import Iterator
 
 import numpy as np
 import sympy
@@ -14,7 +12,7 @@ import sympy
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._inputs import orthogonal_input
 from orthoverify.engine.checks import Case, RunContext
-from orthoverify.engine.templates import Agreement, Cases
+from orthoverify.engine.templates import Cases
 
 NO_CHECK = math.inf  # skewness is exact by construction where this is passed
 
@@ -41,29 +39,6 @@ def conjugated(b: Backend, case: Case) -> Array:
         p = b.asarray(case["P"], name="P")
         return p @ w @ b.transpose(p)
     return w
-
-
-Sides = Callable[[int], Sequence[tuple[str, Any, Any]]]
-"""The identities of a claim for size n in free symbols: (label, left side, right side) each."""
-
-
-def symbolic_identities(sides: Sides) -> tuple[Agreement, Cases]:
-    """An Agreement of each identity's two sides, and its cases (one per identity and symbolic
-    size, labelled); the sides are built once per n and shared by both formulations."""
-    cached = functools.lru_cache(maxsize=4)(sides)
-
-    def left(b: Backend, case: Case) -> Any:
-        return cached(int(case["n"]))[int(case["k"])][1]
-
-    def right(b: Backend, case: Case) -> Any:
-        return cached(int(case["n"]))[int(case["k"])][2]
-
-    def cases(ctx: RunContext) -> Iterator[Case]:
-        for n in ctx.profile.symbolic_sizes:
-            for k, (label, _, _) in enumerate(cached(n)):
-                yield {"label": label, "n": n, "k": k}
-
-    return Agreement(left, right, "exact difference"), cases
 
 
 def single(case: Case) -> Cases:

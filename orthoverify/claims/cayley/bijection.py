@@ -35,11 +35,11 @@ from orthoverify.claims._common import (
 )
 from orthoverify.claims._inputs import orthogonal_input
 from orthoverify.claims.cayley import PAPER
-from orthoverify.claims.cayley._shared import conjugated, skew_symbols, symbolic_identities
+from orthoverify.claims.cayley._shared import conjugated, skew_symbols
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, flag, residual, worst
-from orthoverify.engine.templates import witness
+from orthoverify.engine.templates import identities, witness
 from orthoverify.errors import SingularError
 from orthoverify.param import cayley as cy
 
@@ -142,7 +142,7 @@ def symbolic_sides(n: int) -> tuple[tuple[str, Any, Any], ...]:
     )
 
 
-SYMBOLIC, cases_symbolic = symbolic_identities(symbolic_sides)
+SYMBOLIC, cases_symbolic = identities(symbolic_sides)
 
 
 def signed_permutations(ctx: RunContext) -> Iterator[Case]:

@@ -20,11 +20,11 @@ from orthoverify import samples
 from orthoverify.backends import Backend
 from orthoverify.claims._common import FLOAT_HP, exact_backend, symbol_array
 from orthoverify.claims.cayley import PAPER
-from orthoverify.claims.cayley._shared import NO_CHECK, random_signs, skew_symbols, symbolic_identities
+from orthoverify.claims.cayley._shared import NO_CHECK, random_signs, skew_symbols
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure
-from orthoverify.engine.templates import witness
+from orthoverify.engine.templates import identities, witness
 from orthoverify.param import cayley as cy
 from orthoverify.param._validate import orthogonality_ratio
 
@@ -43,7 +43,7 @@ def skew_sides(n: int) -> list[tuple[str, Any, Any]]:
     ]
 
 
-SKEW, cases_symbolic = symbolic_identities(skew_sides)
+SKEW, cases_symbolic = identities(skew_sides)
 
 
 def q_skew_update(b: Backend, case: Case) -> Measure:
