@@ -160,12 +160,12 @@ def test_agreement_divided_by_a_condition_still_refutes() -> None:
         return 1.0 + float(np.abs(np.asarray(case["x"], dtype=float)).sum())
 
     plain = Agreement(square_plus, expanded, "q")
-    conditioned = Agreement(square_plus, expanded, "q", condition)
+    conditioned = Agreement(square_plus, expanded, "q", condition=condition)
     b = get_backend("numpy-float64")
     case = {"x": np.array([3.0, -7.5, 0.1])}
     assert conditioned.measure(b, case).ratio * condition(b, case) == pytest.approx(plain.measure(b, case).ratio)
     for backend in ("numpy-float64", "sympy"):
-        wrong = Agreement(square_plus, planted_expanded, "q", condition).check("c", cases_x, (backend,))
+        wrong = Agreement(square_plus, planted_expanded, "q", condition=condition).check("c", cases_x, (backend,))
         ev = run(wrong, backend)
         assert not ev.passed and ev.counterexample is not None
         assert run(conditioned.check("c", cases_x, (backend,)), backend).passed

@@ -42,7 +42,9 @@ def solve_condition(b: Backend, case: Case) -> float:
 
 
 # ||W h|| = ||h||: the ratio is ||layers - W h|| / (n eps ||h|| (1 + ||A||)), as before the template
-THREE_LAYERS_AGREE = Agreement(layered, product, "||layers - W h|| / (n eps ||h|| (1 + ||A||))", solve_condition)
+THREE_LAYERS_AGREE = Agreement(
+    layered, product, "||layers - W h|| / (n eps ||h|| (1 + ||A||))", condition=solve_condition
+)
 
 
 def cases_three_layers(ctx: RunContext) -> Iterator[Case]:
