@@ -107,8 +107,10 @@ BY_NAME = {p.name: p for p in CORRECT + BROKEN}
 SECOND_ORDER = ("second_ff", "second_fr", "second_rr")
 """Issue 19's second-order checks (conformance/modes.py), pinned below as measured: second_ff
 is refuted for every planted map that calls torch.linalg.solve, the textbook Cayley map included
-(v'Hw exactly half the 4-point difference; whether torch's rule or the check is at fault is not
-examined here), so the judge's figures (test_the_figures, the README) count the other checks."""
+(v'Hw exactly half the 4-point difference). The fault is torch's: its forward-mode rule of
+linalg.solve treats A^-1 as a constant when differentiated again (pytorch/pytorch#196695, open
+for torch 2.13), so the maps are correct as written but wrong as executed; the judge's figures
+(test_the_figures, the README) count the other checks."""
 
 SECOND_ORDER_MEASURED: dict[str, dict[str, str]] = {
     "cayley_textbook": {"second_ff": "refuted"},

@@ -10,7 +10,8 @@ import torch
 from torch.nn.utils import parametrize
 
 from orthoverify.conformance.declare import declare
-from tests.conformance_targets import householder
+from orthoverify.conformance.lifecycle import module_target
+from tests.conformance_targets import householder, reflections
 
 
 # ------------------------------------------------------------------------------ second order
@@ -211,6 +212,66 @@ reflections_module = declare(module=_module(Reflections))(_map(Reflections))
 reflections_module_base_not_saved = declare(module=_module(ReflectionsBaseNotSaved))(_map(ReflectionsBaseNotSaved))
 reflections_module_plain_attribute = declare(module=_module(ReflectionsPlainAttribute))(_map(ReflectionsPlainAttribute))
 reflections_module_integer_signs = declare(module=_module(ReflectionsIntegerSigns))(_map(ReflectionsIntegerSigns))
+
+
+# ------------------------------------------------------------------------------ a module as the target
+class NonzeroReflections(torch.nn.Module):
+    """The planted correct map tests.conformance_targets.reflections (prod_j H(u_j) over the nonzero
+    columns of tril(X)) as a parametrisation."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return reflections(x)
+
+
+class NonzeroReflectionsIntegerSigns(NonzeroReflections):
+    """Broken like torch's householder map (see ReflectionsIntegerSigns): W = Q(X) diag(int(d))."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__(n)
+        self.d = torch.nn.Parameter(torch.where(torch.rand(n) < 0.5, -1.0, 1.0))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return reflections(x) * (self.d.int().to(x.dtype) + 0 * self.d)
+
+
+class ReflectionsLayer(torch.nn.Linear):
+    """Correct: a layer of size n whose class is the target (its constructor takes n): the weight
+    is NonzeroReflections of its parametrised original."""
+
+    def __init__(self, n: int, param: type[NonzeroReflections] = NonzeroReflections) -> None:
+        super().__init__(n, n, bias=False)
+        parametrize.register_parametrization(self, "weight", param(n), unsafe=True)
+
+
+class ReflectionsLayerIntegerSigns(ReflectionsLayer):
+    """Broken: degenerates under weight decay (the signs' int() becomes 0)."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__(n, NonzeroReflectionsIntegerSigns)
+
+
+class PlainOrthogonalInit(torch.nn.Linear):
+    """Not a module target: an orthogonal initialisation of a plain weight parameter."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__(n, n, bias=False)
+        torch.nn.init.orthogonal_(self.weight)
+
+
+def _torch_cayley_layer(n: int) -> torch.nn.Module:
+    return torch.nn.utils.parametrizations.orthogonal(torch.nn.Linear(n, n, bias=False), orthogonal_map="cayley")
+
+
+torch_cayley_layer = module_target(_torch_cayley_layer, "orthogonal(nn.Linear(n, n), orthogonal_map='cayley')")
+"""A factory as the target: torch's Cayley parametrisation, as the built-in adapter torch-orthogonal-cayley
+wraps it (here built in float64, so its base point differs)."""
+
+with torch.random.fork_rng(devices=[]):  # importing this module leaves the global random state alone
+    reflections_layer_instance = ReflectionsLayer(3)
+    """Not a target: one layer of one size (its class is)."""
 
 
 # ------------------------------------------------------------------------------ batches

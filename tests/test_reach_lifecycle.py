@@ -39,6 +39,7 @@ def test_a_correct_module_passes_every_lifecycle_check() -> None:
         (R + "reflections_module_integer_signs", "weight_decay"),
         (R + "reflections_module_base_not_saved", "state_dict"),
         (R + "reflections_module_plain_attribute", "dtype_cast"),
+        (R + "ReflectionsLayerIntegerSigns", "weight_decay"),  # a layer class as the target
     ],
 )
 def test_each_broken_module_is_caught_by_its_check(spec: str, caught_by: str) -> None:
@@ -117,3 +118,49 @@ def plan_of(t: ck.Target) -> list[tuple[str, str, str, object]]:
     from orthoverify.conformance import _plan
 
     return list(_plan(t.kind.name, ("float32",), False, "cpu", t))
+
+
+# ------------------------------------------------------------------------------ a module as the target
+def test_a_layer_class_of_size_n_is_judged_by_its_weight_and_its_lifecycle() -> None:
+    """validate mod:LayerClass (constructor taking n, weight parametrised): the map X -> weight with
+    X in place of the parametrised original, declared with the class as its module factory."""
+    import torch
+
+    from orthoverify.conformance.declare import declaration_of
+
+    t = load_target(R + "ReflectionsLayer", "orthogonal-map")
+    x = torch.randn(4, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    assert ck.orthogonality(ck.as_np(t.fn(x)), ck.EPS[torch.float64]) <= ck.THRESHOLD
+    d = declaration_of(t)
+    assert d is not None and d.module is not None
+    assert life(R + "ReflectionsLayer", "orthogonal-map") == dict.fromkeys(CHECKS, "verified")
+
+
+@pytest.mark.parametrize(
+    ("spec", "kind", "says"),
+    [
+        ("PlainOrthogonalInit", "orthogonal-map", "has no parametrised weight"),
+        ("ReflectionsLayer", "householder-product", "judged with --kind orthogonal-map"),
+        ("reflections_layer_instance", "orthogonal-map", "a layer with a parametrised weight, of one size"),
+    ],
+)
+def test_a_module_that_cannot_be_a_target_says_why(spec: str, kind: str, says: str) -> None:
+    from orthoverify.conformance.adapters import TargetLoadError
+
+    with pytest.raises(TargetLoadError, match=says):
+        load_target(R + spec, kind)
+
+
+@pytest.mark.slow
+def test_validate_a_layer_class_and_a_layer_factory_by_name() -> None:
+    """Through the target's own process (float64, quick): the correct layer class passes every
+    check; torch's Cayley layer given as module_target(factory) gets the verdicts the built-in
+    adapter torch-orthogonal-cayley (the same parametrisation) gets: every check verified but
+    second_ff (torch.linalg.solve's nested forward mode), lifecycle included."""
+    opts = {"profile": "quick", "dtypes": ["float64"]}
+    r = validate(R + "ReflectionsLayer", kind="orthogonal-map", **opts)  # type: ignore[arg-type]
+    v = {c.claim.id.rsplit(".", 1)[1]: c.verdict for c in r.claims}
+    assert set(CHECKS) <= set(v) and set(v.values()) == {"verified"}, v
+    mine = validate(R + "torch_cayley_layer", kind="orthogonal-map", **opts)  # type: ignore[arg-type]
+    v = {c.claim.id.rsplit(".", 1)[1]: c.verdict for c in mine.claims}
+    assert set(CHECKS) <= set(v) and {k: x for k, x in v.items() if x != "verified"} == {"second_ff": "refuted"}, v

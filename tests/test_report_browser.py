@@ -100,6 +100,29 @@ def test_a_figure_renders(browser: str, report: Path, tmp_path: Path) -> None:
     assert near(colours, OKABE_ITO_BLUE) > 30, "the first data series is not drawn"
 
 
+def test_a_validate_report_shows_a_checks_figure_when_opened(browser: str, tmp_path: Path) -> None:
+    """A validate run's per-check figure (error against parameter size) sits in the claim's closed
+    <details>; opened, it renders with its points, and the page fetches nothing."""
+    from orthoverify.report import render_report
+    from tests.test_report_validate import _claim, _result
+
+    pts = [[10.0**k, 2.0 ** (k % 5)] for k in range(-4, 5)]
+    result = _result(tmp_path, [_claim("orthogonal", [{"x": "max|x_ij|", "y": "ratio", "points": pts}])])
+    (html,) = render_report([result], out_dir=tmp_path / "out", formats=["html"])
+    fig = "document.querySelector('#fig-series-conformance-householder-product-orthogonal svg')"
+    unfold = (  # the claim and, inside it, the figure's <details>
+        f"(() => {{ for (let d = {fig}.closest('details'); d; d = d.parentElement.closest('details')) "
+        "d.open = true; })()"
+    )
+    opened = f"({unfold}, {fig}.scrollIntoView({{block: 'center'}}), {RECT.format(fig)})"
+    page = load_page(html, width=1280, height=900, expressions={"figure": opened})
+    save("validate-figure.png", page.screenshot, tmp_path)
+    check_clean(page)
+    left, top, width, height = page.values["figure"]
+    assert width > 400 and height > 250 and top >= 0 and top + height <= 900
+    assert near(region(page, (left, top, width, height)), OKABE_ITO_BLUE) > 30, "the points are not drawn"
+
+
 def test_phone_layout_never_scrolls_sideways(browser: str, report: Path, tmp_path: Path) -> None:
     page = load_page(
         report,

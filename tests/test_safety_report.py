@@ -42,7 +42,12 @@ def _hostile_claim(claim_id: str, paper: str, *, figure: bool = False) -> dict[s
         "refutes": True,
         "notes": HOSTILE,
         "error": None,
-        "data": {"by_n": [[2, 1, 1.0, 1.0], [4, 1, 2.0, 1.0]]} if figure else {},
+        "data": {"by_n": [[2, 1, 1.0, 1.0], [4, 1, 2.0, 1.0]]}
+        if figure
+        else {  # a validate check's series: its axis name and mode are strings from the file
+            "series": {"x": HOSTILE, "y": SCRIPT, "points": [[1, 2.0], [10, 3.0], [SCRIPT, 1.0], [2, HTML_IMG]]},
+            "mode": HOSTILE,
+        },
     }
     return {
         "id": claim_id,
@@ -136,7 +141,8 @@ def test_hostile_strings_inject_nothing_into_markdown_or_html(tmp_path: Path, se
     html = (out / "report.html").read_text()
     md = (out / "report.md").read_text()
     svgs = [p.read_text() for p in (out / "report-figures").glob("*.svg")]
-    assert svgs, "the hostile claim's evidence has per-n data, so its figure is drawn (and checked below)"
+    assert len(svgs) >= 2, "per-n data and validate series are drawn as figures (and checked below)"
+    assert any("fig-series-hostile" in svg for svg in svgs)
     for doc in [html, *svgs]:
         for bad in ("<script", "<img", 'javascript:alert(1)"', 'href="javascript', 'onerror="'):
             assert bad not in doc.lower()

@@ -211,3 +211,71 @@ def test_symbolic_identities_refute_a_planted_side() -> None:
     assert ev.counterexample.inputs["identity"] == "n=2: planted"
     right, right_cases = identities(lambda n: sides(n)[:1])
     assert run(right.symbolic("symbolic", right_cases), "sympy").passed
+
+
+def test_witness_names_how_its_candidates_were_found() -> None:
+    """Enumerated candidates that are all there are (exact roots, a whole grid) report that method;
+    the violation still decides: a planted wrong statement ("x^2 = x" at x = 2) is refuted exactly,
+    a right one (at 0 and 1 only) verified."""
+
+    def violation(b: Backend, case: Case) -> Measure:
+        x = b.asarray(case["x"], name="x")
+        return residual(b, b.stack([x * x - x]), 1)
+
+    def roots(ctx: RunContext) -> Iterator[Case]:
+        yield from ({"x": v} for v in (0, 1))
+
+    def planted(ctx: RunContext) -> Iterator[Case]:
+        yield from ({"x": v} for v in (0, 1, 2))
+
+    ok = run(
+        witness("w", violation, backends=("sympy",), quantity_name="q", candidates=roots, method="symbolic"), "sympy"
+    )
+    assert ok.method == "symbolic" and ok.passed and ok.cases == 2
+    bad = run(
+        witness("w", violation, backends=("sympy",), quantity_name="q", candidates=planted, method="symbolic"), "sympy"
+    )
+    assert bad.method == "symbolic" and not bad.passed
+    assert bad.counterexample is not None and bad.counterexample.inputs["x"] == "2"
+
+
+def test_gradient_checks_take_their_names_and_arithmetic() -> None:
+    """A family may keep its own check names and backends for each reference; the formula still
+    decides against the reference: d/dx x^3 planted as 2 x^2 is refuted exactly, 3 x^2 verified."""
+    from orthoverify.engine.reference import exact_gradient
+
+    def against_exact(formula: Any) -> Any:
+        def q(b: Backend, case: Case) -> Measure:
+            x = b.asarray(case["x"], name="x")
+            return residual(b, formula(x) - exact_gradient(lambda v: b.sum(v * v * v), x), x.shape[0])
+
+        return q
+
+    grad = Gradient("q")
+    fd = grad.finite_differences(residual_zero, cases_x, name="central", backends=("mpmath",))
+    auto = grad.autograd(residual_zero, cases_x, backends=("torch-float64",))
+    assert (fd.name, fd.backend_names(), auto.backend_names()) == ("central", ("mpmath",), ("torch-float64",))
+    assert grad.symbolic(lambda ctx: iter(()), name="symbolic_gradient").name == "symbolic_gradient"
+    assert run(grad.exact(against_exact(lambda x: 3 * x * x), cases_x), "sympy").passed
+    planted = run(grad.exact(against_exact(lambda x: 2 * x * x), cases_x), "sympy")
+    assert not planted.passed and planted.counterexample is not None
+
+
+def test_audit_over_every_instance_says_exhaustive() -> None:
+    """An audit whose cases are every instance the proof covers reports method "exhaustive"; the
+    lines still decide: the planted "x * x = 2x" is refuted at x = 3, holds alone at x = 2."""
+
+    def lines(b: Backend, case: Case) -> list[tuple[str, bool]]:
+        x = int(case["x"])
+        return [("line: x * x = 2x", x * x == 2 * x)]
+
+    def only_two(ctx: RunContext) -> Iterator[Case]:
+        yield {"x": 2}
+
+    def two_and_three(ctx: RunContext) -> Iterator[Case]:
+        yield from ({"x": x} for x in (2, 3))
+
+    ok = run(audit("a", lines, only_two, method="exhaustive"), "sympy")
+    assert ok.method == "exhaustive" and ok.passed
+    bad = run(audit("a", lines, two_and_three, method="exhaustive"), "sympy")
+    assert bad.method == "exhaustive" and bad.counterexample is not None and bad.counterexample.inputs["x"] == "3"

@@ -303,10 +303,10 @@ def open_target(spec: str, kind: str | None, device: str = "cpu", timeout: float
     domain = ADAPTERS[spec].domain if spec in ADAPTERS else None
     inverse = ck.RemoteFn(runner, timeout, op_inverse) if hello.get("inverse") else None
     fn = ck.RemoteFn(runner, timeout)
-    if hello.get("declared_on_callable"):  # a declaration is code: read it here (this imports the target)
-        from orthoverify.conformance.declare import declaration_of
+    if hello.get("declaration") is not None:  # plain data from the target's process, checked here; never imported
+        from orthoverify.conformance.isolate import remote_declaration
 
-        fn.__orthoverify__ = declaration_of(load_target(spec, kind_name))  # type: ignore[attr-defined]
+        fn.__orthoverify__ = remote_declaration(spec, hello["declaration"], runner, timeout)  # type: ignore[attr-defined]
     t = ck.Target(spec, fn, KINDS[kind_name], str(hello.get("description") or ""), domain, inverse)
     t.runner = runner
     return apply_declaration(t)

@@ -356,7 +356,22 @@ def load_target(spec: str, kind: str | None = None) -> Target:
         try:
             obj = obj()
         except Exception as exc:
-            raise TargetLoadError(f"cannot construct {spec}() with no arguments: {type(exc).__name__}: {exc}") from exc
+            why = f"cannot construct {spec}() with no arguments: {type(exc).__name__}: {exc}"
+            if kind != "orthogonal-map":
+                raise TargetLoadError(f"{why} (a layer class of size n is judged with --kind orthogonal-map)") from exc
+            from orthoverify.conformance.lifecycle import module_target
+
+            try:  # a layer class of size n: its weight against its parametrised original, and its lifecycle
+                obj = module_target(obj, f"{spec}(n)")
+            except TargetLoadError as again:
+                raise TargetLoadError(f"{why}; as a layer of size n: {again}") from again
+    from torch.nn.utils import parametrize
+
+    if isinstance(obj, torch.nn.Module) and parametrize.is_parametrized(obj, "weight"):
+        raise TargetLoadError(
+            f"{spec} is a layer with a parametrised weight, of one size: name its class (constructed with n) or "
+            "a module_target(factory) (orthoverify.conformance.lifecycle) to judge its weight and its lifecycle"
+        )
     if not callable(obj):
         raise TargetLoadError(f"{spec} is not callable")
     doc = getattr(obj, "__doc__", "") or ""

@@ -801,6 +801,7 @@ def scan(
                 "t": 0.0,
                 "nan": None,
                 "not_run": [],
+                "points": [],
             },
         )
         needs = [d for d in ctx.failed_output if d == dtype or (check == "float32" and d == "float64")]
@@ -826,6 +827,7 @@ def scan(
             st["nan"] = c.display
             continue
         st["cases"] += 1
+        st["points"].append((magnitude(kind, params), _size(kind, params), c.ratio))
         if _fails(c.ratio, st["worst"]):
             st["worst"] = c.ratio
         if _fails(c.ratio):
@@ -844,6 +846,8 @@ def scan(
             passed=not st["fails"] and not st["not_run"] and st["cases"] > 0,
             notes=note,
         )
+        if st["points"]:
+            ev.data["series"] = size_series(st["points"])
         if check in SCALED_CHECKS:
             ev.data["allowance"] = kind.allowance
             ev.notes = (ev.notes + f" Errors divided by the allowance {kind.allowance}.").strip()
@@ -875,6 +879,19 @@ def scan(
             )
         out.append(ev)
     return out
+
+
+def size_series(points: list[tuple[float, int, float]]) -> dict[str, Any]:
+    """The (parameter size, test ratio) series of a scan's cases for the report's figure of the
+    error against parameter size: against max|x_ij| where the cases span magnitudes (a search
+    outwards), else against n; a ratio that is not finite (a failed call) is -1."""
+    mags = [m for m, _n, _r in points if m > 0]
+    by_mag = bool(mags) and max(mags) / min(mags) >= 10
+    return {
+        "x": "max|x_ij|" if by_mag else "n",
+        "y": "ratio",
+        "points": [[m if by_mag else float(n), r if math.isfinite(r) else -1.0] for m, n, r in points],
+    }
 
 
 def _counterexample(

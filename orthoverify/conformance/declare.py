@@ -9,12 +9,19 @@ A user writes the declaration next to the code::
 
 or, for a class, ``@declare(...)`` on the class (its no-argument instance is the target). What is
 declared and fails is a defect; a mode, dtype or lifecycle step that is not declared and does not
-run is "not applicable". The declaration is plain data attached as ``__orthoverify__``; named
-domains are looked up in :data:`DOMAINS` (never evaluated).
+run is "not applicable". The declaration is attached as ``__orthoverify__``; named domains are
+looked up in :data:`DOMAINS` (never evaluated).
+
+A target named by a string is loaded only in its own process (see ``conformance.isolate``): there
+its declaration is turned into plain data (:func:`declaration_data`), and the verifier rebuilds it
+from that data (:func:`declaration_from_data`), checking every field as untrusted input. What is
+code (a domain predicate, a second entry point, a right_inverse, a module factory) stays in the
+target's process: the verifier holds stand-ins that reach it through that process only.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
@@ -24,7 +31,7 @@ import torch
 
 from orthoverify.conformance.checks import Target
 from orthoverify.conformance.kinds import Params
-from orthoverify.errors import OrthoverifyError
+from orthoverify.errors import InputError, OrthoverifyError
 
 F = TypeVar("F")
 
@@ -196,6 +203,146 @@ def declaration_of(target: Target) -> Declaration | None:
     if isinstance(d, Declaration):
         return d
     return ADAPTER_DECLARATIONS.get(target.spec)
+
+
+# ------------------------------------------------------------------------------ across the process boundary
+def _plain(x: Any) -> Any:
+    """``x`` as JSON data (strings, numbers, booleans, None, lists of them); anything else as a
+    marker naming its type, which the verifier refuses (its repr is never sent)."""
+    if x is None or isinstance(x, (str, bool, int, float)):
+        return x
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    return {"unsupported": type(x).__name__}
+
+
+def _code(x: Any) -> Any:
+    """A field that holds code: whether it is there (true/false); what is not code, as data."""
+    return x is not None if x is None or callable(x) else _plain(x)
+
+
+def declaration_data(target: Target) -> dict[str, Any] | None:
+    """The declaration of a target loaded in this process (the target's own) as plain data for the
+    verifier: names, numbers and flags; code is named or flagged, never sent. None: no declaration."""
+    try:
+        d = declaration_of(target)  # a target's attribute lookup is its own code: it may raise anything
+        if d is None:
+            return None
+        dom = d.domain
+        named = [x for x in dom if not callable(x)] if isinstance(dom, (list, tuple)) else dom
+        preds = [x for x in dom if callable(x)] if isinstance(dom, (list, tuple)) else []
+        also_name = d.also_name if callable(d.also) else None
+        return {
+            "domain": _plain(named),
+            "domain_predicates": [_plain(getattr(p, "__name__", "predicate")) for p in preds],
+            "batches": _plain(d.batches),
+            "right_inverse": _code(d.right_inverse),
+            "also": _plain(also_name) if d.also is None or callable(d.also) else _plain(d.also),
+            "modes": _plain(d.modes),
+            "dtypes": _plain(d.dtypes),
+            "module": _code(d.module),
+            "weight": _code(d.weight),
+            "sigma": _plain(d.sigma),
+            "lifecycle": _plain(d.lifecycle),
+        }
+    except Exception as exc:  # a forged object: the verifier refuses it with this reason
+        return {"unreadable": f"{type(exc).__name__}: {exc}"[:300]}
+
+
+class InTargetProcess:
+    """Stands, in the verifier's process, for code a declaration holds in the target's process (a
+    module factory, a weight reader): the checks that call it run there (``isolate.op_check``)."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.__name__ = what
+
+    def __call__(self, *_: Any) -> Any:
+        raise OrthoverifyError(f"the declared {self.what} is the target's code: it runs only in the target's process")
+
+
+_LIMIT = 64
+"""At most this many names in a list field of a declaration's data."""
+
+
+def _malformed(name: str, why: str, got: Any) -> InputError:
+    import json
+
+    shown = json.dumps(got)  # JSON data (decoded, never evaluated): shown, cut short
+    shown = shown if len(shown) <= 120 else shown[:117] + "..."
+    return InputError(f"the target's declaration is malformed: field {name!r} {why}, got {shown}")
+
+
+def _names_field(data: dict[str, Any], name: str, known: tuple[str, ...] | None) -> tuple[str, ...]:
+    v = data.get(name, [])
+    if not isinstance(v, list) or len(v) > _LIMIT or not all(isinstance(x, str) and 0 < len(x) <= 200 for x in v):
+        raise _malformed(name, f"must be a list of at most {_LIMIT} names", v)
+    bad = [x for x in v if known is not None and x not in known]
+    if bad:
+        raise _malformed(name, f"has unknown name(s) {bad} (choose from {', '.join(known or ())})", v)
+    return tuple(v)
+
+
+def _flag_field(data: dict[str, Any], name: str, *, optional: bool = False) -> bool | None:
+    v = data.get(name, None if optional else False)
+    if not isinstance(v, bool) and not (optional and v is None):
+        raise _malformed(name, "must be true or false" + (" or null" if optional else ""), v)
+    return v
+
+
+def declaration_from_data(
+    data: Any,
+    predicate: Callable[[int, str], Callable[[Params], str | None]],
+    also: Callable[..., torch.Tensor],
+    right_inverse: Callable[[torch.Tensor], torch.Tensor],
+) -> Declaration:
+    """The declaration a target's process sent as data (see :func:`declaration_data`), every field
+    checked as untrusted input: a malformed one raises :class:`~orthoverify.errors.InputError`
+    naming the field. Code stays where the target runs: ``predicate(i, name)`` stands for its
+    i-th domain predicate, ``also`` and ``right_inverse`` for its declared second entry point and
+    inverse (each reached through the target's process); a module factory or weight reader is an
+    :class:`InTargetProcess` stand-in (the lifecycle checks run there)."""
+    if not isinstance(data, dict):
+        raise _malformed("(the declaration)", "must be a JSON object", data)
+    if "unreadable" in data:
+        raise InputError(f"the target's declaration cannot be read in its process: {str(data['unreadable'])[:300]}")
+    fields = ("domain", "domain_predicates", "batches", "right_inverse", "also", "modes", "dtypes", "module", "weight")
+    unknown = sorted(str(k) for k in data if k not in (*fields, "sigma", "lifecycle"))
+    if unknown:
+        raise _malformed(unknown[0], "is not a field of a declaration", data[unknown[0]])
+    domain = _names_field(data, "domain", tuple(DOMAINS))
+    preds = _names_field(data, "domain_predicates", None)
+    modes = _names_field(data, "modes", MODES)
+    dtypes = _names_field(data, "dtypes", DTYPE_NAMES)
+    lifecycle = _names_field(data, "lifecycle", LIFECYCLE) if "lifecycle" in data else LIFECYCLE
+    batches = _flag_field(data, "batches", optional=True)
+    has_inverse, has_module, has_weight = (bool(_flag_field(data, k)) for k in ("right_inverse", "module", "weight"))
+    also_name = data.get("also")
+    if also_name is not None and not (isinstance(also_name, str) and 0 < len(also_name) <= 200):
+        raise _malformed("also", "must be the name of the second entry point (a string) or null", also_name)
+    sigma = data.get("sigma")
+    if sigma is not None:
+        if not (
+            isinstance(sigma, list)
+            and len(sigma) == 2
+            and all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in sigma)
+            and 0.0 <= sigma[0] <= sigma[1]
+        ):
+            raise _malformed("sigma", "must be a range [lo, hi] of finite numbers with 0 <= lo <= hi", sigma)
+        sigma = (float(sigma[0]), float(sigma[1]))
+    return make_declaration(
+        domain=[*domain, *(predicate(i, name) for i, name in enumerate(preds))],
+        batches=batches,
+        right_inverse=right_inverse if has_inverse else None,
+        also=also if also_name is not None else None,
+        also_name=also_name if also_name is not None else "second entry point",
+        modes=modes,
+        dtypes=dtypes,
+        module=InTargetProcess("module factory") if has_module else None,
+        weight=InTargetProcess("weight reader") if has_weight else None,
+        sigma=sigma,
+        lifecycle=lifecycle,
+    )
 
 
 def apply(target: Target) -> Target:

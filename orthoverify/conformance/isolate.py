@@ -39,6 +39,7 @@ from orthoverify.conformance.calls import CallFailure
 
 if TYPE_CHECKING:
     from orthoverify.conformance.checks import Target
+    from orthoverify.conformance.declare import Declaration
 
 STARTUP_TIMEOUT = 300.0
 """Seconds a fresh target process may take to import torch, warm up torch.func and load the target
@@ -178,6 +179,27 @@ def op_inverse(t: Target, w: torch.Tensor) -> Any:
     return t.inverse(w)
 
 
+def op_also(t: Target, *args: torch.Tensor) -> Any:
+    """The target's declared second entry point (``declare(also=...)``) on ``args``."""
+    from orthoverify.conformance.declare import declaration_of
+
+    d = declaration_of(t)
+    if d is None or d.also is None:
+        raise LookupError("the target declares no second entry point")
+    return d.also(*args)
+
+
+def op_domain(t: Target, *xs: torch.Tensor, keys: Sequence[str] = (), index: int = 0) -> dict[str, Any]:
+    """Why the parameter point ``dict(zip(keys, xs))`` lies outside the ``index``-th domain predicate
+    the target declares (a callable: it runs here, never in the verifier), as JSON (None: inside)."""
+    from orthoverify.conformance.declare import declaration_of
+
+    d = declaration_of(t)
+    preds = [p for p in d.domain if callable(p)] if d is not None else []
+    why = preds[int(index)]({str(k): x.detach().cpu().numpy() for k, x in zip(keys, xs, strict=True)})
+    return {"__json__": None if why is None else str(why)[:300]}
+
+
 def op_check(t: Target, *, name: str, options: dict[str, Any]) -> dict[str, Any]:
     """A whole check run where the target lives (for checks that need the target object itself:
     autograd or vmap through it, its module's life in training, its declarations): the check runs
@@ -314,6 +336,7 @@ def child_main(conn: Any, spec: str, kind: str | None, sys_path: list[str], devi
     try:
         _warm_up()
         from orthoverify.conformance.adapters import load_target
+        from orthoverify.conformance.declare import declaration_data
 
         target = load_target(spec, kind)
     except BaseException as exc:
@@ -324,7 +347,7 @@ def child_main(conn: Any, spec: str, kind: str | None, sys_path: list[str], devi
         "ok": True,
         "description": target.description,
         "inverse": target.inverse is not None,
-        "declared_on_callable": getattr(target.fn, "__orthoverify__", None) is not None,
+        "declaration": declaration_data(target),  # plain data; its code stays here
         "written": count,
         "head": head,
     }
@@ -584,3 +607,45 @@ class ProcessRunner(Runner):
                 pass
             self.proc.join(2)
         self._stop(kill=True)
+
+
+class RemotePredicate:
+    """A domain predicate the target declares, as the verifier sees it: each point is sent to the
+    target's process (:func:`op_domain`), where the predicate runs; a failure is a target fault."""
+
+    def __init__(self, runner: Runner, timeout: float, index: int, name: str) -> None:
+        self.runner, self.timeout, self.index, self.__name__ = runner, timeout, index, name
+
+    def __call__(self, params: Any) -> str | None:
+        from orthoverify.conformance.checks import TargetFault
+
+        keys = [str(k) for k in params]
+        xs = [torch.as_tensor(np.asarray(params[k])) for k in keys]
+        res = self.runner.request(op_domain, xs, {"keys": keys, "index": self.index}, self.timeout, "cpu")
+        if isinstance(res, CallFailure):
+            raise TargetFault(f"the declared domain predicate {self.__name__}: {res}")
+        if res.data is not None and not isinstance(res.data, str):
+            raise TargetFault(f"the declared domain predicate {self.__name__} sent no reason string")
+        return res.data
+
+
+def remote_declaration(spec: str, data: Any, runner: Runner, timeout: float) -> Declaration:
+    """The :class:`~orthoverify.conformance.declare.Declaration` of the target ``spec`` from the data
+    its process sent, checked here as untrusted input; its code is reached through ``runner``. A
+    malformed declaration stops the target's process and raises
+    :class:`~orthoverify.conformance.adapters.TargetLoadError` naming the field."""
+    from orthoverify.conformance.adapters import TargetLoadError
+    from orthoverify.conformance.checks import RemoteFn
+    from orthoverify.conformance.declare import declaration_from_data
+    from orthoverify.errors import InputError
+
+    try:
+        return declaration_from_data(
+            data,
+            lambda i, name: RemotePredicate(runner, timeout, i, name),
+            RemoteFn(runner, timeout, op_also),
+            RemoteFn(runner, timeout, op_inverse),
+        )
+    except InputError as exc:
+        runner.close()
+        raise TargetLoadError(f"{spec}: {exc}") from exc

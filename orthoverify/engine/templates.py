@@ -155,24 +155,37 @@ class Gradient:
     fd_note: str = ", reference: central differences at 50 digits, eps >= eps_fd = 10^-35"
     """Appended to the quantity's name for the finite-difference check (its reference's accuracy)."""
 
-    def symbolic(self, build: Callable[[RunContext], Iterable[Identity]]) -> SymbolicCheck:
+    def symbolic(
+        self, build: Callable[[RunContext], Iterable[Identity]], name: str = "symbolic_derivative"
+    ) -> SymbolicCheck:
         """SymPy's derivative of the loss with fully symbolic inputs minus the formula."""
-        return SymbolicCheck("symbolic_derivative", build)
+        return SymbolicCheck(name, build)
 
     def exact(self, quantity: Quantity, cases: Cases, name: str = "exact_derivative") -> PropertyCheck:
         """The formula against SymPy's exact derivative at rational points."""
         return PropertyCheck(name, quantity, cases, EXACT, self.quantity_name)
 
-    def finite_differences(self, quantity: Quantity, cases: Cases) -> PropertyCheck:
+    def finite_differences(
+        self,
+        quantity: Quantity,
+        cases: Cases,
+        name: str = "high_precision_finite_differences",
+        backends: tuple[str, ...] = HP_REFERENCE,
+    ) -> PropertyCheck:
         """The formula (on mpmath and on the float inputs) against central differences of the
         definition at 50 digits."""
-        return PropertyCheck(
-            "high_precision_finite_differences", quantity, cases, HP_REFERENCE, self.quantity_name + self.fd_note
-        )
+        return PropertyCheck(name, quantity, cases, backends, self.quantity_name + self.fd_note)
 
-    def autograd(self, quantity: Quantity, cases: Cases, name: str = "autograd", note: str = "") -> PropertyCheck:
+    def autograd(
+        self,
+        quantity: Quantity,
+        cases: Cases,
+        name: str = "autograd",
+        note: str = "",
+        backends: tuple[str, ...] = TORCH,
+    ) -> PropertyCheck:
         """The formula against torch autograd through the definition."""
-        return PropertyCheck(name, quantity, cases, TORCH, self.quantity_name + note)
+        return PropertyCheck(name, quantity, cases, backends, self.quantity_name + note)
 
     def search(self, quantity: Quantity, strategy: Strategy) -> SearchCheck:
         """Hypothesis hunting for the inputs where the formula and autograd disagree most."""
@@ -256,9 +269,11 @@ def audit(
     cases: Cases,
     *,
     quantity_name: str = "lines that are ill-typed or differ from the truth",
+    method: Method | None = None,
 ) -> PropertyCheck:
     """A transcribed proof judged line by line in exact arithmetic: every line of every case must
-    hold; the measure names the lines that do not (the counterexample's value)."""
+    hold; the measure names the lines that do not (the counterexample's value). ``method``:
+    ``"exhaustive"`` when the cases are every instance the proof covers."""
 
     def measure(b: Backend, case: Case) -> Measure:
         judged = lines(b, case)
@@ -267,7 +282,7 @@ def audit(
             return Measure(0.0, f"all {len(judged)} lines hold", error=0.0)
         return Measure(math.inf, " | ".join(bad), error=math.inf)
 
-    return PropertyCheck(name, measure, cases, EXACT, quantity_name)
+    return PropertyCheck(name, measure, cases, EXACT, quantity_name, method=method)
 
 
 # ---------------------------------------------------------------------------- witness
@@ -286,9 +301,10 @@ def witness(
     """A search for a witness that breaks a claim: enumerated ``candidates`` (every one measured,
     the worst failure confirmed) or a Hypothesis ``strategy`` steered by the measure. The
     violation measure decides nothing itself: the check compares it with ``threshold``, and a
-    recorded witness replays through the same measure. ``method`` names the evidence of
-    candidates: ``"exhaustive"`` when they are every case there is, ``None`` for the backend's
-    own (float, high-precision, symbolic) when they are generated samples."""
+    recorded witness replays through the same measure. ``method`` names how enumerated
+    candidates were found when they are all there are (``"exhaustive"``, or ``"symbolic"`` for
+    exact roots), not a sample; ``None`` gives the backend's own method (float, high-precision,
+    symbolic) for generated samples."""
     if (candidates is None) == (strategy is None):
         raise ValueError("a witness search needs candidates or a strategy (one of them)")
     if strategy is not None:

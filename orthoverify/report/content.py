@@ -154,6 +154,8 @@ class CounterexampleView:
     inputs: str
     truncated: bool
     replay: str
+    target: str | None = None
+    """The target a validate run judged (its replay runs that code), None for a check run."""
 
     def items(self) -> list[tuple[str, str, str]]:
         """The facts to list, each as (text before, code value or "", text after)."""
@@ -175,7 +177,11 @@ class CounterexampleView:
     def inputs_heading(self) -> str:
         return "Inputs" + (" (shortened; the JSON result has every digit)" if self.truncated else "") + ":"
 
-    replay_heading = "Replay it (float64 and high precision):"
+    @property
+    def replay_heading(self) -> str:
+        if self.target is not None:
+            return "Replay it on the target (this imports and runs the target; replay never does on the file's word):"
+        return "Replay it (float64 and high precision):"
 
 
 def counterexample_view(report: Report, claim: ClaimRow) -> CounterexampleView | None:
@@ -190,6 +196,7 @@ def counterexample_view(report: Report, claim: ClaimRow) -> CounterexampleView |
     if truncated:
         inputs = inputs[:MAX_INPUT_CHARS] + "\n…"
     thr = cx.get("threshold")
+    target = claim.where if claim.paper == "conformance" and claim.id.startswith("conformance.") else None
     return CounterexampleView(
         report.runs[i].label,
         str(cx.get("check", "")),
@@ -200,7 +207,8 @@ def counterexample_view(report: Report, claim: ClaimRow) -> CounterexampleView |
         fmt_num(thr) if thr is not None else None,
         inputs,
         truncated,
-        replay_command(report.runs[i].path, claim.id),
+        replay_command(report.runs[i].path, claim.id, target),
+        target,
     )
 
 
@@ -213,8 +221,11 @@ def format_inputs(inputs: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def replay_command(path: str, claim_id: str) -> str:
-    return f"orthoverify replay {shlex.quote(path)} {shlex.quote(claim_id)}"
+def replay_command(path: str, claim_id: str, target: str | None = None) -> str:
+    """The shell line that replays ``claim_id`` of the result at ``path`` (on ``target``, for a
+    validate run: replay runs a validate counterexample only on a target named on its command line)."""
+    line = f"orthoverify replay {shlex.quote(path)} {shlex.quote(claim_id)}"
+    return line if target is None else f"{line} --target {shlex.quote(target)}"
 
 
 @dataclass(frozen=True)

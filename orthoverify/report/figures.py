@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from orthoverify.report.model import ClaimRow, Report, as_float, fmt_num
@@ -312,12 +312,22 @@ def report_figures(report: Report) -> list[Figure]:
     return out
 
 
+def no_report_figures(report: Report) -> str:
+    """What the Figures section says when no figure of the whole report exists: that the runs
+    recorded none, or (a validate run) that the figures are each with its claim."""
+    n = sum(1 for c in report.claims if claim_figure(report, c) is not None)
+    if not n:
+        return "These runs recorded no data for figures."
+    return f"The figures are each with its claim below ({n} claims: test ratios against size, per check)."
+
+
 def claim_figure(report: Report, claim: ClaimRow) -> Figure | None:
-    """One claim's worst test ratio against n per check and backend (when it ran on two sizes or more);
-    drawn once per report."""
+    """One claim's worst test ratio against n per check and backend (when it ran on two sizes or more),
+    else, for a check of ``orthoverify validate``, every measured case's test ratio against the
+    parameter size (:func:`series_figure`); drawn once per report."""
     key = "claim:" + claim.id
     if key not in report.drawn:
-        report.drawn[key] = _claim_figure(report, claim)
+        report.drawn[key] = _claim_figure(report, claim) or series_figure(report, claim)
     fig: Figure | None = report.drawn[key]
     return fig
 
@@ -341,3 +351,114 @@ def _claim_figure(report: Report, claim: ClaimRow) -> Figure | None:
     svg = _ratio_chart(ss, ident, title, "n")
     rows = tuple((s.label, " ".join(f"{x}:{fmt_num(y)}" for x, y in zip(s.x, s.y, strict=True))) for s in ss)
     return Figure(ident, title, "Worst test ratio at each n, per check and backend.", svg, ("series", "n:worst"), rows)
+
+
+SERIES_AXES = {"n": "n (matrix size)", "max|x_ij|": "max|x_ij| (parameter magnitude)"}
+"""Axis labels of the parameter sizes a validate check's series may be recorded against (any other
+name is shown as written)."""
+
+EXTREME = (1e-30, 1e30)
+"""Parameter sizes outside this range (the subnormal and near-overflow special points) are counted in a
+figure's caption, not drawn: hundreds of empty decades would squash the ordinary sizes into one tick."""
+
+MAX_POINTS = 5000
+"""Points read from one evidence's series (a larger series is cut, and the caption says so)."""
+
+
+def _series(ev: dict[str, Any]) -> tuple[str, list[tuple[float, float]], bool] | None:
+    """The (x name, points, cut) of an evidence's ``data.series`` (a validate check's measured cases:
+    ``[size, ratio]``, ratio -1 for a failed call, read as infinite); None when it has none."""
+    s = (ev.get("data") or {}).get("series")
+    if not isinstance(s, dict) or not isinstance(s.get("points"), list):
+        return None
+    pts = []
+    for p in s["points"][:MAX_POINTS]:
+        if isinstance(p, list) and len(p) == 2:
+            x, y = as_float(p[0]), as_float(p[1])
+            pts.append((x, math.inf if y < 0 else y))
+    return str(s.get("x") or "parameter size"), sorted(pts), len(s["points"]) > MAX_POINTS
+
+
+def series_figure(report: Report, claim: ClaimRow) -> Figure | None:
+    """A validate check's figure of the error against parameter size: every measured case's test
+    ratio (error / allowance) against the size its series was recorded against (n, or max|x_ij|),
+    one point series per dtype and run, log scales, the threshold drawn. None without a series."""
+    ss: list[Series] = []
+    rows: list[tuple[str, ...]] = []
+    names: list[str] = []
+    modes: list[str] = []
+    failed = zero = 0
+    cut = False
+    for run, entry in claim.present():
+        for ev in entry.get("evidence", []):
+            got = _series(ev)
+            if got is None or not got[1]:
+                continue
+            name, pts, more = got
+            cut |= more
+            if name not in names:
+                names.append(name)
+            mode = str((ev.get("data") or {}).get("mode") or "")
+            if mode and mode not in modes:
+                modes.append(mode)
+            label = f"{ev.get('check', '')} [{ev.get('backend', '')}]{_suffix(report, run)}"
+            ss.append(Series(label, [p[0] for p in pts], [p[1] for p in pts], style="points"))
+            fails = sum(1 for _x, y in pts if y == math.inf)
+            finite = [y for _x, y in pts if math.isfinite(y)]
+            failed += fails
+            zero += sum(1 for y in finite if y == 0)
+            rows.append(
+                (
+                    label,
+                    str(len(pts)),
+                    f"{fmt_num(pts[0][0])} to {fmt_num(pts[-1][0])}",
+                    fmt_num(max(finite)) if finite else "–",
+                    str(sum(1 for y in finite if y > THRESHOLD) + fails),
+                    str(fails),
+                )
+            )
+    if not ss:
+        return None
+    xlabel = " / ".join(SERIES_AXES.get(n, n) for n in names)
+    xs = [x for s in ss for x in s.x if math.isfinite(x) and x > 0]
+    xlog = bool(xs) and max(xs) / min(xs) >= 10
+    extreme: list[float] = []  # subnormal and near-overflow special points: told, not drawn (they squash the axis)
+    if xlog:
+        kept = []
+        for s in ss:
+            far = [not (EXTREME[0] <= x <= EXTREME[1]) and x > 0 for x in s.x]
+            extreme += [y for y, f in zip(s.y, far, strict=True) if f]
+            kept.append(replace(s, y=[math.nan if f else y for y, f in zip(s.y, far, strict=True)]))
+        ss = kept
+    ident = _ident("series", claim.id)
+    title = f"{claim.id}: test ratio against {' / '.join(names)}"
+    svg = line_chart(
+        ss,
+        ident=ident,
+        title=title,
+        xlabel=xlabel,
+        ylabel="test ratio (error / allowance)",
+        xlog=xlog,
+        ylog=True,
+        refs=[RefLine(THRESHOLD, "threshold 30")],
+    )
+    caption = (
+        f"Every case this check measured ({'; '.join(modes) or claim.id}): its test ratio, the error divided by "
+        f"what a correct evaluation is allowed at that input, against {xlabel}. A point above the threshold 30 is "
+        "a failure; a ratio that grows with the size is what conditioning does not explain."
+    )
+    at_zero = sum(1 for s in ss for x, y in zip(s.x, s.y, strict=True) if not x > 0 and 0 < y < math.inf) if xlog else 0
+    if failed or zero or at_zero:
+        caption += (
+            f" Not drawn on the log axes: {failed} failed call(s) (ratio ∞, counted as failures), {zero} exact "
+            f"result(s) (ratio 0)" + (f", {at_zero} case(s) of size 0 (the zero parameter)." if at_zero else ".")
+        )
+    if extreme:
+        caption += (
+            f" Not drawn either: {len(extreme)} case(s) at magnitudes beyond {EXTREME[0]:g} to {EXTREME[1]:g} "
+            f"(subnormal and near-overflow special points), worst ratio {fmt_num(max(extreme))}."
+        )
+    if cut:
+        caption += f" Only the first {MAX_POINTS} cases of a series are drawn."
+    header = ("series", "cases", "size from / to", "worst finite ratio", "failures", "failed calls")
+    return Figure(ident, title, caption, svg, header, tuple(rows))

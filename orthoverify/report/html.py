@@ -6,7 +6,7 @@ import html
 from pathlib import Path
 
 from orthoverify.report import content as ct
-from orthoverify.report.figures import Figure, claim_figure, report_figures
+from orthoverify.report.figures import Figure, claim_figure, no_report_figures, report_figures
 from orthoverify.report.mdlite import to_html
 from orthoverify.report.model import ClaimRow, Report, relative_link
 
@@ -293,7 +293,7 @@ def _figure(fig: Figure) -> str:
 def _figures(report: Report, figs: list[Figure]) -> str:
     parts = ['<section id="figures"><h2>Figures</h2>']
     if not figs:
-        parts.append("<p>These runs recorded no data for figures.</p>")
+        parts.append(f"<p>{esc(no_report_figures(report))}</p>")
     parts += [_figure(f) for f in figs]
     parts.append("</section>")
     return "".join(parts)
@@ -356,7 +356,8 @@ def _claim(report: Report, c: ClaimRow, out_dir: Path) -> str:
     parts.append(_counterexample(report, c))
     fig = claim_figure(report, c)
     if fig is not None:
-        parts.append(f"<details><summary>Figure: worst test ratio against n</summary>{_figure(fig)}</details>")
+        what = fig.title.rsplit(": ", 1)[-1]
+        parts.append(f"<details><summary>Figure: {esc(what)}</summary>{_figure(fig)}</details>")
     link = ct.proof_link(report, c, out_dir)
     if link is None:
         parts.append(f"<p>No proof notes are shipped for <code>{esc(c.paper)}</code>.</p>")

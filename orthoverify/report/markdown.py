@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from orthoverify.report import content as ct
-from orthoverify.report.figures import Figure, claim_figure, report_figures
+from orthoverify.report.figures import Figure, claim_figure, no_report_figures, report_figures
 from orthoverify.report.model import ClaimRow, Report, github_slug
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>#|~])")
@@ -178,7 +178,7 @@ def render_markdown(report: Report, out_dir: Path, fig_dir: str, figures: list[F
 
     md += ["## Figures", ""]
     if not figs:
-        md += ["These runs recorded no data for figures.", ""]
+        md += [text(no_report_figures(report)), ""]
     for f in figs:
         md += _figure(f, fig_dir)
 

@@ -95,13 +95,12 @@ def instance_float(rng: np.random.Generator, n: int, t: int, kind: str) -> dict[
 
 
 def search_instances(ctx: RunContext) -> list[tuple[str, dict[str, Any], int]]:
-    """(label, instance, starts): the hand-built n = 1 instance, a t = 1 control (R is then a
-    convex quadratic: only global minima), and random n = 2 instances with t = 2, 3."""
+    """(label, instance, starts): a t = 1 control (R is then a convex quadratic: only global
+    minima) and random n = 2 instances with t = 2, 3 (n = 1 is enumerated exactly instead)."""
     rng = ctx.rng("instances")
     starts = effort(ctx, "theorem5.search_starts")
     count = effort(ctx, "theorem5.random_search_instances")
-    out: list[tuple[str, dict[str, Any], int]] = [("hand-built n=1, t=2", dict(HAND_BUILT_1D), 8)]
-    out.append(("control n=2, t=1", instance_float(rng, 2, 1, "random"), 4))
+    out: list[tuple[str, dict[str, Any], int]] = [("control n=2, t=1", instance_float(rng, 2, 1, "random"), 4)]
     kinds = ("identity", "random", "diagonal_with_zero")
     for i in range(count):
         t = 2 + (i // 2) % 2

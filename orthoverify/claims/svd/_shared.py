@@ -5,7 +5,7 @@ family's bespoke checks, in one table."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -15,9 +15,10 @@ from orthoverify import samples
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import norm_scale
 from orthoverify.claims._inputs import orthogonal_input, structured_orthogonal_cases
-from orthoverify.engine.checks import Case, RunContext
+from orthoverify.engine.checks import Case, Quantity, RunContext
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.ratios import flag as _flag
+from orthoverify.engine.templates import Agreement
 from orthoverify.param import svd as sv
 from orthoverify.param.svd_flops import NK, NM, NMM
 
@@ -30,7 +31,6 @@ EFFORT: dict[str, dict[str, Any]] = {
     "theorem5.random_exact_instances": {"quick": 4, "default": 10, "*": 30},
     "theorem5.search_starts": {"quick": 10, "default": 30, "*": 100},
     "theorem5.random_search_instances": {"quick": 2, "default": 6, "*": 16},
-    "corollary1.perturbations": {"quick": 20, "*": 60},
     "flops.grid_largest_n": {
         "quick": {NK: 6, NMM: 5, NM: 7},
         "default": {NK: 10, NMM: 7, NM: 10},
@@ -42,7 +42,7 @@ EFFORT: dict[str, dict[str, Any]] = {
 engine.profiles sets: the largest n of the parameter-count grid; whether the exact Claim 1
 gradients include n = t = 3 and the float ones n = 4..8; the exact sizes of the printed gradient
 (None: all); central-difference cases per size; Theorem 5's random exact instances, search starts
-and random search instances; Corollary 1's perturbations per step size; the largest n of each
+and random search instances; the largest n of each
 size grid of the flop counts (bigger profiles only add points)."""
 
 
@@ -85,15 +85,20 @@ def q_svd_parameters(b: Backend, case: Case) -> Measure:
     )
 
 
-def q_factor_exact(b: Backend, case: Case) -> Measure:
-    """W = U diag(sigma) V' from rational factors: the parameters of U, V and sigma give W."""
-    u = b.asarray(case["U"], name="U")
-    v = b.asarray(case["V"], name="V")
-    s = b.asarray(case["sigma"], name="sigma")
-    m, n = u.shape[0], v.shape[0]
-    p = sv.factor_parameters(u, s, v, backend=b)
-    w = u @ sv._sigma_block(b, s, m, n) @ b.transpose(v)
-    return residual(b, p.matrix(backend=b) - w, max(m, n), norm_scale(b, w))
+def _from_factors(b: Backend, case: Case) -> Array:
+    """M(p) with p the parameters of rational U, V and sigma (Theorems 2 and 4)."""
+    u, v, s = (b.asarray(case[k], name=k) for k in ("U", "V", "sigma"))
+    return sv.factor_parameters(u, s, v, backend=b).matrix(backend=b)
+
+
+def _factor_product(b: Backend, case: Case) -> Array:
+    """W = U diag(sigma) V' (Sigma padded to m x n)."""
+    u, v, s = (b.asarray(case[k], name=k) for k in ("U", "V", "sigma"))
+    return u @ sv._sigma_block(b, s, u.shape[0], v.shape[0]) @ b.transpose(v)
+
+
+FACTORS = Agreement(_from_factors, _factor_product, "M(p(U, sigma, V)) - U Sigma V'")
+"""Theorems 2 and 4 exactly: the parameters of U, V and sigma give W = U Sigma V'."""
 
 
 def w_cases(ctx: RunContext, shapes: list[tuple[int, int]]) -> Iterator[Case]:
@@ -122,14 +127,21 @@ def factor_cases(ctx: RunContext, shapes: list[tuple[int, int]]) -> Iterator[Cas
             }
 
 
-def q_theorem3(b: Backend, case: Case) -> Measure:
-    """Every orthogonal A is M_{k1,k2}(u, v, 1) with the (corrected) assignment of App. A.4."""
-    a = orthogonal_input(b, case)
-    n = a.shape[0]
-    k1, k2 = int(case["k1"]), int(case["k2"])
-    us, vs = sv.theorem3_parameters(a, k1, k2, backend=b)
-    ones = b.asarray([1] * n)
-    return residual(b, sv.m_k1k2(us, vs, ones, backend=b) - a, n)
+def theorem3_measure(assign: Callable[..., tuple[list[Array], list[Array]]]) -> Quantity:
+    """||M_{k1,k2}(u, v, 1) - A|| / (n eps) with (u, v) = ``assign(A, k1, k2)``: App. A.4's
+    assignment as printed (param.svd.theorem3_printed) or repaired (theorem3_parameters)."""
+
+    def measure(b: Backend, case: Case) -> Measure:
+        a = orthogonal_input(b, case)
+        n = a.shape[0]
+        us, vs = assign(a, int(case["k1"]), int(case["k2"]), backend=b)
+        return residual(b, sv.m_k1k2(us, vs, b.asarray([1] * n), backend=b) - a, n)
+
+    return measure
+
+
+q_theorem3 = theorem3_measure(sv.theorem3_parameters)
+"""Every orthogonal A is M_{k1,k2}(u, v, 1) with the (corrected) assignment of App. A.4."""
 
 
 def cases_theorem3(ctx: RunContext) -> Iterator[Case]:

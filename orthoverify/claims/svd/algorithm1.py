@@ -5,8 +5,9 @@ Statement as printed: Algorithm 1 (with Hprod and Hgrad) returns C = U Sigma V' 
 dL/dsigma (through eq. 8) and dL/dh. Corrected: the U loop calls Hgrad(h^(u)_{k-1}, u_k, g), the
 input of H(u_k), where the printed algorithm passes its output h^(u)_k.
 
-Compared: param.svd.svdrnn_local (variant "printed" or "corrected") against the forward product
-and three independent gradients of g' M_{k1,k2}(u, v, sigma(s)) h: torch autograd, 50-digit
+Compared (a gradient against its independent references, printed and corrected together):
+param.svd.svdrnn_local (variant "printed" or "corrected") against the forward product and
+three independent gradients of g' M_{k1,k2}(u, v, sigma(s)) h: torch autograd, 50-digit
 central differences and SymPy's exact derivative.
 
 Evidence: random inputs with (m1, m2) in {(1, 0), (0, 1), (n, n), (n/2, n - 1)}.
@@ -18,13 +19,14 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from orthoverify.backends import Array, Backend, get_backend
-from orthoverify.claims._common import EXACT, TORCH, norm_scale
+from orthoverify.claims._common import norm_scale
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._shared import random_vector, vectors_case
-from orthoverify.engine.checks import Case, PropertyCheck, RunContext
+from orthoverify.engine.checks import Case, Check, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, residual, scaled, worst
 from orthoverify.engine.reference import central_gradient, exact_gradient, fd_eps
+from orthoverify.engine.templates import Gradient, printed_and_corrected
 from orthoverify.param import svd as sv
 
 
@@ -164,48 +166,41 @@ def cases_alg1(ctx: RunContext, small: bool = False) -> Iterator[Case]:
                 yield case
 
 
-def _alg1_checks(variant: sv.Variant) -> tuple[PropertyCheck, ...]:
-    q = "max over C, dL/dh, dL/dsigma (or dL/ds), dL/du, dL/dv of ||Alg1 - reference|| / (n (m1+m2) eps (1 + ||ref||))"
+GRADIENT = Gradient(
+    "max over C, dL/dh, dL/dsigma (or dL/ds), dL/du, dL/dv of ||Alg1 - reference|| / (n (m1+m2) eps (1 + ||ref||))",
+    fd_note="",
+)
+
+
+def checks(corrected: bool) -> tuple[Check, ...]:
+    """Algorithm 1 as printed (or corrected) against its three independent references."""
+    variant: sv.Variant = "corrected" if corrected else "printed"
     return (
-        PropertyCheck("autograd", lambda b, c: alg1_measure(b, c, variant, "autograd"), cases_alg1, TORCH, q),
-        PropertyCheck(
-            "central_differences_50_digits",
+        GRADIENT.autograd(lambda b, c: alg1_measure(b, c, variant, "autograd"), cases_alg1),
+        GRADIENT.finite_differences(
             lambda b, c: alg1_measure(b, c, variant, "fd"),
             lambda ctx: cases_alg1(ctx, small=True),
-            ("numpy-float64", "mpmath"),
-            q,
+            name="central_differences_50_digits",
+            backends=("numpy-float64", "mpmath"),
         ),
-        PropertyCheck("exact_derivative", lambda b, c: alg1_measure(b, c, variant, "exact"), cases_alg1, EXACT, q),
+        GRADIENT.exact(lambda b, c: alg1_measure(b, c, variant, "exact"), cases_alg1),
     )
 
 
-ALGORITHM1 = Claim(
-    id="svd.algorithm1",
+CLAIMS: list[Claim] = printed_and_corrected(
+    "svd.algorithm1",
     paper=PAPER,
     where="App. B, Alg. 1",
     kind="gradient",
-    statement=(
+    printed=(
         "the local FP/BP of svdRNN (Alg. 1, with Hprod and Hgrad) returns C = U Sigma V' h, dL/dU, dL/dV, "
         "dL/dsigma (through eq. 8) and dL/dh"
     ),
-    checks=_alg1_checks("printed"),
-    notes=(
+    corrected="Algorithm 1 with Hgrad(h^(u)_{k-1}, u_k, g) in the U loop returns the exact gradients",
+    checks=checks,
+    printed_notes=(
         "As printed, the U loop calls Hgrad(h^(u)_k, u_k, g): the output of H(u_k), where Algorithm 3 needs "
         "its input h^(u)_{k-1} (the V loop passes h^(v)_{k+1}, the input, correctly). C, dL/dh, dL/dsigma and "
         "dL/dV are right; dL/dU is wrong whenever m1 >= 1."
     ),
 )
-
-
-ALGORITHM1_CORRECTED = Claim(
-    id="svd.algorithm1.corrected",
-    paper=PAPER,
-    where="App. B, Alg. 1",
-    kind="gradient",
-    statement="Algorithm 1 with Hgrad(h^(u)_{k-1}, u_k, g) in the U loop returns the exact gradients",
-    corrects="svd.algorithm1",
-    checks=_alg1_checks("corrected"),
-)
-
-
-CLAIMS: list[Claim] = [ALGORITHM1, ALGORITHM1_CORRECTED]

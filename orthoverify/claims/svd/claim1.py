@@ -37,10 +37,11 @@ from orthoverify.claims.svd._landscape import (
     gradient_case,
     risk_case,
 )
-from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SymbolicCheck
+from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, agreement, residual, scaled
 from orthoverify.engine.reference import central_gradient, exact_gradient, fd_eps
+from orthoverify.engine.templates import Gradient, printed_and_corrected
 from orthoverify.param import linear_rnn as lr
 
 Formula = Callable[[lr.Problem, Array], Array]
@@ -188,41 +189,52 @@ def _risk_checks() -> tuple[PropertyCheck, PropertyCheck]:
 _GRAD_RATIO = "||formula - reference|| / (nt eps 2||Y|| (||Y|| ||WW|| + ||A||) ||Sigma|| sum_i i ||W||^(i-1))"
 
 
-CLAIM1 = Claim(
-    id="svd.claim1",
+def checks(corrected: bool) -> tuple[Check, ...]:
+    """The risk against its definition, then the (printed or true) gradient against SymPy's
+    exact derivative, torch autograd and 50-digit central differences."""
+    which, formula = ("true", _true) if corrected else ("printed", _printed)
+    grad = Gradient(_GRAD_RATIO, fd_note="")
+    prefix = "" if corrected else "printed_"
+    exact = Gradient(f"{which} gradient - SymPy's exact derivative").exact(
+        _compare(formula),
+        cases_grad_exact_general if corrected else cases_grad_exact,
+        f"{prefix}gradient_vs_exact_derivative",
+    )
+    return (
+        *_risk_checks(),
+        *((grad.symbolic(sym_gradient, "symbolic_gradient"),) if corrected else ()),
+        exact,
+        grad.autograd(
+            _compare(formula),
+            cases_grad_float if corrected else cases_grad_float_square,
+            f"{prefix}gradient_vs_autograd",
+            backends=TORCH if corrected else ("torch-float64",),
+        ),
+        grad.finite_differences(
+            _compare(formula),
+            cases_grad_fd if corrected else cases_grad_fd_square,
+            f"{prefix}gradient_vs_central_differences_50_digits",
+            ("numpy-float32", "numpy-float64", "mpmath") if corrected else ("numpy-float64", "mpmath"),
+        ),
+    )
+
+
+CLAIMS: list[Claim] = printed_and_corrected(
+    "svd.claim1",
     paper=PAPER,
     where="Claim 1, Sec. 6.1; proof in App. A.6",
-    statement=(
+    kind="gradient",
+    printed=(
         "For the linear RNN o = Y WW vec(X), WW = (W | W^2 | ... | W^t), y = A vec(X) + eta with E[eta | X] = 0: "
         "R[W] = E f(W; X, y) = ||(Y WW - A) Sigma^(1/2)||_F^2 + C, Sigma = E[vec(X) vec(X)'], C = E||eta||^2; "
         "meanwhile grad_W R[W] = (Y WW - A) Sigma (Id | 2W | 3W^2 | ... | tW^(t-1))'"
     ),
-    kind="gradient",
-    checks=(
-        *_risk_checks(),
-        PropertyCheck(
-            "printed_gradient_vs_exact_derivative",
-            _compare(_printed),
-            cases_grad_exact,
-            EXACT,
-            "printed gradient - SymPy's exact derivative",
-        ),
-        PropertyCheck(
-            "printed_gradient_vs_autograd",
-            _compare(_printed),
-            cases_grad_float_square,
-            ("torch-float64",),
-            _GRAD_RATIO,
-        ),
-        PropertyCheck(
-            "printed_gradient_vs_central_differences_50_digits",
-            _compare(_printed),
-            cases_grad_fd_square,
-            ("numpy-float64", "mpmath"),
-            _GRAD_RATIO,
-        ),
+    corrected=(
+        "R[W] = ||(Y WW - A) Sigma^(1/2)||_F^2 + C, and grad_W R[W] = 2 sum_{i=1..t} sum_{j=0..i-1} "
+        "(W^j)' G_i (W^(i-1-j))' with G = Y'(Y WW - A) Sigma = (G_1 | ... | G_t), G_i in R^(n x n)"
     ),
-    notes=(
+    checks=checks,
+    printed_notes=(
         "The risk formula is true: the cross term 2 E<(Y WW - A) vec(X), eta> vanishes because E[eta | X] = 0; it "
         "is checked against the expectation computed by definition over finite distributions. The printed "
         "gradient is not: at n = d = t = 1 with W = Y = Sigma = 1 and A = 0, R(w) = w^2 has derivative 2 while "
@@ -230,39 +242,7 @@ CLAIM1 = Claim(
         "even to have W's shape), and replaces the derivative of W^i, sum_j W^j dW W^(i-1-j), by i W^(i-1) dW, "
         "which App. A.6's Remark concedes only for commuting W and dW. See svd.claim1.corrected."
     ),
-)
-
-
-CLAIM1_CORRECTED = Claim(
-    id="svd.claim1.corrected",
-    paper=PAPER,
-    where="Claim 1, Sec. 6.1; proof in App. A.6",
-    statement=(
-        "R[W] = ||(Y WW - A) Sigma^(1/2)||_F^2 + C, and grad_W R[W] = 2 sum_{i=1..t} sum_{j=0..i-1} "
-        "(W^j)' G_i (W^(i-1-j))' with G = Y'(Y WW - A) Sigma = (G_1 | ... | G_t), G_i in R^(n x n)"
-    ),
-    kind="gradient",
-    corrects="svd.claim1",
-    checks=(
-        *_risk_checks(),
-        SymbolicCheck("symbolic_gradient", sym_gradient),
-        PropertyCheck(
-            "gradient_vs_exact_derivative",
-            _compare(_true),
-            cases_grad_exact_general,
-            EXACT,
-            "true gradient - SymPy's exact derivative",
-        ),
-        PropertyCheck("gradient_vs_autograd", _compare(_true), cases_grad_float, TORCH, _GRAD_RATIO),
-        PropertyCheck(
-            "gradient_vs_central_differences_50_digits",
-            _compare(_true),
-            cases_grad_fd,
-            ("numpy-float32", "numpy-float64", "mpmath"),
-            _GRAD_RATIO,
-        ),
-    ),
-    notes=(
+    corrected_notes=(
         "dR = 2 <Y'(Y WW - A) Sigma, d WW> and d(W^i) = sum_{j<i} W^j dW W^(i-1-j), so the gradient is "
         "2 sum_i sum_j (W^j)' G_i (W^(i-1-j))'. It holds for any symmetric Sigma and any d (Y d x n). Inputs: "
         "n = 1, 2, 3 (and more in float on bigger profiles), t = 1, 2, 3, d = n and d = n + 1, Sigma random, I, "
@@ -270,6 +250,3 @@ CLAIM1_CORRECTED = Claim(
         "on the float inputs as rounded."
     ),
 )
-
-
-CLAIMS: list[Claim] = [CLAIM1, CLAIM1_CORRECTED]

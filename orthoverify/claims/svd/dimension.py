@@ -14,7 +14,7 @@ Jacobian in float64 (rank by the conditioning sigma_1 / sigma_{n^2}, kernel by t
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -23,9 +23,10 @@ import sympy
 from orthoverify.backends import Backend
 from orthoverify.claims._common import EXACT, exact_backend
 from orthoverify.claims.svd import PAPER
-from orthoverify.engine.checks import Case, FunctionCheck, Outcome, PropertyCheck, RunContext
+from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
-from orthoverify.engine.ratios import Measure, residual, scaled, worst
+from orthoverify.engine.ratios import Measure, flag, residual, scaled, worst
+from orthoverify.engine.templates import witness
 from orthoverify.param import svd as sv
 
 
@@ -50,37 +51,25 @@ def _radial(m: int, n: int, k1: int, k2: int, flat: list[Any]) -> list[sympy.Mat
     return out
 
 
-def fn_dimension(ctx: RunContext) -> Outcome:
-    """Exact Jacobian rank of M_{1,1} at rational points is n^2, with a kernel spanned by the
-    2n radial directions: the input space, modulo norms, has n^2 dimensions."""
+def cases_exact(ctx: RunContext) -> Iterator[Case]:
+    """Random rational points of M_{1,1} (distinct singular values) for n <= 3."""
     rng = ctx.rng()
-    cases = 0
-    data: dict[str, Any] = {}
     for n in [s for s in ctx.profile.symbolic_sizes if s <= 3]:
         for _ in range(max(1, ctx.profile.cases // 2)):
-            flat = _rational_point(rng, n, n, 1, 1)
-            jac = sv.exact_jacobian(n, n, 1, 1, flat)
-            rank = jac.rank()
-            radial_ok = all((jac * d).is_zero_matrix for d in _radial(n, n, 1, 1, flat))
-            cases += 1
-            data[f"n={n}"] = {"parameters": len(flat), "rank": rank, "radial directions in kernel": radial_ok}
-            if rank != n * n or not radial_ok or len(flat) - rank != 2 * n:
-                inputs = {"n": str(n), "point": [str(x) for x in flat]}
-                return Outcome(
-                    False,
-                    cases,
-                    failure=(inputs, Measure(math.inf, f"rank {rank} (kernel {len(flat) - rank}) for n = {n}")),
-                    data=data,
-                )
-    return Outcome(True, cases, notes="rank n^2, kernel = the 2n scaling directions", data=data)
+            yield {"n": n, "point": np.array(_rational_point(rng, n, n, 1, 1), dtype=object)}
 
 
-def replay_dimension(inputs: Mapping[str, Any], b: Backend) -> Measure:
-    """The exact Jacobian's rank at the recorded rational point (parsed strictly, never evaluated)."""
-    n = int(inputs["n"])
-    flat = list(exact_backend().asarray(inputs["point"], name="point"))
-    rank = sv.exact_jacobian(n, n, 1, 1, flat).rank()
-    return Measure(0.0 if rank == n * n else math.inf, f"rank {rank}")
+def violation_exact(b: Backend, case: Case) -> Measure:
+    """The exact Jacobian of M_{1,1} at a rational point (parsed strictly, never evaluated): its
+    rank must be n^2 and its kernel exactly the 2n scaling directions (the input space, modulo
+    norms, has n^2 dimensions)."""
+    n = int(case["n"])
+    flat = list(exact_backend().asarray(case["point"], name="point"))
+    jac = sv.exact_jacobian(n, n, 1, 1, flat)
+    rank = jac.rank()
+    radial = all((jac * d).is_zero_matrix for d in _radial(n, n, 1, 1, flat))
+    text = f"rank {rank} (kernel {len(flat) - rank}), scaling directions in the kernel: {radial}"
+    return flag(rank == n * n and radial and len(flat) - rank == 2 * n, text)
 
 
 def q_dimension_float(b: Backend, case: Case) -> Measure:
@@ -141,14 +130,13 @@ DIMENSION = Claim(
         "the input space has exactly n^2 dimensions"
     ),
     checks=(
-        FunctionCheck(
+        witness(
             "exact_jacobian_rank",
-            fn_dimension,
-            EXACT,
-            "symbolic",
-            "rank of d vec(M_{1,1}) / dp",
-            replay_fn=replay_dimension,
-            exact=True,
+            violation_exact,
+            candidates=cases_exact,
+            backends=EXACT,
+            quantity_name="rank of d vec(M_{1,1}) / dp",
+            method="symbolic",
         ),
         PropertyCheck(
             "float_jacobian_rank",

@@ -12,6 +12,12 @@ the sizes by rational interpolation and verified on the rest of the grid. A fail
 a witness size point; it replays by recounting.
 
 Evidence: every row on an exhaustive grid of sizes.
+
+Bespoke (a FunctionCheck, not count()): a row states a polynomial, often only its leading terms
+("+ O(n)"), not a number at each size, so there is no per-point stated count to tally; the
+check recovers each measured count as a polynomial over the whole grid (param.polynomial_fit)
+and compares the terms the row states. A failing row's witness size point replays by recounting
+along its ray (replay_printed, replay_corrected).
 """
 
 from __future__ import annotations
@@ -22,16 +28,15 @@ from typing import Any
 from orthoverify.backends import Backend
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._flop_rows import NOTES, Row, RowResult, evaluate_row, replay_rows, run_rows
-from orthoverify.engine.checks import FunctionCheck, Outcome, RunContext
+from orthoverify.engine.checks import Check, FunctionCheck, Outcome, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure
+from orthoverify.engine.templates import printed_and_corrected
 from orthoverify.param.svd_flops import NK, NM, NMM
 
 __all__ = [
     "CLAIMS",
     "CORRECTED_ROWS",
-    "FLOPS",
-    "FLOPS_CORRECTED",
     "PRINTED_ROWS",
     "Row",
     "RowResult",
@@ -157,47 +162,34 @@ def fn_flops_corrected(ctx: RunContext) -> Outcome:
     return run_rows(CORRECTED_ROWS, ctx, replay_corrected)
 
 
-FLOPS = Claim(
-    id="svd.flops",
+def checks(corrected: bool) -> tuple[Check, ...]:
+    """The printed rows (terms the paper states) or the exact corrected counts, on the flop counter."""
+    return (
+        FunctionCheck(
+            "exhaustive_instrumented_count",
+            fn_flops_corrected if corrected else fn_flops_printed,
+            ("flops",),
+            "exhaustive",
+            "stated count - counted flops" if corrected else "printed count - counted flops (terms the paper states)",
+            threshold=None,
+            replay_fn=replay_corrected if corrected else replay_printed,
+            exact=True,
+        ),
+    )
+
+
+CLAIMS: list[Claim] = printed_and_corrected(
+    "svd.flops",
     paper=PAPER,
     where="Sec. 4.2, Table 1",
-    statement=(
+    kind="count",
+    printed=(
         "Hprod (Algorithm 2) needs 6k flops and Hgrad (Algorithm 3) 3n + 10k; with ||u_k||^2 computed once "
         "4k and 3n + 8k; reusing alpha in back propagation saves 2k more (Table 1: Hprod 4k, Hgrad 3n + 6k); "
         "svdRNN-Local FP(n, m1, m2) = 4n(m1 + m2) - 2m1^2 - 2m2^2 + O(n), BP(n, m1, m2) = 6n(m1 + m2) - "
         "1.5m1^2 - 1.5m2^2 + O(n); oRNN-Local FP(n, m) = 4nm - m^2 + O(n), BP(n, m) = 7nm - 2m^2 + O(n)"
     ),
-    kind="count",
-    checks=(
-        FunctionCheck(
-            "exhaustive_instrumented_count",
-            fn_flops_printed,
-            ("flops",),
-            "exhaustive",
-            "printed count - counted flops (terms the paper states)",
-            threshold=None,
-            replay_fn=replay_printed,
-            exact=True,
-        ),
-    ),
-    notes=NOTES
-    + (
-        " Readings: counts printed without a remainder are compared up to an additive constant (the paper "
-        "counts a length-k inner product as 2k flops); rows with + O(n) in all terms of total degree >= 2 "
-        "(the remainder is then linear in n, m1, m2 <= n). oRNN's rows are counted with Mhammedi et al.'s "
-        "Table 5 accounting (U's zeros exploited in lines 8, 12, 13), the source of the printed rows; "
-        "exploiting every zero of U, as svdRNN's padded vectors do, its FP is 4nm - 2m^2 + O(n). The BP row "
-        "fails: by the paper's own Hgrad (3n + 6k per call) the BP is 9n(m1 + m2) - 3m1^2 - 3m2^2 + O(n), "
-        "which the count confirms."
-    ),
-)
-
-
-FLOPS_CORRECTED = Claim(
-    id="svd.flops.corrected",
-    paper=PAPER,
-    where="Sec. 4.2, Table 1",
-    statement=(
+    corrected=(
         "Counting binary operations (negations free) for one vector h: Hprod 6k, 4k + 1 with u'u given; Hgrad "
         "3n + 10k + 1, 3n + 8k + 2 with u'u, 3n + 6k + 2 with u'u and alpha (reusing alpha saves exactly 2k); "
         "svdRNN-Local FP = 4n(m1 + m2) - 2m1^2 - 2m2^2 + 3(m1 + m2) + n; BP = 9n(m1 + m2) - 3m1^2 - 3m2^2 + "
@@ -205,26 +197,19 @@ FLOPS_CORRECTED = Claim(
         "norms only); oRNN-Local FP = (4n - m + 2)m with Table 5's accounting ((4n - 2m + 3)m with every "
         "zero of U free), BP = (7n - 2m + 3)m either way"
     ),
-    kind="count",
-    corrects="svd.flops",
-    checks=(
-        FunctionCheck(
-            "exhaustive_instrumented_count",
-            fn_flops_corrected,
-            ("flops",),
-            "exhaustive",
-            "stated count - counted flops",
-            threshold=None,
-            replay_fn=replay_corrected,
-            exact=True,
-        ),
+    checks=checks,
+    notes=NOTES,
+    printed_notes=(
+        "Readings: counts printed without a remainder are compared up to an additive constant (the paper "
+        "counts a length-k inner product as 2k flops); rows with + O(n) in all terms of total degree >= 2 "
+        "(the remainder is then linear in n, m1, m2 <= n). oRNN's rows are counted with Mhammedi et al.'s "
+        "Table 5 accounting (U's zeros exploited in lines 8, 12, 13), the source of the printed rows; "
+        "exploiting every zero of U, as svdRNN's padded vectors do, its FP is 4nm - 2m^2 + O(n). The BP row "
+        "fails: by the paper's own Hgrad (3n + 6k per call) the BP is 9n(m1 + m2) - 3m1^2 - 3m2^2 + O(n), "
+        "which the count confirms."
     ),
-    notes=NOTES
-    + (
-        " Every count is compared exactly. Counting negations as flops adds n per Hgrad call (the -alpha g "
+    corrected_notes=(
+        "Every count is compared exactly. Counting negations as flops adds n per Hgrad call (the -alpha g "
         "term), i.e. n(m1 + m2) to the BP."
     ),
 )
-
-
-CLAIMS: list[Claim] = [FLOPS, FLOPS_CORRECTED]

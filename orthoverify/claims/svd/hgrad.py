@@ -3,8 +3,9 @@
 Statement: with g = dL/dC, C = H_k(u_k) h: dL/dh = g - beta u_k and dL/du_k = -alpha g - beta h +
 alpha beta u_k (alpha = 2u'h/u'u, beta = 2u'g/u'u), the last term coming from the norm of u_k.
 
-Compared: param.svd.hgrad against three independent gradients of g' H_k(u) h: torch autograd,
-50-digit central differences and SymPy's exact derivative.
+Compared (a gradient against its independent references): param.svd.hgrad against three
+gradients of g' H_k(u) h: torch autograd, 50-digit central differences and SymPy's exact
+derivative.
 
 Evidence: random h, u, g (u != 0) of every size and reflection length 1, 2, n.
 """
@@ -14,13 +15,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from orthoverify.backends import FLOAT_BACKENDS, Array, Backend, get_backend
-from orthoverify.claims._common import EXACT, TORCH, norm_scale
+from orthoverify.claims._common import norm_scale
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._shared import grad_case, random_vector
-from orthoverify.engine.checks import Case, PropertyCheck, RunContext
+from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, residual, scaled, worst
 from orthoverify.engine.reference import central_gradient, exact_gradient, fd_eps
+from orthoverify.engine.templates import Gradient
 from orthoverify.param import svd as sv
 
 
@@ -83,6 +85,9 @@ def cases_hgrad(ctx: RunContext) -> Iterator[Case]:
                 }
 
 
+GRADIENT = Gradient("||Hgrad - reference|| / (n eps scale), scale ||g|| (dL/dh) or ||g|| ||h|| / ||u|| (dL/du)")
+
+
 HGRAD = Claim(
     id="svd.hgrad",
     paper=PAPER,
@@ -94,15 +99,11 @@ HGRAD = Claim(
         "including the last term from the norm of u_k"
     ),
     checks=(
-        PropertyCheck("autograd", q_hgrad_autograd, cases_hgrad, TORCH, "||Hgrad - autograd|| / (n eps scale)"),
-        PropertyCheck(
-            "central_differences_50_digits",
-            q_hgrad_fd,
-            cases_hgrad,
-            (*FLOAT_BACKENDS, "mpmath"),
-            "||Hgrad - FD_50|| / (n eps scale)",
+        GRADIENT.autograd(q_hgrad_autograd, cases_hgrad),
+        GRADIENT.finite_differences(
+            q_hgrad_fd, cases_hgrad, name="central_differences_50_digits", backends=(*FLOAT_BACKENDS, "mpmath")
         ),
-        PropertyCheck("exact_derivative", q_hgrad_exact, cases_hgrad, EXACT, "Hgrad - d/du exact"),
+        GRADIENT.exact(q_hgrad_exact, cases_hgrad),
     ),
     notes="For u_k != 0 (at u_k = 0 the map u -> H(u) is not even continuous, so there is no derivative).",
 )

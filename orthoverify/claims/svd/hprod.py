@@ -5,7 +5,8 @@ Statement as printed: Hprod(h, u_k) (alpha = 2 u_k'h / u_k'u_k, h~ = h - alpha u
 H_k(u_k) h. Corrected: with the guard "return h when u_k = 0" it does so for every u_k (eq. 1
 defines H(0) = I, and Prop. 1 and Theorem 3's construction use u = 0).
 
-Compared: param.svd.hprod (as printed, and guarded) against the dense H_k(u) h of eq. 1.
+Compared (an agreement of two formulations, printed and corrected together): param.svd.hprod
+(as printed, and guarded) against the dense H_k(u) h of eq. 1.
 
 Evidence: u = 0 and random u exactly, random and scaled u in float and at 50 digits, and a
 Hypothesis search.
@@ -23,9 +24,10 @@ from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import ALL, EXACT, FLOAT_HP
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._shared import random_vector
-from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchCheck
+from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, agreement
+from orthoverify.engine.templates import Agreement, printed_and_corrected
 from orthoverify.errors import ZeroVectorError
 from orthoverify.param import svd as sv
 
@@ -43,12 +45,7 @@ def q_hprod_printed(b: Backend, case: Case) -> Measure:
         out = sv.hprod(h, u, backend=b)
     except ZeroVectorError:
         return Measure(math.inf, "Algorithm 2 divides by ||u_k||^2 = 0, while eq. 1 gives H(0) h = h", error=math.inf)
-    return agreement(b, out, sv.reflector(u, n, backend=b) @ h, n)
-
-
-def q_hprod_guarded(b: Backend, case: Case) -> Measure:
-    h, u, n = _hprod_inputs(b, case)
-    return agreement(b, sv.hprod(h, u, guard=True, backend=b), sv.reflector(u, n, backend=b) @ h, n)
+    return agreement(b, out, dense(b, case), n)
 
 
 def cases_hprod(ctx: RunContext, zero: bool) -> Iterator[Case]:
@@ -81,13 +78,28 @@ def _hprod_strategy(ctx: RunContext) -> Any:
     return st.integers(1, 8).flatmap(build).map(lambda t: {"h": t[0], "u": t[1]})
 
 
-HPROD = Claim(
-    id="svd.hprod",
-    paper=PAPER,
-    where="eq. 9, Alg. 2",
-    kind="identity",
-    statement="Hprod(h, u_k): alpha = 2 u_k'h / u_k'u_k, h~ = h - alpha u_k computes H_k(u_k) h",
-    checks=(
+def guarded(b: Backend, case: Case) -> Array:
+    """Algorithm 2 with the guard "return h when u_k = 0"."""
+    h, u, _ = _hprod_inputs(b, case)
+    return sv.hprod(h, u, guard=True, backend=b)
+
+
+def dense(b: Backend, case: Case) -> Array:
+    """H_k(u) h by eq. 1's dense reflection."""
+    h, u, n = _hprod_inputs(b, case)
+    return sv.reflector(u, n, backend=b) @ h
+
+
+GUARDED = Agreement(guarded, dense, "||Hprod - H_k(u) h|| / (n eps ||H_k(u) h||)")
+
+
+def checks(corrected: bool) -> tuple[Check, ...]:
+    if corrected:
+        return (
+            GUARDED.check("guarded", lambda ctx: cases_hprod(ctx, zero=True), ALL),
+            GUARDED.search("search", _hprod_strategy, ("numpy-float64",)),
+        )
+    return (
         PropertyCheck(
             "exact_including_zero",
             q_hprod_printed,
@@ -102,30 +114,21 @@ HPROD = Claim(
             FLOAT_HP,
             "||Hprod - H_k(u) h|| / (n eps ||H h||)",
         ),
-    ),
-    notes=(
+    )
+
+
+CLAIMS: list[Claim] = printed_and_corrected(
+    "svd.hprod",
+    paper=PAPER,
+    where="eq. 9, Alg. 2",
+    kind="identity",
+    printed="Hprod(h, u_k): alpha = 2 u_k'h / u_k'u_k, h~ = h - alpha u_k computes H_k(u_k) h",
+    corrected="Hprod with the guard 'return h when u_k = 0' computes H_k(u_k) h for every u_k",
+    checks=checks,
+    printed_notes=(
         "Right for u_k != 0. For u_k = 0, which eq. 1 defines as I and which Prop. 1 and Theorem 3's "
         "construction (v_t = 0) use, Algorithm 2 divides by zero (NaN in floating point). It also squares "
         "||u_k|| unscaled, so in floating point ||u_k|| must lie within the square root of the exponent range "
         "(orthoverify raises DomainError or NonFiniteError outside it rather than return NaN)."
     ),
 )
-
-
-HPROD_CORRECTED = Claim(
-    id="svd.hprod.corrected",
-    paper=PAPER,
-    where="eq. 9, Alg. 2",
-    kind="identity",
-    statement="Hprod with the guard 'return h when u_k = 0' computes H_k(u_k) h for every u_k",
-    corrects="svd.hprod",
-    checks=(
-        PropertyCheck(
-            "guarded", q_hprod_guarded, lambda ctx: cases_hprod(ctx, zero=True), ALL, "||Hprod - H_k(u) h|| / (n eps)"
-        ),
-        SearchCheck("search", q_hprod_guarded, _hprod_strategy, ("numpy-float64",), "||Hprod - H_k(u) h|| / (n eps)"),
-    ),
-)
-
-
-CLAIMS: list[Claim] = [HPROD, HPROD_CORRECTED]

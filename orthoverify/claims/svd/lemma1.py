@@ -3,8 +3,8 @@
 Statement: with V(k) = H_n(v_n)...H_k(v_k), the columns i <= min(n - k1, n - k2) of V(k1) and
 V(k2) agree.
 
-Compared: the leading columns of V(k1) and V(k2) for every pair k1 < k2; exactly, how far
-they agree (one column more than stated, which Theorem 4's proof needs).
+Compared: the leading columns of V(k1) and V(k2) for every pair k1 < k2; exactly, an agreement
+of the two with one column more than stated (which Theorem 4's proof needs).
 
 Evidence: random vectors (some zero) on every arithmetic; the sharp range in exact
 arithmetic.
@@ -12,18 +12,16 @@ arithmetic.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
-from typing import Any
 
-from orthoverify.backends import Backend
+from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import ALL, EXACT
-from orthoverify.claims._common import exact_backend as _sympy
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._shared import random_vector, vectors_case
-from orthoverify.engine.checks import Case, FunctionCheck, Outcome, PropertyCheck, RunContext
+from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, residual, worst
+from orthoverify.engine.templates import Agreement, Formulation
 from orthoverify.param import svd as sv
 
 
@@ -52,27 +50,28 @@ def cases_lemma1(ctx: RunContext) -> Iterator[Case]:
                 yield {"V": vectors_case(ctx, rng, n, 1, zeros)}
 
 
-def fn_lemma1_sharp(ctx: RunContext) -> Outcome:
-    """Exact: the columns agree up to i = n - max(k1, k2) + 1, one more than stated (Theorem 4's
-    proof needs that one), and generically not beyond."""
-    b = _sympy()
+def _leading(k: str) -> Formulation:
+    """The first n - max(k1, k2) + 1 columns of V(k) (k = "k1" or "k2"): one more than stated."""
+
+    def columns(b: Backend, case: Case) -> Array:
+        vecs = sv.unstack_padded(b.asarray(case["V"], name="V"), 1)
+        n = len(vecs)
+        return sv.m_k(vecs[int(case[k]) - 1 :], n, backend=b)[:, : n - max(int(case["k1"]), int(case["k2"])) + 1]
+
+    return columns
+
+
+SHARP = Agreement(_leading("k1"), _leading("k2"), "V(k1)_{:, :i} - V(k2)_{:, :i}, i = n - max(k1, k2) + 1")
+
+
+def cases_sharp(ctx: RunContext) -> Iterator[Case]:
+    """Every pair k1 < k2 on random rational vectors, one draw per exact size n >= 2."""
     rng = ctx.rng()
-    cases = 0
-    data: dict[str, Any] = {}
     for n in [s for s in ctx.profile.exact_sizes if s >= 2]:
-        vecs = [random_vector(ctx, rng, j) for j in range(1, n + 1)]
-        vk = {k: sv.m_k(vecs[k - 1 :], n, backend=b) for k in range(1, n + 1)}
+        vmat = sv.stack_padded([random_vector(ctx, rng, j) for j in range(1, n + 1)], n)
         for k1 in range(1, n + 1):
             for k2 in range(k1 + 1, n + 1):
-                cases += 1
-                sharp = n - k2 + 1
-                same = b.is_zero(vk[k1][:, :sharp] - vk[k2][:, :sharp])
-                beyond = sharp < n and not b.is_zero(vk[k1][:, sharp] - vk[k2][:, sharp])
-                data[f"n={n},k1={k1},k2={k2}"] = {"stated": n - k2, "agree up to": sharp, "differs next": beyond}
-                if not same:
-                    inputs = {"V": b.to_strings(b.asarray(sv.stack_padded(vecs, n))), "k1": str(k1), "k2": str(k2)}
-                    return Outcome(False, cases, failure=(inputs, Measure(math.inf, f"column {sharp} differs")))
-    return Outcome(True, cases, notes="columns agree for i <= n - max(k1, k2) + 1", data=data)
+                yield {"V": vmat, "k1": k1, "k2": k2}
 
 
 LEMMA1 = Claim(
@@ -85,7 +84,7 @@ LEMMA1 = Claim(
     ),
     checks=(
         PropertyCheck("every_pair", q_lemma1, cases_lemma1, ALL, "||V(k1)_{:, :i} - V(k2)_{:, :i}|| / (n eps)"),
-        FunctionCheck("exact_sharp_range", fn_lemma1_sharp, EXACT, "exhaustive", "column agreement", exact=True),
+        SHARP.check("exact_sharp_range", cases_sharp, EXACT, method="exhaustive"),
     ),
     notes=(
         "True, and not sharp: H_j fixes e_i for i <= n - j, so the columns agree up to n - max(k1, k2) + 1. "

@@ -4,8 +4,9 @@ Statement: the oRNN method of Mhammedi et al. omitted the last term of (15), 4 (
 by assuming ||u_k|| fixed.
 
 Compared: dL/du of the Householder paper's Algorithm 1 run as printed
-(param.householder.algorithm1) against eq. 15 without its last term, and against SymPy's exact
-derivative (the full eq. 15).
+(param.householder.algorithm1) against eq. 15 without its last term (an exact yes/no naming the
+term), and, as a gradient against its reference, against SymPy's exact derivative (the full
+eq. 15).
 
 Evidence: random rational h, u, g, exactly.
 """
@@ -23,6 +24,7 @@ from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, residual
 from orthoverify.engine.reference import exact_gradient
+from orthoverify.engine.templates import Gradient
 from orthoverify.param import householder as hh
 from orthoverify.param import svd as sv
 
@@ -77,12 +79,8 @@ OMISSION = Claim(
             EXACT,
             "Householder Alg. 1 dL/du - (eq. 15 without its last term)",
         ),
-        PropertyCheck(
-            "householder_algorithm1_is_full_gradient",
-            q_omission_full,
-            cases_omission,
-            EXACT,
-            "Householder Alg. 1 dL/du - exact derivative",
+        Gradient("Householder Alg. 1 dL/du - exact derivative").exact(
+            q_omission_full, cases_omission, "householder_algorithm1_is_full_gradient"
         ),
     ),
     notes=(

@@ -3,95 +3,87 @@
 Statement: an RNN has (n_o + n_i + n + 1) n parameters; svdRNN (n_o + n_i + m1 + m2 + 2) n -
 (m1^2 + m2^2 - m1 - m2)/2, which for m1 = m2 = n is (n_o + n_i + n + 3) n.
 
-Compared: the closed forms (param.svd.*_parameter_count) against an inventory of every
-parameter array (param.svd.svdrnn_parameter_shapes).
+Compared (a count: stated against counted): the closed forms (param.svd.*_parameter_count)
+against an inventory of every parameter array (param.svd.svdrnn_parameter_shapes); and the
+closed form's algebra in SymPy (the inventory summed symbolically, and the extreme case
+m1 = m2 = n), counted as the number of identities that do not reduce to 0.
 
-Evidence: a grid of sizes (n up to 24 on the default profile), and the closed form's algebra in
-SymPy, the extreme case m1 = m2 = n included.
+Evidence: a grid of sizes (n up to 24 on the default profile) and the two symbolic identities.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any
 
 import sympy
 
-from orthoverify.backends import Backend
 from orthoverify.claims._common import EXACT
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._shared import effort
-from orthoverify.engine.checks import FunctionCheck, Outcome, RunContext
+from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim
-from orthoverify.engine.ratios import Measure
+from orthoverify.engine.templates import Tally, count
 from orthoverify.param import svd as sv
 
 
-def fn_parameter_count(ctx: RunContext) -> Outcome:
-    """The closed forms against an inventory of every parameter array, over a grid of sizes, and
-    the closed form's algebra in SymPy (the extreme case m1 = m2 = n included)."""
-    cases = 0
-    top = effort(ctx, "parameter_count.largest_n")
-    for n in range(1, top + 1):
+def grid(ctx: RunContext) -> list[Case]:
+    """Every svdRNN size (n, m1, m2 on a grid, two (n_i, n_o)) with an RNN size per n, then the two
+    symbolic identities."""
+    points: list[Case] = []
+    for n in range(1, effort(ctx, "parameter_count.largest_n") + 1):
         for m1 in range(0, n + 1):
             for m2 in range(0, n + 1, max(1, n // 4)):
                 for n_i, n_o in ((1, 1), (3, 7)):
-                    cases += 1
-                    inv = sum(math.prod(s) for s in sv.svdrnn_parameter_shapes(n, n_i, n_o, m1, m2).values())
-                    closed = sv.svdrnn_parameter_count(n, n_i, n_o, m1, m2)
-                    if inv != closed:
-                        inputs = {"n": str(n), "n_i": str(n_i), "n_o": str(n_o), "m1": str(m1), "m2": str(m2)}
-                        return Outcome(False, cases, failure=(inputs, Measure(math.inf, f"{closed} != {inv}")))
-        rnn_inv = n * n + n * 3 + n + 7 * n
-        cases += 1
-        if sv.rnn_parameter_count(n, 3, 7) != rnn_inv:
-            return Outcome(False, cases, failure=({"n": str(n)}, Measure(math.inf, "RNN count")))
+                    points.append({"n": n, "n_i": n_i, "n_o": n_o, "m1": m1, "m2": m2})
+        points.append({"n": n, "n_i": 3, "n_o": 7, "rnn": "1"})
+    return [*points, {"identity": "inventory"}, {"identity": "m1 = m2 = n"}]
+
+
+def _symbolic(which: str) -> sympy.Expr:
+    """The closed form minus the symbolic inventory (or, at m1 = m2 = n, minus (n_o + n_i + n + 3) n)."""
     n, ni, no, m1, m2, j = sympy.symbols("n n_i n_o m1 m2 j", integer=True, positive=True)
-    side = sympy.summation(j, (j, n - m1 + 1, n)) + sympy.summation(j, (j, n - m2 + 1, n))
-    inventory = n * ni + n + no * n + n + side
     formula = (no + ni + m1 + m2 + 2) * n - (m1**2 + m2**2 - m1 - m2) / 2
-    extreme = formula.subs({m1: n, m2: n}) - (no + ni + n + 3) * n
-    cases += 2
-    if sympy.simplify(inventory - formula) != 0 or sympy.simplify(extreme) != 0:
-        return Outcome(False, cases, failure=({"symbolic": "1"}, Measure(math.inf, "symbolic identity fails")))
-    return Outcome(True, cases, notes="inventory = closed form on the grid; symbolic identity and m1 = m2 = n case")
+    if which == "inventory":
+        side = sympy.summation(j, (j, n - m1 + 1, n)) + sympy.summation(j, (j, n - m2 + 1, n))
+        return sympy.simplify(n * ni + n + no * n + n + side - formula)
+    return sympy.simplify(formula.subs({m1: n, m2: n}) - (no + ni + n + 3) * n)
 
 
-def replay_count(inputs: Mapping[str, Any], b: Backend) -> Measure:
-    if "m1" not in inputs:
-        return Measure(math.inf, "replay by rerunning the check")
-    args = [int(inputs[k]) for k in ("n", "n_i", "n_o", "m1", "m2")]
-    inv = sum(math.prod(s) for s in sv.svdrnn_parameter_shapes(*args).values())
-    closed = sv.svdrnn_parameter_count(*args)
-    return Measure(0.0 if inv == closed else math.inf, f"{closed} vs {inv}")
+def tally(case: Case) -> list[Tally]:
+    if "identity" in case:
+        which = str(case["identity"])
+        return [(f"symbolic identity ({which}) that does not reduce to 0", 0, int(_symbolic(which) != 0))]
+    n, n_i, n_o = (int(case[k]) for k in ("n", "n_i", "n_o"))
+    if "rnn" in case:  # W (n x n), M (n x n_i), b (n), Y (n_o x n)
+        return [("RNN parameters", sv.rnn_parameter_count(n, n_i, n_o), n * n + n * n_i + n + n_o * n)]
+    m1, m2 = int(case["m1"]), int(case["m2"])
+    inventory = sum(math.prod(s) for s in sv.svdrnn_parameter_shapes(n, n_i, n_o, m1, m2).values())
+    return [("svdRNN parameters", sv.svdrnn_parameter_count(n, n_i, n_o, m1, m2), inventory)]
 
 
-PARAMETER_COUNT = Claim(
-    id="svd.parameter_count",
-    paper=PAPER,
-    where="Sec. 4",
-    kind="count",
-    statement=(
-        "RNN: (n_o + n_i + n + 1) n parameters; svdRNN: (n_o + n_i + m1 + m2 + 2) n - (m1^2 + m2^2 - m1 - m2)/2, "
-        "which for m1 = m2 = n is (n_o + n_i + n + 3) n"
-    ),
-    checks=(
-        FunctionCheck(
-            "inventory_and_algebra",
-            fn_parameter_count,
-            EXACT,
-            "exhaustive",
-            "closed form vs inventory",
-            replay_fn=replay_count,
-            exact=True,
+CLAIMS: list[Claim] = [
+    Claim(
+        id="svd.parameter_count",
+        paper=PAPER,
+        where="Sec. 4",
+        kind="count",
+        statement=(
+            "RNN: (n_o + n_i + n + 1) n parameters; svdRNN: (n_o + n_i + m1 + m2 + 2) n - (m1^2 + m2^2 - m1 - m2)/2, "
+            "which for m1 = m2 = n is (n_o + n_i + n + 3) n"
         ),
-    ),
-    notes=(
-        "The general svdRNN formula is garbled in the source text; it is read as the count of M, b, Y, sigma and "
-        "the reflection vectors, which reproduces the printed extreme case (n_o + n_i + n + 3) n."
-    ),
-)
-
-
-CLAIMS: list[Claim] = [PARAMETER_COUNT]
+        checks=(
+            count(
+                "inventory_and_algebra",
+                grid=grid,
+                tally=tally,
+                backends=EXACT,
+                quantity_name="closed form vs inventory",
+                stated="closed form",
+            ),
+        ),
+        notes=(
+            "The general svdRNN formula is garbled in the source text; it is read as the count of M, b, Y, sigma and "
+            "the reflection vectors, which reproduces the printed extreme case (n_o + n_i + n + 3) n."
+        ),
+    )
+]

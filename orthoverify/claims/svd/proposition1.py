@@ -24,10 +24,11 @@ from orthoverify import samples
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import ALL, EXACT, FLOAT_HP, norm_scale
 from orthoverify.claims.svd import PAPER
-from orthoverify.engine.checks import Case, PropertyCheck, RunContext
+from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.ratios import flag as _flag
+from orthoverify.engine.templates import printed_and_corrected
 from orthoverify.param import svd as sv
 
 
@@ -102,16 +103,10 @@ def cases_prop1_nonsingular(ctx: RunContext) -> Iterator[Case]:
             yield case
 
 
-PROPOSITION1 = Claim(
-    id="svd.proposition1",
-    paper=PAPER,
-    where="Prop. 1, App. A.1",
-    kind="existence",
-    statement=(
-        "for every B in R^{n x n} there are an upper triangular R with positive diagonal and u_i in R^i "
-        "(u_i = 0 allowed) with B = H_n(u_n)...H_1(u_1) R"
-    ),
-    checks=(
+def checks(corrected: bool) -> tuple[Check, ...]:
+    if corrected:
+        return (PropertyCheck("construction", q_prop1_corrected, cases_prop1, ALL, "||M_1(u) R - B|| / (n eps ||B||)"),)
+    return (
         PropertyCheck(
             "exact_all_inputs",
             q_prop1_printed,
@@ -127,27 +122,26 @@ PROPOSITION1 = Claim(
             FLOAT_HP,
             "||M_1(u) R - B|| / (n eps ||B||)",
         ),
+    )
+
+
+CLAIMS: list[Claim] = printed_and_corrected(
+    "svd.proposition1",
+    paper=PAPER,
+    where="Prop. 1, App. A.1",
+    kind="existence",
+    printed=(
+        "for every B in R^{n x n} there are an upper triangular R with positive diagonal and u_i in R^i "
+        "(u_i = 0 allowed) with B = H_n(u_n)...H_1(u_1) R"
     ),
-    notes=(
+    corrected=(
+        "for every B: B = H_n(u_n)...H_1(u_1) R with R upper triangular with non-negative diagonal, "
+        "positive exactly when B is nonsingular (the proof's construction u = B_1 - ||B_1|| e_1)"
+    ),
+    checks=checks,
+    printed_notes=(
         "False for singular B (B = 0 with n = 1 already): det R = +-det B = 0 forces a zero on R's diagonal. "
         "The proof's base case (u_1 = 0 if B_11 > 0, else nonzero) and its step (||B_1|| > 0) both assume it away. "
         "Theorem 1 applies it only to orthogonal B, where it holds."
     ),
 )
-
-
-PROPOSITION1_CORRECTED = Claim(
-    id="svd.proposition1.corrected",
-    paper=PAPER,
-    where="Prop. 1, App. A.1",
-    kind="existence",
-    statement=(
-        "for every B: B = H_n(u_n)...H_1(u_1) R with R upper triangular with non-negative diagonal, "
-        "positive exactly when B is nonsingular (the proof's construction u = B_1 - ||B_1|| e_1)"
-    ),
-    corrects="svd.proposition1",
-    checks=(PropertyCheck("construction", q_prop1_corrected, cases_prop1, ALL, "||M_1(u) R - B|| / (n eps ||B||)"),),
-)
-
-
-CLAIMS: list[Claim] = [PROPOSITION1, PROPOSITION1_CORRECTED]

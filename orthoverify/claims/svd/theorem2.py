@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from orthoverify.claims._common import EXACT, FLOAT_HP
 from orthoverify.claims.svd import PAPER
-from orthoverify.claims.svd._shared import factor_cases, q_factor_exact, q_svd_parameters, w_cases
+from orthoverify.claims.svd._shared import FACTORS, factor_cases, q_svd_parameters, w_cases
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
 
@@ -36,7 +36,7 @@ THEOREM2 = Claim(
     statement="the image of M_{1,1} is all of R^{n x n}: every W = M_{1,1}(u_1..u_n, v_1..v_n, sigma)",
     checks=(
         PropertyCheck("from_svd", q_svd_parameters, cases_theorem2, FLOAT_HP, "||M_{1,1}(p(W)) - W|| / (n eps ||W||)"),
-        PropertyCheck("exact_factors", q_factor_exact, cases_theorem2_exact, EXACT, "M_{1,1}(p) - U diag(s) V'"),
+        FACTORS.check("exact_factors", cases_theorem2_exact, EXACT),
     ),
     notes="Zero, rank-one, singular and badly scaled W included; sigma may be zero or negative.",
 )

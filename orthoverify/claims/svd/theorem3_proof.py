@@ -14,47 +14,41 @@ arithmetic.
 
 from __future__ import annotations
 
-from orthoverify.backends import Backend
 from orthoverify.claims._common import ALL
-from orthoverify.claims._inputs import orthogonal_input
 from orthoverify.claims.svd import PAPER
-from orthoverify.claims.svd._shared import cases_theorem3, q_theorem3
-from orthoverify.engine.checks import Case, PropertyCheck
+from orthoverify.claims.svd._shared import cases_theorem3, q_theorem3, theorem3_measure
+from orthoverify.engine.checks import Check, PropertyCheck
 from orthoverify.engine.model import Claim
-from orthoverify.engine.ratios import Measure, residual
+from orthoverify.engine.templates import printed_and_corrected
 from orthoverify.param import svd as sv
 
-
-def q_theorem3_printed(b: Backend, case: Case) -> Measure:
-    """App. A.4's assignment executed as printed (the zero range starts at k1 + k2 - 2)."""
-    a = orthogonal_input(b, case)
-    n = a.shape[0]
-    k1, k2 = int(case["k1"]), int(case["k2"])
-    us, vs = sv.theorem3_printed(a, k1, k2, backend=b)
-    ones = b.asarray([1] * n)
-    return residual(b, sv.m_k1k2(us, vs, ones, backend=b) - a, n)
+q_theorem3_printed = theorem3_measure(sv.theorem3_printed)
+"""App. A.4's assignment executed as printed (the zero range starts at k1 + k2 - 2)."""
 
 
-THEOREM3_PROOF = Claim(
-    id="svd.theorem3_proof",
+def checks(corrected: bool) -> tuple[Check, ...]:
+    if corrected:
+        q, name, quantity = q_theorem3, "repaired", "||M_{k1,k2}(u(A), v(A), 1) - A|| / (n eps)"
+    else:
+        q, name, quantity = q_theorem3_printed, "as_printed", "||M_{k1,k2}(printed u, v, 1) - A|| / (n eps)"
+    return (PropertyCheck(name, q, cases_theorem3, ALL, quantity, method="exhaustive"),)
+
+
+CLAIMS: list[Claim] = printed_and_corrected(
+    "svd.theorem3_proof",
     paper=PAPER,
     where="App. A.4, eqs. 19-22",
     kind="identity",
-    statement=(
+    printed=(
         "the proof's assignment (k2 >= k1 - 1): u_k = a_k (k >= k1), v_{k2+k1-k-1} = a_k (k = k1-1..1), "
         "v_t = 0 (t = k2+k1-2..n), and symmetrically (21), gives M_{k1,k2}(u, v, 1) = A"
     ),
-    checks=(
-        PropertyCheck(
-            "as_printed",
-            q_theorem3_printed,
-            cases_theorem3,
-            ALL,
-            "||M_{k1,k2}(printed u, v, 1) - A|| / (n eps)",
-            method="exhaustive",
-        ),
+    corrected=(
+        "with v_{k2+k1-k-1} = (0, ..., 0, a_k) and v_t = 0 for t = k2+k1-1..n (and symmetrically), "
+        "M_{k1,k2}(u, v, 1) = A for every orthogonal A and k1 + k2 <= n + 2"
     ),
-    notes=(
+    checks=checks,
+    printed_notes=(
         "Two slips: v_{k2+k1-k-1} (length k2+k1-k-1) receives a_k (length k), which only makes sense "
         "padded with leading zeros; and the zero range starts at t = k2+k1-2, the slot just given a_1, "
         "so executed in order it erases H_1(a_1) and the product is A H_1(a_1) != A whenever a_1 != 0 "
@@ -62,29 +56,3 @@ THEOREM3_PROOF = Claim(
         "k2+k1-1 the construction works (svd.theorem3_proof.corrected)."
     ),
 )
-
-
-THEOREM3_PROOF_CORRECTED = Claim(
-    id="svd.theorem3_proof.corrected",
-    paper=PAPER,
-    where="App. A.4, eqs. 19-22",
-    kind="identity",
-    statement=(
-        "with v_{k2+k1-k-1} = (0, ..., 0, a_k) and v_t = 0 for t = k2+k1-1..n (and symmetrically), "
-        "M_{k1,k2}(u, v, 1) = A for every orthogonal A and k1 + k2 <= n + 2"
-    ),
-    corrects="svd.theorem3_proof",
-    checks=(
-        PropertyCheck(
-            "repaired",
-            q_theorem3,
-            cases_theorem3,
-            ALL,
-            "||M_{k1,k2}(u(A), v(A), 1) - A|| / (n eps)",
-            method="exhaustive",
-        ),
-    ),
-)
-
-
-CLAIMS: list[Claim] = [THEOREM3_PROOF, THEOREM3_PROOF_CORRECTED]

@@ -20,7 +20,7 @@ import numpy as np
 
 from orthoverify.claims._common import EXACT, FLOAT_HP
 from orthoverify.claims.svd import PAPER
-from orthoverify.claims.svd._shared import factor_cases, q_factor_exact, q_svd_parameters, w_cases
+from orthoverify.claims.svd._shared import FACTORS, factor_cases, q_svd_parameters, w_cases
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchCheck
 from orthoverify.engine.model import Claim
 
@@ -55,7 +55,7 @@ THEOREM4 = Claim(
     ),
     checks=(
         PropertyCheck("from_svd", q_svd_parameters, cases_theorem4, FLOAT_HP, "||M(p(W)) - W|| / (max(m,n) eps ||W||)"),
-        PropertyCheck("exact_factors", q_factor_exact, cases_theorem4_exact, EXACT, "M(p) - U Sigma V'"),
+        FACTORS.check("exact_factors", cases_theorem4_exact, EXACT),
         SearchCheck("search", q_svd_parameters, _matrix_strategy, ("numpy-float64",), "||M(p(W)) - W|| / (eps ||W||)"),
     ),
 )

@@ -15,31 +15,36 @@ Evidence: every m < n <= 4, exactly.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 
 from orthoverify.backends import Backend
 from orthoverify.claims._common import EXACT, norm_scale
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._shared import factor_cases
-from orthoverify.engine.checks import Case, PropertyCheck, RunContext
+from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, agreement, residual, worst
-from orthoverify.engine.ratios import flag as _flag
+from orthoverify.engine.templates import Line, audit, printed_and_corrected
 from orthoverify.errors import ShapeError
 from orthoverify.param import svd as sv
 
 
-def q_theorem4_proof_printed(b: Backend, case: Case) -> Measure:
-    """App. A.5 as printed: W = H^m_n(u_n)...H^m_1(u_1) Sigma H^n_1(v_1)...H^n_n(v_n), m < n,
-    and the step to H^n_{n-m+1}(v_{n-m+1})... justified by Lemma 1 (columns i <= m - 1 only)."""
+def lines_printed(b: Backend, case: Case) -> list[Line]:
+    """App. A.5 as printed, m < n: its two steps judged. W = H^m_n(u_n)...H^m_1(u_1) Sigma V' needs
+    H^m_n(u_n) with u_n of length n in an m x m product; the step to H^n_{n-m+1}(v_{n-m+1})... by
+    Lemma 1 (k1 = 1, k2 = n - m + 1) needs the first m columns of V(1) and V(n-m+1) to agree,
+    while Lemma 1 as stated gives columns i <= min(n - 1, m - 1)."""
     m, n = int(case["m"]), int(case["n"])
     try:
         sv.reflector(b.asarray([1] * n), m, backend=b)
+        defined = True
     except ShapeError:
-        return Measure(math.inf, f"H^m_n(u_n) with u_n of length n = {n} > m = {m} is undefined", error=math.inf)
+        defined = False
     lemma_cols = min(n - 1, m - 1)
-    return _flag(lemma_cols >= m, f"Lemma 1 (k1 = 1, k2 = n-m+1) gives columns i <= {lemma_cols}, the proof needs {m}")
+    return [
+        (f"H^m_n(u_n) in the m x m product: u_n has length n = {n}, m = {m}", defined),
+        (f"by Lemma 1 (k1 = 1, k2 = n-m+1): columns i <= {lemma_cols} agree, Sigma V' uses {m}", lemma_cols >= m),
+    ]
 
 
 def cases_theorem4_proof(ctx: RunContext) -> Iterator[Case]:
@@ -69,54 +74,40 @@ def cases_theorem4_proof_corrected(ctx: RunContext) -> Iterator[Case]:
     yield from factor_cases(ctx, [(m, n) for n in range(2, 5) for m in range(1, n)])
 
 
-THEOREM4_PROOF = Claim(
-    id="svd.theorem4_proof",
+def checks(corrected: bool) -> tuple[Check, ...]:
+    if corrected:
+        return (
+            PropertyCheck(
+                "exact",
+                q_theorem4_proof_corrected,
+                cases_theorem4_proof_corrected,
+                EXACT,
+                "M(all v) - M(last m v), M - U Sigma V'",
+            ),
+        )
+    return (
+        audit("as_printed", lines_printed, cases_theorem4_proof, quantity_name="printed indices", method="exhaustive"),
+    )
+
+
+CLAIMS: list[Claim] = printed_and_corrected(
+    "svd.theorem4_proof",
     paper=PAPER,
     where="App. A.5",
     kind="identity",
-    statement=(
+    printed=(
         "for m < n: W = H^m_n(u_n)...H^m_1(u_1) Sigma H^n_1(v_1)...H^n_n(v_n) "
         "= H^m_n(u_n)...H^m_1(u_1) Sigma H^n_{n-m+1}(v_{n-m+1})...H^n_n(v_n) by Lemma 1"
     ),
-    checks=(
-        PropertyCheck(
-            "as_printed",
-            q_theorem4_proof_printed,
-            cases_theorem4_proof,
-            EXACT,
-            "printed indices",
-            method="exhaustive",
-        ),
+    corrected=(
+        "for m < n: U Sigma V' = H^m_m(u_m)...H^m_1(u_1) Sigma H^n_{n-m+1}(v_{n-m+1})...H^n_n(v_n) with the "
+        "vectors of U and V from Theorem 1 (the first m columns of V(1) and V(n-m+1) agree)"
     ),
-    notes=(
+    checks=checks,
+    printed_notes=(
         "The left product must run H^m_m(u_m)...H^m_1(u_1) (u_n has length n > m), and for m > n the printed "
         "H^m_n(u_n)...H^m_{m-n+1} is an empty range when m - n + 1 > n; and Lemma 1 as stated yields columns "
         "i <= m - 1 of V, while Sigma V' uses m. The theorem stands (svd.theorem4); the proof needs the sharp "
         "lemma (svd.lemma1's exact_sharp_range)."
     ),
 )
-
-
-THEOREM4_PROOF_CORRECTED = Claim(
-    id="svd.theorem4_proof.corrected",
-    paper=PAPER,
-    where="App. A.5",
-    kind="identity",
-    statement=(
-        "for m < n: U Sigma V' = H^m_m(u_m)...H^m_1(u_1) Sigma H^n_{n-m+1}(v_{n-m+1})...H^n_n(v_n) with the "
-        "vectors of U and V from Theorem 1 (the first m columns of V(1) and V(n-m+1) agree)"
-    ),
-    corrects="svd.theorem4_proof",
-    checks=(
-        PropertyCheck(
-            "exact",
-            q_theorem4_proof_corrected,
-            cases_theorem4_proof_corrected,
-            EXACT,
-            "M(all v) - M(last m v), M - U Sigma V'",
-        ),
-    ),
-)
-
-
-CLAIMS: list[Claim] = [THEOREM4_PROOF, THEOREM4_PROOF_CORRECTED]
