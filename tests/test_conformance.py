@@ -264,3 +264,136 @@ def test_every_finding_on_a_built_in_adapter_replays(tmp_path: Path) -> None:
     # the README's findings: torch's householder map (zero columns), torch's and geotorch's matrix
     # exponentials (the single call), and issue 19's second-order and lifecycle findings
     assert found >= 4
+
+
+# --------------------------------------------------------------------------- conformance on the engine
+def _rows(r: object) -> list[tuple[object, ...]]:
+    """Each claim's verdict, counterexample and evidence rows (what a restructure must keep)."""
+    from orthoverify.engine.result import to_json
+
+    out = []
+    for c in to_json(r)["claims"]:  # type: ignore[arg-type]
+        cx = c.get("counterexample")
+        rows = [
+            tuple(e[k] for k in ("check", "method", "backend", "passed", "refutes", "cases")) for e in c["evidence"]
+        ]
+        out.append((c["id"], c["verdict"], None if cx is None else (cx["inputs"], cx["value"]), rows))
+    return out
+
+
+@pytest.mark.slow
+def test_an_executor_run_and_a_serial_run_give_the_same_verdicts() -> None:
+    """With an executor each check is an engine task that rebuilds the family where it runs (the
+    target loaded there by name, the output check run first); a serial run shares one session. The
+    two give the same verdicts, counterexamples and evidence rows."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    spec, kind = T + "householder_wrong_sign", "householder-product"
+    serial = validate(spec, kind=kind, profile="quick", dtypes=["float64"], seed=3)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        tasks = validate(spec, kind=kind, profile="quick", dtypes=["float64"], seed=3, executor=pool)
+    assert serial.executor == "serial" and tasks.executor == "ThreadPoolExecutor"
+    assert _rows(tasks) == _rows(serial)
+    assert {c.verdict for c in serial.claims} == {"verified", "refuted"}
+
+
+@pytest.mark.slow
+def test_a_finding_is_confirmed_and_replayed_through_the_checks_replay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every refutation is measured again through TargetCheck.replay before it stands, and
+    `orthoverify replay` of the validate result goes through the same method."""
+    from orthoverify.conformance.family import TargetCheck
+
+    calls: list[tuple[str, str]] = []
+    original = TargetCheck.replay
+
+    def spy(self: TargetCheck, inputs: dict[str, object], b: object, *, recorded: str = "") -> object:
+        calls.append((self.name, b.name))  # type: ignore[attr-defined]
+        return original(self, inputs, b, recorded=recorded)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(TargetCheck, "replay", spy)
+    spec, kind = T + "householder_wrong_sign", "householder-product"
+    r = validate(spec, kind=kind, profile="quick", dtypes=["float64"])
+    refuted = [c for c in r.claims if c.verdict == "refuted"]
+    assert refuted
+    for c in refuted:
+        assert all(e.data.get("confirmation", "").startswith("measured again") for e in c.evidence if e.counterexample)
+    assert {name for name, _ in calls} == {c.claim.checks[0].name for c in refuted}
+    calls.clear()
+    path = write_json(r, tmp_path / "v.json")
+    forward = next(c for c in refuted if c.claim.id.endswith(".forward"))
+    rep = replay_from_file(path, forward.claim.id, target=spec)
+    assert rep.reproduced and "reproduced: yes" in rep.lines()
+    assert calls == [("forward", "torch-float64"), ("forward", "torch-float64")] or calls == [
+        ("forward", "torch-float64")
+    ]
+    # a correct target does not reproduce it: the replay says so
+    assert not replay_from_file(path, forward.claim.id, target=T + "householder").reproduced
+
+
+def test_a_failure_that_does_not_reproduce_is_failed_unconfirmed() -> None:
+    """A counterexample that does not fail when measured again is no counterexample: the evidence
+    is failed and unconfirmed, and the claim inconclusive (as the engine's high-precision confirmation)."""
+    from orthoverify.conformance import open_target
+    from orthoverify.conformance.family import Family, FamilyRef
+    from orthoverify.engine.model import Counterexample, Evidence, decide
+
+    t = open_target(T + "householder", "householder-product")
+    try:
+        fam = Family(FamilyRef(t.spec, "householder-product", ("float64",)), t)
+        cid = "conformance.householder-product.orthogonal"
+        check = fam[cid].checks[0]
+        cx = Counterexample(
+            {"U": [["1.0", "0.0"], ["0.5", "1.0"]], "dtype": "float64"}, "q", "planted", 16, "orthogonal"
+        )
+        ev = Evidence(cid, "orthogonal", "search", "torch-float64-cpu", cases=1, counterexample=cx)
+        got = check._confirmed(ev)  # type: ignore[attr-defined]
+    finally:
+        assert t.runner is not None
+        t.runner.close()
+    assert got.counterexample is None and not got.passed and "unconfirmed" in got.data
+    assert "did not reproduce" in got.notes and decide([got]) == "inconclusive"
+
+
+def test_a_kind_is_a_family_of_engine_claims_over_a_target() -> None:
+    """family() gives the kind's claims over the target in plan order, ids conformance.<kind>.<check>,
+    each with one engine check (TargetCheck) that replays its own counterexamples."""
+    from orthoverify.conformance import _plan, load_target
+    from orthoverify.conformance.family import TargetCheck, family
+    from orthoverify.engine.checks import Check
+
+    t = load_target(T + "householder", "householder-product")
+    claims = family(t, dtypes=("float64",))
+    names = [p[0] for p in _plan("householder-product", ("float64",), False, "cpu", t)]
+    assert [c.id for c in claims] == [f"conformance.householder-product.{n}" for n in names]
+    assert all(len(c.checks) == 1 and isinstance(c.checks[0], TargetCheck) for c in claims)
+    assert all(isinstance(c.checks[0], Check) and c.checks[0].records(c.checks[0].name) for c in claims)
+
+
+def test_a_half_precision_finding_is_confirmed_in_its_own_dtype(tmp_path: Path) -> None:
+    """A low_precision counterexample is recorded in float16: it is measured again in float16
+    (not in the float32/float64 of the run), confirmed, and replays."""
+    spec = "tests.reach_targets:householder_half_documented_only"
+    r = validate(spec, kind="householder-product", profile="quick", dtypes=["float64"])
+    low = next(c for c in r.claims if c.claim.id.endswith(".low_precision"))
+    assert low.verdict == "refuted" and all(c.verdict != "error" for c in r.claims)
+    assert low.counterexample is not None and low.counterexample.inputs["dtype"] == "float16"
+    assert any(str(e.data.get("confirmation", "")).startswith("measured again") for e in low.evidence)
+    rep = replay_from_file(write_json(r, tmp_path / "v.json"), low.claim.id, target=spec)
+    assert rep.reproduced and rep.values[0][0] == "target in float16"
+
+
+def test_a_finding_of_another_shape_is_located_by_its_settings() -> None:
+    """A lifecycle or mode case (scalars, not the kind's parameters) is located by its settings,
+    not by a meaningless max|x_ij| and n = 0; a case of the kind's parameters by both."""
+    import numpy as np
+
+    from orthoverify.conformance.checks import _where
+    from orthoverify.conformance.kinds import KINDS
+
+    kind = KINDS["orthogonal-map"]
+    step = {"n": np.array([3.0]), "opt": np.array([0.0]), "steps": np.array([5.0]), "seed": np.array([3.0])}
+    assert _where(kind, step) == "at n = 3, opt = 0, steps = 5, seed = 3"
+    x = {"X": np.array([[0.5, -2.0], [0.0, 1.0]])}
+    assert _where(kind, x) == "at max|x_ij| = 2, n = 2"

@@ -155,3 +155,55 @@ def test_a_replay_that_runs_too_long_stops_with_a_named_error(tmp_path: Path) ->
     code, _, err = _cli("replay", str(REFERENCE), "householder.theorem2_proof", "--timeout", "1e-6")
     assert code == 2 and "did not finish within" in err
     assert _cli("replay", str(REFERENCE), "householder.theorem2_proof", "--timeout", "nan")[0] == 2
+
+
+# --------------------------------------------------------------------------- which family a file's claims come from
+def _planted_family(meta: Any, claim_id: str, target: str | None) -> Any:
+    """A family named by a result's ``planted_family`` key: one claim, whose id says nothing of it."""
+    from contextlib import contextmanager
+
+    from orthoverify.engine.checks import PropertyCheck
+    from orthoverify.engine.model import Claim
+    from orthoverify.engine.ratios import Measure
+
+    check = PropertyCheck("ratio", lambda b, case: Measure(float(case["r"])), lambda ctx: [], ("numpy-float64",), "r")
+    claims = {"planted.ratio": Claim("planted.ratio", "planted", "here", "r <= 30", "bound", (check,))}
+
+    class Planted:
+        @contextmanager
+        def opened(self) -> Any:
+            yield claims
+
+    return Planted()
+
+
+def _one_claim(claim_id: str, r: str, **top: Any) -> dict[str, Any]:
+    cx = {"inputs": {"r": r}, "check": "ratio", "precision_digits": 50, "quantity": "r", "value": r}
+    return {"orthoverify": "0.1.0", "claims": [{"id": claim_id, "verdict": "refuted", "counterexample": cx}], **top}
+
+
+def test_the_result_file_names_the_family_of_its_claims_not_the_claim_id(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Replay asks the file which family its claims come from (a top-level key), rebuilds it and
+    replays through the claim's check: a claim id of any form, and a ``conformance.`` id without
+    a family is an unknown claim like any other."""
+    from orthoverify.engine import replay as rp
+
+    monkeypatch.setattr(rp, "RESULT_FAMILIES", {**rp.RESULT_FAMILIES, "planted_family": f"{__name__}:_planted_family"})
+    path = _write(tmp_path, _one_claim("planted.ratio", "100", planted_family={}))
+    rep = replay_from_file(path, "planted.ratio")
+    assert rep.reproduced and rep.high_precision.ratio == 100.0
+    assert not replay_from_file(
+        _write(tmp_path, _one_claim("planted.ratio", "3", planted_family={})), "planted.ratio"
+    ).reproduced
+    with pytest.raises(ReplayError, match="not registered"):  # the same claim without its family
+        replay_from_file(_write(tmp_path, _one_claim("planted.ratio", "100")), "planted.ratio")
+    with pytest.raises(ReplayError, match="not registered"):  # a conformance id is no family of its own
+        replay_from_file(
+            _write(tmp_path, _one_claim("conformance.orthogonal-map.output", "1")), "conformance.orthogonal-map.output"
+        )
+    with pytest.raises(ReplayError, match="not a claim of the family"):
+        replay_from_file(
+            _write(tmp_path, _one_claim("householder.reflection", "100", planted_family={})), "householder.reflection"
+        )

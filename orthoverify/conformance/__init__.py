@@ -11,12 +11,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
-from datetime import datetime, timezone
 from typing import Any
 
 import torch
 
-from orthoverify.backends.base import Backend
 from orthoverify.conformance import checks as ck
 from orthoverify.conformance.adapters import ADAPTERS, TargetLoadError, load_target, resolve_kind
 from orthoverify.conformance.calls import DEFAULT_TIMEOUT, CallFailure
@@ -25,32 +23,13 @@ from orthoverify.conformance.isolate import ProcessRunner, op_inverse
 from orthoverify.conformance.kinds import KINDS
 from orthoverify.conformance.reach import declared_data
 from orthoverify.conformance.reach import plan as reach_plan
-from orthoverify.engine.checks import Check, RunContext
-from orthoverify.engine.model import Claim, Evidence, Kind, decide
-from orthoverify.engine.runner import ClaimResult, RunResult, environment
+from orthoverify.engine.model import Evidence, Kind
+from orthoverify.engine.runner import RunResult
 from orthoverify.errors import BackendError, OrthoverifyError
 
 __all__ = ["ADAPTERS", "KINDS", "TargetLoadError", "listing", "load_target", "validate"]
 
 EXAMPLES = {"quick": 40, "default": 150, "thorough": 1000}
-
-
-class _Recorded(Check):
-    """Stands for a conformance check inside a :class:`Claim` (the work happens in ``ck``)."""
-
-    def __init__(self, name: str, quantity: str) -> None:
-        self.name = name
-        self.quantity_name = quantity
-        self.threshold = 30.0
-
-    def backend_names(self) -> tuple[str, ...]:
-        return ("torch-float32", "torch-float64")
-
-    def run(self, ctx: RunContext) -> Evidence:  # pragma: no cover - never scheduled by the engine
-        raise NotImplementedError("conformance checks run through orthoverify.validate")
-
-    def replay(self, inputs: Any, b: Backend) -> Any:  # pragma: no cover
-        raise NotImplementedError
 
 
 Plan = list[tuple[str, Kind, str, Callable[[ck.Ctx], list[Evidence]]]]
@@ -315,24 +294,16 @@ def open_target(spec: str, kind: str | None, device: str = "cpu", timeout: float
 def run_one_check(
     spec: str, kind: str, name: str, dtypes: tuple[str, ...], device: str, profile: str, seed: int, timeout: float
 ) -> list[Evidence]:
-    """One conformance check of the target ``spec``, loaded in a process of its own where this runs:
-    the task an executor (a Dask worker) runs for ``validate(..., executor=...)``; the same evidence
-    as the run in one process."""
-    t = open_target(spec, kind, device, timeout)
-    try:
-        ctx = ck.Ctx(t, dtypes, device, profile, seed, timeout, EXAMPLES[profile], runner=t.runner)
-        ctx.other_device = other_device(device) or ctx.other_device
-        plan = _plan(t.kind.name, dtypes, t.inverse is not None, device, t)
-        if name != "output" and any(c == "output" for c, *_ in plan):  # which dtypes' outputs fail decides what runs
-            ck.check_output(ctx)
-        for check, _claim_kind, _statement, fn in plan:
-            if check == name:
-                return _evidence(ctx, f"conformance.{t.kind.name}.{name}", name, fn)
-    finally:
-        ctx_runner = t.runner
-        if ctx_runner is not None:
-            ctx_runner.close()
-    raise OrthoverifyError(f"kind {t.kind.name} has no conformance check {name!r}")
+    """One conformance check of the target ``spec``: the engine task an executor (a Dask worker)
+    runs for ``validate(..., executor=...)``, run here. The family is rebuilt over the target,
+    loaded in a process of its own, the output check runs first; the same evidence as in a run
+    of the whole family."""
+    from orthoverify.conformance.family import FamilyRef
+    from orthoverify.engine.runner import Task, execute
+
+    ref = FamilyRef(spec, resolve_kind(spec, kind), tuple(dtypes), device, timeout)
+    task = Task(f"conformance.{ref.kind}.{name}", name, f"torch-{ref.dtypes[0]}", device, profile, seed, (), ref)
+    return execute(task)
 
 
 def validate(
@@ -349,11 +320,13 @@ def validate(
 ) -> RunResult:
     """Run the conformance checks of ``kind`` on ``target`` and return the result (JSON-ready).
 
-    A target named by a string runs in a process of its own, loaded there by name (restarted
-    after it dies or hangs); a :class:`Target` object runs in a thread of this process. With
-    ``executor`` (see :func:`orthoverify.engine.executors.open_executor`, e.g. a Dask cluster's)
-    each check is a task that loads the target by name where it runs, so ``target`` must then be
-    a spec string; the evidence is the same as in this process for the same seed.
+    The checks are the kind's family of claims over the target (:mod:`~orthoverify.conformance.family`),
+    run by the engine's runner like every claim. A target named by a string runs in a process of
+    its own, loaded there by name (restarted after it dies or hangs); a :class:`Target` object
+    runs in a thread of this process. With ``executor`` (see
+    :func:`orthoverify.engine.executors.open_executor`, e.g. a Dask cluster's) each check is an
+    engine task that rebuilds the family where it runs, loading the target by name, so ``target``
+    must then be a spec string; the evidence is the same as in this process for the same seed.
     ``executor_name`` is what the result records about it (default: serial, or the class name).
     """
     if executor is not None and not isinstance(target, str):
@@ -383,45 +356,24 @@ def _validate(
     executor: Executor | None,
     executor_name: str | None,
 ) -> RunResult:
-    ctx = ck.Ctx(t, dtypes, device, profile, seed, timeout, EXAMPLES[profile], runner=t.runner)
-    ctx.other_device = other_device(device) or ctx.other_device
-    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    t0 = time.perf_counter()
-    results = []
-    plan = _plan(t.kind.name, dtypes, t.inverse is not None, device, t)
-    if executor is not None and t.runner is not None:
-        t.runner.close()  # each task starts the target where it runs
-    futures = (
-        [
-            executor.submit(run_one_check, t.spec, t.kind.name, name, dtypes, device, profile, seed, timeout)
-            for name, *_ in plan
-        ]
-        if executor is not None
-        else None
-    )
-    for i, (name, claim_kind, statement, fn) in enumerate(plan):
-        cid = f"conformance.{t.kind.name}.{name}"
-        claim = Claim(cid, "conformance", t.spec, statement, claim_kind, (_Recorded(name, statement),))
-        if futures is None:
-            evidence = _evidence(ctx, cid, name, fn)
-        else:
-            try:
-                evidence = futures[i].result()
-            except Exception as exc:  # a lost worker, a task that could not run there
-                evidence = [Evidence(cid, name, "float", ctx.label(dtypes[0]), error=f"{type(exc).__name__}: {exc}")]
-        results.append(ClaimResult(claim, evidence, decide(evidence)))
-    res = RunResult(
-        profile=profile,
-        seed=seed,
-        device=device,
-        workers=1,
-        backends=[f"torch-{d}" for d in dtypes],
-        claims=results,
-        started=started,
-        seconds=time.perf_counter() - t0,
-        environment=environment(device),
-        executor=executor_name or ("serial" if executor is None else type(executor).__name__),
-    )
+    from orthoverify.conformance.family import Family, FamilyRef
+    from orthoverify.engine.runner import SerialExecutor, plan, run_tasks
+
+    ref = FamilyRef(t.spec, t.kind.name, dtypes, device, timeout)
+    fam = Family(ref, t)
+    tasks = plan(fam.claims, profile=profile, seed=seed, device=device, backends=None, modules=(), family=ref)
+    options: dict[str, Any] = {"profile": profile, "seed": seed, "device": device, "executor_name": executor_name}
+    if executor is None:  # the tasks run here, in order, in the session of the target opened above
+        with fam.live():
+            res = run_tasks(fam.claims, tasks, executor=SerialExecutor(), **options)
+            res.executor = executor_name or "serial"
+    else:
+        if t.runner is not None:
+            t.runner.close()  # each task starts the target where it runs
+        res = run_tasks(fam.claims, tasks, executor=executor, **options)
+        res.executor = executor_name or type(executor).__name__
+    res.backends = [f"torch-{d}" for d in dtypes]
+    ctx = fam.session(profile, seed)
     seen = ctx.calls.observed
     res.meta = {
         "validate": {

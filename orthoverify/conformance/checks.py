@@ -631,6 +631,34 @@ QUANTITIES: dict[str, Callable[[Ctx, Params, str], Case]] = {
 }
 
 
+@dataclass
+class Remeasured:
+    """A recorded counterexample measured again by its check's measuring routine: whether it
+    still fails (the check's own rule), the deciding value, and more lines to show."""
+
+    failing: bool
+    display: str
+    ratio: float = math.nan
+    more: list[tuple[str, str]] = field(default_factory=list)
+    measured: bool = True
+    """False when the case could not be measured (the call was never made): no answer either way."""
+
+
+def measure_quantity(ctx: Ctx, check: str, params: Params, dtype: str) -> Remeasured:
+    """The quantity of ``check`` (a test ratio) at ``params`` in ``dtype``: the routine the scan
+    measured every case with. It fails as in the scan: a ratio above 30 (NaN: not measured)."""
+    c = QUANTITIES[check](ctx, params, dtype)
+    out = Remeasured(_fails(c.ratio) and not math.isnan(c.ratio), c.display, c.ratio, measured=not c.not_run)
+    kind = ctx.target.kind
+    if check == "forward" and kind.reference is not None and out.failing:
+        target = ctx.run(params, dtype)
+        if isinstance(target, torch.Tensor):
+            ref = reference_np(kind, rounded(params, dtype), 50)
+            r50 = agreement(as_np(target), ref, EPS[DTYPES[dtype]]) / _kappa(kind, params)
+            out.more.append(("against the 50-digit reference", f"ratio {r50:.6g}"))
+    return out
+
+
 # ------------------------------------------------------------------------------ scans
 SCALED_CHECKS = frozenset({"orthogonal", "forward", "float32", "batch", "devices"})
 SHRINKABLE = frozenset({"orthogonal", "forward", "float32", "devices"})
@@ -654,6 +682,18 @@ def magnitude(kind: Kind, params: Params) -> float:
         if x.size:
             vals.append(float(np.max(np.abs(x))))
     return max(vals, default=0.0)
+
+
+def _where(kind: Kind, params: Params) -> str:
+    """Where a failure is, as a maintainer reads it: the parameters' magnitude and the size n; for
+    a case of another shape (a lifecycle step, a mode's settings: scalars only), its settings."""
+    if not any(k in params for k in kind.scaled) and all(np.size(v) == 1 for v in params.values()):
+        settings = []
+        for k, v in params.items():
+            x = float(np.asarray(v, dtype=np.float64).reshape(-1)[0])
+            settings.append(f"{k} = {int(x)}" if x.is_integer() else f"{k} = {x:.3g}")
+        return "at " + ", ".join(settings)
+    return f"at max|x_ij| = {magnitude(kind, params):.3g}, n = {_size(kind, params)}"
 
 
 def _size(kind: Kind, params: Params) -> int:
@@ -924,7 +964,7 @@ def _counterexample(
             kappa = _kappa(kind, params)
             r50 = agreement(as_np(out_t), reference_np(kind, rounded(params, dtype), 50), EPS[DTYPES[dtype]]) / kappa
             confirm += f"; against the 50-digit reference: ratio {r50:.6g}"
-    where = f"at max|x_ij| = {magnitude(kind, params):.3g}, n = {_size(kind, params)}"
+    where = _where(kind, params)
     if label:
         where = f"at the special point '{label}' ({where.removeprefix('at ')})"
     if steps:
@@ -998,6 +1038,15 @@ def _ev(ctx: Ctx, check: str, dtype: str, method: str, **kw: Any) -> Evidence:
     return Evidence(claim="", check=check, method=method, backend=ctx.label(dtype), threshold=THRESHOLD, **kw)  # type: ignore[arg-type]
 
 
+def measure_output(ctx: Ctx, params: Params, dtype: str) -> Remeasured:
+    """The call at ``params`` in ``dtype``: it fails when the call fails (raises, dies, hangs, or
+    returns no finite tensor of the declared shape and dtype)."""
+    res = ctx.run(params, dtype)
+    if isinstance(res, CallFailure):
+        return Remeasured(res.kind != "not-run", str(res), measured=res.kind != "not-run")
+    return Remeasured(False, "a finite tensor of the declared shape and dtype")
+
+
 def check_output(ctx: Ctx) -> list[Evidence]:
     """Typical parameters, every size: the call returns a finite tensor of the declared shape and dtype."""
     kind = ctx.target.kind
@@ -1011,7 +1060,7 @@ def check_output(ctx: Ctx) -> list[Evidence]:
             if ctx.outside(params) is not None:
                 continue
             count += 1
-            res = ctx.run(params, dtype)
+            res = ctx.run(params, dtype)  # measure_output's call
             if isinstance(res, CallFailure):
                 failure = (params, res)
                 break
@@ -1041,6 +1090,24 @@ def blocked(ctx: Ctx, check: str, dtype: str, method: str = "float") -> Evidence
     ev.notes = f"Not run: the output check failed in {dtype} ({ctx.failed_output[dtype]})."
     ev.data["not_run"] = 1
     return ev
+
+
+def measure_side_effects(ctx: Ctx, params: Params, dtype: str, recorded: str = "") -> Remeasured:
+    """A call at ``params`` in ``dtype`` and what the session has seen: it fails when the call
+    changes its arguments or the working directory, when the recorded finding names a side effect
+    seen earlier in this session, or when a recorded flood goes on (the session has written
+    anything: what a call writes may reach the capture after its answer, so a second call is made
+    when nothing has come yet)."""
+    args = ctx.target.kind.args(params, DTYPES[dtype], "cpu")
+    res = ctx.calls.request(op_forward, args, {}, ctx.timeout, ctx.device)
+    side = [] if isinstance(res, CallFailure) else list(res.side)
+    seen = ctx.calls.observed
+    if "floods" in recorded and seen.written == 0:  # what the call wrote may come with the next answer
+        ctx.calls.request(op_forward, args, {}, ctx.timeout, ctx.device)
+    earlier = [v for v in seen.side.values() if v and v in recorded]
+    failing = bool(side) or bool(earlier) or ("floods" in recorded and seen.written > 0)
+    more = [("bytes written to stdout/stderr", str(seen.written))]
+    return Remeasured(failing, "; ".join(side + earlier) or "no side effect of the call", more=more)
 
 
 def check_side_effects(ctx: Ctx) -> list[Evidence]:
@@ -1106,6 +1173,30 @@ def _target_inverse(ctx: Ctx) -> Callable[[np.ndarray], dict[str, np.ndarray] | 
     return params
 
 
+def measure_coverage(ctx: Ctx, params: Params, dtype: str) -> Remeasured:
+    """The target at a preimage against the matrix ``params["Q"]`` it must reach (test ratio);
+    a failed call fails (ratio inf), a call never made is NaN. Without ``Q`` (a counterexample
+    recorded before it was kept) the comparison is with the kind's reference, where there is one.
+    With ``Q`` alone (a gap of the optimisation) the distance L-BFGS reaches from three starts."""
+    p = {k: v for k, v in params.items() if k != "Q"}
+    q = params.get("Q")
+    if not p and q is not None:
+        n = q.shape[0]
+        tries = [_reach(ctx, q, np.random.default_rng(s).standard_normal((n, n)) * 0.1, 200) for s in range(3)]
+        dist = min((t for t in tries if isinstance(t, float)), default=math.inf)
+        return Remeasured(not (dist < 1e-6), f"min ||f(X) - Q||_F over 3 L-BFGS starts (float64) = {dist:.6g}", dist)
+    res = ctx.run(p, dtype)
+    if isinstance(res, CallFailure):
+        ran = res.kind != "not-run"
+        return Remeasured(ran, str(res), math.inf if ran else math.nan, measured=ran)
+    if q is None:
+        if ctx.target.kind.reference is None:
+            return Remeasured(False, "returned a tensor (no Q recorded, no reference to compare with)")
+        q = reference_np(ctx.target.kind, p)
+    r = agreement(as_np(res), q, EPS[DTYPES[dtype]])
+    return Remeasured(_fails(r), f"||f(preimage) - Q|| ratio {r:.6g}", r)
+
+
 def check_coverage(ctx: Ctx) -> list[Evidence]:
     """Targets of the claimed set (Haar of both determinants, -I, a cyclic shift) reached through an
     inverse map (the reference's, or the target's own ``right_inverse``): the target's output at the
@@ -1141,19 +1232,16 @@ def check_coverage(ctx: Ctx) -> list[Evidence]:
             if params is None or ctx.outside(params) is not None:
                 skipped += 1
                 continue
-            res = ctx.run(params, dtype)
-            if isinstance(res, CallFailure) and res.kind == "not-run":
+            m = measure_coverage(ctx, {**params, "Q": q}, dtype)
+            if not m.measured:  # the call was never made
                 skipped += 1
                 continue
             count += 1
-            r = math.inf if isinstance(res, CallFailure) else agreement(as_np(res), q, EPS[DTYPES[dtype]])
+            r = m.ratio
             if _fails(r, worst):
                 worst = r
-            if _fails(r) and failure is None:
-                failure = (
-                    params,
-                    f"{name}: " + (str(res) if isinstance(res, CallFailure) else f"||f(preimage) - Q|| ratio {r:.6g}"),
-                )
+            if m.failing and failure is None:
+                failure = ({**params, "Q": q}, f"{name}: {m.display}")
         ev = _ev(
             ctx,
             "coverage",
@@ -1259,6 +1347,32 @@ def check_coverage_by_optimisation(ctx: Ctx) -> list[Evidence]:
     return [ev]
 
 
+def nan_params(kind: Kind, params: Params) -> tuple[str, dict[str, np.ndarray]]:
+    """``params`` with its first parameter all NaN (every entry: a target may ignore some, a
+    diagonal or a triangle), and that parameter's name."""
+    name = next(iter(params))
+    bad = {k: np.array(v, copy=True) for k, v in params.items()}
+    bad[name][...] = np.nan
+    return name, bad
+
+
+def measure_bad_input(ctx: Ctx, params: Params, dtype: str) -> Remeasured:
+    """The call at the NaN parameters ``params``: it passes when the target raises or returns
+    NaN/Inf, fails when it returns an all-finite result (or dies or hangs); ratio NaN when it
+    was never called (not run)."""
+    got = ctx.remote(op_forward, *ctx.target.kind.args(params, DTYPES[dtype], "cpu"))
+    res = got if isinstance(got, CallFailure) else checked(got[0] if got else None, finite=False)
+    if isinstance(res, CallFailure) and res.kind == "not-run":
+        return Remeasured(False, f"was not called ({res.message[:160]})", measured=False)
+    if isinstance(res, CallFailure) and res.kind in ("died", "timeout"):
+        return Remeasured(True, f"{res.kind}: {res.message[:160]}", math.inf)
+    if isinstance(res, CallFailure):
+        return Remeasured(False, f"raised ({res.message[:160]})", 0.0)
+    if not bool(torch.isfinite(res.detach()).all()):
+        return Remeasured(False, "returned NaN/Inf (propagated)", 0.0)
+    return Remeasured(True, "returned an all-finite result for a NaN input (the NaN was silently absorbed)", math.inf)
+
+
 def check_bad_input(ctx: Ctx) -> list[Evidence]:
     """A parameter full of NaN must raise or propagate (NaN out), never come back as a finite answer."""
     kind = ctx.target.kind
@@ -1268,29 +1382,17 @@ def check_bad_input(ctx: Ctx) -> list[Evidence]:
         if stop is not None:
             out.append(stop)
             continue
-        params = kind.draw(ctx.rng("bad", dtype), kind.sizes[1], 1.0)
-        name = next(iter(params))
-        bad = {k: np.array(v, copy=True) for k, v in params.items()}
-        bad[name][...] = np.nan  # every entry: a target may ignore some (a diagonal, a triangle)
+        name, bad = nan_params(kind, kind.draw(ctx.rng("bad", dtype), kind.sizes[1], 1.0))
         t0 = time.perf_counter()
-        got = ctx.remote(op_forward, *kind.args(bad, DTYPES[dtype], "cpu"))
-        res = got if isinstance(got, CallFailure) else checked(got[0] if got else None, finite=False)
-        ran = True
-        if isinstance(res, CallFailure) and res.kind == "not-run":
-            passed, what, ran = False, f"was not called ({res.message[:160]})", False
-        elif isinstance(res, CallFailure) and res.kind in ("died", "timeout"):
-            passed, what = False, f"{res.kind}: {res.message[:160]}"
-        elif isinstance(res, CallFailure):
-            passed, what = True, f"raised ({res.message[:160]})"
-        elif not bool(torch.isfinite(res.detach()).all()):
-            passed, what = True, "returned NaN/Inf (propagated)"
-        else:
-            passed, what = False, "returned an all-finite result for a NaN input (the NaN was silently absorbed)"
-        ev = _ev(ctx, "bad_input", dtype, "float", cases=int(ran), seconds=time.perf_counter() - t0, passed=passed)
+        m = measure_bad_input(ctx, bad, dtype)
+        ran = m.measured
+        seconds = time.perf_counter() - t0
+        ev = _ev(ctx, "bad_input", dtype, "float", cases=int(ran), seconds=seconds, passed=not m.failing and ran)
         ev.worst_ratio, ev.threshold = None, None
-        ev.notes = f"{name} all NaN: the target {what}" + ("" if ran else " (not run: no verdict)")
-        if not passed and ran:
-            ev.counterexample = Counterexample(inputs_of(bad, dtype), "output for a NaN input", what, 16, "bad_input")
+        ev.notes = f"{name} all NaN: the target {m.display}" + ("" if ran else " (not run: no verdict)")
+        if m.failing:
+            cx = Counterexample(inputs_of(bad, dtype), "output for a NaN input", m.display, 16, "bad_input")
+            ev.counterexample = cx
         out.append(ev)
     return out
 
@@ -1313,3 +1415,23 @@ def sized_cases(
         for n in kind.sizes:
             for s in scales:
                 yield kind.draw(rng, n, s), dtype, ""
+
+
+MEASURES: dict[str, Callable[[Ctx, Params, str, str], Remeasured]] = {
+    "output": lambda ctx, p, dt, rec: measure_output(ctx, p, dt),
+    "bad_input": lambda ctx, p, dt, rec: measure_bad_input(ctx, p, dt),
+    "coverage": lambda ctx, p, dt, rec: measure_coverage(ctx, p, dt),
+    "side_effects": measure_side_effects,
+}
+"""The measuring routine of each check that is not a test ratio of :data:`QUANTITIES`, by the
+check name its counterexamples are recorded under: (ctx, parameters, dtype, recorded value)."""
+
+
+def remeasure(ctx: Ctx, check: str, params: Params, dtype: str, recorded: str = "") -> Remeasured:
+    """A recorded counterexample of ``check`` measured again by the routine the check measured it
+    with (:data:`QUANTITIES`, :data:`MEASURES`): the confirmation of a finding and its replay."""
+    if check in QUANTITIES:
+        return measure_quantity(ctx, check, params, dtype)
+    if check in MEASURES:
+        return MEASURES[check](ctx, params, dtype, recorded)
+    raise OrthoverifyError(f"check {check!r} has no measuring routine to replay a counterexample with")

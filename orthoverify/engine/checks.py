@@ -55,6 +55,10 @@ class RunContext:
     profile: Profile
     seed: int
     device: str = "cpu"
+    run_seed: int = 0
+    """The run's seed before :func:`derive_seed`: checks that share one session of cases (the
+    claims of a target's family, see :mod:`orthoverify.conformance.family`) draw from it, so that
+    every claim of the family sees the cases a run of the whole family would."""
 
     def rng(self, *salt: int | str) -> np.random.Generator:
         """A fresh generator for this check; the same seed gives the same cases on every backend."""
@@ -151,8 +155,10 @@ class Check(ABC):
         """Backends this check runs on (before the user's --backend selection)."""
 
     @abstractmethod
-    def run(self, ctx: RunContext) -> Evidence:
-        """Run on ``ctx.backend`` and return the evidence (seconds are filled in by the engine)."""
+    def run(self, ctx: RunContext) -> Evidence | list[Evidence]:
+        """Run on ``ctx.backend`` and return the evidence (seconds are filled in by the engine); a
+        check over a target's session (:class:`~orthoverify.conformance.family.TargetCheck`) returns
+        one row per dtype it measured."""
 
     def method_on(self, b: Backend) -> Method:
         """The evidence method this check produces on backend ``b``."""
@@ -161,6 +167,15 @@ class Check(ABC):
     def replay(self, inputs: Mapping[str, Any], b: Backend) -> Measure:
         """Recompute the breaking quantity of a recorded counterexample on backend ``b``."""
         raise NotImplementedError(f"check {self.name} cannot replay counterexamples")
+
+    def records(self, check: str) -> bool:
+        """Whether a counterexample recorded under the check name ``check`` is this check's to replay."""
+        return check == self.name
+
+    def replay_recorded(self, claim: str, cx: Counterexample) -> Any | None:
+        """A replay of ``cx`` in the arithmetics this check measures in, or None for the engine's
+        (float64 and the recorded high precision, or exactly). Either way through :meth:`replay`."""
+        return None
 
     def _evidence(self, ctx: RunContext, **kw: Any) -> Evidence:
         exact = ctx.backend.exact or getattr(self, "exact", False)

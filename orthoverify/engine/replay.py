@@ -221,12 +221,28 @@ def deadline(seconds: float | None, what: str) -> Iterator[None]:
         signal.signal(signal.SIGALRM, old)
 
 
-def replay_counterexample(claim_id: str, cx: Counterexample, *, modules: tuple[str, ...] = DEFAULT_MODULES) -> Replay:
-    """Recompute a counterexample's quantity with the check that recorded it."""
-    registry = get_registry(modules)
-    if claim_id not in registry:
-        raise ReplayError(f"claim {claim_id!r} is not registered in this version of orthoverify")
-    check = registry[claim_id].check(cx.check)
+def replay_counterexample(
+    claim_id: str, cx: Counterexample, *, modules: tuple[str, ...] = DEFAULT_MODULES, claims: Any = None
+) -> Any:
+    """Recompute a counterexample's quantity with the check that recorded it: a registered
+    claim's (``modules``), or one of ``claims`` (a family's, by id). A check that measures in
+    arithmetics of its own (a target's dtypes) replays it there (:meth:`Check.replay_recorded`);
+    else it is recomputed in float64 and at the recorded precision (or exactly)."""
+    if claims is None:
+        registry = get_registry(modules)
+        if claim_id not in registry:
+            raise ReplayError(f"claim {claim_id!r} is not registered in this version of orthoverify")
+        claim = registry[claim_id]
+    else:
+        if claim_id not in claims:
+            raise ReplayError(f"claim {claim_id!r} is not a claim of the family this result comes from")
+        claim = claims[claim_id]
+    check = next((c for c in claim.checks if c.records(cx.check)), None)
+    if check is None:
+        raise ReplayError(f"claim {claim_id} has no check {cx.check[:40]!r} to replay its counterexample with")
+    own = check.replay_recorded(claim_id, cx)
+    if own is not None:
+        return own
     thr = cx.threshold if cx.threshold is not None else 30.0
     if cx.precision_digits == "exact":
         hp = check.replay(cx.inputs, get_backend("sympy"))
@@ -237,6 +253,25 @@ def replay_counterexample(claim_id: str, cx: Counterexample, *, modules: tuple[s
     f64 = check.replay(cx.inputs, get_backend("numpy-float64"))
     reproduced = not (hp.ratio <= thr)
     return Replay(claim_id, cx, f64, hp, digits, reproduced)
+
+
+RESULT_FAMILIES: dict[str, str] = {"validate": "orthoverify.conformance.replay:family_of_result"}
+"""Top-level keys of a result file that say which family of claims its claims come from, and the
+function (``module:name``, imported only for such a file) that names that family from the key's
+data, the claim and the target the user names: a validate result's claims are its kind's family
+over a target."""
+
+
+def family_of(data: dict[str, Any], claim_id: str, target: str | None) -> Any:
+    """The family (a :class:`~orthoverify.engine.runner.ClaimFamily`) the claims of the result
+    ``data`` come from, or None for registered claims."""
+    import importlib
+
+    for key, where in RESULT_FAMILIES.items():
+        if key in data:
+            module, _, name = where.partition(":")
+            return getattr(importlib.import_module(module), name)(data[key], claim_id, target)
+    return None
 
 
 _ROUNDED = (("float64", "numpy-float64"), ("50 digits", "mpmath-50"))
@@ -276,12 +311,14 @@ def replay_from_file(
     modules: tuple[str, ...] = DEFAULT_MODULES,
     target: str | None = None,
     timeout: float | None = None,
-) -> Replay:
+) -> Any:
     """Replay the counterexample of ``claim_id`` recorded in the result file at ``path``.
 
     The file is untrusted: its counterexample is checked field by field before anything runs on
     it, nothing in it is evaluated, and a counterexample of a validate run is replayed on
-    ``target`` only (the code the file names is never imported on the file's word alone).
+    ``target`` only (the code the file names is never imported on the file's word alone): the
+    file says which family its claims come from (:data:`RESULT_FAMILIES`), the family is rebuilt
+    over ``target``, and the claim's check replays the counterexample like any other.
     ``timeout`` bounds the replay's wall time."""
     data: dict[str, Any] = load_json(path)
     claims = data["claims"]
@@ -295,15 +332,13 @@ def replay_from_file(
                 f"claim {claim_id} has no counterexample in {path} (verdict {str(c.get('verdict'))[:20]})"
             )
         where = f"{path}: claims[{i}].counterexample"
-        if claim_id.startswith("conformance."):
-            from orthoverify.conformance.replay import replay_conformance
-
-            checked_counterexample(c["counterexample"], where)
-            with deadline(timeout, f"replay of {claim_id}"):
-                return replay_conformance(data, claim_id, c["counterexample"], target=target)  # type: ignore[return-value]
         cx = checked_counterexample(c["counterexample"], where)
+        source = family_of(data, claim_id, target)
         with deadline(timeout, f"replay of {claim_id}"):
-            return replay_counterexample(claim_id, cx, modules=modules)
+            if source is None:
+                return replay_counterexample(claim_id, cx, modules=modules)
+            with source.opened() as claims:  # the target the user named, loaded in a process of its own
+                return replay_counterexample(claim_id, cx, claims=claims)
     raise ReplayError(f"claim {claim_id} is not in {path}")
 
 

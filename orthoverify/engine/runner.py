@@ -13,12 +13,13 @@ import platform
 import time
 import traceback
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Protocol
 
 from orthoverify.backends import get_backend
 from orthoverify.engine.checks import RunContext, derive_seed, select_backends
@@ -28,9 +29,25 @@ from orthoverify.engine.registry import DEFAULT_MODULES, get_registry
 from orthoverify.errors import BackendError
 
 
+class ClaimLookup(Protocol):
+    """Claims by id: the registry, or a family's claims."""
+
+    def __getitem__(self, claim_id: str) -> Claim: ...
+
+
+class ClaimFamily(Protocol):
+    """Claims built at run time rather than registered (a target's conformance claims, see
+    :class:`orthoverify.conformance.family.FamilyRef`), named by a picklable value that rebuilds
+    them in whatever process runs a task: ``opened()`` gives them by id for the task's duration
+    (and releases what it took, a target's process, after)."""
+
+    def opened(self) -> AbstractContextManager[ClaimLookup]: ...
+
+
 @dataclass(frozen=True)
 class Task:
-    """One check of one claim on one backend: the unit of parallel work (picklable)."""
+    """One check of one claim on one backend: the unit of parallel work (picklable). The claim
+    is a registered one (``modules``) or, with ``family``, one of that family."""
 
     claim: str
     check: str
@@ -39,29 +56,42 @@ class Task:
     profile: str
     seed: int
     modules: tuple[str, ...]
+    family: ClaimFamily | None = None
 
 
-def execute(task: Task) -> Evidence:
-    """Run one task (in whatever process the executor chose); never raises."""
+@contextmanager
+def _claims(task: Task) -> Iterator[ClaimLookup]:
+    if task.family is None:
+        yield get_registry(task.modules)
+    else:
+        with task.family.opened() as claims:
+            yield claims
+
+
+def execute(task: Task) -> list[Evidence]:
+    """Run one task (in whatever process the executor chose): its evidence, one row or, for a
+    check over a target's session, one per dtype measured. Never raises."""
     start = time.perf_counter()
     try:
-        claim = get_registry(task.modules)[task.claim]
-        check = claim.check(task.check)
-        backend = get_backend(task.backend, task.device)
-        ctx = RunContext(
-            claim=task.claim,
-            check=task.check,
-            backend=backend,
-            profile=get_profile(task.profile),
-            seed=derive_seed(task.seed, task.claim, task.check),
-            device=task.device,
-        )
-        from orthoverify.engine.executors import one_thread
+        with _claims(task) as claims:
+            claim = claims[task.claim]
+            check = claim.check(task.check)
+            backend = get_backend(task.backend, task.device)
+            ctx = RunContext(
+                claim=task.claim,
+                check=task.check,
+                backend=backend,
+                profile=get_profile(task.profile),
+                seed=derive_seed(task.seed, task.claim, task.check),
+                device=task.device,
+                run_seed=task.seed,
+            )
+            from orthoverify.engine.executors import one_thread
 
-        with one_thread():  # as in every executor, so that every executor gives the same evidence
-            ev = check.run(ctx)
+            with one_thread():  # as in every executor, so that every executor gives the same evidence
+                got = check.run(ctx)
     except Exception as exc:  # a crash is a bug, recorded as an error verdict
-        ev = Evidence(
+        got = Evidence(
             claim=task.claim,
             check=task.check,
             method="float",
@@ -69,8 +99,13 @@ def execute(task: Task) -> Evidence:
             passed=False,
             error=f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}",
         )
-    ev.seconds = time.perf_counter() - start
-    return ev
+    seconds = time.perf_counter() - start
+    if isinstance(got, Evidence):
+        got.seconds = seconds
+        return [got]
+    for ev in got:  # rows of a session check carry their own times
+        ev.seconds = ev.seconds or seconds
+    return got
 
 
 class SerialExecutor(Executor):
@@ -244,13 +279,14 @@ def plan(
     device: str,
     backends: Sequence[str] | None,
     modules: tuple[str, ...],
+    family: ClaimFamily | None = None,
 ) -> list[Task]:
-    """The tasks of a run, in registry order."""
+    """The tasks of a run, in registry order (``claims`` of ``family``, when given, in its order)."""
     tasks = []
     for claim in claims:
         for check in claim.checks:
             for bname in select_backends(check, backends):
-                tasks.append(Task(claim.id, check.name, bname, device, profile, seed, modules))
+                tasks.append(Task(claim.id, check.name, bname, device, profile, seed, modules, family))
     return tasks
 
 
@@ -292,30 +328,59 @@ def run_checks(
             f"no check of the {len(claims)} selected claim(s) runs on {', '.join(backends)}; "
             f"their checks use {', '.join(used)}"
         )
+    return run_tasks(
+        claims,
+        tasks,
+        profile=profile,
+        seed=seed,
+        device=device,
+        workers=workers,
+        executor=executor,
+        executor_name=executor_name,
+        backends=backends,
+        progress=progress,
+    )
+
+
+def run_tasks(
+    claims: Sequence[Claim],
+    tasks: Sequence[Task],
+    *,
+    profile: str,
+    seed: int,
+    device: str,
+    workers: int | None = None,
+    executor: Executor | None = None,
+    executor_name: str | None = None,
+    backends: Sequence[str] | None = None,
+    progress: Progress | None = None,
+) -> RunResult:
+    """Run ``tasks`` (see :func:`plan`) on ``executor`` (or a local one of ``workers``, as in
+    :func:`run_checks`), gather each claim's evidence in task order and decide its verdict."""
     nworkers = workers if workers is not None else 1
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     own = executor is None
     ex = executor if executor is not None else local_executor(min(nworkers, max(len(tasks), 1)))
-    results: dict[int, Evidence] = {}
+    results: dict[int, list[Evidence]] = {}
     try:
         if isinstance(ex, SerialExecutor):  # one task at a time, each reported as it finishes
             for i, t in enumerate(tasks):
                 results[i] = execute(t)
-                if progress is not None:
-                    progress(i + 1, len(tasks), results[i])
+                if progress is not None and results[i]:
+                    progress(i + 1, len(tasks), results[i][0])
         futures = {} if isinstance(ex, SerialExecutor) else {ex.submit(execute, t): i for i, t in enumerate(tasks)}
         from concurrent.futures import as_completed
 
         for done, fut in enumerate(as_completed(futures), start=1):
             i = futures[fut]
             try:
-                ev = fut.result()
+                evs = fut.result()
             except Exception as exc:  # execute() never raises: the worker died, or the executor lost the task
-                ev = _lost(tasks[i], exc)
-            results[i] = ev
-            if progress is not None:
-                progress(done, len(tasks), ev)
+                evs = [_lost(tasks[i], exc)]
+            results[i] = evs
+            if progress is not None and evs:
+                progress(done, len(tasks), evs[0])
     except BaseException:  # an interrupt (SIGINT, SIGTERM) or an error: stop the workers, wait for nothing
         if own:
             from orthoverify.engine.executors import stop_workers
@@ -327,7 +392,7 @@ def run_checks(
             ex.shutdown(wait=True, cancel_futures=True)
     by_claim: dict[str, list[Evidence]] = {c.id: [] for c in claims}
     for i in range(len(tasks)):
-        by_claim[tasks[i].claim].append(results[i])
+        by_claim[tasks[i].claim].extend(results[i])
     claim_results = [ClaimResult(c, by_claim[c.id], decide(by_claim[c.id])) for c in claims]
     result = RunResult(
         profile=profile,
@@ -363,7 +428,7 @@ def _lost(task: Task, exc: BaseException) -> Evidence:
         why = f"worker process died: {exc}"
         if _main_is_script():
             why += (
-                "; a script that starts a process pool must call it under `if __name__ == \"__main__\":` "
+                '; a script that starts a process pool must call it under `if __name__ == "__main__":` '
                 "(or run the checks in this process: workers=1, the default)"
             )
     else:

@@ -1,0 +1,334 @@
+"""A kind's conformance checks as a family of claims over a target, run by the engine.
+
+:func:`family` builds the claims ``conformance.<kind>.<check>`` of a kind over one target, each
+with one :class:`TargetCheck`; ``validate`` hands them to the engine's runner
+(:func:`orthoverify.engine.runner.plan` and :func:`~orthoverify.engine.runner.run_tasks`), which
+schedules them, seeds them, decides each verdict and records the strongest counterexample, as for
+the claims about orthoverify's own code. A task names its family by a :class:`FamilyRef` (target
+spec, kind, dtypes, device, timeout), which rebuilds the family wherever the task runs.
+
+Every check measures a failing case with one routine (:func:`~orthoverify.conformance.checks.remeasure`),
+LAPACK-style: the routine measures, the driver decides. The scan uses it for every case; a
+refutation is confirmed through :meth:`TargetCheck.replay` (the recorded, shrunk counterexample
+measured again) before it becomes the counterexample, and ``orthoverify replay`` replays a result
+file's counterexample through the same method.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from orthoverify.backends import Backend, get_backend
+from orthoverify.conformance import checks as ck
+from orthoverify.conformance.calls import DEFAULT_TIMEOUT, CallFailure
+from orthoverify.engine.checks import Check, RunContext
+from orthoverify.engine.model import Claim, Counterexample, Evidence, json_float
+from orthoverify.engine.ratios import THRESHOLD, Measure
+
+CheckFn = Callable[[ck.Ctx], list[Evidence]]
+
+
+@dataclass(frozen=True)
+class FamilyRef:
+    """The name of a family of claims: a kind's checks over the target ``target`` (a built-in
+    adapter or ``module:attribute``) in ``dtypes`` on ``device``. Picklable: an engine task
+    carries it, and :meth:`opened` rebuilds the family where the task runs."""
+
+    target: str
+    kind: str
+    dtypes: tuple[str, ...]
+    device: str = "cpu"
+    timeout: float = DEFAULT_TIMEOUT
+
+    @contextmanager
+    def opened(self) -> Iterator[Family]:
+        """The family: the one open in this process (a ``validate`` run's, with its session), or
+        else the target loaded here for the block (in a process of its own, closed after)."""
+        live = _LIVE.get(self)
+        if live is not None:
+            yield live
+            return
+        from orthoverify.conformance import open_target
+
+        t = open_target(self.target, self.kind, self.device, self.timeout)
+        try:
+            yield Family(self, t)
+        finally:
+            if t.runner is not None:
+                t.runner.close()
+
+
+_LIVE: dict[FamilyRef, Family] = {}
+"""Families open in this process (see :meth:`Family.live`), found by the tasks that name them."""
+
+
+@dataclass
+class _Session:
+    ctx: ck.Ctx
+    ran: set[str]
+
+
+class Family:
+    """A kind's claims over an opened target, in plan order, and the sessions they run in: one
+    :class:`~orthoverify.conformance.checks.Ctx` per (profile, seed), shared by every claim of a
+    run (the ``output`` check decides which dtypes the others run in; ``side_effects`` covers
+    every call of the run)."""
+
+    def __init__(self, ref: FamilyRef, target: ck.Target) -> None:
+        from orthoverify.conformance import _plan
+
+        self.ref, self.target = ref, target
+        kind = target.kind.name
+        plan = _plan(kind, ref.dtypes, target.inverse is not None, ref.device, target)
+        self.claims = [
+            Claim(
+                f"conformance.{kind}.{name}",
+                "conformance",
+                target.spec,
+                statement,
+                claim_kind,
+                (TargetCheck(name, fn, self, statement, _measure_of(name, fn)),),
+            )
+            for name, claim_kind, statement, fn in plan
+        ]
+        self._by_id = {c.id: c for c in self.claims}
+        self._sessions: dict[tuple[str, int], _Session] = {}
+        self._replay_ctx: ck.Ctx | None = None
+
+    def __getitem__(self, claim_id: str) -> Claim:
+        return self._by_id[claim_id]
+
+    def __contains__(self, claim_id: object) -> bool:
+        return claim_id in self._by_id
+
+    @contextmanager
+    def live(self) -> Iterator[Family]:
+        """Make this family (its opened target and sessions) the one that tasks naming its
+        :class:`FamilyRef` run in, in this process, for the block."""
+        before = _LIVE.get(self.ref)
+        _LIVE[self.ref] = self
+        try:
+            yield self
+        finally:
+            if before is None:
+                _LIVE.pop(self.ref, None)
+            else:
+                _LIVE[self.ref] = before
+
+    def session(self, profile: str, seed: int) -> ck.Ctx:
+        """The context every claim of a run with ``profile`` and ``seed`` runs in."""
+        return self._session(profile, seed).ctx
+
+    def _session(self, profile: str, seed: int) -> _Session:
+        from orthoverify.conformance import EXAMPLES, other_device
+
+        key = (profile, seed)
+        if key not in self._sessions:
+            r = self.ref
+            ctx = ck.Ctx(
+                self.target, r.dtypes, r.device, profile, seed, r.timeout, EXAMPLES[profile], runner=self.target.runner
+            )
+            ctx.other_device = other_device(r.device) or ctx.other_device
+            self._sessions[key] = _Session(ctx, set())
+        return self._sessions[key]
+
+    def measuring_ctx(self) -> ck.Ctx:
+        """Where a counterexample is measured again: the run's session (confirmation), or for a
+        replay from a file a context of its own (the dtypes of the file, profile default, seed 0)."""
+        if self._sessions:
+            return next(reversed(self._sessions.values())).ctx
+        if self._replay_ctx is None:
+            self._replay_ctx = ck.Ctx(self.target, self.ref.dtypes, self.ref.device, timeout=self.ref.timeout)
+        return self._replay_ctx
+
+
+def family(
+    target: ck.Target, kind: str | None = None, dtypes: tuple[str, ...] = ("float32", "float64"), device: str = "cpu"
+) -> list[Claim]:
+    """The claims of ``kind`` (default: the target's) over the opened ``target``, in plan order:
+    ``conformance.<kind>.<check>``, each with one :class:`TargetCheck`."""
+    ref = FamilyRef(target.spec, kind or target.kind.name, tuple(dtypes), device)
+    return Family(ref, target).claims
+
+
+def _measure_of(name: str, fn: CheckFn) -> str:
+    """The measuring routine a check records its counterexamples under: its own name, except a
+    batch check that the target's declaration turned into ``batch_declared``."""
+    from orthoverify.conformance import reach
+
+    return "batch_declared" if fn is reach._batch_declared else name
+
+
+class TargetCheck(Check):
+    """One conformance check of a kind, run against the session of its family's target.
+
+    ``run`` gives one evidence row per dtype measured; each refutation is confirmed through
+    :meth:`replay` before it stands. ``replay`` measures a recorded counterexample again with the
+    check's measuring routine, where the check ran: in the verifier's process for the checks that
+    reach the target by calls, in the target's process for those that run whole there."""
+
+    threshold: float | None = THRESHOLD
+
+    def __init__(self, name: str, fn: CheckFn, fam: Family, statement: str, measure: str) -> None:
+        self.name = name
+        self.fn = fn
+        self.family = fam
+        self.quantity_name = statement
+        self.measure = measure
+
+    def backend_names(self) -> tuple[str, ...]:
+        """One task per check: its dtypes run in that task, which is labelled by the first."""
+        return (f"torch-{self.family.ref.dtypes[0]}",)
+
+    def records(self, check: str) -> bool:
+        return check in (self.name, self.measure)
+
+    def run(self, ctx: RunContext) -> list[Evidence]:
+        from orthoverify import conformance as cf
+
+        s = self.family._session(ctx.profile.name, ctx.run_seed)
+        planned = f"conformance.{self.family.target.kind.name}.output" in self.family
+        if self.name != "output" and "output" not in s.ran and planned:
+            ck.check_output(s.ctx)  # which dtypes' outputs fail decides what runs (a task of its own elsewhere)
+            s.ran.add("output")
+        evidence = cf._evidence(s.ctx, ctx.claim, self.name, self.fn)
+        s.ran.add(self.name)
+        return [self._confirmed(ev) for ev in evidence]
+
+    def _confirmed(self, ev: Evidence) -> Evidence:
+        """``ev`` with its counterexample confirmed by measuring it again (:meth:`replay`), or, when
+        it does not fail again, failed and unconfirmed (no counterexample: the claim is inconclusive)."""
+        cx = ev.counterexample
+        if cx is None or ev.error is not None:
+            return ev
+        dtype = str(cx.inputs.get("dtype", "float64"))
+        self.family.measuring_ctx().calls.begin_check(self.name)  # the confirmation gets its own restarts
+        m = self.replay(cx.inputs, _backend(dtype), recorded=cx.value)
+        if math.isnan(m.ratio):  # the call could not be made again: no answer either way, kept as found
+            ev.data["confirmation"] = f"not measured again: {m.display}"
+            return ev
+        if _fails(m.ratio):
+            ev.data["confirmation"] = f"measured again: {m.display}"
+            return ev
+        ev.counterexample, ev.passed = None, False
+        ev.data["unconfirmed"] = {"counterexample": cx.to_json(), "remeasured": m.display}
+        ev.notes = (
+            f"{ev.notes} The failure did not reproduce when its counterexample was measured again ({m.display}): "
+            "failed, unconfirmed (no verdict from it)."
+        ).strip()
+        return ev
+
+    def replay(self, inputs: Mapping[str, Any], b: Backend, *, recorded: str = "") -> Measure:
+        """The recorded counterexample ``inputs`` measured again in ``b``'s dtype (torch-float32 or
+        torch-float64; else, or for a half-precision case, the recorded dtype) on the family's
+        target, by the check's measuring routine. Its ratio is inf when it fails without one (a
+        failed call, a side effect), 0 when it passes without one, NaN when it could not be
+        measured; further values are the lines of ``note`` ("label: text")."""
+        params, dtype = ck.params_of(dict(inputs))
+        if b.name in ("torch-float32", "torch-float64") and dtype in ck.DTYPES:  # half precision stays itself
+            dtype = b.name.removeprefix("torch-")
+        ctx = self.family.measuring_ctx()
+        from orthoverify.conformance import VERIFIER_SIDE
+
+        if self.name in VERIFIER_SIDE or not ctx.calls.isolated:
+            got = ck.remeasure(ctx, self.measure, params, dtype, recorded)
+        else:
+            got = _remeasure_there(ctx, self.measure, dict(inputs), dtype, recorded)
+        ratio = got.ratio
+        if not got.measured:
+            ratio = math.nan
+        elif got.failing:
+            ratio = ratio if _fails(ratio) and not math.isnan(ratio) else math.inf
+        elif not ratio <= THRESHOLD:
+            ratio = 0.0
+        return Measure(ratio, got.display, note="\n".join(f"{k}: {v}" for k, v in got.more))
+
+    def replay_recorded(self, claim: str, cx: Counterexample) -> Any:
+        """``orthoverify replay`` of ``cx``: the value in its dtype (and in float64 beside it, for a
+        test ratio other than float32's), more values the routine reports, whether it reproduces."""
+        from orthoverify.conformance.replay import ConformanceReplay
+
+        _, dtype = ck.params_of(dict(cx.inputs))
+        ratio_check = self.measure in ck.QUANTITIES and self.measure != "float32" and dtype in ck.DTYPES
+        dtypes = sorted({dtype, "float64"}, key=lambda d: d != dtype) if ratio_check else [dtype]
+        values: list[tuple[str, str]] = []
+        reproduced = False
+        for dt in dtypes:
+            m = self.replay(cx.inputs, _backend(dt), recorded=cx.value)
+            values.append((f"target in {dt}", m.display))
+            values += [(line.partition(": ")[0], line.partition(": ")[2]) for line in m.note.splitlines()]
+            if dt == dtype:
+                reproduced = _fails(m.ratio) and not math.isnan(m.ratio)
+        return ConformanceReplay(claim, self.family.target.spec, values, cx.value, reproduced)
+
+
+def _fails(ratio: float) -> bool:
+    return not (ratio <= THRESHOLD)
+
+
+def _backend(dtype: str) -> Backend:
+    return get_backend(f"torch-{dtype}" if dtype in ck.DTYPES else "torch-float64")
+
+
+def _remeasure_there(ctx: ck.Ctx, check: str, inputs: dict[str, Any], dtype: str, recorded: str) -> ck.Remeasured:
+    """:func:`~orthoverify.conformance.checks.remeasure` run in the target's process (for a check
+    that runs whole there); its death or a hang is a failure to reproduce, said so."""
+    options = {
+        "dtypes": list(ctx.dtypes),
+        "device": ctx.device,
+        "profile": ctx.profile,
+        "seed": ctx.seed,
+        "timeout": ctx.timeout,
+        "examples": ctx.examples,
+        "other_device": ctx.other_device,
+    }
+    kw = {"check": check, "inputs": inputs, "dtype": dtype, "recorded": recorded, "options": options}
+    res = ctx.calls.request(op_remeasure, [], kw, max(60.0, 40 * ctx.timeout), "cpu")
+    data = None if isinstance(res, CallFailure) else res.data
+    if not isinstance(data, dict):
+        why = str(res) if isinstance(res, CallFailure) else "no measure came back"
+        return ck.Remeasured(False, f"not measured: in the target's process, {why}", measured=False)
+    ratio = data.get("ratio")
+    more = [(str(a), str(b)) for a, b in data.get("more") or []]
+    return ck.Remeasured(
+        bool(data.get("failing")), str(data.get("display", ""))[:2000], _num(ratio), more, bool(data.get("measured"))
+    )
+
+
+def _num(x: Any) -> float:
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def op_remeasure(
+    t: ck.Target, *, check: str, inputs: dict[str, Any], dtype: str, recorded: str, options: dict[str, Any]
+) -> dict[str, Any]:
+    """:func:`~orthoverify.conformance.checks.remeasure` where the target lives (an operation of
+    :mod:`~orthoverify.conformance.isolate`): the measure comes back as JSON."""
+    from orthoverify.conformance.isolate import InProcessRunner
+
+    ctx = ck.Ctx(
+        t,
+        tuple(options["dtypes"]),
+        str(options["device"]),
+        str(options["profile"]),
+        int(options["seed"]),
+        float(options["timeout"]),
+        int(options["examples"]),
+        runner=InProcessRunner(t),
+    )
+    ctx.other_device = str(options.get("other_device") or ctx.other_device)
+    params, _ = ck.params_of(inputs)
+    m = ck.remeasure(ctx, check, params, dtype, recorded)
+    data = {"failing": m.failing, "display": m.display, "ratio": json_float(m.ratio), "more": m.more}
+    data["measured"] = m.measured
+    return {"__json__": data}
+
+
+__all__ = ["Family", "FamilyRef", "TargetCheck", "family"]
