@@ -1,8 +1,8 @@
 """Assert helpers in the style of :mod:`numpy.testing`, for users' own test suites.
 
-Every helper reduces a comparison to one LAPACK-style test ratio (see DESIGN.md and
-:mod:`orthoverify.engine.ratios`): an error divided by what rounding in the input's own
-precision could explain, ``dim * eps * scale``. A correct, stable computation gives ratios of
+Every helper reduces a comparison to one LAPACK-style test ratio (see README.md, "How evidence
+becomes a verdict", and :mod:`orthoverify.engine.ratios`): an error divided by what rounding in
+the input's own precision could explain, ``dim * eps * scale``. A correct, stable computation gives ratios of
 order 1; the assert passes when the ratio is at most ``threshold`` (30, as in LAPACK's tests)
 and then returns the ratio, so a test can log it. A failure raises :class:`AssertionError`
 whose message states the ratio, the threshold, the formula, the shape and dtype, and the worst

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,7 @@ import pytest
 
 from orthoverify.engine import run_checks, write_json
 
-SHARED_CLAIMS = Path(__file__).resolve().parents[2] / "shared" / "CLAIMS.md"
+CATALOGUE = Path(__file__).resolve().parent / "data" / "claims_catalogue.json"
 EXPECTED_VERDICTS = Path(__file__).resolve().parent / "data" / "expected_verdicts.json"
 
 
@@ -24,11 +23,11 @@ def expected_verdicts(paper: str | None = None) -> dict[str, str]:
     return {cid: v for cid, v in data.items() if paper is None or cid.startswith(paper + ".")}
 
 
-def catalogue_ids(paper: str) -> set[str] | None:
-    """The ids ../shared/CLAIMS.md lists for a paper key (None where the catalogue is absent)."""
-    if not SHARED_CLAIMS.exists():
-        return None
-    return set(re.findall(rf"^\| ({paper}\.[a-z0-9_.]+) \|", SHARED_CLAIMS.read_text(), re.M))
+def catalogue_ids(paper: str) -> set[str]:
+    """The ids the claim catalogue lists for a paper key: the one home of that list is
+    tests/data/claims_catalogue.json (ids are a stable public interface)."""
+    ids: dict[str, list[str]] = json.loads(CATALOGUE.read_text())["ids"]
+    return set(ids[paper])
 
 
 def quick_run(pattern: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -50,14 +49,13 @@ def assert_verdicts(path: Path, expected: dict[str, str]) -> None:
 
 def assert_registered(paper: str, catalogue: set[str], added: set[str], *, catalogue_exact: bool = True) -> None:
     """The registry holds exactly the catalogue's ids plus the added ones, and the catalogue
-    (when this checkout sits beside it) lists exactly ``catalogue`` (or a subset of the registry)."""
+    (tests/data/claims_catalogue.json) lists exactly ``catalogue`` (or a subset of the registry)."""
     from orthoverify.engine import get_registry
 
     ids = {c.id for c in get_registry() if c.paper == paper}
     assert ids == catalogue | added
     listed = catalogue_ids(paper)
-    if listed is not None:
-        assert listed == catalogue if catalogue_exact else listed <= ids
+    assert listed == catalogue if catalogue_exact else listed <= ids
 
 
 def assert_counterexamples_replay(path: Path) -> None:
@@ -68,6 +66,20 @@ def assert_counterexamples_replay(path: Path) -> None:
     for c in data["claims"]:
         if c["verdict"] == "refuted":
             assert replay_from_file(path, c["id"]).reproduced, c["id"]
+
+
+def assert_rerun_identical(path: Path, ids: list[str]) -> None:
+    """Running ``ids`` again (quick, seed 0, one process) gives the result's verdicts,
+    counterexamples and worst ratios exactly: the same seed, the same cases (same code path)."""
+    again = run_checks(ids, profile="quick", seed=0, workers=1)
+    before = {c["id"]: c for c in json.loads(path.read_text())["claims"]}
+    for c in again.claims:
+        old = before[c.claim.id]
+        assert c.verdict == old["verdict"]
+        cx = c.counterexample
+        assert (cx.to_json() if cx else None) == old["counterexample"]
+        for e, e_old in zip(c.evidence, old["evidence"], strict=True):
+            assert e.to_json()["worst_ratio"] == e_old["worst_ratio"]
 
 
 def family_tests(

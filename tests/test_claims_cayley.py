@@ -9,27 +9,23 @@ from pathlib import Path
 
 import pytest
 
-from orthoverify.engine import replay_from_file, run_checks
-from tests.claims_common import assert_registered, assert_verdicts, expected_verdicts, quick_run
+from orthoverify.engine import replay_from_file
+from tests.claims_common import (
+    assert_registered,
+    assert_rerun_identical,
+    assert_verdicts,
+    catalogue_ids,
+    expected_verdicts,
+    quick_run,
+)
 
-CATALOGUE = {
-    "cayley.bijection",
-    "cayley.example_2x2",
-    "cayley.theorem3_1",
-    "cayley.theorem3_2",
-    "cayley.skew_update",
-    "cayley.orthogonality_drift",
-    "cayley.three_layers",
-    "cayley.modrelu_real",
-    "cayley.init",
-    "cayley.parameter_count",
-}
+CATALOGUE = catalogue_ids("cayley")
 ADDED = {"cayley.init.corrected", "cayley.parameter_count.corrected", "cayley.table_params"}
 EXPECTED = expected_verdicts("cayley")
 
 
 def test_catalogue_ids_are_registered() -> None:
-    assert_registered("cayley", CATALOGUE, ADDED, catalogue_exact=False)
+    assert_registered("cayley", CATALOGUE, ADDED)
 
 
 @pytest.fixture(scope="module")
@@ -81,16 +77,7 @@ def test_init_counterexample_is_the_split_block(quick: Path) -> None:
 
 
 def test_same_seed_same_results(quick: Path) -> None:
-    ids = ["cayley.theorem3_1", "cayley.bijection", "cayley.init"]
-    again = run_checks(ids, profile="quick", seed=0, workers=1)
-    before = {c["id"]: c for c in json.loads(quick.read_text())["claims"]}
-    for c in again.claims:
-        old = before[c.claim.id]
-        assert c.verdict == old["verdict"]
-        cx = c.counterexample
-        assert (cx.to_json() if cx else None) == old["counterexample"]
-        for e, e_old in zip(c.evidence, old["evidence"], strict=True):
-            assert e.to_json()["worst_ratio"] == e_old["worst_ratio"]
+    assert_rerun_identical(quick, ["cayley.theorem3_1", "cayley.bijection", "cayley.init"])
 
 
 def test_init_replays_parse_file_strings_and_never_evaluate_them() -> None:
@@ -101,9 +88,51 @@ def test_init_replays_parse_file_strings_and_never_evaluate_them() -> None:
     from orthoverify.errors import ParseError
 
     crafted = {"n": "2", "s": ['__import__("os").getpid()'], "D": ["-1", "1"]}
-    for replay in (init.replay_reflection_printed, init.replay_reflection_corrected):
+    sympy_backend = get_backend("sympy")
+    for violation in (init.reflection_printed, init.reflection_corrected):
         with pytest.raises(ParseError, match="not a decimal, integer or p/q number"):
-            replay(crafted, get_backend("sympy"))
+            violation(sympy_backend, crafted)
     split_block = {"n": "2", "s": ["1/2"], "D": ["-1", "1"]}
-    assert init.replay_reflection_printed(split_block, get_backend("sympy")).ratio == math.inf
-    assert init.replay_reflection_corrected(split_block, get_backend("sympy")).ratio == 0.0
+    assert init.reflection_printed(sympy_backend, split_block).ratio == math.inf
+    assert init.reflection_corrected(sympy_backend, split_block).ratio == 0.0
+
+
+def test_modrelu_audit_at_zero_can_fail() -> None:
+    """The audit of z = 0 holds for b = 1/2 and names the wrong lines for b = -1/2 (where eq. 3 is
+    defined at 0: 0, since |0| + b < 0)."""
+    from orthoverify.backends import get_backend
+    from orthoverify.claims.cayley import modrelu_real
+
+    sympy_backend = get_backend("sympy")
+    assert all(holds for _, holds in modrelu_real.at_zero(sympy_backend, {"b": "1/2"}))
+    wrong = [text for text, holds in modrelu_real.at_zero(sympy_backend, {"b": "-1/2"}) if not holds]
+    assert wrong == ["b = -1/2: eq. 3 is undefined at z = 0"]
+
+
+def test_example_2x2_measure_refutes_another_w() -> None:
+    """The printed example's measure holds for c = -0.99999 and refutes c = -0.9999 (a_12 = sqrt(19999)
+    = 141.42..., not the printed 447.212) in exact and float arithmetic."""
+    from orthoverify.backends import get_backend
+    from orthoverify.claims.cayley import example_2x2
+
+    for name in ("sympy", "numpy-float64", "mpmath"):
+        b = get_backend(name)
+        assert example_2x2.printed_parameter(b, {"c": "-0.99999"}).ratio <= 30
+        wrong = example_2x2.printed_parameter(b, {"c": "-0.9999"})
+        assert wrong.ratio == math.inf and "a_12 rounds to 447.212" in wrong.display
+
+
+def test_bijection_minus_one_measure_catches_a_planted_inverse(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The exhaustive check's measure holds for the real inverse map on W = -I and W = I, and
+    flags a planted inverse that answers for W = -I (which has the eigenvalue -1)."""
+    import numpy as np
+
+    from orthoverify.backends import get_backend
+    from orthoverify.claims.cayley import bijection
+
+    b = get_backend("sympy")
+    for w in (-np.eye(2), np.eye(2)):
+        assert bijection.minus_one_excluded(b, {"W": w}).ratio == 0.0
+    monkeypatch.setattr(bijection.cy, "inverse_cayley", lambda w, backend: np.zeros((2, 2), dtype=object))
+    assert bijection.minus_one_excluded(b, {"W": -np.eye(2)}).ratio == math.inf
+

@@ -382,3 +382,18 @@ def test_a_half_precision_finding_is_confirmed_in_its_own_dtype(tmp_path: Path) 
     assert any(str(e.data.get("confirmation", "")).startswith("measured again") for e in low.evidence)
     rep = replay_from_file(write_json(r, tmp_path / "v.json"), low.claim.id, target=spec)
     assert rep.reproduced and rep.values[0][0] == "target in float16"
+
+
+def test_a_finding_of_another_shape_is_located_by_its_settings() -> None:
+    """A lifecycle or mode case (scalars, not the kind's parameters) is located by its settings,
+    not by a meaningless max|x_ij| and n = 0; a case of the kind's parameters by both."""
+    import numpy as np
+
+    from orthoverify.conformance.checks import _where
+    from orthoverify.conformance.kinds import KINDS
+
+    kind = KINDS["orthogonal-map"]
+    step = {"n": np.array([3.0]), "opt": np.array([0.0]), "steps": np.array([5.0]), "seed": np.array([3.0])}
+    assert _where(kind, step) == "at n = 3, opt = 0, steps = 5, seed = 3"
+    x = {"X": np.array([[0.5, -2.0], [0.0, 1.0]])}
+    assert _where(kind, x) == "at max|x_ij| = 2, n = 2"

@@ -1,9 +1,10 @@
-"""The SVD parametrisation (svdRNN, paper 003): reflectors and their products (eqs. 1-3, 17),
-Householder QR (Prop. 1), the inverse maps of Theorems 1-4, the sigma map (eq. 8), Hprod and
-Hgrad (Algorithms 2, 3), the local FP/BP (Algorithm 1) and the parameter counts (Sec. 4).
+"""The SVD parametrisation (svdRNN; Zhang, Lei, Dhillon, ICML 2018): reflectors and their
+products (eqs. 1-3, 17), Householder QR (Prop. 1), the inverse maps of Theorems 1-4, the sigma
+map (eq. 8), Hprod and Hgrad (Algorithms 2, 3), the local FP/BP (Algorithm 1) and the parameter
+counts (Sec. 4).
 
-Float results are compared as test ratios ``||x - ref|| / (n eps scale) <= 30`` (DESIGN.md),
-exact ones with the backend's exact zero test."""
+Float results are compared as test ratios ``||x - ref|| / (n eps scale) <= 30`` (README.md,
+"How evidence becomes a verdict"), exact ones with the backend's exact zero test."""
 
 from __future__ import annotations
 

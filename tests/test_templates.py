@@ -10,11 +10,20 @@ import numpy as np
 import pytest
 
 from orthoverify.backends import Array, Backend, get_backend
+from orthoverify.backends.base import Method
 from orthoverify.engine import RunContext, get_profile
 from orthoverify.engine.checks import Case, Check
 from orthoverify.engine.model import Evidence
 from orthoverify.engine.ratios import Measure, flag, residual
-from orthoverify.engine.templates import Agreement, Gradient, audit, count, printed_and_corrected, witness
+from orthoverify.engine.templates import (
+    Agreement,
+    Gradient,
+    audit,
+    count,
+    identities,
+    printed_and_corrected,
+    witness,
+)
 
 
 def run(check: Check, backend: str) -> Evidence:
@@ -188,6 +197,67 @@ def test_gradient_references_and_printed_and_corrected() -> None:
 
 def residual_zero(b: Backend, case: Case) -> Measure:
     return residual(b, b.asarray(np.zeros(1)), 1)
+
+
+def test_agreement_divided_by_a_condition_still_refutes() -> None:
+    """A conditioning factor scales the float ratio down by exactly that factor; a wrong statement is
+    still refuted (its error is O(1), not rounding), and exact arithmetic ignores the factor."""
+
+    def condition(b: Backend, case: Case) -> float:
+        return 1.0 + float(np.abs(np.asarray(case["x"], dtype=float)).sum())
+
+    plain = Agreement(square_plus, expanded, "q")
+    conditioned = Agreement(square_plus, expanded, "q", condition=condition)
+    b = get_backend("numpy-float64")
+    case = {"x": np.array([3.0, -7.5, 0.1])}
+    assert conditioned.measure(b, case).ratio * condition(b, case) == pytest.approx(plain.measure(b, case).ratio)
+    for backend in ("numpy-float64", "sympy"):
+        wrong = Agreement(square_plus, planted_expanded, "q", condition=condition).check("c", cases_x, (backend,))
+        ev = run(wrong, backend)
+        assert not ev.passed and ev.counterexample is not None
+        assert run(conditioned.check("c", cases_x, (backend,)), backend).passed
+
+
+def test_witness_names_its_method() -> None:
+    """Enumerated candidates are a search by default, every case there is when ``exhaustive``, and
+    the backend's own method (float) for generated samples; each still refutes x^2 = x at 2."""
+
+    def violation(b: Backend, case: Case) -> Measure:
+        x = b.asarray(case["x"], name="x")
+        return residual(b, b.stack([x * x - x]), 1)
+
+    def candidates(ctx: RunContext) -> Iterator[Case]:
+        yield from ({"x": v} for v in (0.0, 1.0, 2.0))
+
+    methods: tuple[tuple[Method | None, str], ...] = (
+        ("search", "search"),
+        ("exhaustive", "exhaustive"),
+        (None, "float"),
+    )
+    for method, shown in methods:
+        check = witness(
+            "w", violation, backends=("numpy-float64",), quantity_name="q", candidates=candidates, method=method
+        )
+        ev = run(check, "numpy-float64")
+        assert ev.method == shown and ev.counterexample is not None and ev.counterexample.inputs["x"] == "2"
+
+
+def test_symbolic_identities_refute_a_planted_side() -> None:
+    """Symbolic identities (both sides of each, as an Agreement) verify a true pair and refute a
+    planted one with an exact counterexample naming its label."""
+    import sympy
+
+    x = sympy.Symbol("x", real=True)
+
+    def sides(n: int) -> list[tuple[str, object, object]]:
+        return [(f"n={n}: (x+1)^2", (x + 1) ** 2, x**2 + 2 * x + 1), (f"n={n}: planted", (x + 1) ** 2, x**2 + 1)]
+
+    agreement, cases = identities(sides)
+    ev = run(agreement.symbolic("symbolic", cases), "sympy")
+    assert not ev.passed and ev.counterexample is not None
+    assert ev.counterexample.inputs["identity"] == "n=2: planted"
+    right, right_cases = identities(lambda n: sides(n)[:1])
+    assert run(right.symbolic("symbolic", right_cases), "sympy").passed
 
 
 def test_witness_names_how_its_candidates_were_found() -> None:

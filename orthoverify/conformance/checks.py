@@ -684,6 +684,18 @@ def magnitude(kind: Kind, params: Params) -> float:
     return max(vals, default=0.0)
 
 
+def _where(kind: Kind, params: Params) -> str:
+    """Where a failure is, as a maintainer reads it: the parameters' magnitude and the size n; for
+    a case of another shape (a lifecycle step, a mode's settings: scalars only), its settings."""
+    if not any(k in params for k in kind.scaled) and all(np.size(v) == 1 for v in params.values()):
+        settings = []
+        for k, v in params.items():
+            x = float(np.asarray(v, dtype=np.float64).reshape(-1)[0])
+            settings.append(f"{k} = {int(x)}" if x.is_integer() else f"{k} = {x:.3g}")
+        return "at " + ", ".join(settings)
+    return f"at max|x_ij| = {magnitude(kind, params):.3g}, n = {_size(kind, params)}"
+
+
 def _size(kind: Kind, params: Params) -> int:
     try:
         return int(kind.view_shape(params)[0])
@@ -952,7 +964,7 @@ def _counterexample(
             kappa = _kappa(kind, params)
             r50 = agreement(as_np(out_t), reference_np(kind, rounded(params, dtype), 50), EPS[DTYPES[dtype]]) / kappa
             confirm += f"; against the 50-digit reference: ratio {r50:.6g}"
-    where = f"at max|x_ij| = {magnitude(kind, params):.3g}, n = {_size(kind, params)}"
+    where = _where(kind, params)
     if label:
         where = f"at the special point '{label}' ({where.removeprefix('at ')})"
     if steps:

@@ -204,7 +204,7 @@ def skipped(e: Evidence) -> bool:
 
 
 def decide(evidence: list[Evidence]) -> Verdict:
-    """The verdict a list of evidence earns (DESIGN.md: claims, evidence, verdicts).
+    """The verdict a list of evidence earns (README.md, "How evidence becomes a verdict").
 
     error: a check crashed; refuted: a counterexample confirmed at high precision or exactly
     (for ``rigorous`` evidence: a violation proved by an enclosure); verified: every check that

@@ -66,8 +66,9 @@ def residual(b: Backend, r: Array, dim: int, scale: float = 1.0) -> Measure:
     return Measure(num / den if math.isfinite(num) else math.inf, error=num / sc)
 
 
-def agreement(b: Backend, x: Array, ref: Array, dim: int) -> Measure:
-    """``||x - ref||_F / (dim * eps * ||ref||_F)``: two formulations of the same quantity.
+def agreement(b: Backend, x: Array, ref: Array, dim: int, condition: float = 1.0) -> Measure:
+    """``||x - ref||_F / (dim * eps * ||ref||_F * condition)``: two formulations of the same quantity,
+    ``condition`` the factor by which the formulations amplify rounding (1: well conditioned).
 
     When ``ref`` is exactly zero the error is measured absolutely.
     """
@@ -76,7 +77,7 @@ def agreement(b: Backend, x: Array, ref: Array, dim: int) -> Measure:
     if b.exact:
         return _exact_gap(b, x - ref)
     scale = b.to_float(b.norm(ref))
-    return residual(b, x - ref, dim, scale if scale > 0 else 1.0)
+    return residual(b, x - ref, dim, (scale if scale > 0 else 1.0) * condition)
 
 
 def scaled(error: float, dim: int, eps: float) -> Measure:

@@ -8,7 +8,8 @@ confirms a failure at high precision, and replays a recorded counterexample thro
 same measure.
 
 * :class:`Agreement`: two formulations of one object (a definition and a fast form, a paper's
-  listing and its algorithm) agree, symbolically, exactly, in floating point and under search.
+  listing and its algorithm) agree, symbolically, exactly, in floating point and under search;
+  :func:`identities` declares a list of symbolic identities (label, left, right) as one.
 * :class:`Gradient`: a gradient formula against its independent references: SymPy's exact
   derivative, central differences at 50 digits, torch autograd (and a search over autograd).
 * :func:`count`: stated counts (parameters, flops) against counted ones, exhaustively over a grid,
@@ -23,6 +24,7 @@ Bespoke procedures (timings, drift experiments) stay :class:`~orthoverify.engine
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -65,11 +67,14 @@ SEARCH = ("numpy-float64", "numpy-float32")
 class Agreement:
     """Two formulations of the same object must agree: ``||left - right||_F / (n eps ||right||_F)``
     per object (the worst over a tuple of objects), with n the first dimension of ``left``'s
-    first object; exactly zero in exact and symbolic arithmetic."""
+    first object; exactly zero in exact and symbolic arithmetic. ``condition``, when given, is
+    the case's conditioning factor (LAPACK-style: how much the formulations amplify rounding,
+    e.g. cond(I + A) for a solve), by which the float ratio is divided."""
 
     left: Formulation
     right: Formulation
     quantity_name: str
+    condition: Callable[[Backend, Case], float] | None = None
     dim: Callable[[Case], int] | None = None
     """The ratio's dimension factor n when it is not ``left``'s first dimension (e.g. 2nT for T
     unrolled steps of a 2n-state, or n for a complex n-vector carried as 2n reals)."""
@@ -80,7 +85,8 @@ class Agreement:
         if len(xs) != len(refs):
             return Measure(math.inf, f"{len(xs)} objects against {len(refs)}")
         n = self.dim(case) if self.dim is not None else int(xs[0].shape[0]) if xs[0].ndim else 1
-        return worst(*(agreement(b, x, r, n) for x, r in zip(xs, refs, strict=True)))
+        cond = 1.0 if self.condition is None or b.exact else self.condition(b, case)
+        return worst(*(agreement(b, x, r, n, cond) for x, r in zip(xs, refs, strict=True)))
 
     def symbolic(self, name: str, cases: Cases) -> SymbolicCheck:
         """Symbolic cases (free SymPy symbols): ``left - right`` must vanish identically. Each
@@ -111,6 +117,30 @@ class Agreement:
     def search(self, name: str, strategy: Strategy, backends: tuple[str, ...] = SEARCH) -> SearchCheck:
         """Hypothesis hunting for the case that maximises the ratio."""
         return SearchCheck(name, self.measure, strategy, backends, self.quantity_name)
+
+
+Sides = Callable[[int], Sequence[tuple[str, Any, Any]]]
+"""A claim's identities for size n in free symbols: (label, left side, right side) each."""
+
+
+def identities(sides: Sides) -> tuple[Agreement, Cases]:
+    """Symbolic identities as an Agreement of each one's two sides, with its cases (one per
+    identity and profile symbolic size, labelled): for identities that share one costly
+    construction (a symbolic inverse, a determinant), built once per n for both sides."""
+    cached = functools.lru_cache(maxsize=4)(sides)
+
+    def left(b: Backend, case: Case) -> Any:
+        return cached(int(case["n"]))[int(case["k"])][1]
+
+    def right(b: Backend, case: Case) -> Any:
+        return cached(int(case["n"]))[int(case["k"])][2]
+
+    def cases(ctx: RunContext) -> Iterator[Case]:
+        for n in ctx.profile.symbolic_sizes:
+            for k, (label, _, _) in enumerate(cached(n)):
+                yield {"label": label, "n": n, "k": k}
+
+    return Agreement(left, right, "exact difference"), cases
 
 
 def _objects(x: Any) -> tuple[Any, ...]:
@@ -274,10 +304,10 @@ def witness(
     """A search for a witness that breaks a claim: enumerated ``candidates`` (every one measured,
     the worst failure confirmed) or a Hypothesis ``strategy`` steered by the measure. The
     violation measure decides nothing itself: the check compares it with ``threshold``, and a
-    recorded witness replays through the same measure. ``method`` names the evidence of
-    candidates: ``"exhaustive"`` when they are every case there is, ``"symbolic"`` for exact
-    roots, ``None`` for the backend's own (float, high-precision, symbolic) when they are
-    generated samples."""
+    recorded witness replays through the same measure. ``method`` names how enumerated
+    candidates were found when they are all there are (``"exhaustive"``, or ``"symbolic"`` for
+    exact roots), not a sample; ``None`` gives the backend's own method (float, high-precision,
+    symbolic) for generated samples."""
     if (candidates is None) == (strategy is None):
         raise ValueError("a witness search needs candidates or a strategy (one of them)")
     if strategy is not None:

@@ -6,8 +6,9 @@ these functions compute.
   that can serve an orthogonal W (det D = det W) with its max|a_ij| and log|det(I + W D)|.
 * :func:`skew_dimension`: the dimension of the skew-symmetric n x n matrices, by exact rank
   (Sec. 3.1's parameter count).
-* :data:`SCORNN_CONFIGURATIONS`, :func:`scornn_parameters`: the experiments' scoRNN models
-  (Sec. 5, Tables 1-3) and their parameter totals.
+* :data:`SCORNN_CONFIGURATIONS`, :func:`scornn_parameters`, :func:`sizes_giving`: the
+  experiments' scoRNN models (Sec. 5, Tables 1-3), their parameter totals, and the hidden sizes
+  that would give a printed total.
 * :func:`drift_experiment`: App. B's experiment, the additive scaled-Cayley update against the
   multiplicative Cayley update of W on one fixed loss.
 """
@@ -36,6 +37,7 @@ __all__ = [
     "every_scaling",
     "log_abs_det",
     "scornn_parameters",
+    "sizes_giving",
     "skew_dimension",
 ]
 
@@ -111,6 +113,13 @@ def scornn_parameters(row: Mapping[str, Any], a_count: int) -> int:
     """A's weights + U (n x m) + modReLU bias (n) + V (p x n) + output bias (p)."""
     n, m, p = int(row["n"]), int(row["m"]), int(row["p"])
     return a_count + n * m + n + p * n + p
+
+
+def sizes_giving(row: Mapping[str, Any], thousands: int) -> tuple[int, int] | None:
+    """The range of hidden sizes n (2..1999) whose total, with A's n(n-1)/2 weights and the row's
+    inputs and outputs, rounds to ``thousands`` thousand (None when no n does)."""
+    fit = [k for k in range(2, 2000) if round(scornn_parameters({**row, "n": k}, k * (k - 1) // 2) / 1000) == thousands]
+    return (fit[0], fit[-1]) if fit else None
 
 
 # =============================================================================== App. B

@@ -1,16 +1,18 @@
-"""Vocabulary of the cayley family's claim files: symbolic skew matrices, random scalings D, and
-orthogonal inputs conjugated by a signed permutation."""
+"""Vocabulary of the cayley family's claim files: symbolic skew matrices, random scalings D,
+orthogonal inputs conjugated by a signed permutation, and the cases of a one-case check."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import numpy as np
 import sympy
 
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._inputs import orthogonal_input
-from orthoverify.engine.checks import Case
+from orthoverify.engine.checks import Case, RunContext
+from orthoverify.engine.templates import Cases
 
 NO_CHECK = math.inf  # skewness is exact by construction where this is passed
 
@@ -37,3 +39,12 @@ def conjugated(b: Backend, case: Case) -> Array:
         p = b.asarray(case["P"], name="P")
         return p @ w @ b.transpose(p)
     return w
+
+
+def single(case: Case) -> Cases:
+    """The cases of a check of one printed case (a worked example, a stated point)."""
+
+    def cases(ctx: RunContext) -> Iterator[Case]:
+        yield dict(case)
+
+    return cases

@@ -3,17 +3,19 @@ A = (I + W)^-1 (I - W) are inverse bijections between the skew-symmetric matrice
 orthogonal matrices with no eigenvalue -1.
 
 Helfrich, Willmott, Ye (ICML 2018) Sec. 3.1. Compared: each map composed with the other against
-the identity, and W'W against I. Evidence: SymPy with free symbols for n = 2, 3 (with the Pfaffian
-argument that I + W is never singular), every signed permutation for n <= 3 against det(I + W),
-exact rational round trips, float and 50-digit round trips both ways scaled by the inverse map's
-condition number, a Hypothesis search over magnitudes, and Arb enclosures proved below 1e-40.
+the identity, and W'W against I (symbolically an Agreement of both sides of each identity; the
+round trips witness searches whose measures scale by the maps' conditioning). Evidence: SymPy
+with free symbols for n = 2, 3 (with the Pfaffian argument that I + W is never singular), every
+signed permutation for n <= 3 against det(I + W), exact rational round trips, float and 50-digit
+round trips both ways scaled by the inverse map's condition number, a Hypothesis search over
+magnitudes, and Arb enclosures proved below 1e-40.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -34,17 +36,10 @@ from orthoverify.claims._common import (
 from orthoverify.claims._inputs import orthogonal_input
 from orthoverify.claims.cayley import PAPER
 from orthoverify.claims.cayley._shared import conjugated, skew_symbols
-from orthoverify.engine.checks import (
-    Case,
-    FunctionCheck,
-    Outcome,
-    PropertyCheck,
-    RunContext,
-    SearchCheck,
-    SymbolicCheck,
-)
+from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, flag, residual, worst
+from orthoverify.engine.templates import identities, witness
 from orthoverify.errors import SingularError
 from orthoverify.param import cayley as cy
 
@@ -124,65 +119,55 @@ def q_backward_conj(b: Backend, case: Case) -> Measure:
     return q_backward_roundtrip(b, {"Q": conjugated(b, case)} if "P" in case else case)
 
 
-def sym_bijection(ctx: RunContext) -> Iterator[tuple[str, Any]]:
+def symbolic_sides(n: int) -> tuple[tuple[str, Any, Any], ...]:
+    """(label, left, right) of each identity for a skew A of free symbols: both compositions, and
+    the Pfaffian argument that I + W is never singular."""
     b = exact_backend()
-    for n in ctx.profile.symbolic_sizes:
-        a = skew_symbols("a", n)
-        eye = b.eye(n)
-        w = cy.cayley(a, backend=b)
-        yield f"n={n}: W'W - I", b.transpose(w) @ w - eye
-        yield f"n={n}: (I - A)(I + A)^-1 - W", (eye - a) @ b.solve(eye + a, eye) - w
+    a = skew_symbols("a", n)
+    eye = b.eye(n)
+    w = cy.cayley(a, backend=b)
+    # det(I + A) = 1 + sum of squared Pfaffians >= 1, so I + W = 2 (I + A)^-1 is never singular
+    minors = sum(
+        (sympy.Matrix(a[np.ix_(s, s)]).det() for k in range(2, n + 1, 2) for s in itertools.combinations(range(n), k)),
+        sympy.Integer(0),
+    )
+    det_a = sympy.Matrix(eye + a).det()
+    return (
+        (f"n={n}: W'W - I", b.transpose(w) @ w, eye),
+        (f"n={n}: (I - A)(I + A)^-1 - W", (eye - a) @ b.solve(eye + a, eye), w),
         # A solves (I + W) X = I - W, and I + W is invertible (below), so (I + W)^-1 (I - W) = A
-        yield f"n={n}: (I + W) A - (I - W)", (eye + w) @ a - (eye - w)
-        # det(I + A) = 1 + sum of squared Pfaffians >= 1, so I + W = 2 (I + A)^-1 is never singular
-        squares = sum(
-            (
-                sympy.Matrix(a[np.ix_(s, s)]).det()
-                for k in range(2, n + 1, 2)
-                for s in itertools.combinations(range(n), k)
-            ),
-            sympy.Integer(0),
-        )
-        yield f"n={n}: det(I + A) - (1 + sum of even principal minors of A)", sympy.Matrix(eye + a).det() - 1 - squares
-        yield f"n={n}: det(I + W) det(I + A) - 2^n", sympy.Matrix(eye + w).det() * sympy.Matrix(eye + a).det() - 2**n
-
-
-def fn_minus_one_excluded(ctx: RunContext) -> Outcome:
-    """Exhaustive over signed permutations (n <= 3): inverse_cayley succeeds exactly when W has
-    no eigenvalue -1 (det(I + W) != 0), and then returns a skew A with cayley(A) = W."""
-    b = exact_backend()
-    count = 0
-    with_minus_one = 0
-    for n in range(1, 4):
-        for p in samples.signed_permutations(n):
-            count += 1
-            w = b.asarray(p)
-            singular = sympy.Matrix(b.eye(n) + w).det() == 0
-            try:
-                a = cy.inverse_cayley(w, backend=b)
-                ok = not singular and b.is_zero(a + b.transpose(a)) and b.is_zero(cy.cayley(a, backend=b) - w)
-            except SingularError:
-                ok = singular
-                with_minus_one += 1
-            if not ok:
-                return Outcome(
-                    False, count, failure=({"W": p}, Measure(math.inf, "inverse map disagrees with det(I + W)"))
-                )
-    return Outcome(
-        True, count, notes=f"{count} signed permutations (n <= 3), {with_minus_one} with eigenvalue -1 rejected"
+        (f"n={n}: (I + W) A - (I - W)", (eye + w) @ a, eye - w),
+        (f"n={n}: det(I + A) - (1 + sum of even principal minors of A)", det_a, 1 + minors),
+        (f"n={n}: det(I + W) det(I + A) - 2^n", sympy.Matrix(eye + w).det() * det_a, sympy.Integer(2**n)),
     )
 
 
-def replay_minus_one(inputs: Mapping[str, Any], b: Backend) -> Measure:
+SYMBOLIC, cases_symbolic = identities(symbolic_sides)
+
+
+def signed_permutations(ctx: RunContext) -> Iterator[Case]:
+    """Every signed permutation matrix for n <= 3 (58 of them)."""
+    for n in range(1, 4):
+        for p in samples.signed_permutations(n):
+            yield {"W": p}
+
+
+def minus_one_excluded(b: Backend, case: Case) -> Measure:
+    """Exactly: inverse_cayley rejects W exactly when W has the eigenvalue -1 (det(I + W) = 0),
+    and otherwise returns a skew A with cayley(A) = W."""
     s = exact_backend()
-    w = s.asarray(inputs["W"])
+    w = s.asarray(case["W"], name="W")
     n = w.shape[0]
     singular = sympy.Matrix(s.eye(n) + w).det() == 0
     try:
-        cy.inverse_cayley(w, backend=s)
-        return flag(not singular, "inverse returned for singular I + W")
+        a = cy.inverse_cayley(w, backend=s)
     except SingularError:
         return flag(singular, "rejected a W without eigenvalue -1")
+    if singular:
+        return flag(False, "inverse returned for singular I + W")
+    return flag(
+        s.is_zero(a + s.transpose(a)) and s.is_zero(cy.cayley(a, backend=s) - w), "A not skew or cayley(A) != W"
+    )
 
 
 def strategy_skew(ctx: RunContext) -> Any:
@@ -212,6 +197,8 @@ def cases_bijection_rational(ctx: RunContext) -> Iterator[Case]:
             yield {"A": samples.rational_skew(rng, n, bound=4)}
 
 
+FORWARD = "max(||W'W - I|| / (1 + ||A||), ||A~ - A|| / (1 + ||A||^2)) / (n eps)"
+
 # Two solves with condition number ~ ||A||^2 widen 50-digit balls past 1e-40 at n = 16: 100 digits.
 RIGOROUS_100 = tuple("flint-100" if name == "flint" else name for name in RIGOROUS)
 
@@ -226,37 +213,45 @@ BIJECTION = Claim(
     ),
     kind="identity",
     checks=(
-        SymbolicCheck("symbolic_both_ways", sym_bijection),
-        FunctionCheck(
+        SYMBOLIC.symbolic("symbolic_both_ways", cases_symbolic),
+        witness(
             "exhaustive_signed_permutations",
-            fn_minus_one_excluded,
-            EXACT,
-            "exhaustive",
-            "inverse map vs det(I + W)",
-            threshold=None,
-            replay_fn=replay_minus_one,
+            minus_one_excluded,
+            backends=EXACT,
+            quantity_name="inverse map vs det(I + W)",
+            candidates=signed_permutations,
+            method="exhaustive",
         ),
-        PropertyCheck("exact_rational", q_forward_roundtrip, cases_forward_exact, EXACT, "round trip"),
-        PropertyCheck(
+        witness(
+            "exact_rational",
+            q_forward_roundtrip,
+            backends=EXACT,
+            quantity_name="round trip",
+            candidates=cases_forward_exact,
+            method=None,
+        ),
+        witness(
             "float_forward_roundtrip",
             q_forward_roundtrip,
-            cases_forward,
-            FLOAT_HP,
-            "max(||W'W - I|| / (1 + ||A||), ||A~ - A|| / (1 + ||A||^2)) / (n eps)",
+            backends=FLOAT_HP,
+            quantity_name=FORWARD,
+            candidates=cases_forward,
+            method=None,
         ),
-        PropertyCheck(
+        witness(
             "float_backward_roundtrip",
             q_backward_conj,
-            cases_backward,
-            FLOAT_HP,
-            "max(||A + A'||, ||cayley(A) - W||) / ((1 + ||A||^2) n eps)",
+            backends=FLOAT_HP,
+            quantity_name="max(||A + A'||, ||cayley(A) - W||) / ((1 + ||A||^2) n eps)",
+            candidates=cases_backward,
+            method=None,
         ),
-        SearchCheck(
+        witness(
             "search_magnitudes",
             q_forward_roundtrip,
-            strategy_skew,
-            ("numpy-float64", "numpy-float32"),
-            "max(||W'W - I|| / (1 + ||A||), ||A~ - A|| / (1 + ||A||^2)) / (n eps)",
+            backends=("numpy-float64", "numpy-float32"),
+            quantity_name=FORWARD,
+            strategy=strategy_skew,
         ),
         rigorous_check(
             "rigorous_rational",

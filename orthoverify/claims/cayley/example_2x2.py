@@ -2,15 +2,15 @@
 Cayley parameter is A = [[0, 447.212], [-447.212, 0]].
 
 Helfrich, Willmott, Ye (ICML 2018) Sec. 3.1. Compared: the printed a_12 and eigenvalues against
-the inverse Cayley map of the printed W. Evidence: the exact value sqrt(199999) in SymPy, and the
-same computation in float64 and at 50 digits, judged by the inverse map's condition number.
+the inverse Cayley map of the printed W (a witness search over the one printed case: the measure
+checks the printed roundings and, in float, the error against the inverse map's conditioning).
+Evidence: the exact value sqrt(199999) in SymPy, and the same computation in float64 and at 50
+digits, judged by the inverse map's condition number.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any
 
 import numpy as np
 import sympy
@@ -18,28 +18,30 @@ import sympy
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import EXACT
 from orthoverify.claims.cayley import PAPER
-from orthoverify.engine.checks import FunctionCheck, Outcome, RunContext
+from orthoverify.claims.cayley._shared import single
+from orthoverify.engine.checks import Case
 from orthoverify.engine.model import Claim
-from orthoverify.engine.ratios import Measure, flag
+from orthoverify.engine.ratios import Measure
+from orthoverify.engine.templates import witness
 from orthoverify.param import cayley as cy
 
 
-def _example_w(b: Backend) -> Array:
-    c = b.scalar("-0.99999") if not b.exact else sympy.Rational(-99999, 100000)
+def _example_w(b: Backend, case: Case) -> Array:
+    """The printed W for c = case["c"] (-0.99999), parsed by b (strictly, never evaluated)."""
+    c = b.asarray([case["c"]], name="c")[0]
     s = b.sqrt(1 - c * c)
-    return b.asarray([[c, -s], [s, c]]) if not b.exact else np.array([[c, -s], [s, c]], dtype=object)
+    return np.array([[c, -s], [s, c]], dtype=object) if b.exact else b.asarray([[c, -s], [s, c]])
 
 
-def fn_example_2x2(ctx: RunContext) -> Outcome:
-    """The printed W (entries -0.99999 and sqrt(1 - 0.99999^2)) and its Cayley parameter:
-    eigenvalues -0.99999 +- sqrt(1 - 0.99999^2) i = -0.99999 +- 0.00447... i, and
-    a_12 = sqrt(1 - c^2) / (1 + c) = sqrt(199999) = 447.2124..., which must round to the
-    printed 447.212 (and a_21 = -a_12)."""
-    b = ctx.backend
-    w = _example_w(b)
+def printed_parameter(b: Backend, case: Case) -> Measure:
+    """The printed W's Cayley parameter: eigenvalues -0.99999 +- sqrt(1 - 0.99999^2) i =
+    -0.99999 +- 0.00447... i, and a_12 = sqrt(1 - c^2) / (1 + c) = sqrt(199999) = 447.2124...,
+    which must round to the printed 447.212 (a_21 = -a_12, zero diagonal); exactly sqrt(199999)
+    in exact arithmetic, and in float its relative error over (1 + a^2) eps, the inverse map's
+    condition number (~ (1 + a^2)/2, here ~ 1e5)."""
+    w = _example_w(b, case)
     a = cy.inverse_cayley(w, backend=b)
     a12, a21 = a[0, 1], a[1, 0]
-    s = w[1, 0]
     if b.exact:
         exact12 = sympy.sqrt(199999)
         same = sympy.simplify(a12 - exact12) == 0 and sympy.simplify(a21 + exact12) == 0
@@ -47,32 +49,25 @@ def fn_example_2x2(ctx: RunContext) -> Outcome:
     else:
         same = True
         v12 = b.to_float(a12)
-    vs = b.to_float(s)
-    checks = {
+    vs = b.to_float(w[1, 0])
+    lines = {
         "a_12 rounds to 447.212": abs(v12 - 447.212) <= 0.0005,
         "a_21 = -a_12": b.exact or abs(b.to_float(a21) + v12) <= 1e-9 * v12,
         "imaginary part rounds to 0.00447": abs(vs - 0.00447) <= 0.000005,
         "exact value sqrt(199999)": same,
         "diagonal of A is zero": b.is_zero(a[0, 0]) or abs(b.to_float(a[0, 0])) <= 1e-9 * v12,
     }
-    bad = [k for k, ok in checks.items() if not ok]
     note = f"a_12 = {v12:.10g}, sqrt(1 - 0.99999^2) = {vs:.10g}"
+    bad = [k for k, ok in lines.items() if not ok]
     if bad:
-        return Outcome(
-            False, 1, failure=({"c": "-0.99999"}, Measure(math.inf, f"{'; '.join(bad)} ({note})")), notes=note
-        )
-    ratio = None
-    if not b.exact:
-        err = abs(v12 - math.sqrt(199999)) / math.sqrt(199999)
-        ratio = err / (2 * b.eps * 199999 * 2)  # the inverse map's condition number ~ (1 + a^2)/2
-    return Outcome(True, 1, worst_ratio=ratio, notes=note)
+        return Measure(math.inf, f"{'; '.join(bad)} ({note})", note, error=math.inf)
+    if b.exact:
+        return Measure(0.0, note, note, error=0.0)
+    err = abs(v12 - math.sqrt(199999)) / math.sqrt(199999)
+    return Measure(err / (2 * b.eps * 199999 * 2), note, note)
 
 
-def replay_example(inputs: Mapping[str, Any], b: Backend) -> Measure:
-    w = _example_w(b)
-    a = cy.inverse_cayley(w, backend=b)
-    v = float(sympy.N(a[0, 1], 20)) if b.exact else b.to_float(a[0, 1])
-    return flag(abs(v - 447.212) <= 0.0005, f"a_12 = {v}")
+PRINTED = single({"c": "-0.99999"})
 
 
 EXAMPLE_2X2 = Claim(
@@ -85,22 +80,21 @@ EXAMPLE_2X2 = Claim(
     ),
     kind="identity",
     checks=(
-        FunctionCheck(
+        witness(
             "exact_value",
-            fn_example_2x2,
-            EXACT,
-            "symbolic",
-            "a_12 vs printed",
-            threshold=None,
-            replay_fn=replay_example,
+            printed_parameter,
+            backends=EXACT,
+            quantity_name="a_12 vs printed",
+            candidates=PRINTED,
+            method=None,
         ),
-        FunctionCheck(
+        witness(
             "float_and_high_precision",
-            fn_example_2x2,
-            ("numpy-float64", "mpmath"),
-            "float",
-            "relative error of a_12 / ((1 + a^2) eps)",
-            replay_fn=replay_example,
+            printed_parameter,
+            backends=("numpy-float64", "mpmath"),
+            quantity_name="relative error of a_12 / ((1 + a^2) eps)",
+            candidates=PRINTED,
+            method=None,
         ),
     ),
     notes=(

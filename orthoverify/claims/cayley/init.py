@@ -3,17 +3,20 @@ e^(+-i t_j) on the right unit half-circle; as printed, the scaling D then reflec
 across the imaginary axis; corrected, only the 2x2 blocks whose two signs are both flipped are
 reflected, and a block with one sign flipped gets eigenvalues +1 and -1.
 
-Helfrich, Willmott, Ye (ICML 2018) Sec. 4.2. Compared: the characteristic polynomial of W D
-against the polynomial of the predicted eigenvalues (printed: some rho reflected; corrected: per
-block). Evidence: SymPy for one symbolic block, every D for small n with exact characteristic
-polynomials, and float64 eigenvalues for random angles and random D.
+Helfrich, Willmott, Ye (ICML 2018) Sec. 4.2. Compared: one block's trace and determinant against
+cos t and 1 (an agreement, symbolic); the characteristic polynomial of W D against the polynomial
+of the predicted eigenvalues (printed: some rho reflected; corrected: per block), a witness
+search over every D; float64 eigenvalues against the prediction, a witness search over random
+angles (and random D). Evidence: SymPy for one symbolic block, every D for small n with exact
+characteristic polynomials, and float64 eigenvalues for random angles and random D.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -24,10 +27,10 @@ from orthoverify.claims._common import EXACT, exact_backend
 from orthoverify.claims.cayley import PAPER
 from orthoverify.claims.cayley._effort import effort
 from orthoverify.claims.cayley._shared import random_signs
-from orthoverify.engine.checks import Check, FunctionCheck, Outcome, RunContext, SymbolicCheck
+from orthoverify.engine.checks import Case, Check, Quantity, RunContext
 from orthoverify.engine.model import Claim
-from orthoverify.engine.ratios import THRESHOLD, Measure, flag
-from orthoverify.engine.templates import printed_and_corrected
+from orthoverify.engine.ratios import Measure
+from orthoverify.engine.templates import Agreement, printed_and_corrected, witness
 from orthoverify.param import cayley as cy
 
 
@@ -35,15 +38,26 @@ def _init_w(b: Backend, s_values: Any, n: int) -> Array:
     return cy.cayley(cy.init_blocks(list(s_values), n, backend=b), backend=b)
 
 
-def sym_init(ctx: RunContext) -> Iterator[tuple[str, Any]]:
-    """One block with s = sqrt((1 - c)/(1 + c)), c = cos t symbolic: the Cayley block has trace
-    2c and determinant 1, so its eigenvalues are c +- i sqrt(1 - c^2) = e^(+-i t)."""
-    b = exact_backend()
+def block_invariant(b: Backend, case: Case) -> Any:
+    """trace/2 or det of the Cayley transform of one block with s = sqrt((1 - c)/(1 + c))."""
+    c = case["c"]
+    w = _init_w(b, [sympy.sqrt((1 - c) / (1 + c))], 2)
+    return sympy.together((w[0, 0] + w[1, 1]) / 2 if case["of"] == "trace" else w[0, 0] * w[1, 1] - w[0, 1] * w[1, 0])
+
+
+def block_predicted(b: Backend, case: Case) -> Any:
+    """cos t and 1: the eigenvalues c +- i sqrt(1 - c^2) = e^(+-i t)."""
+    return case["c"] if case["of"] == "trace" else sympy.Integer(1)
+
+
+# One block, c = cos t symbolic: trace 2c and determinant 1, so its eigenvalues are e^(+-i t).
+BLOCK = Agreement(block_invariant, block_predicted, "exact difference")
+
+
+def cases_block(ctx: RunContext) -> Iterator[Case]:
     c = sympy.Symbol("c", real=True)
-    s = sympy.sqrt((1 - c) / (1 + c))
-    w = _init_w(b, [s], 2)
-    yield "trace/2 - cos t", sympy.together((w[0, 0] + w[1, 1]) / 2) - c
-    yield "det - 1", sympy.together(w[0, 0] * w[1, 1] - w[0, 1] * w[1, 0]) - 1
+    yield {"label": "trace/2 - cos t", "of": "trace", "c": c}
+    yield {"label": "det - 1", "of": "det", "c": c}
 
 
 def _match(computed: np.ndarray, predicted: np.ndarray) -> float:
@@ -56,33 +70,41 @@ def _match(computed: np.ndarray, predicted: np.ndarray) -> float:
     return worst_d
 
 
-def _random_inits(ctx: RunContext, rng: np.random.Generator) -> Iterator[tuple[int, np.ndarray, np.ndarray, Array]]:
-    """(n, t, s, W) in float64: random angles t_j on [0, pi/2], ctx.profile.cases for each size n >= 2."""
-    b = get_backend("numpy-float64")
+def random_angles(ctx: RunContext) -> Iterator[Case]:
+    """Random angles t_j on [0, pi/2], ctx.profile.cases for each size n >= 2."""
+    rng = ctx.rng()
+    for n in [n for n in ctx.profile.sizes if n >= 2]:
+        for _ in range(ctx.profile.cases):
+            yield {"n": n, "t": cy.init_angles(rng, n)}
+
+
+def random_angles_and_d(ctx: RunContext) -> Iterator[Case]:
+    """As :func:`random_angles`, each with a random D."""
+    rng = ctx.rng()
     for n in [n for n in ctx.profile.sizes if n >= 2]:
         for _ in range(ctx.profile.cases):
             t = cy.init_angles(rng, n)
-            s = cy.init_s(t)
-            yield n, t, s, _init_w(b, s, n)
+            yield {"n": n, "t": t, "D": random_signs(rng, n)}
 
 
-def fn_init_float(ctx: RunContext) -> Outcome:
-    """Random t_j on [0, pi/2]: every s_j lies in [0, 1], the eigenvalues of the Cayley
-    transform are e^(+-i t_j) (plus 1 for odd n), all on the right half of the unit circle."""
-    eps = get_backend("numpy-float64").eps
-    worst_r = 0.0
-    count = 0
-    for n, t, s, w in _random_inits(ctx, ctx.rng()):
-        pred = np.concatenate([np.exp(1j * t), np.exp(-1j * t), np.ones(n % 2)])
-        ev = np.linalg.eigvals(w)
-        r = _match(ev, pred) / (n * eps)
-        worst_r = max(worst_r, r)
-        count += 1
-        if np.any(s > 1 + 4 * eps) or np.any(s < 0) or np.any(ev.real < -n * eps):
-            return Outcome(False, count, worst_r, notes=f"n={n}: s outside [0, 1] or an eigenvalue left of the axis")
-    return Outcome(
-        worst_r <= THRESHOLD, count, worst_r, notes="t_j uniform on [0, pi/2]: s_j in [0, 1], Re(lambda) >= 0"
-    )
+def float_eigenvalues(b: Backend, case: Case, *, with_d: bool) -> Measure:
+    """float64 eigenvalues of W (or of W D) against the prediction: e^(+-i t_j) (plus 1 for odd n)
+    for W, the corrected prediction for W D; the distance of a nearest matching over n eps. W
+    itself must have every s_j in [0, 1] and every eigenvalue on the right half-plane. Computed in
+    float64 whatever b is: a failure is not confirmed at higher precision (no error is given)."""
+    f64 = get_backend("numpy-float64")
+    n, t = int(case["n"]), np.asarray(case["t"], dtype=float)
+    s = cy.init_s(t)
+    w = _init_w(f64, s, n)
+    eigs = [complex(x) for pair in zip(np.exp(1j * t), np.exp(-1j * t), strict=True) for x in pair] + [1.0] * (n % 2)
+    if with_d:
+        d = [int(x) for x in case["D"]]
+        pred = np.array([complex(x) for x in _corrected_roots(eigs, d)])
+        return Measure(_match(np.linalg.eigvals(w * np.array(d)), pred) / (n * f64.eps))
+    ev = np.linalg.eigvals(w)
+    if np.any(s > 1 + 4 * f64.eps) or np.any(s < 0) or np.any(ev.real < -n * f64.eps):
+        return Measure(math.inf, f"n={n}: s outside [0, 1] or an eigenvalue left of the axis")
+    return Measure(_match(ev, np.array(eigs)) / (n * f64.eps))
 
 
 _INIT_S = (sympy.Rational(1, 2), sympy.Rational(1, 3), sympy.Rational(2, 3))  # cos t = 3/5, 4/5, 5/13
@@ -124,84 +146,43 @@ def _corrected_roots(eigs: Sequence[Any], d: Sequence[int]) -> list[Any]:
     return roots
 
 
-def _init_reflection(ctx: RunContext, corrected: bool) -> Outcome:
-    b = exact_backend()
-    lam = sympy.Symbol("lam")
-    count = 0
-    top = effort(ctx).reflection_max_n
-    for n in range(2, top + 1):
-        s_values = [_INIT_S[k % len(_INIT_S)] for k in range(n // 2)]
-        w = sympy.Matrix(_init_w(b, s_values, n))
-        eigs = _init_exact_eigs(s_values, n)
+def every_d(ctx: RunContext) -> Iterator[Case]:
+    """Every D for n = 2 .. the effort's reflection_max_n, s_j cycling through 1/2, 1/3, 2/3."""
+    for n in range(2, effort(ctx).reflection_max_n + 1):
+        s_values = [str(_INIT_S[k % len(_INIT_S)]) for k in range(n // 2)]
         for d in itertools.product((1, -1), repeat=n):
-            count += 1
-            cp = sympy.expand((w * sympy.diag(*d)).charpoly(lam).as_expr())
-            rho = sum(1 for x in d if x < 0)
-            ok = (
-                sympy.expand(cp - _poly(_corrected_roots(eigs, d), lam)) == 0
-                if corrected
-                else _reflected_matches(cp, eigs, rho, lam)
-            )
-            if not ok:
-                inputs = {"n": n, "s": [str(x) for x in s_values], "D": [str(x) for x in d]}
-                value = f"charpoly(W D) = {sympy.factor(cp)}; W's eigenvalues {eigs}, rho = {rho}"
-                return Outcome(False, count, failure=(inputs, Measure(math.inf, value, error=math.inf)))
-    return Outcome(
-        True, count, notes=f"every D for n = 2..{top} (s_j in {{1/2, 1/3, 2/3}}), exact characteristic polynomials"
-    )
+            yield {"n": n, "s": s_values, "D": list(d)}
 
 
-def fn_init_reflection_printed(ctx: RunContext) -> Outcome:
-    """As printed: for every D with rho entries -1, the eigenvalues of W D are W's with some rho
-    of them reflected across the imaginary axis."""
-    return _init_reflection(ctx, corrected=False)
-
-
-def fn_init_reflection_corrected(ctx: RunContext) -> Outcome:
-    return _init_reflection(ctx, corrected=True)
-
-
-def _replay_reflection(inputs: Mapping[str, Any], corrected: bool) -> Measure:
+def _reflection(case: Case, corrected: bool) -> Measure:
     """Whether charpoly(W D) matches the prediction, exactly; the block entries s_j of a result
     file are parsed strictly by the SymPy backend, never evaluated."""
     b = exact_backend()
     lam = sympy.Symbol("lam")
-    n = int(inputs["n"])
-    s_values = list(b.asarray(inputs["s"], name="s"))
-    d = [int(x) for x in inputs["D"]]
+    n = int(case["n"])
+    s_values = list(b.asarray(case["s"], name="s"))
+    d = [int(x) for x in case["D"]]
     w = sympy.Matrix(_init_w(b, s_values, n))
     eigs = _init_exact_eigs(s_values, n)
     cp = sympy.expand((w * sympy.diag(*d)).charpoly(lam).as_expr())
+    rho = sum(1 for x in d if x < 0)
     ok = (
         sympy.expand(cp - _poly(_corrected_roots(eigs, d), lam)) == 0
         if corrected
-        else _reflected_matches(cp, eigs, sum(1 for x in d if x < 0), lam)
+        else _reflected_matches(cp, eigs, rho, lam)
     )
-    return flag(ok, f"charpoly(W D) = {sympy.factor(cp)}")
+    if ok:
+        return Measure(0.0, error=0.0)
+    return Measure(math.inf, f"charpoly(W D) = {sympy.factor(cp)}; W's eigenvalues {eigs}, rho = {rho}", error=math.inf)
 
 
-def replay_reflection_printed(inputs: Mapping[str, Any], b: Backend) -> Measure:
-    return _replay_reflection(inputs, corrected=False)
+def reflection_printed(b: Backend, case: Case) -> Measure:
+    """As printed: for D with rho entries -1, W D has W's eigenvalues with some rho reflected."""
+    return _reflection(case, corrected=False)
 
 
-def replay_reflection_corrected(inputs: Mapping[str, Any], b: Backend) -> Measure:
-    return _replay_reflection(inputs, corrected=True)
-
-
-def fn_init_reflection_float(ctx: RunContext) -> Outcome:
-    """The corrected prediction in float64 for larger n and random D (random t_j)."""
-    eps = get_backend("numpy-float64").eps
-    rng = ctx.rng()
-    worst_r = 0.0
-    count = 0
-    for n, t, _s, w in _random_inits(ctx, rng):
-        d = random_signs(rng, n)
-        eigs = [complex(x) for pair in zip(np.exp(1j * t), np.exp(-1j * t), strict=True) for x in pair]
-        eigs += [1.0] * (n % 2)
-        pred = np.array([complex(x) for x in _corrected_roots(eigs, d)])
-        worst_r = max(worst_r, _match(np.linalg.eigvals(w * np.array(d)), pred) / (n * eps))
-        count += 1
-    return Outcome(worst_r <= THRESHOLD, count, worst_r)
+def reflection_corrected(b: Backend, case: Case) -> Measure:
+    return _reflection(case, corrected=True)
 
 
 _INIT_STATEMENT = (
@@ -211,42 +192,43 @@ _INIT_STATEMENT = (
 )
 
 
+def _every_d(name: str, violation: Quantity, prediction: str) -> Check:
+    return witness(
+        name,
+        violation,
+        backends=EXACT,
+        quantity_name=f"charpoly(W D) vs {prediction}",
+        candidates=every_d,
+        method="exhaustive",
+    )
+
+
+def _float(name: str, with_d: bool) -> Check:
+    return witness(
+        name,
+        functools.partial(float_eigenvalues, with_d=with_d),
+        backends=("numpy-float64",),
+        quantity_name="eigenvalue error / (n eps)",
+        candidates=random_angles_and_d if with_d else random_angles,
+        method=None,
+    )
+
+
 def _checks(corrected: bool) -> tuple[Check, ...]:
     """The same symbolic block for both; then every D exactly against the printed or the corrected
-    prediction, and float64 eigenvalues (random angles; random D for the correction)."""
-    symbolic = SymbolicCheck("symbolic_block_eigenvalues", sym_init)
+    prediction (a witness search over all of them), and float64 eigenvalues (random angles; random
+    D for the correction)."""
+    symbolic = BLOCK.symbolic("symbolic_block_eigenvalues", cases_block)
     if not corrected:
         return (
             symbolic,
-            FunctionCheck(
-                "float_eigenvalues", fn_init_float, ("numpy-float64",), "float", "eigenvalue error / (n eps)"
-            ),
-            FunctionCheck(
-                "exhaustive_d_reflection",
-                fn_init_reflection_printed,
-                EXACT,
-                "exhaustive",
-                "charpoly(W D) vs rho reflected eigenvalues",
-                threshold=None,
-                replay_fn=replay_reflection_printed,
-                exact=True,
-            ),
+            _float("float_eigenvalues", with_d=False),
+            _every_d("exhaustive_d_reflection", reflection_printed, "rho reflected eigenvalues"),
         )
     return (
         symbolic,
-        FunctionCheck(
-            "exhaustive_d_corrected",
-            fn_init_reflection_corrected,
-            EXACT,
-            "exhaustive",
-            "charpoly(W D) vs corrected prediction",
-            threshold=None,
-            replay_fn=replay_reflection_corrected,
-            exact=True,
-        ),
-        FunctionCheck(
-            "float_random_d", fn_init_reflection_float, ("numpy-float64",), "float", "eigenvalue error / (n eps)"
-        ),
+        _every_d("exhaustive_d_corrected", reflection_corrected, "corrected prediction"),
+        _float("float_random_d", with_d=True),
     )
 
 

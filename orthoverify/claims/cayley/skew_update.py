@@ -1,8 +1,9 @@
 """cayley.skew_update: dL/dA is skew-symmetric, so the additive update A <- A - lambda dL/dA keeps A
 skew-symmetric and W orthogonal.
 
-Helfrich, Willmott, Ye (ICML 2018) Sec. 3.2. Compared: A + A' after each update against 0
-(bitwise in IEEE arithmetic) and W'W against I. Evidence: SymPy with free symbols, and many
+Helfrich, Willmott, Ye (ICML 2018) Sec. 3.2. Compared: dL/dA and the updated A against minus
+their transposes (symbolic, an Agreement); A + A' after each update against 0 (bitwise in IEEE
+arithmetic) and W'W against I (a witness search over runs of updates). Evidence: SymPy with free symbols, and many
 updates with random gradients in float and at 50 digits.
 """
 
@@ -20,24 +21,29 @@ from orthoverify.backends import Backend
 from orthoverify.claims._common import FLOAT_HP, exact_backend, symbol_array
 from orthoverify.claims.cayley import PAPER
 from orthoverify.claims.cayley._shared import NO_CHECK, random_signs, skew_symbols
-from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SymbolicCheck
+from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure
+from orthoverify.engine.templates import identities, witness
 from orthoverify.param import cayley as cy
 from orthoverify.param._validate import orthogonality_ratio
 
 
-def sym_skew_update(ctx: RunContext) -> Iterator[tuple[str, Any]]:
+def skew_sides(n: int) -> list[tuple[str, Any, Any]]:
+    """dL/dA = -(dL/dA)' and A+ = -(A+)' for A+ = A - lambda dL/dA, with free symbols."""
     b = exact_backend()
     lam = sympy.Symbol("lam", positive=True)
-    for n in ctx.profile.symbolic_sizes:
-        a = skew_symbols("a", n)
-        g = symbol_array("g", n, n)
-        d = tuple([-1] + [1] * (n - 1))
-        grad = cy.cayley_gradient(a, d, g, backend=b)
-        step = a - lam * grad
-        yield f"n={n}: dL/dA + (dL/dA)'", grad + b.transpose(grad)
-        yield f"n={n}: A+ + A+'", step + b.transpose(step)
+    a = skew_symbols("a", n)
+    g = symbol_array("g", n, n)
+    grad = cy.cayley_gradient(a, tuple([-1] + [1] * (n - 1)), g, backend=b)
+    step = a - lam * grad
+    return [
+        (f"n={n}: dL/dA + (dL/dA)'", grad, -b.transpose(grad)),
+        (f"n={n}: A+ + A+'", step, -b.transpose(step)),
+    ]
+
+
+SKEW, cases_symbolic = identities(skew_sides)
 
 
 def q_skew_update(b: Backend, case: Case) -> Measure:
@@ -75,13 +81,14 @@ SKEW_UPDATE = Claim(
     ),
     kind="identity",
     checks=(
-        SymbolicCheck("symbolic", sym_skew_update),
-        PropertyCheck(
+        SKEW.symbolic("symbolic", cases_symbolic),
+        witness(
             "float_many_steps",
             q_skew_update,
-            cases_skew_update,
-            (*FLOAT_HP,),
-            "exact skewness, then max ||W'W - I|| / (n eps) over the steps",
+            backends=FLOAT_HP,
+            quantity_name="exact skewness, then max ||W'W - I|| / (n eps) over the steps",
+            candidates=cases_skew_update,
+            method=None,
         ),
     ),
     notes=(

@@ -1,7 +1,8 @@
 """cayley.theorem3_1: every orthogonal W is (I + A)^-1 (I - A) D with A skew-symmetric, every
 |a_ij| <= 1, and D diagonal with entries +-1 (Kahan 2006).
 
-Helfrich, Willmott, Ye (ICML 2018) Thm 3.1. Compared: the best max|a_ij| over every admissible D
+Helfrich, Willmott, Ye (ICML 2018) Thm 3.1. Compared (witness searches: each measure is the test
+and the replay): the best max|a_ij| over every admissible D
 (enumerated by :mod:`orthoverify.param.cayley_analysis`) against the bound 1, and the D that
 maximises |det(I + W D)| against it too; orthoverify's inverse map (:mod:`orthoverify.param.cayley`,
 proved in orthoverify/proofs/cayley.md) re-certified independently. Evidence: exhaustive over D at
@@ -24,9 +25,10 @@ from orthoverify.claims._inputs import orthogonal_input, structured_orthogonal_c
 from orthoverify.claims.cayley import PAPER
 from orthoverify.claims.cayley._effort import effort
 from orthoverify.claims.cayley._shared import conjugated
-from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchCheck
+from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, flag, scaled
+from orthoverify.engine.templates import witness
 from orthoverify.param import cayley as cy
 from orthoverify.param import cayley_analysis as ca
 
@@ -168,11 +170,6 @@ def cases_certificate_hp(ctx: RunContext) -> Iterator[Case]:
         yield from structured_orthogonal_cases(ctx, n)
 
 
-def q_search_theorem(b: Backend, case: Case) -> Measure:
-    """A hunt for a W that no D serves: min over all D of max|a_ij| (exhaustive over D)."""
-    return q_exhaustive(b, case)
-
-
 def strategy_theorem(ctx: RunContext) -> Any:
     from hypothesis import strategies as st
 
@@ -193,6 +190,9 @@ def strategy_theorem(ctx: RunContext) -> Any:
     return st.integers(1, 6).flatmap(build)
 
 
+NO_D = "(min over D of max|a_ij|) - 1, over n eps"
+CERTIFICATE = "max(excess of max|a_ij| over 1, reconstruction / sqrt(n)) / (n eps)"
+
 THEOREM3_1 = Claim(
     id="cayley.theorem3_1",
     paper=PAPER,
@@ -203,43 +203,52 @@ THEOREM3_1 = Claim(
     ),
     kind="existence",
     checks=(
-        PropertyCheck(
+        witness(
             "exhaustive_all_d_high_precision",
             q_exhaustive,
-            cases_exhaustive,
-            ("mpmath",),
-            "(min over D of max|a_ij|) - 1, over n eps",
+            backends=("mpmath",),
+            quantity_name=NO_D,
+            candidates=cases_exhaustive,
             method="exhaustive",
         ),
-        PropertyCheck(
+        witness(
             "exhaustive_all_d_float64",
             q_exhaustive,
-            cases_exhaustive,
-            ("numpy-float64",),
-            "(min over D of max|a_ij|) - 1, over n eps",
+            backends=("numpy-float64",),
+            quantity_name=NO_D,
+            candidates=cases_exhaustive,
             method="exhaustive",
         ),
-        PropertyCheck("algorithm_exact", q_algorithm, cases_algorithm_exact, EXACT, "certificate (exact)"),
-        PropertyCheck(
+        witness(
+            "algorithm_exact",
+            q_algorithm,
+            backends=EXACT,
+            quantity_name="certificate (exact)",
+            candidates=cases_algorithm_exact,
+            method=None,
+        ),
+        witness(
             "algorithm_float_up_to_512",
             q_algorithm,
-            cases_algorithm_float,
-            ("numpy-float64", "numpy-float32", "torch-float64"),
-            "max(excess of max|a_ij| over 1, reconstruction / sqrt(n)) / (n eps)",
+            backends=("numpy-float64", "numpy-float32", "torch-float64"),
+            quantity_name=CERTIFICATE,
+            candidates=cases_algorithm_float,
+            method=None,
         ),
-        PropertyCheck(
+        witness(
             "certificate_at_50_digits",
             q_certificate_hp,
-            cases_certificate_hp,
-            ("mpmath",),
-            "max(excess of max|a_ij| over 1, reconstruction / sqrt(n)) / (n eps)",
+            backends=("mpmath",),
+            quantity_name=CERTIFICATE,
+            candidates=cases_certificate_hp,
+            method=None,
         ),
-        SearchCheck(
+        witness(
             "search_no_d_works",
-            q_search_theorem,
-            strategy_theorem,
-            ("numpy-float64",),
-            "(min over D of max|a_ij|) - 1, over n eps",
+            q_exhaustive,
+            backends=("numpy-float64",),
+            quantity_name=NO_D,
+            strategy=strategy_theorem,
         ),
     ),
     notes=(

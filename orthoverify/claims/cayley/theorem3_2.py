@@ -1,7 +1,8 @@
 """cayley.theorem3_2: for W = (I + A)^-1 (I - A) D, the gradient is dL/dA = V' - V with
 V = (I + A)^-T dL/dW (D + W') (eq. 2).
 
-Helfrich, Willmott, Ye (ICML 2018) Thm 3.2, eq. 2, App. A. Compared: eq. 2 against the derivative
+Helfrich, Willmott, Ye (ICML 2018) Thm 3.2, eq. 2, App. A. Compared (a gradient against its
+independent references, the kit's ``Gradient``): eq. 2 against the derivative
 of L(P) = sum(G * W(triu(P, 1) - triu(P, 1)')) along E_ij - E_ji. Evidence: SymPy with free
 symbols (n = 2, 3), SymPy's exact derivative at rational points, torch autograd through the solve,
 the torch autograd.Function whose backward is eq. 2, fourth-order central differences at 50
@@ -19,14 +20,20 @@ import sympy
 
 from orthoverify import samples
 from orthoverify.backends import Array, Backend, get_backend
-from orthoverify.claims._common import EXACT, TORCH, exact_backend, norm_scale, symbol_array
+from orthoverify.claims._common import exact_backend, norm_scale, symbol_array
 from orthoverify.claims.cayley import PAPER
 from orthoverify.claims.cayley._shared import NO_CHECK, random_signs, skew_symbols
-from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchCheck, SymbolicCheck
+from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim
 from orthoverify.engine.ratios import Measure, agreement, residual, scaled, worst
 from orthoverify.engine.reference import central_gradient, exact_gradient, fd_eps
+from orthoverify.engine.templates import Gradient
 from orthoverify.param import cayley as cy
+
+GRADIENT = Gradient(
+    "||eq. 2 - reference|| / (n eps ||G|| (1 + ||A||))",
+    fd_note=", reference: fourth-order central differences at 50 digits, eps >= eps_fd",
+)
 
 
 def _grad_case(b: Backend, case: Case) -> tuple[Array, tuple[int, ...], Array]:
@@ -179,36 +186,17 @@ THEOREM3_2 = Claim(
     ),
     kind="gradient",
     checks=(
-        SymbolicCheck("symbolic_n2_n3", sym_theorem3_2),
-        PropertyCheck("exact_rational", q_theorem3_2_exact, cases_grad_exact, EXACT, "eq. 2 - exact derivative"),
-        PropertyCheck(
-            "autograd_through_solve",
-            q_theorem3_2_autograd,
-            cases_grad_float,
-            TORCH,
-            "||eq. 2 - autograd|| / (n eps ||G|| (1 + ||A||))",
-        ),
-        PropertyCheck(
-            "torch_function_vs_autograd",
+        GRADIENT.symbolic(sym_theorem3_2),
+        GRADIENT.exact(q_theorem3_2_exact, cases_grad_exact, name="exact_rational"),
+        GRADIENT.autograd(q_theorem3_2_autograd, cases_grad_float, name="autograd_through_solve"),
+        GRADIENT.autograd(
             q_theorem3_2_function,
             cases_grad_float,
-            TORCH,
-            "||Function - autograd through solve|| / (n eps ||G|| (1 + ||A||))",
+            name="torch_function_vs_autograd",
+            note=" (the Function's backward against autograd through the solve; forward too)",
         ),
-        PropertyCheck(
-            "central_differences_50_digits",
-            q_theorem3_2_fd,
-            cases_grad_fd,
-            ("numpy-float64", "numpy-float32", "mpmath"),
-            "||eq. 2 - central differences|| / (n eps ||G|| (1 + ||A||))",
-        ),
-        SearchCheck(
-            "search_autograd",
-            q_theorem3_2_autograd,
-            strategy_gradients,
-            ("torch-float64",),
-            "||eq. 2 - autograd|| / (n eps ||G|| (1 + ||A||))",
-        ),
+        GRADIENT.finite_differences(q_theorem3_2_fd, cases_grad_fd),
+        GRADIENT.search(q_theorem3_2_autograd, strategy_gradients),
     ),
     notes=(
         "dL/dA_ij is the derivative along E_ij - E_ji (A_ij and A_ji = -A_ij move together), as in App. A; "
