@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from orthoverify.errors import RegistryError
 
 if TYPE_CHECKING:
     from orthoverify.backends import Backend
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,7 @@ class Profile:
     count_max_n: int  # largest n of exhaustive counts over n = 1, 2, ... (parameter counts)
     flop_grid_max_n: int  # largest n of instrumented flop counts over every (n, m < n)
     growth_sizes: tuple[int, ...]  # n of instrumented cost-growth checks (flops of T steps)
+    level: int = 1  # 0 quick, 1 default, 2 thorough: the column of a family's effort table (see pick)
 
     def sizes_on(self, b: Backend) -> tuple[int, ...]:
         """The sizes n of a check on ``b``: ``exact_sizes`` in exact arithmetic, ``hp_sizes`` on a
@@ -34,10 +37,16 @@ class Profile:
             return self.exact_sizes
         return self.hp_sizes if b.method == "high-precision" else self.sizes
 
+    def pick(self, quick: T, default: T, thorough: T) -> T:
+        """A family's own effort setting on this profile (say, how many random instances a bespoke
+        search draws): the value of this profile's level, so no claim tests a profile's name."""
+        return (quick, default, thorough)[max(0, min(2, self.level))]
+
 
 PROFILES: dict[str, Profile] = {
     "quick": Profile(
         name="quick",
+        level=0,
         sizes=(1, 2, 3, 4, 7, 16),
         hp_sizes=(2, 3, 5),
         exact_sizes=(1, 2, 3),
@@ -51,6 +60,7 @@ PROFILES: dict[str, Profile] = {
     ),
     "default": Profile(
         name="default",
+        level=1,
         sizes=(1, 2, 3, 4, 5, 8, 16, 32, 64),
         hp_sizes=(2, 3, 4, 6, 8),
         exact_sizes=(1, 2, 3, 4),
@@ -64,6 +74,7 @@ PROFILES: dict[str, Profile] = {
     ),
     "thorough": Profile(
         name="thorough",
+        level=2,
         sizes=(1, 2, 3, 4, 5, 6, 8, 12, 16, 32, 64, 128, 256),
         hp_sizes=(2, 3, 4, 5, 6, 8, 12, 16),
         exact_sizes=(1, 2, 3, 4, 5),

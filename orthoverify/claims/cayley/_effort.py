@@ -1,6 +1,6 @@
 """How much work the cayley family's checks do on each profile, beyond the profile's own sizes,
-cases and search examples: the one place of the family where effort depends on the profile's
-name. A profile not named here gets the default effort."""
+cases and search examples: the one place of the family where effort depends on the profile
+(its quick, default or thorough column, see Profile.pick)."""
 
 from __future__ import annotations
 
@@ -20,13 +20,13 @@ class Effort:
     reflection_max_n: int  # init: every D, exact characteristic polynomials, for n = 2..
 
 
-EFFORT: dict[str, Effort] = {
-    "quick": Effort(5, (128, 512), 32, 4),
-    "default": Effort(8, (128, 256, 512), 64, 5),
-    "thorough": Effort(10, (128, 256, 512), 128, 5),
-}
+EFFORT = (  # quick, default, thorough
+    Effort(5, (128, 512), 32, 4),
+    Effort(8, (128, 256, 512), 64, 5),
+    Effort(10, (128, 256, 512), 128, 5),
+)
 
 
 def effort(ctx: RunContext) -> Effort:
-    """The effort of ctx's profile (the default one for a profile not in :data:`EFFORT`)."""
-    return EFFORT.get(ctx.profile.name, EFFORT["default"])
+    """The effort of ctx's profile."""
+    return ctx.profile.pick(*EFFORT)

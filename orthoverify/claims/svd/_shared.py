@@ -22,34 +22,32 @@ from orthoverify.engine.templates import Agreement
 from orthoverify.param import svd as sv
 from orthoverify.param.svd_flops import NK, NM, NMM
 
-EFFORT: dict[str, dict[str, Any]] = {
-    "parameter_count.largest_n": {"quick": 12, "*": 24},
-    "claim1.exact_n3_t3": {"quick": False, "*": True},
-    "claim1.printed_exact_pairs": {"quick": [(1, 2), (2, 1), (2, 2)], "*": None},
-    "claim1.float_n_above_3": {"quick": False, "*": True},
-    "claim1.fd_cases_per_size": {"quick": 1, "*": 2},
-    "theorem5.random_exact_instances": {"quick": 4, "default": 10, "*": 30},
-    "theorem5.search_starts": {"quick": 10, "default": 30, "*": 100},
-    "theorem5.random_search_instances": {"quick": 2, "default": 6, "*": 16},
-    "flops.grid_largest_n": {
-        "quick": {NK: 6, NMM: 5, NM: 7},
-        "default": {NK: 10, NMM: 7, NM: 10},
-        "thorough": {NK: 16, NMM: 10, NM: 14},
-        "*": {NK: 10, NMM: 7, NM: 10},
-    },
+EFFORT: dict[str, tuple[Any, Any, Any]] = {
+    "parameter_count.largest_n": (12, 24, 24),
+    "claim1.exact_n3_t3": (False, True, True),
+    "claim1.printed_exact_pairs": ([(1, 2), (2, 1), (2, 2)], None, None),
+    "claim1.float_n_above_3": (False, True, True),
+    "claim1.fd_cases_per_size": (1, 2, 2),
+    "theorem5.random_exact_instances": (4, 10, 30),
+    "theorem5.search_starts": (10, 30, 100),
+    "theorem5.random_search_instances": (2, 6, 16),
+    "flops.grid_largest_n": (
+        {NK: 6, NMM: 5, NM: 7},
+        {NK: 10, NMM: 7, NM: 10},
+        {NK: 16, NMM: 10, NM: 14},
+    ),
 }
-"""Effort of the family's bespoke checks by profile name ("*": any other profile), beside what
-engine.profiles sets: the largest n of the parameter-count grid; whether the exact Claim 1
-gradients include n = t = 3 and the float ones n = 4..8; the exact sizes of the printed gradient
-(None: all); central-difference cases per size; Theorem 5's random exact instances, search starts
-and random search instances; the largest n of each
-size grid of the flop counts (bigger profiles only add points)."""
+"""Effort of the family's bespoke checks on the quick, default and thorough profiles (see
+Profile.pick), beside what engine.profiles sets: the largest n of the parameter-count grid;
+whether the exact Claim 1 gradients include n = t = 3 and the float ones n = 4..8; the exact
+sizes of the printed gradient (None: all); central-difference cases per size; Theorem 5's random
+exact instances, search starts and random search instances; the largest n of each size grid of
+the flop counts (bigger profiles only add points)."""
 
 
 def effort(ctx: RunContext, key: str) -> Any:
-    """The effort ``key`` of :data:`EFFORT` for ctx's profile."""
-    table = EFFORT[key]
-    return table.get(ctx.profile.name, table["*"])
+    """The effort ``key`` of :data:`EFFORT` on ctx's profile."""
+    return ctx.profile.pick(*EFFORT[key])
 
 
 def random_vector(ctx: RunContext, rng: np.random.Generator, k: int) -> Any:

@@ -1,6 +1,6 @@
 """How much work the unitary family's checks do on each profile, beyond the profile's own sizes,
-cases and search examples: the one place of the family where effort depends on the profile's
-name. A profile not named here gets the default effort."""
+cases and search examples: the one place of the family where effort depends on the profile
+(its quick, default or thorough column, see Profile.pick)."""
 
 from __future__ import annotations
 
@@ -40,11 +40,11 @@ class Effort:
     coverage: CoveragePlan
 
 
-EFFORT: dict[str, Effort] = {
-    "quick": Effort(
+EFFORT = (  # quick, default, thorough
+    Effort(
         5, 16, 256, 33, 20000, False, CoveragePlan(10, 1, 8, (2, 3), (3, 6), (8,), (5, 6), 5, ((6, 4),), (2, 3), 2)
     ),
-    "default": Effort(
+    Effort(
         6,
         64,
         1024,
@@ -53,7 +53,7 @@ EFFORT: dict[str, Effort] = {
         True,
         CoveragePlan(16, 2, 16, (2, 3), (3, 6, 8), (8, 9), (5, 6, 7), 5, ((6, 30), (7, 4), (8, 4)), (2, 3, 4, 5), 3),
     ),
-    "thorough": Effort(
+    Effort(
         6,
         64,
         1024,
@@ -64,9 +64,9 @@ EFFORT: dict[str, Effort] = {
             20, 4, 20, (2, 3, 4), (3, 6, 8, 9), (8, 9, 10), (4, 5, 6, 7), 6, ((7, 20), (8, 20)), (2, 3, 4, 5), 8
         ),
     ),
-}
+)
 
 
 def effort(ctx: RunContext) -> Effort:
-    """The effort of ctx's profile (the default one for a profile not in :data:`EFFORT`)."""
-    return EFFORT.get(ctx.profile.name, EFFORT["default"])
+    """The effort of ctx's profile (its quick, default or thorough column, see Profile.pick)."""
+    return ctx.profile.pick(*EFFORT)
