@@ -129,12 +129,12 @@ def test_theorem5_search_finds_every_exact_critical_point_at_n1() -> None:
     """The n = 2 search's machinery (float64 Newton, refined at 50 digits) finds exactly the real
     critical points that the exact enumeration finds on the hand-built n = 1 instance, each of
     the same kind; on a t = 1 control (R convex) it finds one point, so no candidate."""
-    from orthoverify.claims.svd._landscape import HAND_BUILT_1D, exact_1d
+    from orthoverify.claims.svd import theorem5
     from orthoverify.param import linear_rnn as lr
 
-    inst = HAND_BUILT_1D
+    inst = theorem5.HAND_BUILT_1D
     found = lr.find_critical_points(inst["Y"], inst["A"], inst["Sigma"], inst["t"], starts=8, seed=0)
-    exact = exact_1d(inst)
+    exact = theorem5.exact_1d(inst)
     assert len(found) == len(exact) == 3
     for e in exact:
         assert any(abs(e.w[0, 0] - f.w[0, 0]) < 1e-40 and e.kind == f.kind for f in found)
@@ -148,7 +148,7 @@ def test_theorem5_violation_is_large_only_at_a_spurious_minimum() -> None:
     gap) and at the local maximum (negative Hessian)."""
     from orthoverify.backends import get_backend
     from orthoverify.claims.svd import theorem5
-    from orthoverify.claims.svd._landscape import HAND_BUILT_1D, exact_1d, nstr
+    from orthoverify.claims.svd.theorem5 import HAND_BUILT_1D, exact_1d, nstr
 
     hp = get_backend("mpmath")
     low, top, high = sorted(exact_1d(HAND_BUILT_1D), key=lambda p: p.w[0, 0])  # spurious min, max, global min

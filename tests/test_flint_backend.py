@@ -198,8 +198,8 @@ def test_rigorous_check_fails_on_non_orthogonal_input() -> None:
     import sympy
 
     from orthoverify import samples
-    from orthoverify.claims._common import rigorous_scan
     from orthoverify.claims.householder import orthogonal_when as hc
+    from orthoverify.engine.rigorous import rigorous_scan
 
     ctx = _ctx("householder.orthogonal_when", "rigorous_rational", "flint")
     rng = np.random.default_rng(0)

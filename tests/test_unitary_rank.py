@@ -10,9 +10,8 @@ import pytest
 
 from orthoverify.backends import get_backend
 from orthoverify.claims.unitary import coverage_threshold as cov
-from orthoverify.claims.unitary._rank import rank_measure, rank_scan
 from orthoverify.engine import run_checks
-from orthoverify.engine.checks import FunctionCheck, RunContext
+from orthoverify.engine.checks import RunContext
 from orthoverify.engine.profiles import get_profile
 from orthoverify.errors import (
     BackendError,
@@ -217,13 +216,8 @@ def test_a_false_rank_claim_gets_a_replayable_counterexample() -> None:
     def full_rank(n: int, rank: int) -> bool:
         return rank == n * n
 
-    check = FunctionCheck(
-        "planted",
-        lambda ctx: rank_scan(ctx, full_rank, "rank below n^2"),
-        ("numpy-float64",),
-        "float",
-        "rank",
-        replay_fn=rank_measure(full_rank, "rank below n^2"),
+    check, _ = cov.rank_checks(
+        full_rank, "rank below n^2", float_backend="numpy-float64", hp_sizes=lambda _: (), quantities=("rank", "rank")
     )
     ctx = RunContext("unitary.planted", "planted", F64, get_profile("quick"), seed=0)
     ev = check.run(ctx)
