@@ -19,7 +19,7 @@ if os.environ.get("HYPOTHESIS_PROFILE"):
 elif not os.environ.get("CI"):  # in CI, Hypothesis has already loaded its own "ci" profile
     settings.load_profile("quick")
 
-PLANTED = ("tests.planted_claims",)
+PLANTED = ("tests.planted.planted_claims",)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

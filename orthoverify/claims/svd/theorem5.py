@@ -12,7 +12,7 @@ R'(w), classified by the sign of R''), on a hand-built instance and random ratio
 n = 2, every critical point found by search (float64 Newton from many starts, refined and
 classified at 50 digits, param.linear_rnn), with a t = 1 control where R is convex. The
 engine's threshold decides; the search's agreement with the exact roots at n = 1 is a test
-(tests/test_claims_svd.py).
+(tests/claims/test_claims_svd.py).
 """
 
 from __future__ import annotations

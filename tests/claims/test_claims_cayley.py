@@ -1,0 +1,138 @@
+"""Every cayley.* claim of the catalogue is registered, the quick profile decides each one from
+its evidence, and each counterexample replays from the JSON result."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from orthoverify.engine import replay_from_file
+from tests.claims.claims_common import (
+    assert_registered,
+    assert_rerun_identical,
+    assert_verdicts,
+    catalogue_ids,
+    expected_verdicts,
+    quick_run,
+)
+
+CATALOGUE = catalogue_ids("cayley")
+ADDED = {"cayley.init.corrected", "cayley.parameter_count.corrected", "cayley.table_params"}
+EXPECTED = expected_verdicts("cayley")
+
+
+def test_catalogue_ids_are_registered() -> None:
+    assert_registered("cayley", CATALOGUE, ADDED)
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return quick_run("cayley.*", tmp_path_factory)
+
+
+def test_quick_profile_verdicts(quick: Path) -> None:
+    assert_verdicts(quick, EXPECTED)
+
+
+def test_theorem3_1_evidence_covers_every_method(quick: Path) -> None:
+    data = json.loads(quick.read_text())
+    (claim,) = [c for c in data["claims"] if c["id"] == "cayley.theorem3_1"]
+    checks = {(e["check"], e["backend"]) for e in claim["evidence"]}
+    assert ("exhaustive_all_d_high_precision", "mpmath-50") in checks
+    assert ("certificate_at_50_digits", "mpmath-50") in checks
+    assert ("algorithm_float_up_to_512", "numpy-float64") in checks
+    assert ("algorithm_exact", "sympy") in checks
+    assert any(e["method"] == "search" for e in claim["evidence"])
+
+
+def test_drift_verdict_states_what_was_measured(quick: Path) -> None:
+    data = json.loads(quick.read_text())
+    (claim,) = [c for c in data["claims"] if c["id"] == "cayley.orthogonality_drift"]
+    assert {e["backend"] for e in claim["evidence"]} == {"numpy-float32", "numpy-float64"}
+    for e in claim["evidence"]:
+        assert "10000 steps" in e["notes"] and "multiplicative/additive" in e["notes"]
+        assert e["data"]["step"][-1] == 10000
+        assert max(e["data"]["additive"]) <= 30 < e["data"]["multiplicative"][-1]
+
+
+def test_every_counterexample_replays(quick: Path) -> None:
+    data = json.loads(quick.read_text())
+    refuted = [c for c in data["claims"] if c["verdict"] == "refuted"]
+    assert {c["id"] for c in refuted} == {k for k, v in EXPECTED.items() if v == "refuted"}
+    for c in refuted:
+        assert c["counterexample"]["precision_digits"] == "exact"
+        rep = replay_from_file(quick, c["id"])
+        assert rep.reproduced, c["id"]
+
+
+def test_init_counterexample_is_the_split_block(quick: Path) -> None:
+    data = json.loads(quick.read_text())
+    (claim,) = [c for c in data["claims"] if c["id"] == "cayley.init"]
+    cx = claim["counterexample"]
+    assert cx["inputs"]["n"] == "2" and cx["inputs"]["D"] in (["-1", "1"], ["1", "-1"])
+    assert "(lam - 1)*(lam + 1)" in cx["value"]
+
+
+def test_same_seed_same_results(quick: Path) -> None:
+    assert_rerun_identical(quick, ["cayley.theorem3_1", "cayley.bijection", "cayley.init"])
+
+
+def test_init_replays_parse_file_strings_and_never_evaluate_them() -> None:
+    """A result file is untrusted: the replays of cayley.init and its correction parse s_j through
+    the SymPy backend's strict parser, so a crafted entry is refused by name; valid input replays."""
+    from orthoverify.backends import get_backend
+    from orthoverify.claims.cayley import init
+    from orthoverify.errors import ParseError
+
+    crafted = {"n": "2", "s": ['__import__("os").getpid()'], "D": ["-1", "1"]}
+    sympy_backend = get_backend("sympy")
+    for violation in (init.reflection_printed, init.reflection_corrected):
+        with pytest.raises(ParseError, match="not a decimal, integer or p/q number"):
+            violation(sympy_backend, crafted)
+    split_block = {"n": "2", "s": ["1/2"], "D": ["-1", "1"]}
+    assert init.reflection_printed(sympy_backend, split_block).ratio == math.inf
+    assert init.reflection_corrected(sympy_backend, split_block).ratio == 0.0
+
+
+def test_modrelu_audit_at_zero_can_fail() -> None:
+    """The audit of z = 0 holds for b = 1/2 and names the wrong lines for b = -1/2 (where eq. 3 is
+    defined at 0: 0, since |0| + b < 0)."""
+    from orthoverify.backends import get_backend
+    from orthoverify.claims.cayley import modrelu_real
+
+    sympy_backend = get_backend("sympy")
+    assert all(holds for _, holds in modrelu_real.at_zero(sympy_backend, {"b": "1/2"}))
+    wrong = [text for text, holds in modrelu_real.at_zero(sympy_backend, {"b": "-1/2"}) if not holds]
+    assert wrong == ["b = -1/2: eq. 3 is undefined at z = 0"]
+
+
+def test_example_2x2_measure_refutes_another_w() -> None:
+    """The printed example's measure holds for c = -0.99999 and refutes c = -0.9999 (a_12 = sqrt(19999)
+    = 141.42..., not the printed 447.212) in exact and float arithmetic."""
+    from orthoverify.backends import get_backend
+    from orthoverify.claims.cayley import example_2x2
+
+    for name in ("sympy", "numpy-float64", "mpmath"):
+        b = get_backend(name)
+        assert example_2x2.printed_parameter(b, {"c": "-0.99999"}).ratio <= 30
+        wrong = example_2x2.printed_parameter(b, {"c": "-0.9999"})
+        assert wrong.ratio == math.inf and "a_12 rounds to 447.212" in wrong.display
+
+
+def test_bijection_minus_one_measure_catches_a_planted_inverse(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The exhaustive check's measure holds for the real inverse map on W = -I and W = I, and
+    flags a planted inverse that answers for W = -I (which has the eigenvalue -1)."""
+    import numpy as np
+
+    from orthoverify.backends import get_backend
+    from orthoverify.claims.cayley import bijection
+
+    b = get_backend("sympy")
+    for w in (-np.eye(2), np.eye(2)):
+        assert bijection.minus_one_excluded(b, {"W": w}).ratio == 0.0
+    monkeypatch.setattr(bijection.cy, "inverse_cayley", lambda w, backend: np.zeros((2, 2), dtype=object))
+    assert bijection.minus_one_excluded(b, {"W": -np.eye(2)}).ratio == math.inf
+

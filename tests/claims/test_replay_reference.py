@@ -1,0 +1,70 @@
+"""`orthoverify replay` reproduces every counterexample of the committed reference run and
+prints the breaking quantity in float64 and at high precision (or exactly)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from orthoverify.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+REFERENCE = ROOT / "reference" / "check-default.json"
+REFUTED = [c["id"] for c in json.loads(REFERENCE.read_text())["claims"] if c["counterexample"]]
+
+
+def test_the_reference_run_has_counterexamples() -> None:
+    data = json.loads(REFERENCE.read_text())
+    assert len(REFUTED) == data["summary"]["refuted"] > 0
+
+
+@pytest.mark.parametrize("claim_id", REFUTED)
+def test_replay_reproduces(claim_id: str) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["replay", str(REFERENCE), claim_id], out=out, err=err)
+    text = out.getvalue()
+    assert code == 0, text + err.getvalue()
+    assert "reproduced: yes" in text and "\ninputs:\n" in text and "\ncompared: " in text
+    out = io.StringIO()
+    assert main(["replay", str(REFERENCE), claim_id, "--json"], out=out) == 0
+    doc = json.loads(out.getvalue())
+    assert doc["claim"] == claim_id and doc["reproduced"] is True
+    labels = [a["label"] for a in doc["arithmetics"]]
+    if doc["precision_digits"] == "exact":
+        assert labels[0].startswith("exact")
+        assert len({a["value"] for a in doc["arithmetics"]}) == len(labels)  # no arithmetic repeats another
+    else:  # float64 and the precision that confirmed it
+        assert labels == ["float64", f"{doc['precision_digits']} digits"]
+
+
+def test_replay_of_an_exact_counterexample_in_floating_point() -> None:
+    out = io.StringIO()
+    assert main(["replay", str(REFERENCE), "svd.claim1"], out=out) == 0
+    lines = dict(line.split(": ", 1) for line in out.getvalue().splitlines() if ": " in line)
+    assert lines["exact"] == "-1"
+    assert float(lines["float64"]) > 30 and float(lines["50 digits"]) > 30  # the gap, as test ratios
+
+
+def test_replay_shows_what_it_replays() -> None:
+    """householder.flops counts integers: one line, not three identical ones; householder.algorithm2_float's
+    large inputs are abbreviated in the text and complete in --json; the threshold comparison is stated."""
+    out = io.StringIO()
+    assert main(["replay", str(REFERENCE), "householder.flops"], out=out) == 0
+    text = out.getvalue()
+    assert "\n  n = " in text and "\n  m = " in text
+    assert "exact (float64 and 50 digits give the same): " in text
+    assert "\nfloat64: " not in text and "\n50 digits: " not in text
+    assert "compared: exact discrepancy nonzero" in text
+    out = io.StringIO()
+    assert main(["replay", str(REFERENCE), "householder.algorithm2_float"], out=out) == 0
+    text = out.getvalue()
+    assert "--json has them all)" in text and "\ncompared: test ratio " in text and "> threshold 30" in text
+    assert max(len(line) for line in text.splitlines() if line.startswith("  ")) < 200
+    out = io.StringIO()
+    assert main(["replay", str(REFERENCE), "householder.algorithm2_float", "--json"], out=out) == 0
+    doc = json.loads(out.getvalue())
+    recorded = next(c for c in json.loads(REFERENCE.read_text())["claims"] if c["id"] == "householder.algorithm2_float")
+    assert doc["inputs"] == recorded["counterexample"]["inputs"] and doc["threshold"] == 30

@@ -1,0 +1,30 @@
+"""Measuring the judge: every planted target of ``tests/planted/judge_planted.py`` gets, on the quick
+profile, exactly the verdict pinned for each of its checks; every broken one is caught by the
+check that names its defect, and no correct one is refuted anywhere (the README's figures)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.planted.judge_planted import BROKEN, CORRECT, SECOND_ORDER, Planted, result, verdicts
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("planted", CORRECT + BROKEN, ids=lambda p: p.name)
+def test_every_check_gives_the_pinned_verdict(planted: Planted) -> None:
+    got = verdicts(planted.name)
+    assert got == planted.expected(list(got)), {k: v for k, v in got.items() if v != planted.expected(list(got))[k]}
+    assert "error" not in got.values()  # a target's behaviour never makes orthoverify err
+
+
+@pytest.mark.slow
+def test_the_figures() -> None:
+    """Broken caught (refuted on the check naming the defect) and correct passing (no refutation)."""
+    caught = [p.name for p in BROKEN if verdicts(p.name)[str(p.defect)] == "refuted"]
+    passing = [
+        p.name for p in CORRECT if not any(v == "refuted" for k, v in verdicts(p.name).items() if k not in SECOND_ORDER)
+    ]
+    assert len(caught) == len(BROKEN) and len(passing) == len(CORRECT)
+    for p in BROKEN:  # each finding names its defect with a counterexample that replays
+        c = next(c for c in result(p.name).claims if c.claim.id.endswith("." + str(p.defect)))
+        assert c.counterexample is not None, p.name

@@ -1,0 +1,124 @@
+"""The command line is a contract: output, JSON and exit statuses (0 ok, 1 a check errored,
+2 bad usage)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from orthoverify.cli import main
+from orthoverify.engine.registry import EXTRA_ENV
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_list_text_and_json() -> None:
+    code, out, _ = run("list")
+    assert code == 0 and "householder.theorem1" in out and "Thm 1" in out
+    code, out, _ = run("list", "--json")
+    claims = json.loads(out)
+    assert code == 0
+    assert {"id", "paper", "where", "kind", "statement"} <= set(claims[0])
+    assert "householder.flops.corrected" in {c["id"] for c in claims}
+
+
+def test_check_writes_json_and_summary(tmp_path: Path) -> None:
+    path = tmp_path / "r.json"
+    code, out, err = run(
+        "check",
+        "householder.reflection",
+        "householder.two_*",
+        "--profile",
+        "quick",
+        "--workers",
+        "1",
+        "--seed",
+        "5",
+        "--json",
+        str(path),
+    )
+    assert code == 0, err
+    assert "householder.reflection" in out and "verified" in out and "worst ratio" in out
+    assert "[" in err and "householder.reflection ::" in err  # progress lines
+    data = json.loads(path.read_text())
+    assert data["profile"] == "quick" and data["seed"] == 5
+    assert [c["id"] for c in data["claims"]] == ["householder.reflection", "householder.two_reflections_2x2"]
+
+
+def test_backend_restriction(tmp_path: Path) -> None:
+    path = tmp_path / "r.json"
+    code, _, _ = run(
+        "check",
+        "householder.proposition1",
+        "--profile",
+        "quick",
+        "--workers",
+        "1",
+        "--backend",
+        "numpy-float64,sympy",
+        "--json",
+        str(path),
+        "--quiet",
+    )
+    assert code == 0
+    backends = {e["backend"] for e in json.loads(path.read_text())["claims"][0]["evidence"]}
+    assert backends == {"numpy-float64", "sympy"}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("check", "--profile", "huge"),
+        ("check", "no.such.claim", "--workers", "1"),
+        ("check", "householder.theorem1", "--backend", "numpy-float16", "--workers", "1"),
+        ("check", "--workers", "0"),
+        ("frobnicate",),
+        ("replay", "missing.json", "householder.flops"),
+    ],
+)
+def test_bad_usage_exits_2(argv: tuple[str, ...]) -> None:
+    with pytest.raises(SystemExit) as info:
+        code, _, _ = run(*argv)
+        raise SystemExit(code)
+    assert info.value.code == 2
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the no-GPU path")
+def test_cuda_without_gpu_exits_2() -> None:
+    code, _, err = run("check", "householder.theorem1", "--device", "cuda", "--workers", "1")
+    assert code == 2 and "CUDA" in err
+
+
+def test_errored_check_exits_1_and_refuted_is_not_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(EXTRA_ENV, "tests.planted.planted_claims")
+    path = tmp_path / "r.json"
+    code, out, err = run("check", "planted.crashes", "--profile", "quick", "--workers", "1", "--json", str(path))
+    assert code == 1 and "planted crash" in err
+    code, out, _ = run("check", "planted.false_*", "--profile", "quick", "--workers", "1", "--json", str(path))
+    assert code == 0 and "refuted" in out
+    code, out, _ = run("replay", str(path), "planted.false_reflection_fixes_u")
+    assert code == 0 and "reproduced: yes" in out
+    code, _, err = run("replay", str(path), "planted.crashes")
+    assert code == 2 and "not in" in err
+
+
+def test_module_entry_point_runs() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "orthoverify", "list", "--json"],
+        capture_output=True,
+        text=True,
+        env={**os.environ},
+        check=False,
+    )
+    assert proc.returncode == 0 and json.loads(proc.stdout)

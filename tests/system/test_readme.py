@@ -1,0 +1,249 @@
+"""The README opens with the two commands, and .ci/run runs command (2) exactly."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from orthoverify.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def commands() -> list[str]:
+    text = (ROOT / "README.md").read_text()
+    block = text.split("```bash", 1)[1].split("```", 1)[0]
+    return [line.strip() for line in block.splitlines() if line.strip() and not line.strip().startswith("#")]
+
+
+def test_readme_opens_with_two_commands() -> None:
+    main, tests = commands()
+    assert "orthoverify check" in main and "-c constraints.txt" in main
+    assert "pytest" in tests and "-c constraints.txt" in tests and ".[test,dev]" in tests
+
+
+def test_ci_runs_command_two_exactly() -> None:
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert commands()[1] in [line.strip() for line in ci]
+
+
+def test_constraints_pin_torch_but_library_range_stays_open() -> None:
+    assert "torch==2.13.0" in (ROOT / "constraints.txt").read_text()
+    assert '"torch>=2.1"' in (ROOT / "pyproject.toml").read_text()
+
+
+def test_main_command_writes_the_reports_outside_the_repository() -> None:
+    assert commands()[0].endswith("orthoverify check --report out")
+    assert "out/" in (ROOT / ".gitignore").read_text().splitlines()
+
+
+def _git(*args: str, cwd: Path) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+@pytest.mark.slow
+def test_command_one_leaves_a_fresh_clone_clean(tmp_path: Path) -> None:
+    """README command (1)'s check, as written (on one cheap claim, so that the test is quick), in a
+    fresh clone: it writes its JSON and reports under out/ and `git status` stays clean."""
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    clone = tmp_path / "fresh"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True, capture_output=True)
+    check = commands()[0].split("&&")[-1].split()
+    assert check[:2] == [".venv/bin/orthoverify", "check"]
+    argv = [sys.executable, "-m", "orthoverify", *check[1:], "householder.reflection", "--profile", "quick"]
+    run = subprocess.run(argv, cwd=clone, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert (clone / "out" / "check-quick.json").is_file() and (clone / "out" / "check-quick.html").is_file()
+    # the README's replay of a refuted claim of the committed reference, as written
+    replay = re.search(r"`orthoverify replay (reference/check-default\.json) <id>`", (clone / "README.md").read_text())
+    assert replay is not None
+    run = subprocess.run(
+        [sys.executable, "-m", "orthoverify", "replay", replay.group(1), "householder.algorithm2_float"],
+        cwd=clone,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0 and "reproduced: yes" in run.stdout, run.stdout + run.stderr
+    assert _git("status", "--porcelain", "--untracked-files=all", cwd=clone) == ""
+
+
+def test_ci_installs_chromium_and_requires_the_browser_tests() -> None:
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "apt-get install" in ci and "chromium" in ci
+    lines = [line.strip() for line in ci.splitlines()]
+    assert lines.index(
+        "export ORTHOVERIFY_REQUIRE_BROWSER=1  # the browser tests fail, not skip, if Chromium is missing"
+    ) < (lines.index(commands()[1]))
+
+
+def python_blocks() -> list[str]:
+    """Every ```python block of the README, as written."""
+    text = (ROOT / "README.md").read_text()
+    return [part.split("```", 1)[0] for part in text.split("```python\n")[1:]]
+
+
+@pytest.mark.slow
+def test_python_examples_run_as_script_files(tmp_path: Path) -> None:
+    """Each Python block saved as a file and run with `python file.py` (not `-c`): a process pool
+    started without a `__main__` guard would kill every check here."""
+    blocks = python_blocks()
+    assert blocks and any("run_checks" in b for b in blocks)
+    for k, block in enumerate(blocks):
+        script = tmp_path / f"api_example_{k}.py"
+        script.write_text(block)
+        run = subprocess.run(
+            [sys.executable, "-W", "error::RuntimeWarning", script.name],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert run.returncode == 0, run.stdout + run.stderr
+        assert "worker process died" not in run.stdout + run.stderr
+        if "run_checks" in block:
+            assert "householder.theorem2 verified" in run.stdout
+            assert json.loads((tmp_path / "out" / "theorem2.json").read_text())["summary"]["error"] == 0
+
+
+def test_a_run_in_which_every_check_erred_is_loud(monkeypatch: pytest.MonkeyPatch) -> None:
+    from orthoverify.engine import run_checks
+
+    with pytest.warns(RuntimeWarning, match="every check of this run erred .*planted crash"):
+        result = run_checks(["planted.crashes"], profile="quick", modules=("tests.planted.planted_claims",))
+    assert result.errored and result.workers == 1 and result.executor == "serial"
+    monkeypatch.setenv("ORTHOVERIFY_EXTRA_CLAIMS", "tests.planted.planted_claims")
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["check", "planted.crashes", "--profile", "quick", "--workers", "1", "--json", os.devnull]
+    assert main(argv, out, err) == 1
+    assert "every check of this run erred (1): nothing was decided" in err.getvalue()
+
+
+@pytest.mark.slow
+def test_an_unguarded_pool_in_a_script_says_what_to_do(tmp_path: Path) -> None:
+    script = tmp_path / "pool.py"
+    script.write_text(
+        "from orthoverify.engine import run_checks\n"
+        "r = run_checks(['householder.reflection'], profile='quick', workers=2)\n"
+        "print(r.claims[0].verdict, r.claims[0].evidence[0].error)\n"
+    )
+    run = subprocess.run([sys.executable, script.name], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0
+    assert "RuntimeWarning: every check of this run erred" in run.stderr
+    assert 'if __name__ == "__main__":' in run.stdout and run.stdout.startswith("error ")
+
+
+def test_validate_is_exported_lazily() -> None:
+    code = "import sys, orthoverify; assert 'torch' not in sys.modules; print(orthoverify.validate.__module__)"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and run.stdout.strip() == "orthoverify.conformance", run.stderr
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+class _Ev:
+    def __init__(self, claim: str, error: str | None = None) -> None:
+        self.claim, self.check, self.backend, self.seconds = claim, "c", "numpy-float64", 0.5
+        self.error, self.passed, self.counterexample = error, error is None, None
+
+
+def test_progress_says_elapsed_and_what_is_left() -> None:
+    """Plain lines off a terminal, a bar redrawn in place on one; both with elapsed time and an
+    estimate of the rest (from a fake clock: the test times nothing)."""
+    from orthoverify.cli import _progress
+
+    clock = _Clock()
+    out = io.StringIO()
+    report = _progress(out, bar=False, clock=clock)
+    clock.t = 10.0
+    report(1, 4, _Ev("a.b"))
+    clock.t = 80.0
+    report(4, 4, _Ev("a.c"))
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "[  1/4] a.b :: c [numpy-float64] pass (0.5s)  (10s elapsed, about 30s left)"
+    assert lines[1].endswith("(1m20s elapsed)") and "\r" not in out.getvalue()
+    clock = _Clock()
+    tty = io.StringIO()
+    report = _progress(tty, bar=True, clock=clock)
+    clock.t = 5.0
+    report(1, 2, _Ev("a.b", error="boom"))
+    report(2, 2, _Ev("a.c"))
+    text = tty.getvalue()
+    assert "\r\x1b[Ka.b :: c [numpy-float64] ERROR (0.5s)\n" in text
+    assert "[############............] 1/2  5s elapsed, about 5s left" in text
+    assert text.endswith("[########################] 2/2  5s elapsed\n")
+
+
+def _pytest(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist", *args]
+    return subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+
+
+@pytest.mark.slow
+def test_pytest_plugin_collects_names_and_reruns_its_checks(tmp_path: Path) -> None:
+    """The plugin on a small correct and a small broken map: its tests are counted by `collected`,
+    a printed node id runs that one check when passed back, and torch's deprecations stay out."""
+    from orthoverify.conformance import _plan
+
+    (tmp_path / "test_own.py").write_text("def test_own():\n    assert True\n")
+    good = _pytest(tmp_path, "-v", "--orthoverify-target", "tests.planted.conformance_targets:embed",
+                   "--orthoverify-kind", "complex-to-real")  # fmt: skip
+    checks = [name for name, *_ in _plan("complex-to-real", ("float32", "float64"))]
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert f"collected {len(checks) + 1} items" in good.stdout
+    assert "DeprecationWarning" not in good.stdout and "warnings summary" not in good.stdout
+    node = "orthoverify[tests.planted.conformance_targets:embed_wrong_block]::complex-to-real::forward"
+    bad = _pytest(tmp_path, "-v", "--orthoverify-target", "tests.planted.conformance_targets:embed_wrong_block",
+                  "--orthoverify-kind", "complex-to-real")  # fmt: skip
+    assert bad.returncode == 1 and f"FAILED {node}" in bad.stdout, bad.stdout + bad.stderr
+    again = _pytest(tmp_path, node, "--orthoverify-target", "tests.planted.conformance_targets:embed_wrong_block",
+                    "--orthoverify-kind", "complex-to-real")  # fmt: skip
+    assert again.returncode == 1 and f"collected {len(checks)} items / {len(checks) - 1} deselected" in again.stdout
+    assert "1 failed" in again.stdout and "test_own" not in again.stdout, again.stdout
+
+
+# ------------------------------------------------------------------------------ smaller promises
+def test_backend_flint_says_when_a_claim_has_no_flint_evidence(tmp_path: Path) -> None:
+    pytest.importorskip("flint")
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["check", "householder.flops", "--backend", "flint", "--profile", "quick", "--workers", "1"]
+    assert main([*argv, "--json", str(tmp_path / "a.json")], out, err) == 2
+    assert "no check of the 1 selected claim(s) runs on flint; their checks use flops" in err.getvalue()
+    assert not (tmp_path / "a.json").exists()
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["check", "householder.flops", "cayley.bijection", "--backend", "flint", "--profile", "quick"]
+    assert main([*argv, "--workers", "1", "--json", str(tmp_path / "b.json"), "--quiet"], out, err) == 0
+    assert "householder.flops: no check runs on flint (its checks use flops)" in err.getvalue()
+    data = json.loads((tmp_path / "b.json").read_text())
+    (bijection,) = [c for c in data["claims"] if c["id"] == "cayley.bijection"]
+    assert [e["backend"] for e in bijection["evidence"]] == ["flint-100"]  # "flint" selects flint-100 too
+    assert "2 claims: " in out.getvalue()
+
+
+def test_check_help_lists_flint_and_one_claim_is_singular(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    assert "flint or flint-D" in " ".join(capsys.readouterr().out.split())
+    monkeypatch.setenv("ORTHOVERIFY_EXTRA_CLAIMS", "tests.planted.planted_claims")
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["check", "planted.true_reflection_orthogonal", "--profile", "quick", "--workers", "1", "--quiet"]
+    assert main([*argv, "--json", str(tmp_path / "one.json")], out, err) == 0
+    assert "\n1 claim: 1 verified" in out.getvalue()

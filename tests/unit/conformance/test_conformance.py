@@ -1,0 +1,399 @@
+"""`orthoverify validate`: correct implementations pass, each deliberately broken one is caught by
+the check meant for it, targets that raise, hang, return the wrong shape or NaN are recorded
+(never crash orthoverify), the built-in adapters run, and every finding replays."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from orthoverify.cli import main
+from orthoverify.conformance import ADAPTERS, validate
+from orthoverify.engine import write_json
+from orthoverify.engine.replay import replay_from_file
+from tests.planted.judge_planted import result as planted_result
+
+T = "tests.planted.conformance_targets:"
+
+
+def verdicts(spec: str, kind: str | None = None, **kw: object) -> dict[str, str]:
+    r = validate(spec, kind=kind, profile="quick", **kw)  # type: ignore[arg-type]
+    return {c.claim.id.rsplit(".", 1)[1]: c.verdict for c in r.claims}
+
+
+# Correct and broken implementations of every kind, each check's verdict pinned: tests/planted/judge_planted.py
+# (run by tests/planted/test_judge_planted.py).
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        (T + "raises", "raised: RuntimeError: this target always fails"),
+        (T + "wrong_shape", "shape: returned shape (3, 3), expected (2, 2)"),
+        (T + "returns_nan", "non-finite"),
+        (T + "hangs", "timeout"),
+    ],
+)
+def test_misbehaving_targets_are_recorded_not_raised(spec: str, message: str) -> None:
+    r = validate(spec, kind="orthogonal-map", profile="quick", dtypes=["float64"], timeout=0.5)
+    output = next(c for c in r.claims if c.claim.id.endswith(".output"))
+    assert output.verdict == "refuted"
+    assert output.counterexample is not None and message in output.counterexample.value
+    assert all(c.verdict != "error" for c in r.claims), [(c.claim.id, c.evidence[0].error) for c in r.claims]
+
+
+def test_built_in_adapters(tmp_path: Path) -> None:
+    v = verdicts("torch-householder-product")
+    # nested forward mode through householder_product is wrong (pytorch/pytorch#196698): tests/unit/conformance/test_reach_modes.py
+    assert {k for k, x in v.items() if x != "verified"} == {"second_ff"}, v
+    r = validate("torch-orthogonal-householder", profile="quick")
+    by = {c.claim.id.rsplit(".", 1)[1]: c for c in r.claims}
+    # torch's householder map multiplies by int(diag(X)): a diagonal that leaves {+1, -1} in training
+    # (weight decay, say) gives a matrix that is not orthogonal; found and replayed
+    assert by["orthogonal"].verdict == "refuted"
+    path = write_json(r, tmp_path / "v.json")
+    rep = replay_from_file(path, "conformance.orthogonal-map.orthogonal", target="torch-orthogonal-householder")
+    assert rep.reproduced
+    for name in ("torch-orthogonal-cayley", "torch-orthogonal-matrix_exp"):
+        res = validate(name, profile="quick", dtypes=["float64"])
+        assert all(c.verdict != "error" for c in res.claims)
+        cov = next(c for c in res.claims if c.claim.id.endswith("coverage"))
+        assert "Never reached" in cov.evidence[0].notes  # the other component of O(n)
+    assert {"geotorch-so-cayley", "geotorch-so-expm"} <= set(ADAPTERS)
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_cli_exit_statuses_json_report_and_replay(tmp_path: Path) -> None:
+    good = tmp_path / "good.json"
+    code, out, _ = run("validate", T + "embed", "--kind", "complex-to-real", "--profile", "quick", "--json", str(good))
+    assert code == 0 and "verified" in out
+    data = json.loads(good.read_text())
+    assert data["validate"]["target"] == T + "embed" and data["validate"]["kind"] == "complex-to-real"
+    assert all(c["id"].startswith("conformance.complex-to-real.") for c in data["claims"])
+    bad = tmp_path / "bad.json"
+    code, out, _ = run(
+        "validate",
+        T + "embed_wrong_block",
+        "--kind",
+        "complex-to-real",
+        "--profile",
+        "quick",
+        "--json",
+        str(bad),
+        "--report",
+        str(tmp_path),
+    )
+    assert code == 1 and "refuted" in out
+    assert (tmp_path / "validate-tests.planted.conformance_targets-embed_wrong_block.html").exists()
+    for c in json.loads(bad.read_text())["claims"]:
+        if c["counterexample"]:
+            code, out, _ = run("replay", str(bad), c["id"], "--target", T + "embed_wrong_block")
+            assert code == 0 and "reproduced: yes" in out, out
+    assert run("validate", "nosuch.module:f", "--kind", "orthogonal-map")[0] == 3
+    assert run("validate", "not-an-adapter")[0] == 3
+    assert run("validate", T + "embed", "--kind", "no-such-kind")[0] == 2
+    assert run("validate", T + "embed", "--kind", "complex-to-real", "--dtype", "float16")[0] == 2
+
+
+def test_pytest_plugin_runs_the_checks_as_tests(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[3]
+    (tmp_path / "test_own.py").write_text("def test_own():\n    assert True\n")
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", str(tmp_path)]
+    good = subprocess.run(
+        [*args, "--orthoverify-target", T + "embed", "--orthoverify-kind", "complex-to-real"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        check=False,
+    )
+    from orthoverify.conformance import _plan
+
+    tests = len(_plan("complex-to-real", ("float32", "float64"))) + 1  # one per check, and test_own
+    assert good.returncode == 0 and f"{tests} passed" in good.stdout, good.stdout + good.stderr
+    bad = subprocess.run(
+        [*args, "--orthoverify-target", T + "embed_wrong_block", "--orthoverify-kind", "complex-to-real"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        check=False,
+    )
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "complex-to-real.forward: refuted" in bad.stdout and "counterexample:" in bad.stdout
+    plain = subprocess.run(args, capture_output=True, text=True, cwd=tmp_path, env=env, check=False)
+    assert plain.returncode == 0 and "1 passed" in plain.stdout  # no target: the plugin adds nothing
+
+
+def test_geotorch_adapters_run_when_geotorch_is_installed() -> None:
+    pytest.importorskip("geotorch")
+    for name in ("geotorch-so-cayley", "geotorch-so-expm"):
+        r = validate(name, profile="quick")
+        by = {c.claim.id.rsplit(".", 1)[1]: c.verdict for c in r.claims}
+        assert "error" not in by.values(), by
+        assert by["output"] == by["gradient"] == by["determinism"] == "verified", by
+
+
+def test_own_parametrisations_pass() -> None:
+    own = ("orthoverify-householder", "orthoverify-scaled-cayley", "orthoverify-svd", "orthoverify-urnn")
+    # second order: a mode the module has no rule for is inconclusive (not applicable); ScaledCayleyFunction
+    # refuses nested forward mode (torch.func would silently give a zero second derivative; it did, refuted)
+    second = {"second_ff", "second_fr", "second_rr"}
+    for name in (*own, "orthoverify-householder-wy", "orthoverify-svd-wy"):
+        v = verdicts(name)
+        assert {k for k, x in v.items() if x != "verified"} <= second, (name, v)
+        refuted = {k for k, x in v.items() if x == "refuted"}
+        assert refuted == set(), (name, v)
+
+
+def test_own_householder_module_declines_subnormal_parameters() -> None:
+    """orthoverify.nn.HouseholderOrthogonal raises (NonFiniteError) where u'u underflows: at the
+    special points that is a refusal, not a defect, so `orthogonal` is verified. Its power-of-two
+    scale decision reads a number off a tensor, also under torch.func.jvp (whose wrapped tensors have
+    no storage: `jvp` was refuted when it read them through numpy)."""
+    r = validate("orthoverify-householder", profile="quick")
+    by = {c.claim.id.rsplit(".", 1)[1]: c for c in r.claims}
+    assert by["orthogonal"].verdict == "verified"
+    assert all("declined" in e.notes for e in by["orthogonal"].evidence)
+    assert all(c.verdict != "error" for c in r.claims)
+    assert by["jvp"].verdict == "verified"
+
+
+def test_the_unnormalised_fft_fails_forward_too() -> None:
+    """W = n x unitary: the forward check against the reference says by how much."""
+    r = planted_result("urnn_unnormalised_fft")
+    fwd = next(c for c in r.claims if c.claim.id.endswith(".forward"))
+    assert fwd.verdict == "refuted" and fwd.counterexample is not None
+
+
+def test_a_check_that_does_not_apply_is_inconclusive_not_failed(tmp_path: Path) -> None:
+    """A target without batches: `batch` is inconclusive with the reason, the rest verified, exit 0."""
+    r = planted_result("urnn_no_batches")
+    by = {c.claim.id.rsplit(".", 1)[1]: c for c in r.claims}
+    assert by["batch"].verdict == "inconclusive"
+    assert all(e.cases == 0 and "Not applicable" in e.notes for e in by["batch"].evidence)
+    assert {k for k, c in by.items() if c.verdict != "verified"} == {"batch"}
+    code, out, _ = run(
+        "validate", T + "urnn_no_batches", "--kind", "unitary-composition", "--profile", "quick",
+        "--dtype", "float64", "--json", str(tmp_path / "r.json"),
+    )  # fmt: skip
+    assert code == 0 and "Not applicable" in out
+
+
+def test_forward_mode_is_checked_against_the_reference() -> None:
+    """jvp of a target whose forward-mode rule is wrong is refuted; one without a rule is inconclusive."""
+    from orthoverify.conformance import checks as ck
+    from orthoverify.conformance.adapters import load_target
+
+    t = load_target(T + "cayley_wrong_jvp", "scaled-cayley")
+    ctx = ck.Ctx(t, ("float64",), profile="quick", examples=5)
+    ev = ck.scan(ctx, "jvp", ck.sized_cases(ctx, "jvp", scales=(1.0,), dtypes=("float64",)))
+    assert not ev[0].passed and ev[0].counterexample is not None and ev[0].worst_ratio > 30
+    t2 = load_target(T + "cayley_missing_gradient_term", "scaled-cayley")
+    ctx2 = ck.Ctx(t2, ("float64",), profile="quick", examples=5)
+    ev2 = ck.scan(ctx2, "jvp", ck.sized_cases(ctx2, "jvp", scales=(1.0,), dtypes=("float64",)))
+    assert ev2[0].cases == 0 and "no forward-mode derivative" in ev2[0].notes
+
+
+def test_devices_check_compares_two_devices() -> None:
+    """The cpu/cuda agreement check (planned when a GPU is there), exercised cpu against cpu: a
+    target whose output depends on the call count is caught."""
+    import torch
+
+    from orthoverify.conformance import _plan
+    from orthoverify.conformance import checks as ck
+    from orthoverify.conformance.adapters import load_target
+
+    names = [p[0] for p in _plan("householder-product", ("float64",), device="cpu")]
+    assert ("devices" in names) == torch.cuda.is_available()
+    good = ck.Ctx(load_target(T + "householder", "householder-product"), ("float64",), other_device="cpu")
+    assert ck.scan(good, "devices", ck.sized_cases(good, "devices", scales=(1.0,)))[0].passed
+    bad = ck.Ctx(load_target(T + "householder_noisy", "householder-product"), ("float64",), other_device="cpu")
+    ev = ck.scan(bad, "devices", ck.sized_cases(bad, "devices", scales=(1.0,)))[0]
+    assert not ev.passed and ev.counterexample is not None
+
+
+@pytest.mark.cuda
+def test_devices_check_on_cuda() -> None:
+    import torch
+
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU (torch.cuda.is_available() is False)")
+    v = verdicts(T + "householder", "householder-product", device="cuda")
+    assert v["devices"] == "verified" and set(v.values()) == {"verified"}, v
+
+
+def test_readme_names_every_kind_and_adapter() -> None:
+    from orthoverify.conformance import KINDS
+
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Validating an implementation") :]
+    for name in (*KINDS, *ADAPTERS):
+        assert f"`{name}`" in section, name
+
+
+def test_every_finding_on_a_built_in_adapter_replays(tmp_path: Path) -> None:
+    """Each built-in adapter runs without an error verdict, and every counterexample it yields
+    reproduces through `orthoverify replay` from the written result."""
+    import importlib.util
+
+    found = 0
+    for spec, adapter in ADAPTERS.items():
+        if adapter.requires is not None and importlib.util.find_spec(adapter.requires) is None:
+            continue  # an optional package not installed here (the others still run)
+        r = validate(spec, profile="quick")
+        assert all(c.verdict != "error" for c in r.claims), spec
+        path = write_json(r, tmp_path / f"{spec}.json")
+        for c in r.claims:
+            if c.counterexample is not None:
+                found += 1
+                assert replay_from_file(path, c.claim.id, target=spec).reproduced, (spec, c.claim.id)
+    # the README's findings: torch's householder map (zero columns), torch's and geotorch's matrix
+    # exponentials (the single call), and issue 19's second-order and lifecycle findings
+    assert found >= 4
+
+
+# --------------------------------------------------------------------------- conformance on the engine
+def _rows(r: object) -> list[tuple[object, ...]]:
+    """Each claim's verdict, counterexample and evidence rows (what a restructure must keep)."""
+    from orthoverify.engine.result import to_json
+
+    out = []
+    for c in to_json(r)["claims"]:  # type: ignore[arg-type]
+        cx = c.get("counterexample")
+        rows = [
+            tuple(e[k] for k in ("check", "method", "backend", "passed", "refutes", "cases")) for e in c["evidence"]
+        ]
+        out.append((c["id"], c["verdict"], None if cx is None else (cx["inputs"], cx["value"]), rows))
+    return out
+
+
+@pytest.mark.slow
+def test_an_executor_run_and_a_serial_run_give_the_same_verdicts() -> None:
+    """With an executor each check is an engine task that rebuilds the family where it runs (the
+    target loaded there by name, the output check run first); a serial run shares one session. The
+    two give the same verdicts, counterexamples and evidence rows."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    spec, kind = T + "householder_wrong_sign", "householder-product"
+    serial = validate(spec, kind=kind, profile="quick", dtypes=["float64"], seed=3)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        tasks = validate(spec, kind=kind, profile="quick", dtypes=["float64"], seed=3, executor=pool)
+    assert serial.executor == "serial" and tasks.executor == "ThreadPoolExecutor"
+    assert _rows(tasks) == _rows(serial)
+    assert {c.verdict for c in serial.claims} == {"verified", "refuted"}
+
+
+@pytest.mark.slow
+def test_a_finding_is_confirmed_and_replayed_through_the_checks_replay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every refutation is measured again through TargetCheck.replay before it stands, and
+    `orthoverify replay` of the validate result goes through the same method."""
+    from orthoverify.conformance.family import TargetCheck
+
+    calls: list[tuple[str, str]] = []
+    original = TargetCheck.replay
+
+    def spy(self: TargetCheck, inputs: dict[str, object], b: object, *, recorded: str = "") -> object:
+        calls.append((self.name, b.name))  # type: ignore[attr-defined]
+        return original(self, inputs, b, recorded=recorded)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(TargetCheck, "replay", spy)
+    spec, kind = T + "householder_wrong_sign", "householder-product"
+    r = validate(spec, kind=kind, profile="quick", dtypes=["float64"])
+    refuted = [c for c in r.claims if c.verdict == "refuted"]
+    assert refuted
+    for c in refuted:
+        assert all(e.data.get("confirmation", "").startswith("measured again") for e in c.evidence if e.counterexample)
+    assert {name for name, _ in calls} == {c.claim.checks[0].name for c in refuted}
+    calls.clear()
+    path = write_json(r, tmp_path / "v.json")
+    forward = next(c for c in refuted if c.claim.id.endswith(".forward"))
+    rep = replay_from_file(path, forward.claim.id, target=spec)
+    assert rep.reproduced and "reproduced: yes" in rep.lines()
+    assert calls == [("forward", "torch-float64"), ("forward", "torch-float64")] or calls == [
+        ("forward", "torch-float64")
+    ]
+    # a correct target does not reproduce it: the replay says so
+    assert not replay_from_file(path, forward.claim.id, target=T + "householder").reproduced
+
+
+def test_a_failure_that_does_not_reproduce_is_failed_unconfirmed() -> None:
+    """A counterexample that does not fail when measured again is no counterexample: the evidence
+    is failed and unconfirmed, and the claim inconclusive (as the engine's high-precision confirmation)."""
+    from orthoverify.conformance import open_target
+    from orthoverify.conformance.family import Family, FamilyRef
+    from orthoverify.engine.model import Counterexample, Evidence, decide
+
+    t = open_target(T + "householder", "householder-product")
+    try:
+        fam = Family(FamilyRef(t.spec, "householder-product", ("float64",)), t)
+        cid = "conformance.householder-product.orthogonal"
+        check = fam[cid].checks[0]
+        cx = Counterexample(
+            {"U": [["1.0", "0.0"], ["0.5", "1.0"]], "dtype": "float64"}, "q", "planted", 16, "orthogonal"
+        )
+        ev = Evidence(cid, "orthogonal", "search", "torch-float64-cpu", cases=1, counterexample=cx)
+        got = check._confirmed(ev)  # type: ignore[attr-defined]
+    finally:
+        assert t.runner is not None
+        t.runner.close()
+    assert got.counterexample is None and not got.passed and "unconfirmed" in got.data
+    assert "did not reproduce" in got.notes and decide([got]) == "inconclusive"
+
+
+def test_a_kind_is_a_family_of_engine_claims_over_a_target() -> None:
+    """family() gives the kind's claims over the target in plan order, ids conformance.<kind>.<check>,
+    each with one engine check (TargetCheck) that replays its own counterexamples."""
+    from orthoverify.conformance import _plan, load_target
+    from orthoverify.conformance.family import TargetCheck, family
+    from orthoverify.engine.checks import Check
+
+    t = load_target(T + "householder", "householder-product")
+    claims = family(t, dtypes=("float64",))
+    names = [p[0] for p in _plan("householder-product", ("float64",), False, "cpu", t)]
+    assert [c.id for c in claims] == [f"conformance.householder-product.{n}" for n in names]
+    assert all(len(c.checks) == 1 and isinstance(c.checks[0], TargetCheck) for c in claims)
+    assert all(isinstance(c.checks[0], Check) and c.checks[0].records(c.checks[0].name) for c in claims)
+
+
+def test_a_half_precision_finding_is_confirmed_in_its_own_dtype(tmp_path: Path) -> None:
+    """A low_precision counterexample is recorded in float16: it is measured again in float16
+    (not in the float32/float64 of the run), confirmed, and replays."""
+    spec = "tests.planted.reach_targets:householder_half_documented_only"
+    r = validate(spec, kind="householder-product", profile="quick", dtypes=["float64"])
+    low = next(c for c in r.claims if c.claim.id.endswith(".low_precision"))
+    assert low.verdict == "refuted" and all(c.verdict != "error" for c in r.claims)
+    assert low.counterexample is not None and low.counterexample.inputs["dtype"] == "float16"
+    assert any(str(e.data.get("confirmation", "")).startswith("measured again") for e in low.evidence)
+    rep = replay_from_file(write_json(r, tmp_path / "v.json"), low.claim.id, target=spec)
+    assert rep.reproduced and rep.values[0][0] == "target in float16"
+
+
+def test_a_finding_of_another_shape_is_located_by_its_settings() -> None:
+    """A lifecycle or mode case (scalars, not the kind's parameters) is located by its settings,
+    not by a meaningless max|x_ij| and n = 0; a case of the kind's parameters by both."""
+    import numpy as np
+
+    from orthoverify.conformance.checks import _where
+    from orthoverify.conformance.kinds import KINDS
+
+    kind = KINDS["orthogonal-map"]
+    step = {"n": np.array([3.0]), "opt": np.array([0.0]), "steps": np.array([5.0]), "seed": np.array([3.0])}
+    assert _where(kind, step) == "at n = 3, opt = 0, steps = 5, seed = 3"
+    x = {"X": np.array([[0.5, -2.0], [0.0, 1.0]])}
+    assert _where(kind, x) == "at max|x_ij| = 2, n = 2"
