@@ -208,7 +208,7 @@ def test_search_does_not_depend_on_loaded_modules(tmp_path: Path, monkeypatch: p
 
     from orthoverify.backends import get_backend
     from orthoverify.engine import RunContext, SearchCheck, get_profile
-    from tests import planted_claims as pc
+    from tests.planted import planted_claims as pc
 
     seen: list[list[str]] = []
 
