@@ -218,16 +218,7 @@ def _in_target_process(ctx: ck.Ctx, cid: str, name: str) -> list[Evidence]:
     reported (not run, with the exit status), never an error."""
     from orthoverify.conformance.isolate import op_check
 
-    options = {
-        "dtypes": list(ctx.dtypes),
-        "device": ctx.device,
-        "profile": ctx.profile,
-        "seed": ctx.seed,
-        "timeout": ctx.timeout,
-        "examples": ctx.examples,
-        "other_device": ctx.other_device,
-        "failed_output": dict(ctx.failed_output),
-    }
+    options = ctx.options()
     res = ctx.calls.request(op_check, [], {"name": name, "options": options}, max(600.0, 40 * ctx.timeout), "cpu")
     if not isinstance(res, CallFailure) and isinstance(res.data, list):
         return [ck.evidence_from_json(d) for d in res.data]

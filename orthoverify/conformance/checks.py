@@ -86,6 +86,37 @@ class Ctx:
         assert self.runner is not None
         return self.runner
 
+    def options(self) -> dict[str, Any]:
+        """This context as JSON, for a check (or a re-measure) run in the target's process."""
+        return {
+            "dtypes": list(self.dtypes),
+            "device": self.device,
+            "profile": self.profile,
+            "seed": self.seed,
+            "timeout": self.timeout,
+            "examples": self.examples,
+            "other_device": self.other_device,
+            "failed_output": dict(self.failed_output),
+        }
+
+    @classmethod
+    def in_target_process(cls, t: Target, options: dict[str, Any]) -> Ctx:
+        """The context :meth:`options` describes, rebuilt where the target lives: it calls the
+        target in a thread of that process."""
+        ctx = cls(
+            t,
+            tuple(options["dtypes"]),
+            str(options["device"]),
+            str(options["profile"]),
+            int(options["seed"]),
+            float(options["timeout"]),
+            int(options["examples"]),
+            runner=InProcessRunner(t),
+        )
+        ctx.other_device = str(options.get("other_device") or ctx.other_device)
+        ctx.failed_output.update(options.get("failed_output") or {})
+        return ctx
+
     def rng(self, *salt: str) -> np.random.Generator:
         import zlib
 

@@ -277,15 +277,7 @@ def _backend(dtype: str) -> Backend:
 def _remeasure_there(ctx: ck.Ctx, check: str, inputs: dict[str, Any], dtype: str, recorded: str) -> ck.Remeasured:
     """:func:`~orthoverify.conformance.checks.remeasure` run in the target's process (for a check
     that runs whole there); its death or a hang is a failure to reproduce, said so."""
-    options = {
-        "dtypes": list(ctx.dtypes),
-        "device": ctx.device,
-        "profile": ctx.profile,
-        "seed": ctx.seed,
-        "timeout": ctx.timeout,
-        "examples": ctx.examples,
-        "other_device": ctx.other_device,
-    }
+    options = ctx.options()
     kw = {"check": check, "inputs": inputs, "dtype": dtype, "recorded": recorded, "options": options}
     res = ctx.calls.request(op_remeasure, [], kw, max(60.0, 40 * ctx.timeout), "cpu")
     data = None if isinstance(res, CallFailure) else res.data
@@ -311,19 +303,7 @@ def op_remeasure(
 ) -> dict[str, Any]:
     """:func:`~orthoverify.conformance.checks.remeasure` where the target lives (an operation of
     :mod:`~orthoverify.conformance.isolate`): the measure comes back as JSON."""
-    from orthoverify.conformance.isolate import InProcessRunner
-
-    ctx = ck.Ctx(
-        t,
-        tuple(options["dtypes"]),
-        str(options["device"]),
-        str(options["profile"]),
-        int(options["seed"]),
-        float(options["timeout"]),
-        int(options["examples"]),
-        runner=InProcessRunner(t),
-    )
-    ctx.other_device = str(options.get("other_device") or ctx.other_device)
+    ctx = ck.Ctx.in_target_process(t, options)
     params, _ = ck.params_of(inputs)
     m = ck.remeasure(ctx, check, params, dtype, recorded)
     data = {"failing": m.failing, "display": m.display, "ratio": json_float(m.ratio), "more": m.more}

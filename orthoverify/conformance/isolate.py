@@ -208,18 +208,7 @@ def op_check(t: Target, *, name: str, options: dict[str, Any]) -> dict[str, Any]
     from orthoverify import conformance as cf
     from orthoverify.conformance import checks as ck
 
-    ctx = ck.Ctx(
-        t,
-        tuple(options["dtypes"]),
-        str(options["device"]),
-        str(options["profile"]),
-        int(options["seed"]),
-        float(options["timeout"]),
-        int(options["examples"]),
-        runner=InProcessRunner(t),
-    )
-    ctx.other_device = str(options.get("other_device") or ctx.other_device)
-    ctx.failed_output.update(options.get("failed_output") or {})
+    ctx = ck.Ctx.in_target_process(t, options)
     for check, _kind, _statement, fn in cf._plan(t.kind.name, ctx.dtypes, t.inverse is not None, ctx.device, t):
         if check == name:
             evidence = cf._evidence(ctx, f"conformance.{t.kind.name}.{name}", name, fn)

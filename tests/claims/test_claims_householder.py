@@ -7,8 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from orthoverify.engine import get_registry, replay_from_file, run_checks
-from tests.claims.claims_common import assert_registered, assert_verdicts, expected_verdicts, quick_run
+from orthoverify.engine import get_registry, replay_from_file
+from tests.claims.claims_common import (
+    assert_registered,
+    assert_rerun_identical,
+    assert_verdicts,
+    expected_verdicts,
+    quick_run,
+)
 
 # the householder ids of the claim catalogue (stable public ids)
 CATALOGUE = {
@@ -76,7 +82,6 @@ def test_every_counterexample_replays(quick: Path) -> None:
 
 
 def test_same_seed_same_verdicts_and_counterexamples(quick: Path) -> None:
-    import json
 
     # in this process (test modules loaded) against fresh worker processes: Hypothesis searches
     # must not depend on which modules happen to be loaded
@@ -88,12 +93,4 @@ def test_same_seed_same_verdicts_and_counterexamples(quick: Path) -> None:
         "householder.reflection",
         "householder.theorem2",
     ]
-    again = run_checks(ids, profile="quick", seed=0, workers=1)
-    before = {c["id"]: c for c in json.loads(quick.read_text())["claims"]}
-    for c in again.claims:
-        old = before[c.claim.id]
-        assert c.verdict == old["verdict"]
-        cx = c.counterexample
-        assert (cx.to_json() if cx else None) == old["counterexample"]
-        for e, e_old in zip(c.evidence, old["evidence"], strict=True):
-            assert e.to_json()["worst_ratio"] == e_old["worst_ratio"]
+    assert_rerun_identical(quick, ids)

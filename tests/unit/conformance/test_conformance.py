@@ -47,7 +47,8 @@ def test_misbehaving_targets_are_recorded_not_raised(spec: str, message: str) ->
 
 def test_built_in_adapters(tmp_path: Path) -> None:
     v = verdicts("torch-householder-product")
-    # nested forward mode through householder_product is wrong (pytorch/pytorch#196698): tests/unit/conformance/test_reach_modes.py
+    # nested forward mode through householder_product is wrong (pytorch/pytorch#196698):
+    # tests/unit/conformance/test_reach_modes.py
     assert {k for k, x in v.items() if x != "verified"} == {"second_ff"}, v
     r = validate("torch-orthogonal-householder", profile="quick")
     by = {c.claim.id.rsplit(".", 1)[1]: c for c in r.claims}
