@@ -25,6 +25,7 @@ from typing import Any
 from orthoverify.backends import Backend, get_backend
 from orthoverify.conformance import checks as ck
 from orthoverify.conformance.calls import DEFAULT_TIMEOUT, CallFailure
+from orthoverify.conformance.checks import _fails
 from orthoverify.engine.checks import Check, RunContext
 from orthoverify.engine.model import Claim, Counterexample, Evidence, json_float
 from orthoverify.engine.ratios import THRESHOLD, Measure
@@ -264,10 +265,6 @@ class TargetCheck(Check):
             if dt == dtype:
                 reproduced = _fails(m.ratio) and not math.isnan(m.ratio)
         return ConformanceReplay(claim, self.family.target.spec, values, cx.value, reproduced)
-
-
-def _fails(ratio: float) -> bool:
-    return not (ratio <= THRESHOLD)
 
 
 def _backend(dtype: str) -> Backend:
