@@ -197,8 +197,9 @@ def _pytest(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.slow
 def test_pytest_plugin_collects_names_and_reruns_its_checks(tmp_path: Path) -> None:
-    """The plugin on a small correct and a small broken map: its tests are counted by `collected`,
-    a printed node id runs that one check when passed back, and torch's deprecations stay out."""
+    """The plugin on a small correct and a small broken map: one test per check beside the user's own,
+    counted by `collected`; a refutation fails its test with the counterexample; a printed node id runs
+    that one check when passed back; torch's deprecations stay out; without a target it adds nothing."""
     from orthoverify.conformance import _plan
 
     (tmp_path / "test_own.py").write_text("def test_own():\n    assert True\n")
@@ -206,16 +207,19 @@ def test_pytest_plugin_collects_names_and_reruns_its_checks(tmp_path: Path) -> N
                    "--orthoverify-kind", "complex-to-real")  # fmt: skip
     checks = [name for name, *_ in _plan("complex-to-real", ("float32", "float64"))]
     assert good.returncode == 0, good.stdout + good.stderr
-    assert f"collected {len(checks) + 1} items" in good.stdout
+    assert f"collected {len(checks) + 1} items" in good.stdout and f"{len(checks) + 1} passed" in good.stdout
     assert "DeprecationWarning" not in good.stdout and "warnings summary" not in good.stdout
     node = "orthoverify[tests.planted.conformance_targets:embed_wrong_block]::complex-to-real::forward"
     bad = _pytest(tmp_path, "-v", "--orthoverify-target", "tests.planted.conformance_targets:embed_wrong_block",
                   "--orthoverify-kind", "complex-to-real")  # fmt: skip
     assert bad.returncode == 1 and f"FAILED {node}" in bad.stdout, bad.stdout + bad.stderr
+    assert "complex-to-real.forward: refuted" in bad.stdout and "counterexample:" in bad.stdout
     again = _pytest(tmp_path, node, "--orthoverify-target", "tests.planted.conformance_targets:embed_wrong_block",
                     "--orthoverify-kind", "complex-to-real")  # fmt: skip
     assert again.returncode == 1 and f"collected {len(checks)} items / {len(checks) - 1} deselected" in again.stdout
     assert "1 failed" in again.stdout and "test_own" not in again.stdout, again.stdout
+    plain = _pytest(tmp_path)
+    assert plain.returncode == 0 and "1 passed" in plain.stdout, plain.stdout  # no target: the plugin adds nothing
 
 
 # ------------------------------------------------------------------------------ smaller promises
