@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from filelock import FileLock
 
 from orthoverify.engine import run_checks, write_json
 
@@ -30,10 +32,19 @@ def catalogue_ids(paper: str) -> set[str]:
     return set(ids[paper])
 
 
-def quick_run(pattern: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Run the claims matching ``pattern`` on the quick profile (seed 0) and write the JSON."""
-    result = run_checks([pattern], profile="quick", seed=0, workers=2)
-    return write_json(result, tmp_path_factory.mktemp("r") / "quick.json")
+def quick_run(paper: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The quick run (seed 0) of every ``paper.*`` claim, written as JSON once per test session: the
+    claim tests and the param tests of a family read the same file. Under xdist the first worker to
+    ask runs it while the others wait on the lock, then read it (a claim's cases depend only on its
+    id, check and seed, never on which other claims ran beside it)."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # shared by the session's workers
+    path = base / f"quick-{paper}.json"
+    with FileLock(f"{path}.lock"):
+        if not path.exists():  # write_json is atomic: a file that exists is whole
+            write_json(run_checks([f"{paper}.*"], profile="quick", seed=0, workers=2), path)
+    return path
 
 
 def assert_verdicts(path: Path, expected: dict[str, str]) -> None:
@@ -98,7 +109,7 @@ def family_tests(
 
     @pytest.fixture(scope="module", name="quick")
     def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
-        return quick_run(f"{paper}.*", tmp_path_factory)
+        return quick_run(paper, tmp_path_factory)
 
     def test_quick_profile_verdicts(quick: Path) -> None:
         assert_verdicts(quick, expected_verdicts(paper))

@@ -56,7 +56,7 @@ def test_every_claim_has_statement_location_and_checks() -> None:
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return quick_run("householder.*", tmp_path_factory)
+    return quick_run("householder", tmp_path_factory)
 
 
 def test_quick_profile_verdicts(quick: Path) -> None:

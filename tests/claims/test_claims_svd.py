@@ -63,7 +63,7 @@ def test_catalogue_ids_are_registered() -> None:
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return quick_run(f"{PAPER}.*", tmp_path_factory)
+    return quick_run(PAPER, tmp_path_factory)
 
 
 def test_quick_profile_verdicts(quick: Path) -> None:

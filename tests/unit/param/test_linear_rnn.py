@@ -13,12 +13,13 @@ import sympy
 import torch
 
 from orthoverify.backends import get_backend
-from orthoverify.engine import replay_from_file, run_checks, write_json
+from orthoverify.engine import replay_from_file, run_checks
 from orthoverify.engine.model import Counterexample
 from orthoverify.engine.reference import central_gradient, exact_gradient
 from orthoverify.engine.replay import replay_counterexample
 from orthoverify.errors import DomainError, NonFiniteError, ShapeError
 from orthoverify.param import linear_rnn as lr
+from tests.claims.claims_common import quick_run
 
 MODULES = ("orthoverify.claims.svd",)
 IDS = ["svd.claim1", "svd.claim1.corrected", "svd.theorem5", "svd.corollary1"]
@@ -268,12 +269,11 @@ def test_classify() -> None:
 # =============================================================================== the claims
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    result = run_checks(IDS, profile="quick", seed=0, workers=2, modules=MODULES)
-    return write_json(result, tmp_path_factory.mktemp("r") / "quick.json")
+    return quick_run("svd", tmp_path_factory)  # the family's quick run, shared with tests/claims
 
 
 def _claims(path: Path) -> dict[str, dict]:
-    return {c["id"]: c for c in json.loads(path.read_text())["claims"]}
+    return {c["id"]: c for c in json.loads(path.read_text())["claims"] if c["id"] in IDS}
 
 
 def test_quick_profile_verdicts(quick: Path) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -18,7 +19,7 @@ from orthoverify import samples
 from orthoverify.backends import get_backend
 from orthoverify.claims.unitary import chain_rule as cl
 from orthoverify.claims.unitary import gradient_bound_modrelu
-from orthoverify.engine import replay_from_file, run_checks, write_json
+from orthoverify.engine import replay_from_file
 from orthoverify.errors import (
     BackendError,
     DomainError,
@@ -29,7 +30,7 @@ from orthoverify.errors import (
 )
 from orthoverify.param import unitary as un
 from orthoverify.param import unitary_gradients as ug
-from tests.claims.claims_common import expected_verdicts
+from tests.claims.claims_common import expected_verdicts, quick_run
 
 MODULES = (
     "orthoverify.claims.unitary.gradient_bound",
@@ -236,25 +237,25 @@ EXPECTED = {
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    result = run_checks(
-        ["unitary.gradient_bound*", "unitary.chain_rule*"], profile="quick", seed=0, workers=1, modules=list(MODULES)
-    )
-    return write_json(result, tmp_path_factory.mktemp("grad") / "quick.json")
+    return quick_run("unitary", tmp_path_factory)  # the family's quick run, shared with tests/claims
+
+
+def _claims(quick: Path) -> list[dict[str, Any]]:
+    """The gradient claims' entries of the family's quick run."""
+    return [c for c in json.loads(quick.read_text())["claims"] if c["id"] in EXPECTED]
 
 
 def test_quick_profile_verdicts(quick: Path) -> None:
-    data = json.loads(quick.read_text())
-    got = {c["id"]: c["verdict"] for c in data["claims"]}
+    got = {c["id"]: c["verdict"] for c in _claims(quick)}
     assert got == EXPECTED
-    for c in data["claims"]:
+    for c in _claims(quick):
         assert all(e["error"] is None for e in c["evidence"]), c["id"]
         if c["verdict"] == "verified":
             assert all(e["passed"] for e in c["evidence"]), c["id"]
 
 
 def test_counterexamples_replay(quick: Path) -> None:
-    data = json.loads(quick.read_text())
-    by_id = {c["id"]: c for c in data["claims"]}
+    by_id = {c["id"]: c for c in _claims(quick)}
     modrelu = by_id["unitary.gradient_bound_modrelu"]["counterexample"]
     # the strongest is recorded (the exact hand-built case); the search's 50-digit one stays in its evidence
     assert modrelu["check"] == "hand_built" and modrelu["precision_digits"] == "exact"
@@ -270,8 +271,7 @@ def test_counterexamples_replay(quick: Path) -> None:
 
 
 def test_trajectory_data_holds_every_gradient_norm(quick: Path) -> None:
-    data = json.loads(quick.read_text())
-    for c in data["claims"]:
+    for c in _claims(quick):
         for e in c["evidence"]:
             if e["check"] == "trajectory_urnn":
                 d = e["data"]

@@ -3,6 +3,7 @@ unitary.coverage claims run on the quick profile."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -10,7 +11,6 @@ import pytest
 
 from orthoverify.backends import get_backend
 from orthoverify.claims.unitary import coverage_threshold as cov
-from orthoverify.engine import run_checks
 from orthoverify.engine.checks import RunContext
 from orthoverify.engine.profiles import get_profile
 from orthoverify.errors import (
@@ -23,10 +23,10 @@ from orthoverify.errors import (
 )
 from orthoverify.param import unitary_rank as ur
 from orthoverify.param.unitary import CArray, urnn_factors, urnn_matrix, urnn_random
+from tests.claims.claims_common import quick_run
 
 F64 = get_backend("numpy-float64")
 T64 = get_backend("torch-float64")
-MODULES = ["orthoverify.claims.unitary.coverage", "orthoverify.claims.unitary.coverage_threshold"]
 
 
 def _point(seed: int, n: int, backend: str = "numpy-float64") -> ur.URNNParameters:
@@ -197,17 +197,21 @@ def test_bad_input_raises_orthoverify_errors() -> None:
 
 
 # =============================================================================== claims
-def test_claims_on_the_quick_profile() -> None:
-    result = run_checks(["unitary.coverage*"], profile="quick", seed=0, workers=1, modules=MODULES)
-    verdicts = {c.claim.id: c.verdict for c in result.claims}
-    assert verdicts == {"unitary.coverage": "verified", "unitary.coverage_threshold": "verified"}
-    for c in result.claims:
-        assert all(e.error is None and e.passed for e in c.evidence)
-    rank_ev = next(e for c in result.claims for e in c.evidence if e.check == "jacobian_rank")
-    table = rank_ev.data["table"]
+def test_claims_on_the_quick_profile(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Read from the family's quick run (shared with tests/claims)."""
+    data = json.loads(quick_run("unitary", tmp_path_factory).read_text())
+    claims = [c for c in data["claims"] if c["id"].startswith("unitary.coverage")]
+    assert {c["id"]: c["verdict"] for c in claims} == {
+        "unitary.coverage": "verified",
+        "unitary.coverage_threshold": "verified",
+    }
+    for c in claims:
+        assert all(e["error"] is None and e["passed"] for e in c["evidence"])
+    rank_ev = next(e for c in claims for e in c["evidence"] if e["check"] == "jacobian_rank")
+    table = rank_ev["data"]["table"]
     assert {r["n"] for r in table} >= set(range(1, 9))
     assert all(r["rank"] == r["bound"] for r in table)
-    assert "not exact" in rank_ev.notes and "from n = 6" in rank_ev.notes
+    assert "not exact" in rank_ev["notes"] and "from n = 6" in rank_ev["notes"]
 
 
 def test_a_false_rank_claim_gets_a_replayable_counterexample() -> None:
