@@ -77,7 +77,9 @@ def test_init_counterexample_is_the_split_block(quick: Path) -> None:
 
 
 def test_same_seed_same_results(quick: Path) -> None:
-    assert_rerun_identical(quick, ["cayley.theorem3_1", "cayley.bijection", "cayley.init"])
+    # theorem3_1 (8 s of the quick run) is run twice with one seed, serial and pooled, and compared digit
+    # for digit by tests/unit/engine/test_executors.py
+    assert_rerun_identical(quick, ["cayley.three_layers", "cayley.bijection", "cayley.init"])
 
 
 def test_init_replays_parse_file_strings_and_never_evaluate_them() -> None:
