@@ -206,6 +206,35 @@ def test_signal_stops_the_pool_workers(tmp_path: Path, sig: signal.Signals) -> N
     assert _alive_with(marker) == [], "worker processes outlived the run"
 
 
+def test_garbage_semaphores_are_released_before_the_resource_tracker_stops() -> None:
+    """An interrupted run ends by stopping multiprocessing's resource tracker. A pool's semaphore
+    still in uncollected garbage was once finalized by a collection during that stop: its finalizer
+    wrote to the tracker's closed pipe and a traceback landed on stderr (CPython gh-109629; seen once
+    in the SIGINT test). Garbage is collected first, so the semaphore is released while the tracker
+    still listens, and collection stays off until the process ends."""
+    script = textwrap.dedent(
+        """
+        import gc, multiprocessing as mp
+        from multiprocessing import resource_tracker as rt
+        from orthoverify.cli import _stop_resource_tracker
+        tracker, order = rt._resource_tracker, []
+        stop, unregister = tracker._stop, rt.unregister
+        tracker._stop = lambda: (order.append("stop"), stop())
+        rt.unregister = lambda name, kind: (order.append("release"), unregister(name, kind))
+        sem = mp.get_context("spawn").Semaphore()
+        cycle = [sem]
+        cycle.append(cycle)
+        del sem, cycle
+        _stop_resource_tracker()
+        print(order, gc.isenabled())
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert done.stdout.split() == ["['release',", "'stop']", "False"], done.stdout
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_signal_during_validate_exits_with_one_line(tmp_path: Path, sig: signal.Signals) -> None:
