@@ -62,15 +62,17 @@ def _add_worst(series: dict[str, dict[int, float]], key: str, ev: dict[str, Any]
             per[n] = max(per.get(n, 0.0), worst)
 
 
-def _ratio_chart(ss: list[Series], ident: str, title: str, xlabel: str) -> str:
-    """Test ratios against n: log-log, with the threshold drawn."""
+def _ratio_chart(
+    ss: list[Series], ident: str, title: str, xlabel: str, *, ylabel: str = "worst test ratio", xlog: bool = True
+) -> str:
+    """Test ratios against a size (log-log unless ``xlog`` is off), with the threshold drawn."""
     return line_chart(
         ss,
         ident=ident,
         title=title,
         xlabel=xlabel,
-        ylabel="worst test ratio",
-        xlog=True,
+        ylabel=ylabel,
+        xlog=xlog,
         ylog=True,
         refs=[RefLine(THRESHOLD, "threshold 30")],
     )
@@ -432,16 +434,7 @@ def series_figure(report: Report, claim: ClaimRow) -> Figure | None:
         ss = kept
     ident = _ident("series", claim.id)
     title = f"{claim.id}: test ratio against {' / '.join(names)}"
-    svg = line_chart(
-        ss,
-        ident=ident,
-        title=title,
-        xlabel=xlabel,
-        ylabel="test ratio (error / allowance)",
-        xlog=xlog,
-        ylog=True,
-        refs=[RefLine(THRESHOLD, "threshold 30")],
-    )
+    svg = _ratio_chart(ss, ident, title, xlabel, ylabel="test ratio (error / allowance)", xlog=xlog)
     caption = (
         f"Every case this check measured ({'; '.join(modes) or claim.id}): its test ratio, the error divided by "
         f"what a correct evaluation is allowed at that input, against {xlabel}. A point above the threshold 30 is "

@@ -166,6 +166,29 @@ def _alive_with(marker: str) -> list[int]:
     return pids
 
 
+def _interrupted(argv: list[str], env: dict[str, str], sig: signal.Signals, ready: tuple[str, ...]) -> tuple[int, str]:
+    """Run ``argv`` in its own process group, wait for stderr lines starting with ``ready`` (one
+    each), then send ``sig``: SIGINT to the whole group, as a terminal's Ctrl-C (the parent and its
+    workers), SIGTERM to the parent. Returns the exit status and the rest of stderr."""
+    proc = subprocess.Popen(
+        argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        assert proc.stderr is not None
+        for start in ready:
+            line = proc.stderr.readline()
+            assert line.startswith(start), line
+        if sig == signal.SIGINT:
+            os.killpg(proc.pid, sig)
+        else:
+            proc.send_signal(sig)
+        _, rest = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return proc.returncode, rest
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="finds worker processes through /proc")
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
@@ -177,28 +200,9 @@ def test_signal_stops_the_pool_workers(tmp_path: Path, sig: signal.Signals) -> N
     path.write_text('{"previous": true}\n')
     env = {**os.environ, "ORTHOVERIFY_TEST_MARK": marker, "PYTHONPATH": str(ROOT)}
     cmd = [sys.executable, "-m", "orthoverify", "check", "cayley.*", "--profile", "quick", "--workers", "2"]
-    proc = subprocess.Popen(
-        [*cmd, "--json", str(path)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        assert proc.stderr is not None
-        for _ in range(2):  # two results came back: the workers are up and running checks
-            line = proc.stderr.readline()
-            assert line.startswith("["), line
-        if sig == signal.SIGINT:
-            os.killpg(proc.pid, sig)  # as a terminal's Ctrl-C: the parent and its workers
-        else:
-            proc.send_signal(sig)
-        _, rest = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 128 + sig, rest
+    # two results came back: the workers are up and running checks
+    code, rest = _interrupted([*cmd, "--json", str(path)], env, sig, ready=("[", "["))
+    assert code == 128 + sig, rest
     assert "Traceback" not in rest
     assert rest.strip().splitlines()[-1].startswith("orthoverify: ")
     assert not [ln for ln in rest.splitlines() if not ln.startswith(("[", "orthoverify: "))], rest
@@ -242,27 +246,10 @@ def test_signal_during_validate_exits_with_one_line(tmp_path: Path, sig: signal.
     process once aborted at shutdown (status -6, 'terminate called without an active exception')."""
     path = tmp_path / "v.json"
     cmd = [sys.executable, "-m", "orthoverify", "validate", "orthoverify-householder", "--executor", "serial"]
-    proc = subprocess.Popen(
-        [*cmd, "--json", str(path)],
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        assert proc.stderr is not None
-        line = proc.stderr.readline()
-        assert line.startswith("executor: serial"), line  # the checks start now (they take seconds)
-        if sig == signal.SIGINT:
-            os.killpg(proc.pid, sig)
-        else:
-            proc.send_signal(sig)
-        _, rest = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 128 + sig, rest
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # the checks start after this line (they take seconds)
+    code, rest = _interrupted([*cmd, "--json", str(path)], env, sig, ready=("executor: serial",))
+    assert code == 128 + sig, rest
     what = "terminated by SIGTERM" if sig == signal.SIGTERM else "interrupted by SIGINT"
     assert rest.strip().splitlines() == [f"orthoverify: {what}; the workers are stopped and no output is half-written"]
     assert not path.exists()

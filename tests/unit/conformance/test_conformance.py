@@ -53,8 +53,14 @@ def test_misbehaving_targets_are_recorded_not_raised(spec: str, message: str) ->
 # beyond its conditioning (README); nested forward mode through linalg.solve (pytorch/pytorch#196695) and
 # householder_product (pytorch/pytorch#196698) is wrong (tests/unit/conformance/test_reach_modes.py).
 # orthoverify's own modules: nothing; a second-order mode a module has no rule for is inconclusive.
-OWN = ("orthoverify-householder", "orthoverify-scaled-cayley", "orthoverify-svd", "orthoverify-urnn")
-OWN += ("orthoverify-householder-wy", "orthoverify-svd-wy")
+OWN = (
+    "orthoverify-householder",
+    "orthoverify-scaled-cayley",
+    "orthoverify-svd",
+    "orthoverify-urnn",
+    "orthoverify-householder-wy",
+    "orthoverify-svd-wy",
+)
 REFUTED: dict[str, set[str] | None] = {
     "torch-orthogonal-householder": {"orthogonal", "weight_decay", "second_ff"},
     "torch-orthogonal-cayley": {"second_ff"},
