@@ -31,7 +31,7 @@ __version__ = "0.1.0"
 
 # Default folder of every generated output (results, reports, benchmarks), relative to the working
 # directory; the repository's .gitignore keeps it untracked. The committed reference lives in
-# reference/ and is rewritten only on purpose.
+# reports/ and is rewritten only on purpose.
 OUT_DIR = "out"
 
 __all__ = [

@@ -487,7 +487,7 @@ class URNNUnitary(_Parametrization):
     ``embed_matrix``; the output is orthogonal (W is unitary).
 
     right_inverse: no inverse map exists in orthoverify; for n >= 6 the image has measure zero
-    in U(n) (rank <= 7n - 7 < n^2, orthoverify/proofs/unitary.md), so an orthogonal W raises DomainError.
+    in U(n) (rank <= 7n - 7 < n^2, proofs/unitary.md), so an orthogonal W raises DomainError.
     A non-orthogonal W re-initialises (module doc, case 3).
     """
 

@@ -1,6 +1,6 @@
 """Write tests/data/expected_verdicts.json (claim id -> verdict) from a result file.
 
-    python tools/expected_verdicts.py [RESULT.json]   (default: reference/check-default.json)
+    python tools/expected_verdicts.py [RESULT.json]   (default: reports/check-default.json)
 
 The expected verdicts are the tests' one home for what each claim's evidence says; the tests
 check that the committed reference result, the README's claim tables and the proofs' headings
@@ -18,7 +18,7 @@ TARGET = ROOT / "tests" / "data" / "expected_verdicts.json"
 
 
 def main(argv: list[str]) -> int:
-    source = Path(argv[0]) if argv else ROOT / "reference" / "check-default.json"
+    source = Path(argv[0]) if argv else ROOT / "reports" / "check-default.json"
     data = json.loads(source.read_text())
     verdicts = {c["id"]: c["verdict"] for c in data["claims"]}
     tmp = TARGET.with_suffix(".tmp")

@@ -5,7 +5,7 @@
 * :func:`scaled_cayley`: W = (I + A)^-1 (I - A) D with D = diag(+-1) (Theorem 3.1).
 * :func:`scaled_cayley_inverse`: for *any* orthogonal W, a D and a skew A with every
   |a_ij| <= 1 and W = (I + A)^-1 (I - A) D, with a certificate. The paper gives no algorithm;
-  this one is derived and proved in ``orthoverify/proofs/cayley.md`` (Kahan's question, answered for real
+  this one is derived and proved in ``proofs/cayley.md`` (Kahan's question, answered for real
   matrices by O'Dorney: a D maximising |det(I + W D)| has all |a_ij| <= 1):
 
   1. sign-chosen elimination: Gaussian elimination on I + W D that picks each sign d_p as it
@@ -16,7 +16,7 @@
      a_jk^2 > 1 and updates A by a rank-2 principal pivot (O(n^2)). Since |det(I + W D)|
      <= 2^n and step 1 leaves it >= 1, at most n ln 2 / (2 ln t) flips have |a_jk| >= t for
      any t > 1 (polynomial for any bound 1 + delta; for the exact bound 1 the loop terminates,
-     since no D repeats, but no polynomial bound on its flips is proved: see orthoverify/proofs/cayley.md).
+     since no D repeats, but no polynomial bound on its flips is proved: see proofs/cayley.md).
 
 * :func:`cayley_gradient`: Theorem 3.2, dL/dA = V' - V with V = (I + A)^-T dL/dW (D + W').
 * :func:`three_layers` (Sec. 4), :func:`modrelu_real` and :func:`modrelu_printed` (Sec. 4.1,

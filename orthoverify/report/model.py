@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 import os
 import re
+import sys
+import sysconfig
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -192,10 +194,15 @@ def load_report(
 
 
 def find_proofs_dir() -> Path | None:
-    """The proof notes shipped inside the package (``orthoverify/proofs/``), so that a report
-    rendered anywhere, from an installed copy too, carries them."""
-    src = Path(__file__).resolve().parents[1] / "proofs"
-    return src if src.is_dir() else None
+    """The proof notes (``proofs/*.md``): the repository's top-level ``proofs/`` when the package
+    runs from a source checkout (an editable install), else the copy an installed wheel carries
+    under ``<prefix>/share/orthoverify/proofs`` (pyproject's data-files), so that a report rendered
+    anywhere still embeds them; None when neither exists."""
+    checkout = Path(__file__).resolve().parents[2]
+    candidates = [checkout / "proofs"] if (checkout / "pyproject.toml").is_file() else []
+    prefixes = dict.fromkeys([sysconfig.get_path("data"), sys.prefix])
+    candidates += [Path(p) / "share" / "orthoverify" / "proofs" for p in prefixes if p]
+    return next((c for c in candidates if c.is_dir()), None)
 
 
 # ------------------------------------------------------------------------------ proof notes

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_every_claim_has_a_proof_entry() -> None:
     for claim in get_registry():
-        text = (ROOT / "orthoverify" / "proofs" / f"{claim.paper}.md").read_text()
+        text = (ROOT / "proofs" / f"{claim.paper}.md").read_text()
         headings = set(re.findall(r"^#{2,3} ([a-z0-9_.]+) ", text, re.M))
         assert claim.id in headings, f"proofs/{claim.paper}.md has no entry for {claim.id}"
 
@@ -21,7 +21,7 @@ def test_every_proof_entry_names_the_statement_and_the_checks_that_certify_it() 
     from orthoverify.report.model import proof_entry
 
     for claim in get_registry():
-        entry = proof_entry(ROOT / "orthoverify" / "proofs", claim.paper, claim.id)
+        entry = proof_entry(ROOT / "proofs", claim.paper, claim.id)
         assert entry is not None, claim.id
         names = [c.name for c in claim.checks]
         assert any(f"`{n}`" in entry.body or n in entry.body for n in names), (

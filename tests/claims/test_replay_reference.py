@@ -12,7 +12,7 @@ import pytest
 from orthoverify.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-REFERENCE = ROOT / "reference" / "check-default.json"
+REFERENCE = ROOT / "reports" / "check-default.json"
 REFUTED = [c["id"] for c in json.loads(REFERENCE.read_text())["claims"] if c["counterexample"]]
 
 

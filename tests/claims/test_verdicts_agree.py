@@ -1,5 +1,5 @@
 """One home per verdict: tests/data/expected_verdicts.json. The committed reference result, the
-README's claim tables and the headings of orthoverify/proofs/*.md must say the same for every claim."""
+README's claim tables and the headings of proofs/*.md must say the same for every claim."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from orthoverify.engine import get_registry
 from tests.claims.claims_common import expected_verdicts
 
 ROOT = Path(__file__).resolve().parents[2]
-REFERENCE = ROOT / "reference" / "check-default.json"
+REFERENCE = ROOT / "reports" / "check-default.json"
 VERDICT = r"(verified|refuted|inconclusive|error)"
 
 
@@ -27,9 +27,9 @@ def readme_verdicts() -> dict[str, str]:
 
 
 def proof_verdicts() -> dict[str, str]:
-    """Claim id -> verdict from the headings of orthoverify/proofs/*.md (## id — verdict ...)."""
+    """Claim id -> verdict from the headings of proofs/*.md (## id — verdict ...)."""
     out: dict[str, str] = {}
-    for path in sorted((ROOT / "orthoverify" / "proofs").glob("*.md")):
+    for path in sorted((ROOT / "proofs").glob("*.md")):
         out.update(re.findall(rf"^#{{2,3}} ([a-z0-9_.-]+) — {VERDICT}\b", path.read_text(), re.M))
     return out
 
@@ -55,5 +55,5 @@ def test_readme_tables_agree() -> None:
 def test_proof_headings_agree() -> None:
     headed = proof_verdicts()
     expected = expected_verdicts()
-    assert headed, "no verdict headings found in orthoverify/proofs/"
+    assert headed, "no verdict headings found in proofs/"
     assert {cid: v for cid, v in headed.items() if expected.get(cid) != v} == {}

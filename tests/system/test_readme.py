@@ -64,7 +64,7 @@ def test_command_one_leaves_a_fresh_clone_clean(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stdout + run.stderr
     assert (clone / "out" / "check-quick.json").is_file() and (clone / "out" / "check-quick.html").is_file()
     # the README's replay of a refuted claim of the committed reference, as written
-    replay = re.search(r"`orthoverify replay (reference/check-default\.json) <id>`", (clone / "README.md").read_text())
+    replay = re.search(r"`orthoverify replay (reports/check-default\.json) <id>`", (clone / "README.md").read_text())
     assert replay is not None
     run = subprocess.run(
         [sys.executable, "-m", "orthoverify", "replay", replay.group(1), "householder.algorithm2_float"],

@@ -22,7 +22,7 @@ from orthoverify.report.mdlite import to_html
 from orthoverify.report.model import github_slug, proof_entry
 
 ROOT = Path(__file__).resolve().parents[2]
-REFERENCE = ROOT / "reference" / "check-default.json"
+REFERENCE = ROOT / "reports" / "check-default.json"
 
 
 def run_cli(*argv: str) -> tuple[int, str, str]:
@@ -84,7 +84,7 @@ def test_html_is_self_contained_and_every_internal_link_resolves(rendered: Path)
     external = [h for h in doc.hrefs if not h.startswith("#")]
     for h in external:  # relative links to the proof notes, which exist
         target = (rendered / h.split("#")[0]).resolve()
-        assert target.parent == ROOT / "orthoverify" / "proofs" and target.is_file(), h
+        assert target.parent == ROOT / "proofs" and target.is_file(), h
     assert '<meta name="viewport"' in html and "<style>" in html
 
 
@@ -227,7 +227,7 @@ def test_check_report_shows_every_verdict(tmp_path: Path, monkeypatch: pytest.Mo
         assert f'<span class="v v-{verdict}">{verdict}</span>' in html
     assert "planted crash" in html  # the error message is in the evidence notes
     assert f"orthoverify replay {path} planted.false_reflection_fixes_u" in html
-    assert "No proof notes are shipped for <code>planted</code>" in html  # no orthoverify/proofs/planted.md
+    assert "No proof notes are shipped for <code>planted</code>" in html  # no proofs/planted.md
     assert "No corrected statement is registered" in html
 
 
@@ -244,7 +244,7 @@ def test_proof_notes_render_escaped() -> None:
 
 def test_every_claim_has_a_proof_entry_found_by_the_report() -> None:
     for claim in get_registry():
-        entry = proof_entry(ROOT / "orthoverify" / "proofs", claim.paper, claim.id)
+        entry = proof_entry(ROOT / "proofs", claim.paper, claim.id)
         assert entry is not None and entry.body, claim.id
 
 
@@ -255,15 +255,15 @@ def test_reference_result_matches_the_registry(reference: dict[str, Any]) -> Non
 
 
 def test_committed_report_is_the_rendering_of_the_committed_result(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`orthoverify report reference/check-default.json --out reference --name report` (from the root)
-    regenerates reference/report.*."""
+    """`orthoverify report reports/check-default.json --out reports --name report` (from the root)
+    regenerates reports/report.*."""
     monkeypatch.chdir(ROOT)
-    files = report_files(load_report(["reference/check-default.json"]), Path("reference"))
-    committed = {str(p.relative_to(ROOT / "reference")) for p in (ROOT / "reference" / "report-figures").iterdir()}
+    files = report_files(load_report(["reports/check-default.json"]), Path("reports"))
+    committed = {str(p.relative_to(ROOT / "reports")) for p in (ROOT / "reports" / "report-figures").iterdir()}
     assert {k for k in files if k.endswith(".svg")} == committed
     for rel, content in files.items():
-        assert (ROOT / "reference" / rel).read_text() == content, (
-            f"reference/{rel} is stale: run `orthoverify report reference/check-default.json --out reference "
+        assert (ROOT / "reports" / rel).read_text() == content, (
+            f"reports/{rel} is stale: run `orthoverify report reports/check-default.json --out reports "
             "--name report` from the repository root"
         )
 
@@ -344,9 +344,9 @@ def test_proof_notes_ship_with_the_package_and_cite_no_outside_path(
     import orthoverify
     from orthoverify.report.model import find_proofs_dir
 
-    assert find_proofs_dir() == Path(orthoverify.__file__).resolve().parent / "proofs"
-    assert '"proofs/*.md"' in (ROOT / "pyproject.toml").read_text()  # package data: in the wheel
-    for f in (ROOT / "orthoverify" / "proofs").glob("*.md"):
+    assert find_proofs_dir() == Path(orthoverify.__file__).resolve().parents[1] / "proofs"  # the checkout's
+    assert '"share/orthoverify/proofs" = ["proofs/*.md"]' in (ROOT / "pyproject.toml").read_text()  # in the wheel
+    for f in (ROOT / "proofs").glob("*.md"):
         text = f.read_text()
         assert "../" not in text and "shared/papers" not in text, f.name
         assert re.search(r"\b00[1-4] (Sec|eq|Lemma|App|Cor)", text) is None, f.name  # no paper file numbers

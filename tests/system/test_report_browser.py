@@ -19,7 +19,7 @@ import pytest
 from tests.system.browser import PageLoad, decode_png, load_page, region_colours, require_browser
 
 ROOT = Path(__file__).resolve().parents[2]
-REFERENCE = ROOT / "reference" / "check-default.json"
+REFERENCE = ROOT / "reports" / "check-default.json"
 
 RECT = "(() => {{ const r = {0}.getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; }})()"
 PAGE_WIDTH = "[document.documentElement.scrollWidth, window.innerWidth]"

@@ -19,7 +19,7 @@ from orthoverify.cli import main
 from orthoverify.engine import result as result_mod
 
 ROOT = Path(__file__).resolve().parents[2]
-REFERENCE = ROOT / "reference" / "check-default.json"
+REFERENCE = ROOT / "reports" / "check-default.json"
 
 
 def run(*argv: str) -> tuple[int, str, str]:

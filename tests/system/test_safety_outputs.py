@@ -25,7 +25,7 @@ from orthoverify import _atomic
 from orthoverify.report import plan_report, render_report
 
 ROOT = Path(__file__).resolve().parents[2]
-REFERENCE = ROOT / "reference" / "check-default.json"
+REFERENCE = ROOT / "reports" / "check-default.json"
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="signals and /proc are POSIX")
 

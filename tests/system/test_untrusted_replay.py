@@ -21,7 +21,7 @@ from orthoverify.cli import main
 from orthoverify.engine.replay import replay_from_file
 from orthoverify.errors import ParseError, ReplayError
 
-REFERENCE = Path(__file__).resolve().parents[2] / "reference" / "check-default.json"
+REFERENCE = Path(__file__).resolve().parents[2] / "reports" / "check-default.json"
 EXACT_ID = "householder.theorem2_proof"  # an exact counterexample (rationals)
 DIGITS_ID = "householder.algorithm2_float"  # a 50-digit one (decimals)
 

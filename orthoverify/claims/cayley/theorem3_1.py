@@ -5,7 +5,7 @@ Helfrich, Willmott, Ye (ICML 2018) Thm 3.1. Compared (witness searches: each mea
 and the replay): the best max|a_ij| over every admissible D
 (enumerated by :mod:`orthoverify.param.cayley_analysis`) against the bound 1, and the D that
 maximises |det(I + W D)| against it too; orthoverify's inverse map (:mod:`orthoverify.param.cayley`,
-proved in orthoverify/proofs/cayley.md) re-certified independently. Evidence: exhaustive over D at
+proved in proofs/cayley.md) re-certified independently. Evidence: exhaustive over D at
 50 digits and in float64, the certified inverse map exact and in float up to n = 512, its
 certificate re-derived at 50 digits, and a Hypothesis hunt for a W that no D serves.
 """
@@ -253,7 +253,7 @@ THEOREM3_1 = Claim(
     ),
     notes=(
         "The paper gives no way to find D. orthoverify's inverse map (orthoverify/param/cayley.py, "
-        "proved in orthoverify/proofs/cayley.md): sign-chosen elimination gives |det(I + W D)| >= 1 in "
+        "proved in proofs/cayley.md): sign-chosen elimination gives |det(I + W D)| >= 1 in "
         "O(n^3), then pair flips (each multiplies |det(I + W D)| by a_jk^2 > 1; |det| <= 2^n) until every "
         "|a_ij| <= 1. Exhaustive "
         "enumeration over every admissible D (det D = det W) at 50 digits confirms, for every input, that some D "
