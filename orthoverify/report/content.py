@@ -16,6 +16,7 @@ from orthoverify.report.model import (
     ProofEntry,
     Report,
     fmt_num,
+    in_checkout,
     proof_entry,
     proof_file,
     relative_link,
@@ -161,10 +162,10 @@ class CounterexampleView:
         """The facts to list, each as (text before, code value or "", text after)."""
         out = [
             ("check ", self.check, f" (run {self.run})"),
-            (f"{self.quantity} = ", self.value, f" ({self.precision})"),
+            (f"{math_text(self.quantity)} = ", math_text(self.value), f" ({self.precision})"),
         ]
         if self.float64 is not None:
-            out.append(("in float64: ", self.float64, ""))
+            out.append(("in float64: ", math_text(self.float64), ""))
         if self.threshold is not None:
             out.append((f"threshold: {self.threshold}", "", ""))
         return out
@@ -181,7 +182,9 @@ class CounterexampleView:
     def replay_heading(self) -> str:
         if self.target is not None:
             return "Replay it on the target (this imports and runs the target; replay never does on the file's word):"
-        return "Replay it (float64 and high precision):"
+        if self.precision == "exact":
+            return "Replay it (exact arithmetic):"
+        return f"Replay it ({'float64 and ' if self.float64 is not None else ''}{self.precision}):"
 
 
 def counterexample_view(report: Report, claim: ClaimRow) -> CounterexampleView | None:
@@ -230,19 +233,30 @@ def replay_command(path: str, claim_id: str, target: str | None = None) -> str:
 
 @dataclass(frozen=True)
 class ProofLink:
-    href: str
+    """A claim's proof notes: the entry (embedded in the report, so that it reads anywhere), its
+    name (``householder.md — id``), and a link to the file only where the link works wherever the
+    repository is read (None otherwise)."""
+
+    href: str | None
     label: str
     entry: ProofEntry | None
 
 
 def proof_link(report: Report, claim: ClaimRow, out_dir: Path) -> ProofLink | None:
-    """Where the claim's proof notes are, relative to the report's folder."""
+    """The claim's proof notes. The file is linked (relative to the report's folder) only when the
+    notes are the repository's ``proofs/`` and the report is written inside that repository, so the
+    link holds in a clone and on a code host; a report written elsewhere, or from an installed copy,
+    never links into a virtual environment or a folder of this machine: it embeds the entry."""
     f = proof_file(report.proofs_dir, claim.paper)  # a registered paper key only, never a path from the file
     if f is None:
         return None
     entry = proof_entry(report.proofs_dir, claim.paper, claim.id)
-    href = relative_link(f, out_dir) + (f"#{entry.anchor}" if entry is not None else "")
-    return ProofLink(href, f"{claim.paper}.md" + (f" — {claim.id}" if entry is not None else ""), entry)
+    href = None
+    repo = in_checkout(f.parent)
+    if repo is not None and out_dir.resolve().is_relative_to(repo):
+        href = relative_link(f, out_dir) + (f"#{entry.anchor}" if entry is not None else "")
+    label = f"proofs/{claim.paper}.md" + (f" — {claim.id}" if entry is not None else "")
+    return ProofLink(href, label, entry)
 
 
 def verdict_summary(report: Report, claim: ClaimRow) -> list[tuple[str, str | None]]:
@@ -299,6 +313,7 @@ _TYPESET: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b([A-Za-z])_bar\b"), "\\1\u0304"),
     (re.compile(r"\bsigma_(min|max)\b"), "σ_\\1"),
     (re.compile(r"([A-Za-z])~"), "\\1\u0303"),  # C~ -> C̃, UC~ -> UC̃
+    (re.compile(r"(?<![A-Za-z])((?:[A-Za-z][\u0303\u0304]?){1,2})''"), "\\1″"),  # R'' -> R″
     (re.compile(r"(?<![A-Za-z])((?:[A-Za-z][\u0303\u0304]?){1,2})'(?!s\b)"), "\\1′"),  # W' -> W′, C̃' -> C̃′
     (re.compile(r"\|\|"), "‖"),
     (re.compile(r"<="), "≤"),
@@ -311,6 +326,7 @@ _TYPESET: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\^-T\b"), "⁻ᵀ"),
     (re.compile(r"\^2\b"), "²"),
     (re.compile(r"\^3\b"), "³"),
+    (re.compile(r"\bsum_"), "Σ_"),
     (re.compile(r"\b(" + "|".join(_GREEK) + r")\b"), ""),
 ]
 
@@ -342,28 +358,192 @@ def refuting_rows(report: Report, claim: ClaimRow) -> list[EvidenceRow]:
     return [r for r in evidence_rows(report, claim) if r.result == "counterexample"]
 
 
-def reason(report: Report, claim: ClaimRow) -> str:
-    """Why a refuted claim is refuted, in one line: the recorded counterexample's breaking value
-    (exact, or the test ratio against its threshold at the confirming precision)."""
+# ------------------------------------------------------------------------------ values in words
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+_ORDINAL = ("smallest", "second smallest", "third smallest", "fourth smallest", "fifth smallest")
+_CROOT = re.compile(r"CRootOf\(([^(),]+), (\d+)\)(?: = (-?\d+\.\d+))?")
+_INTERNAL_LABEL = re.compile(r"(^|\| )[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+ \[([^\[\]]+)\] ")
+"""A transcribed proof line's internal label and its place in the paper in brackets, as results
+written before the label was dropped record it (``proof.tr3 [App. A, proof of Thm 2, ...] is``):
+the place is kept, the label goes."""
+_TERM = r"(?:\d+(?:\.\d+)?(?:/\d+)?|sqrt\(\d+\))"
+_NUMBER_ONLY = re.compile(rf"[-+]?\s*{_TERM}(?:\s*[-+*/]\s*{_TERM})*")
+"""An exact value that is a bare number (``-6``, ``2``, ``3/5``, ``1 - sqrt(2)``)."""
+
+
+def _polynomial(text: str) -> str:
+    """SymPy's ``20*x**3 - 10*x - 1`` as ``20x³ − 10x − 1``."""
+    out = re.sub(r"\*\*\(?(-?\d+)\)?", lambda m: m.group(1).translate(_SUPERSCRIPT), text)
+    out = re.sub(r"(?<=\d)\*(?=[A-Za-z(])", "", out)
+    return out.replace(" - ", " − ")
+
+
+def _root(m: re.Match[str]) -> str:
+    """``CRootOf(p, k) = v`` as ``v… (the smallest real root of p)``: the value first, to four
+    digits, then which root of which polynomial (SymPy counts the real roots first, in order)."""
+    poly, k, value = _polynomial(m.group(1)), int(m.group(2)), m.group(3)
+    if value is None:
+        return f"root number {k} of {poly}"
+    which = _ORDINAL[k] if k < len(_ORDINAL) else f"{k + 1}th smallest"
+    return f"{float(value):.4g}… (the {which} real root of {poly})"
+
+
+def sympy_text(text: str) -> str:
+    """SymPy's printing of an exact value in the paper's notation: roots by value and polynomial,
+    ``x**3`` as x³, ``20*x`` as 20x, ``(a)*(b)`` as (a)(b), other products with ·, ``sqrt(2)`` as
+    √2, ``4*I/5`` as 4i/5, ``lam`` as λ. Plain text in, plain text out; nothing is evaluated."""
+    out = _CROOT.sub(_root, str(text))
+    out = re.sub(r"\*\*\(?(-?\d+)\)?", lambda m: m.group(1).translate(_SUPERSCRIPT), out)
+    out = re.sub(r"(\d)\*I\b", r"\1i", out)
+    out = re.sub(r"(?<=[\[ ,-])I(?=[\],])", "i", out)
+    out = re.sub(r"(?<=\d)\*(?=[A-Za-z(])", "", out)
+    out = out.replace(")*(", ")(")
+    out = re.sub(r"(?<=[\w)⁰¹²³⁴⁵⁶⁷⁸⁹])\*(?=[\w(])", "·", out)
+    out = re.sub(r"\bsqrt\((\d+)\)", r"√\1", out)
+    return re.sub(r"\blam\b", "λ", out)
+
+
+def math_text(text: str) -> str:
+    """A counterexample's quantity or value as a reader of the paper writes it: SymPy notation
+    (:func:`sympy_text`) and ASCII mathematics (:func:`typeset`) in Unicode, minus signs as −."""
+    out = typeset(sympy_text(_INTERNAL_LABEL.sub(r"\1\2 ", str(text))))
+    out = out.replace(" - ", " − ")
+    out = re.sub(r"(?<![\w)\]}.])-(?=[\w(])", "−", out)
+    out = re.sub(r"(?<=\w)-(?=\d+[)}])", "−", out)  # n(n-1) -> n(n−1)
+    out = re.sub(r"(\w\([\w+−]+\)) (\d+), counted", r"\1 = \2, counted", out)  # a printed formula's value
+    out = re.sub(r"(?<=\S) o (?=\S)", " ∘ ", out)  # the Hadamard product
+    out = re.sub(r"\b(\w) x (\w)\b", r"\1 × \2", out)  # 2 x 2, m x m
+    out = re.sub(r"'(-?\d[\d.e+-]*)'", r"\1", out)  # ['7.38398'] -> [7.38398]
+    for word, readable in _READABLE.items():
+        out = re.sub(rf"\b{word}\b", readable, out)
+    return out
+
+
+_READABLE = {
+    "printed_row": "eq. 3 as printed with dC/dh a row",
+    "printed_column": "eq. 3 as printed with dC/dh a column",
+    "relu": "ReLU",
+}
+"""Names of code paths that some values quote, in the paper's words."""
+
+
+def _parts(value: str) -> list[str]:
+    """A value that lists several findings (joined by `` | `` or `` || ``), one finding each."""
+    return [p.strip() for p in re.split(r" \|\|? ", value) if p.strip()]
+
+
+def _norm_inside(quantity: str) -> str:
+    """The difference a quantity measures: the inside of its first norm ``||X - Y||``, else the
+    quantity itself (``printed gradient - SymPy's exact derivative``)."""
+    m = re.search(r"\|\|(.+?)\|\|", quantity)
+    return m.group(1) if m else quantity
+
+
+def reason_parts(report: Report, claim: ClaimRow) -> list[str]:
+    """Why a refuted claim is refuted, each finding whole (never cut inside a display), in the
+    paper's notation: the recorded counterexample's breaking value; an exact value that is a bare
+    number says what it is (an entry of the exact difference, which the claim needs to be 0); a
+    value measured in floating point is the test ratio against its threshold at the confirming
+    precision."""
     found = claim.counterexample()
     if found is None:
-        return ""
+        return []
     _i, cx = found
     value = str(cx.get("value", ""))
+    quantity = str(cx.get("quantity", ""))
     digits = cx.get("precision_digits")
     try:
-        ratio = float(value)
+        ratio: float | None = float(value)
     except ValueError:
         ratio = None
     if ratio is not None and digits != "exact":
         thr = cx.get("threshold")
-        text = f"test ratio {fmt_num(ratio)}" + (f" > {fmt_num(thr)}" if thr is not None else "")
-        text += f" at {digits} digits: {cx.get('quantity', '')}"
-    elif digits == "exact":
-        text = value if len(value) > 12 else f"{cx.get('quantity', '')} = {value} (exact)"
+        parts = [
+            f"{quantity}: test ratio {fmt_num(ratio)}" + (f" > {fmt_num(thr)}" if thr is not None else "")
+            + f" at {digits} digits"
+        ]
+    elif digits == "exact" and _NUMBER_ONLY.fullmatch(value.strip()):
+        parts = [f"{_norm_inside(quantity).strip()} is not 0: an entry equals {value.strip()} in exact arithmetic"]
     else:
-        text = value
-    return typeset(shorten(_LONG_DECIMAL.sub(lambda m: f"{float(m.group(0)):.6g}", text)))
+        parts = _parts(value)
+    return [math_text(_LONG_DECIMAL.sub(lambda m: f"{float(m.group(0)):.6g}", p)) for p in parts]
+
+
+def reason(report: Report, claim: ClaimRow, limit: int = 200) -> str:
+    """The reason on one line (the index): the first finding, cut only between clauses when it is
+    long, and how many more there are (the erratum lists them all)."""
+    parts = reason_parts(report, claim)
+    if not parts:
+        return ""
+    first = parts[0]
+    if len(first) > limit:
+        clauses = re.split(r"(?<=[;)]) ", first)
+        kept = clauses[0]
+        for c in clauses[1:]:
+            if len(kept) + 1 + len(c) > limit:
+                break
+            kept += " " + c
+        first = kept.rstrip(";,") + (" …" if kept != first else "")
+    more = len(parts) - 1
+    return first + (f" (and {plural(more, 'more finding')})" if more else "")
+
+
+@dataclass(frozen=True)
+class Refutation:
+    """One piece of evidence that refutes a claim, for a reader: the check, the arithmetic, what
+    fails and by how much (from the evidence's confirmation), and the test ratio in words."""
+
+    check: str
+    backend: str
+    method: str
+    what: str
+    ratio: str
+
+
+_CONFIRMED = re.compile(r"failure on (\S+) \((.*)\) confirmed: (.*)$", re.S)
+
+
+def _what_fails(notes: str) -> str:
+    """What fails and by how much, from an evidence's confirmation note (``failure on B (what)
+    confirmed: discrepancy 3.82 at 50 digits, ...`` or ``... its ratio in 50-digit arithmetic is X``)."""
+    m = _CONFIRMED.search(" ".join(notes.split()))
+    if m is None:
+        return ""
+    what, confirmed = m.group(2), m.group(3)
+    gap = re.match(r"discrepancy (\S+) at (\d+) digits", confirmed)
+    try:
+        float(what)
+        numeric = True
+    except ValueError:
+        numeric = False
+    if not numeric:
+        return shorten(math_text(_LONG_DECIMAL.sub(lambda x: f"{float(x.group(0)):.6g}", what)), 140)
+    if gap:
+        return f"computed and true value differ by {gap.group(1)} (relative), confirmed at {gap.group(2)} digits"
+    again = re.match(r"its ratio in (\d+)-digit arithmetic is (\S+)", confirmed)
+    if again:
+        return f"the same inputs at {again.group(1)} digits: test ratio {again.group(2)}, so not a rounding accident"
+    return ""
+
+
+def _ratio_words(row: EvidenceRow, method: str) -> str:
+    """The test ratio against the threshold, said as what it is: the error in units of what
+    rounding in that arithmetic allows."""
+    if row.ratio == "exact" or method == "symbolic" or " / " not in row.ratio:
+        return "in exact arithmetic, where any nonzero difference refutes"
+    ratio, thr = row.ratio.split(" / ", 1)
+    return f"test ratio {ratio}: the error is {ratio} times what rounding in {row.backend} allows (threshold {thr})"
+
+
+def refutations(report: Report, claim: ClaimRow) -> list[Refutation]:
+    """The evidence that refutes the claim, each with what fails and its test ratio in words."""
+    out = []
+    for r in refuting_rows(report, claim):
+        what = _what_fails(r.notes)
+        if not what and (r.ratio == "exact" or r.method == "symbolic"):
+            what = "exact counterexample (below)"
+        out.append(Refutation(r.check, r.backend, r.method, what, _ratio_words(r, r.method)))
+    return out
 
 
 _LONG_DECIMAL = re.compile(r"(?<![\w.])\d+\.\d{7,}(?![\d.])")

@@ -234,13 +234,26 @@ def _counterexample(report: Report, claim: ClaimRow) -> str:
 
 
 def _breaks(report: Report, c: ClaimRow) -> str:
-    """The evidence that refuted the claim, on one line (check, backend, ratio against threshold);
-    the counterexample itself is shown once, below."""
-    rows = ct.refuting_rows(report, c)
+    """The evidence that refuted the claim, one line each: the check and its arithmetic, what
+    fails and by how much, and the test ratio said as what it is; the counterexample itself is
+    shown once, below."""
+    rows = ct.refutations(report, c)
     if not rows:
         return ""
-    items = "; ".join(f"<code>{esc(r.check)}</code> [{esc(r.backend)}] {esc(r.ratio)}" for r in rows)
-    return f'<p class="refuted-by"><strong>Refuted by</strong> {items}</p>'
+    items = "".join(
+        f"<li><code>{esc(r.check)}</code> [{esc(r.backend)}]: {esc(r.what) + '; ' if r.what else ''}{esc(r.ratio)}</li>"
+        for r in rows
+    )
+    return f'<div class="refuted-by"><p><strong>Refuted by</strong> ({len(rows)}):</p><ul>{items}</ul></div>'
+
+
+def _why(report: Report, c: ClaimRow) -> str:
+    """Why the claim is refuted: every finding whole (a list when there are several)."""
+    found = ct.reason_parts(report, c)
+    if len(found) <= 1:
+        return f'<p class="reason"><strong>Why:</strong> {esc(found[0] if found else "")}</p>'
+    items = "".join(f"<li>{esc(f)}</li>" for f in found)
+    return f'<div class="reason"><p><strong>Why</strong> ({len(found)} findings):</p><ul>{items}</ul></div>'
 
 
 def _errata(report: Report) -> str:
@@ -259,7 +272,7 @@ def _errata(report: Report) -> str:
         parts.append(" ".join(badge(v) for v in c.verdicts()) + "</h3>")
         parts.append(f'<p class="meta">{esc(ct.display_where(c.where))} · {esc(ct.paper_short(c.paper))}</p>')
         parts.append(f"<blockquote>{esc(ct.typeset(c.statement))}</blockquote>")
-        parts.append(f'<p class="reason"><strong>Why:</strong> {esc(ct.reason(report, c))}</p>')
+        parts.append(_why(report, c))
         parts.append(_breaks(report, c))
         parts.append(_counterexample(report, c))
         fix = report.corrected(c.id)
@@ -362,15 +375,16 @@ def _claim(report: Report, c: ClaimRow, out_dir: Path) -> str:
     if link is None:
         parts.append(f"<p>No proof notes are shipped for <code>{esc(c.paper)}</code>.</p>")
     else:
+        source = f'<a href="{esc(link.href)}">{esc(link.label)}</a>' if link.href else f"<code>{esc(link.label)}</code>"
         if link.entry is not None:
-            base = relative_link(link.entry.file.parent, out_dir) + "/"
+            base = relative_link(link.entry.file.parent, out_dir) + "/" if link.href else ""
             parts.append(
                 "<details><summary>Proof notes</summary>"
                 + to_html(link.entry.body, link_base=base, heading_offset=2)
-                + f'<p class="meta">From <a href="{esc(link.href)}">{esc(link.label)}</a>.</p></details>'
+                + f'<p class="meta">From {source} in the orthoverify repository.</p></details>'
             )
         else:
-            parts.append(f'<p>Proof notes: <a href="{esc(link.href)}">{esc(link.label)}</a></p>')
+            parts.append(f"<p>Proof notes: {source} in the orthoverify repository.</p>")
     parts.append("</details>")
     return "".join(parts)
 

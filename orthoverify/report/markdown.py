@@ -81,6 +81,12 @@ def claim_link(c: ClaimRow, *, table: bool = False) -> str:
     return f"[{code(c.id, table=table)}](#{github_slug(claim_heading(c))})"
 
 
+def _shift_headings(body: str) -> str:
+    """A proof entry's Markdown (trusted: the repository's own notes) with its headings set below
+    the claim's, so that it nests in the report (``## x`` becomes ``#### x``)."""
+    return re.sub(r"^(#{1,4}) ", lambda m: "#" * min(len(m.group(1)) + 2, 6) + " ", body, flags=re.M)
+
+
 def _fence(text: str, lang: str = "") -> list[str]:
     fence = "```"
     while fence in text:
@@ -93,7 +99,7 @@ def _counterexample(report: Report, claim: ClaimRow) -> list[str]:
     if cx is None:
         return []
     out = ["**Counterexample**", ""]
-    out += [f"- {text(a)}{code(v) if v else ''}{text(b)}" for a, v, b in cx.items()]
+    out += [f"- {text(a)}{code(v) if v else ''}{' ' if b.startswith(' ') else ''}{text(b)}" for a, v, b in cx.items()]
     out += ["", text(cx.inputs_heading), "", *_fence(cx.inputs), text(cx.replay_heading), ""]
     out += _fence(cx.replay, "bash")
     return out
@@ -161,12 +167,19 @@ def render_markdown(report: Report, out_dir: Path, fig_dir: str, figures: list[F
         where = text(ct.display_where(c.where))
         verdicts = " ".join(verdict_text(v) for v in c.verdicts())
         md += [f"{claim_link(c)} {verdicts} · {where} · {text(ct.paper_short(c.paper))}"]
-        md += ["", f"**Why:** {text(ct.reason(report, c))}", ""]
+        found = ct.reason_parts(report, c)
+        if len(found) <= 1:
+            md += ["", f"**Why:** {text(found[0] if found else '')}", ""]
+        else:
+            md += ["", f"**Why** ({len(found)} findings):", "", *(f"- {text(f)}" for f in found), ""]
         md += [f"> {text(ct.typeset(c.statement))}", ""]
-        breaks = ct.refuting_rows(report, c)
+        breaks = ct.refutations(report, c)
         if breaks:
             md += [f"**Refuted by** ({len(breaks)}):", ""]
-            md += [f"- {code(r.check)} \\[{text(r.backend)}\\] {text(r.method)}: {text(r.ratio)}" for r in breaks]
+            md += [
+                f"- {code(r.check)} \\[{text(r.backend)}\\]: {text(r.what) + '; ' if r.what else ''}{text(r.ratio)}"
+                for r in breaks
+            ]
             md += [""]
         md += _counterexample(report, c)
         fix = report.corrected(c.id)
@@ -249,5 +262,10 @@ def _claim(report: Report, c: ClaimRow, out_dir: Path, fig_dir: str) -> list[str
     if link is None:
         md += [f"No proof notes are shipped for {code(c.paper)}.", ""]
     else:
-        md += [f"Proof notes: [{text(link.label)}]({link.href})", ""]
+        source = f"[{text(link.label)}]({link.href})" if link.href else code(link.label)
+        if link.entry is not None:
+            md += ["<details><summary>Proof notes</summary>", "", _shift_headings(link.entry.body), ""]
+            md += [f"From {source} in the orthoverify repository.", "", "</details>", ""]
+        else:
+            md += [f"Proof notes: {source} in the orthoverify repository.", ""]
     return md

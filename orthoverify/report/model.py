@@ -205,6 +205,13 @@ def find_proofs_dir() -> Path | None:
     return next((c for c in candidates if c.is_dir()), None)
 
 
+def in_checkout(proofs_dir: Path) -> Path | None:
+    """The repository whose top-level ``proofs/`` this is (its folder holds ``pyproject.toml``),
+    else None (a copy installed under a prefix)."""
+    d = proofs_dir.resolve()
+    return d.parent if d.name == "proofs" and (d.parent / "pyproject.toml").is_file() else None
+
+
 # ------------------------------------------------------------------------------ proof notes
 _HEADING = re.compile(r"^(#{2,3}) (.+?)\s*$", re.M)
 

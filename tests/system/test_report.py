@@ -82,9 +82,7 @@ def test_html_is_self_contained_and_every_internal_link_resolves(rendered: Path)
     internal = [h[1:] for h in doc.hrefs if h.startswith("#")]
     assert internal and all(i in ids for i in internal), [i for i in internal if i not in ids][:5]
     external = [h for h in doc.hrefs if not h.startswith("#")]
-    for h in external:  # relative links to the proof notes, which exist
-        target = (rendered / h.split("#")[0]).resolve()
-        assert target.parent == ROOT / "proofs" and target.is_file(), h
+    assert not external  # rendered outside the repository: the proof notes are embedded, never linked
     assert '<meta name="viewport"' in html and "<style>" in html
 
 
@@ -118,15 +116,34 @@ def test_html_figures_are_the_family_pictures(rendered: Path) -> None:
     assert figures.count("<svg") >= 6 and figures.count("<figcaption>") >= 6
 
 
-def test_proof_links_point_at_the_claims_entries(rendered: Path, reference: dict[str, Any]) -> None:
-    html = (rendered / "report.html").read_text()
-    links = set(re.findall(r'href="([^"#]*/proofs/[^"]+)"', html))
-    assert len(links) == len(reference["claims"])
-    for link in links:
-        file, anchor = link.split("#")
-        target = (rendered / file).resolve()
-        headings = re.findall(r"^#{2,3} (.+?)\s*$", target.read_text(), re.M)
-        assert anchor in {github_slug(h) for h in headings}, link
+def test_proof_links_point_at_the_claims_entries(reference: dict[str, Any]) -> None:
+    """Written inside the repository (reports/), both formats link each claim to its entry in the
+    top-level proofs/, relative to the report, so the links hold in a clone and on a code host."""
+    out = ROOT / "reports"
+    files = report_files(load_report([REFERENCE]), out)
+    for name in ("report.html", "report.md"):
+        pattern = r'href="([^"#]*proofs/[^"]+)"' if name.endswith(".html") else r"\]\(([^)#]*proofs/[^)]+)\)"
+        links = set(re.findall(pattern, files[name]))
+        assert len(links) == len(reference["claims"]), name
+        for link in links:
+            file, anchor = link.split("#")
+            assert file.startswith("../proofs/") and ".venv" not in link, link
+            target = (out / file).resolve()
+            assert target.parent == ROOT / "proofs", link
+            headings = re.findall(r"^#{2,3} (.+?)\s*$", target.read_text(), re.M)
+            assert anchor in {github_slug(h) for h in headings}, link
+
+
+def test_proof_notes_are_embedded_wherever_the_report_is_written(rendered: Path, reference: dict[str, Any]) -> None:
+    """Written outside the repository (or from an installed copy), no link points at a file of this
+    machine: each claim's proof entry is embedded, in the HTML and in the Markdown."""
+    n = len(reference["claims"])
+    for name in ("report.html", "report.md"):
+        text = (rendered / name).read_text()
+        assert text.count("<summary>Proof notes</summary>") == n, name
+        assert "site-packages" not in text and ".venv" not in text and "../" not in text, name
+    md = (rendered / "report.md").read_text()
+    assert "From `proofs/householder.md — householder.reflection` in the orthoverify repository." in md
 
 
 def test_markdown_links_and_figure_files_resolve(rendered: Path, reference: dict[str, Any]) -> None:
@@ -304,7 +321,8 @@ def test_report_reads_like_an_errata_page(rendered: Path, reference: dict[str, A
         if c["verdict"] == "refuted":
             assert f'href="#erratum-{c["id"]}"' in index
             erratum = html.split(f'id="erratum-{c["id"]}"', 1)[1].split("</article>", 1)[0]
-            assert '<p class="reason"><strong>Why:</strong> ' in erratum and 'class="replay"' in erratum
+            assert 'class="reason"><p><strong>Why' in erratum or 'class="reason"><strong>Why:</strong> ' in erratum
+            assert 'class="replay"' in erratum
             assert "Counterexample</strong>" in erratum and "<strong>Refuted by</strong>" in erratum
             article = html.split(f'id="claim-{c["id"]}"', 1)[1].split("</details><details class=", 1)[0]
             assert '<tr class="refutes">' in article and "refutes ◀" in article
@@ -316,6 +334,29 @@ def test_report_reads_like_an_errata_page(rendered: Path, reference: dict[str, A
     assert "C~'" not in html and "Cbar'" not in html and "C̃′" in html
     assert html.count('<details class="claim"') == len(reference["claims"])
     assert "82 claims: " in html and "in the first run" not in html  # one run: no "first run"
+
+
+def test_errata_speak_the_papers_language(rendered: Path) -> None:
+    """Read as a paper author: no internal label of a transcribed line, no SymPy printing, no ASCII
+    mathematics in the values, no bare number without what it is, a replay heading naming the
+    arithmetics that apply, and every refuting figure said as what fails beside its test ratio."""
+    for name in ("report.html", "report.md"):
+        text = (rendered / name).read_text()
+        errata = text.split("Errata (", 1)[1].split("Figures", 1)[0]
+        assert re.search(r"\b(proof|appb)\.[a-z0-9_.]+ ", errata) is None, name  # proof.tr3, appb.dldu_col
+        plain = errata.replace("\\*", "*").replace("\\_", "_")
+        assert re.search(r"[\w)]\*\*\(?-?\d", plain) is None, name  # SymPy's x**3
+        for raw in ("CRootOf", "Cbar", "C~", "R′'", "′'", "lam ", "sqrt(", "printed_row", "= -6 (exact)"):
+            assert raw not in plain, (name, raw)
+        assert "−0.6505… (the smallest real root of 20x³ − 10x − 1)" in errata, name
+        assert "an entry equals −6 in exact arithmetic" in errata, name
+        assert "Replay it (exact arithmetic):" in errata and "Replay it (float64 and 100 digits):" in errata, name
+        assert "float64 and high precision" not in errata, name
+        theorem5 = errata.split("svd.theorem5", 2)[-1]
+        assert "R(W*) − R(W′) = 0.953015" in theorem5.replace("\\*", "*"), name
+        assert "test ratio 2.33e+49: the error is 2.33e+49 times what rounding in mpmath-50 allows" in theorem5, name
+    md = (rendered / "report.md").read_text()
+    assert "`check-default`)" not in md and "` (run check-default)" in md  # a space before "(run ...)"
 
 
 def test_typeset_and_where() -> None:

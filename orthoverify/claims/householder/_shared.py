@@ -189,13 +189,14 @@ def sympy_matrix(b: Backend, x: Any, name: str) -> Any:
 
 def judged(lines: Iterable[Any], reference: Mapping[str, Any]) -> list[tuple[str, bool]]:
     """Each transcribed line (:class:`orthoverify.param.householder_proofs.ProofLine`) judged
-    against the exact truth: its description and whether it holds (evaluates and is equal)."""
+    against the exact truth: where it stands in the paper, what is wrong, and whether it holds
+    (evaluates and is equal); the line's internal label stays out of what a reader sees."""
     from orthoverify.param.householder_proofs import judge
 
     out = []
     for line in lines:
         verdict = judge(line, reference).verdict
-        out.append((f"{line.label} [{line.where}] is {verdict}: {line.text}", verdict == "equal"))
+        out.append((f"{line.where} is {verdict}: {line.text}", verdict == "equal"))
     return out
 
 
