@@ -12,6 +12,7 @@ import argparse
 import json
 import math
 import os
+import shlex
 import signal
 import sys
 import threading
@@ -315,11 +316,30 @@ def _fmt_ratio(ratio: tuple[float, float] | None) -> str:
     return f"{r:.3g} / {t:g}"
 
 
+def _refuting_figure(c: Any) -> str:
+    """What refutes a refuted claim, for the summary's last column: the counterexample's test ratio
+    against its threshold at the confirming precision, or its exact value in the paper's notation
+    (the worst ratio of the evidence that passed would say nothing about why it is refuted)."""
+    from orthoverify.report.content import math_text, shorten
+
+    cx = c.counterexample
+    if c.verdict != "refuted" or cx is None:
+        return _fmt_ratio(c.worst_ratio)
+    if cx.precision_digits == "exact":
+        return "exact: " + shorten(math_text(cx.value), 56)
+    try:
+        value = f"{float(cx.value):.3g}" + (f" / {cx.threshold:g}" if cx.threshold is not None else "")
+    except ValueError:
+        value = shorten(math_text(cx.value), 48)
+    return f"{value} at {cx.precision_digits} digits"
+
+
 def summary_table(result: Any) -> str:
-    """The summary printed after a run: claim, verdict, evidence methods, worst ratio."""
-    rows = [("claim", "verdict", "methods", "worst ratio / threshold")]
+    """The summary printed after a run: claim, verdict, evidence methods, worst ratio (for a
+    refuted claim, the figure that refutes it)."""
+    rows = [("claim", "verdict", "methods", "worst ratio / threshold; refuted: what refutes it")]
     for c in result.claims:
-        rows.append((c.claim.id, c.verdict, ",".join(c.methods), _fmt_ratio(c.worst_ratio)))
+        rows.append((c.claim.id, c.verdict, ",".join(c.methods), _refuting_figure(c)))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -408,10 +428,27 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     out.write(f"JSON result: {written}\n")
     for p in reports:
         out.write(f"report: {p}\n")
+    out.write(_next_steps(result, str(written), reports))
     evidence = [e for c in result.claims for e in c.evidence]
     if evidence and all(e.error for e in evidence):
         err.write(f"orthoverify: every check of this run erred ({len(evidence)}): nothing was decided\n")
     return EXIT_ERROR if result.errored else EXIT_OK
+
+
+def _next_steps(result: Any, json_path: str, reports: list[Path]) -> str:
+    """Where a reader goes from the summary when something is refuted: the command that replays a
+    counterexample, and the report (the one written, or the command that writes it)."""
+    refuted = [c.claim.id for c in result.claims if c.verdict == "refuted" and c.counterexample is not None]
+    if not refuted:
+        return ""
+    path = shlex.quote(json_path)
+    lines = [f"replay a counterexample: orthoverify replay {path} {shlex.quote(refuted[0])}  (any refuted claim id)"]
+    html = [p for p in reports if p.suffix == ".html"]
+    if html:
+        lines.append(f"the errata (why, counterexample, correction): open {html[0]}")
+    else:
+        lines.append(f"the errata (why, counterexample, correction): orthoverify report {path}")
+    return "\n".join(lines) + "\n"
 
 
 def _warn_to(err: TextIO) -> Any:

@@ -122,3 +122,36 @@ def test_module_entry_point_runs() -> None:
         check=False,
     )
     assert proc.returncode == 0 and json.loads(proc.stdout)
+
+
+def test_summary_shows_what_refutes_a_claim_and_where_to_go_next() -> None:
+    """A refuted claim's row shows the figure that refutes it, never the worst ratio of the evidence
+    that passed (svd.proposition1 once read "refuted ... 0.954 / 30"), and the summary points to
+    the replay command and the report."""
+    from types import SimpleNamespace
+
+    from orthoverify.cli import _next_steps, summary_table
+    from orthoverify.engine.model import Counterexample
+
+    exact = Counterexample({}, "B = M_1(u) R", "det B = 0: every R has det R = 0", "exact", "exact_all_inputs")
+    hp = Counterexample({}, "ratio", "3.95954e+19", 100, "float_near_aligned", threshold=30.0)
+
+    def claim(cid: str, verdict: str, cx: Counterexample | None) -> SimpleNamespace:
+        return SimpleNamespace(
+            claim=SimpleNamespace(id=cid), verdict=verdict, methods=["exhaustive"], worst_ratio=(0.954, 30.0),
+            counterexample=cx,
+        )
+
+    claims = [claim("a.fine", "verified", None), claim("b.exact", "refuted", exact), claim("c.float", "refuted", hp)]
+    result = SimpleNamespace(
+        claims=claims, profile="quick", seed=0, seconds=1.0, counts=lambda: {"verified": 1, "refuted": 2}
+    )
+    rows = {line.split()[0]: line for line in summary_table(result).splitlines() if line[:2] in ("a.", "b.", "c.")}
+    assert rows["a.fine"].endswith("0.954 / 30")
+    assert "0.954" not in rows["b.exact"] and "exact: det B = 0" in rows["b.exact"]
+    assert "0.954" not in rows["c.float"] and rows["c.float"].endswith("3.96e+19 / 30 at 100 digits")
+    steps = _next_steps(result, "out/check-quick.json", [])
+    assert "orthoverify replay out/check-quick.json b.exact" in steps
+    assert "orthoverify report out/check-quick.json" in steps
+    assert "open out/x.html" in _next_steps(result, "out/x.json", [Path("out/x.html"), Path("out/x.md")])
+    assert _next_steps(SimpleNamespace(claims=claims[:1]), "out/x.json", []) == ""
