@@ -15,7 +15,7 @@ import signal
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,9 @@ class Replay:
     rounded: list[tuple[str, str]] = field(default_factory=list)
     """For an exact counterexample: the quantity in float64 and at 50 digits where the check
     can evaluate it in floating point (label, display), or why not."""
+    float64_case: Replay | None = None
+    """For a counterexample whose float64 value passes (it breaks only at high precision): the
+    failing float64 case the run recorded on other inputs, replayed (see :func:`with_float64_case`)."""
 
     def arithmetics(self) -> list[tuple[str, Measure | None, str]]:
         """The arithmetics that apply, each once: (label, measure or None, display). An exact
@@ -91,6 +94,11 @@ class Replay:
         out.append(f"compared: {self.comparison()}")
         same = cx.value == self.high_precision.display
         out.append("recorded: the same" if same else f"recorded: {cx.value}")
+        if self.float64_case is not None:
+            other = self.float64_case
+            check = other.counterexample.check
+            out.append(f"float64 fails on other inputs (recorded by the run's float64 evidence, {check}):")
+            out += ["  " + line for line in other.lines()[2:-2]]  # its inputs, quantity, values, comparison
         out.append("reproduced: yes" if self.reproduced else "reproduced: NO")
         return out
 
@@ -112,6 +120,7 @@ class Replay:
             "compared": self.comparison(),
             "recorded": cx.value,
             "reproduced": self.reproduced,
+            **({"float64_case": self.float64_case.to_json()} if self.float64_case is not None else {}),
         }
 
 
@@ -336,10 +345,44 @@ def replay_from_file(
         source = family_of(data, claim_id, target)
         with deadline(timeout, f"replay of {claim_id}"):
             if source is None:
-                return replay_counterexample(claim_id, cx, modules=modules)
+                rep = replay_counterexample(claim_id, cx, modules=modules)
+                return with_float64_case(rep, c, f"{path}: claims[{i}]", modules)
             with source.opened() as claims:  # the target the user named, loaded in a process of its own
                 return replay_counterexample(claim_id, cx, claims=claims)
     raise ReplayError(f"claim {claim_id} is not in {path}")
+
+
+FLOAT64_TRIES = 4
+"""Most float64 evidence counterexamples one replay tries (a result file is untrusted)."""
+
+
+def with_float64_case(rep: Any, entry: dict[str, Any], where: str, modules: tuple[str, ...]) -> Any:
+    """``rep`` with, where its counterexample breaks only at high precision (its float64 value
+    passes), the first failing float64 case the run's float64 evidence recorded for the same claim
+    (each evidence keeps its own counterexample) replayed too: a reader sees that float64 fails,
+    and on which inputs (householder.algorithm2_float: 5.8e7 in float64 on other inputs)."""
+    if not isinstance(rep, Replay) or rep.digits == "exact" or rep.float64 is None:
+        return rep
+    thr = rep.counterexample.threshold if rep.counterexample.threshold is not None else THRESHOLD
+    if not (rep.float64.ratio <= thr):
+        return rep
+    evidence = entry.get("evidence")
+    tries = 0
+    for k, ev in enumerate(evidence if isinstance(evidence, list) else []):
+        if tries >= FLOAT64_TRIES:
+            break
+        if not isinstance(ev, dict) or not isinstance(ev.get("counterexample"), dict) or ev.get("passed") is not False:
+            continue
+        if not (isinstance(ev.get("backend"), str) and "float64" in ev["backend"]):
+            continue
+        tries += 1
+        alt = checked_counterexample(ev["counterexample"], f"{where}.evidence[{k}].counterexample")
+        if alt.precision_digits == "exact":
+            continue
+        other = replay_counterexample(rep.claim, alt, modules=modules)
+        if isinstance(other, Replay) and other.float64 is not None and not (other.float64.ratio <= thr):
+            return replace(rep, float64_case=other)
+    return rep
 
 
 def _fmt(x: float) -> str:

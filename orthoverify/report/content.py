@@ -15,6 +15,7 @@ from orthoverify.report.model import (
     ClaimRow,
     ProofEntry,
     Report,
+    as_float,
     fmt_num,
     in_checkout,
     proof_entry,
@@ -157,6 +158,9 @@ class CounterexampleView:
     replay: str
     target: str | None = None
     """The target a validate run judged (its replay runs that code), None for a check run."""
+    float64_elsewhere: str | None = None
+    """Where the counterexample's float64 value passes: the failing float64 evidence of the
+    same run on other inputs (its test ratio and check), which the replay shows too."""
 
     def items(self) -> list[tuple[str, str, str]]:
         """The facts to list, each as (text before, code value or "", text after)."""
@@ -166,6 +170,8 @@ class CounterexampleView:
         ]
         if self.float64 is not None:
             out.append(("in float64: ", math_text(self.float64), ""))
+        if self.float64_elsewhere is not None:
+            out.append((f"float64 fails on other inputs: {self.float64_elsewhere}", "", ""))
         if self.threshold is not None:
             out.append((f"threshold: {self.threshold}", "", ""))
         return out
@@ -212,6 +218,29 @@ def counterexample_view(report: Report, claim: ClaimRow) -> CounterexampleView |
         truncated,
         replay_command(report.runs[i].path, claim.id, target),
         target,
+        _float64_elsewhere(claim, i, cx),
+    )
+
+
+def _float64_elsewhere(claim: ClaimRow, run: int, cx: dict[str, Any]) -> str | None:
+    """The first failing float64 evidence of run ``run`` (the one the replay shows) when the
+    counterexample's own float64 value is within the threshold (it breaks only at high precision),
+    said as test ratio and check."""
+    thr = as_float(cx.get("threshold"))
+    f64 = as_float(cx.get("float64_value"))
+    if cx.get("precision_digits") == "exact" or not (f64 <= (thr if thr == thr else 30.0)):
+        return None
+    entry = claim.entries[run] or {}
+    failing = [
+        ev for ev in entry.get("evidence", [])
+        if "float64" in str(ev.get("backend", "")) and ev.get("passed") is False and ev.get("counterexample")
+    ]  # fmt: skip
+    if not failing:
+        return None
+    worst = failing[0]  # the case the replay shows (orthoverify.engine.replay.with_float64_case)
+    return (
+        f"test ratio {fmt_num(as_float(worst.get('worst_ratio')))} > {fmt_num(worst.get('threshold'))} "
+        f"(check {worst['check']} [{worst['backend']}]; the replay shows that case too)"
     )
 
 
@@ -321,6 +350,7 @@ _TYPESET: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"!="), "≠"),
     (re.compile(r"\+-"), "±"),
     (re.compile(r"(?<![<-])->"), "→"),
+    (re.compile(r"(?<=[\w)\]|′²³‖]) - (?=[\w(|√‖])"), " − "),  # a binary minus between terms: 7n - 7 -> 7n − 7
     (re.compile(r"\bsqrt\("), "√("),
     (re.compile(r"\^-1\b"), "⁻¹"),
     (re.compile(r"\^-T\b"), "⁻ᵀ"),
@@ -409,7 +439,7 @@ def math_text(text: str) -> str:
     out = typeset(sympy_text(_INTERNAL_LABEL.sub(r"\1\2 ", str(text))))
     out = out.replace(" - ", " − ")
     out = re.sub(r"(?<![\w)\]}.])-(?=[\w(])", "−", out)
-    out = re.sub(r"(?<=\w)-(?=\d+[)}])", "−", out)  # n(n-1) -> n(n−1)
+    out = re.sub(r"(?<=\w)(?<![\d.]e)-(?=\d+[)}])", "−", out)  # n(n-1) -> n(n−1), never 2.1e-52)
     out = re.sub(r"(\w\([\w+−]+\)) (\d+), counted", r"\1 = \2, counted", out)  # a printed formula's value
     out = re.sub(r"(?<=\S) o (?=\S)", " ∘ ", out)  # the Hadamard product
     out = re.sub(r"\b(\w) x (\w)\b", r"\1 × \2", out)  # 2 x 2, m x m
@@ -498,6 +528,16 @@ class Refutation:
     method: str
     what: str
     ratio: str
+
+    @property
+    def text(self) -> str:
+        """What fails and the ratio on one line (the ratio first when the quantity is itself the
+        ratio, and ``what`` only says that a higher precision confirms it)."""
+        if not self.what:
+            return self.ratio
+        if self.what.startswith("the same inputs"):
+            return f"{self.ratio}; {self.what}"
+        return f"{self.what}; {self.ratio}"
 
 
 _CONFIRMED = re.compile(r"failure on (\S+) \((.*)\) confirmed: (.*)$", re.S)

@@ -70,7 +70,7 @@ details.claim{border-top:1px solid var(--line);padding:.3em 0}
 details.claim>summary{color:var(--fg)}
 details.claim[open]>summary{margin-bottom:.4em}
 .erratum h3{margin-top:.6em}
-.replay{white-space:pre-wrap}
+.replay{white-space:pre-wrap;word-break:normal;overflow-wrap:normal}
 @media (max-width:600px){body{font-size:14px}th,td{padding:2px 4px}h1{font-size:1.3em}
 header,main,footer{padding:0 10px}.erratum{padding:2px 8px 8px}}
 """
@@ -112,11 +112,11 @@ def _summary(report: Report) -> str:
     labels = [esc(r.label) for r in report.runs]
     parts = ['<section id="summary"><h2>Summary</h2><div class="cols">']
     counts = ct.verdict_rows(report)
-    parts.append(
+    parts.append(  # one row per verdict, one column per run: as narrow as the runs are few (a phone)
         _table(
-            ["run", *(badge(v) if v != "total" else "total" for v, _ns in counts)],
-            [[label, *(str(ns[i]) for _v, ns in counts)] for i, label in enumerate(labels)],
-            numeric=set(range(1, len(counts) + 1)),
+            ["verdict", *labels],
+            [[badge(v) if v != "total" else "total", *(str(n) for n in ns)] for v, ns in counts],
+            numeric=set(range(1, len(labels) + 1)),
         )
     )
     parts.append(
@@ -241,7 +241,7 @@ def _breaks(report: Report, c: ClaimRow) -> str:
     if not rows:
         return ""
     items = "".join(
-        f"<li><code>{esc(r.check)}</code> [{esc(r.backend)}]: {esc(r.what) + '; ' if r.what else ''}{esc(r.ratio)}</li>"
+        f"<li><code>{esc(r.check)}</code> [{esc(r.backend)}]: {esc(r.text)}</li>"
         for r in rows
     )
     return f'<div class="refuted-by"><p><strong>Refuted by</strong> ({len(rows)}):</p><ul>{items}</ul></div>'

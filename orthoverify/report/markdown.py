@@ -177,7 +177,7 @@ def render_markdown(report: Report, out_dir: Path, fig_dir: str, figures: list[F
         if breaks:
             md += [f"**Refuted by** ({len(breaks)}):", ""]
             md += [
-                f"- {code(r.check)} \\[{text(r.backend)}\\]: {text(r.what) + '; ' if r.what else ''}{text(r.ratio)}"
+                f"- {code(r.check)} \\[{text(r.backend)}\\]: {text(r.text)}"
                 for r in breaks
             ]
             md += [""]

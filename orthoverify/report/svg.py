@@ -48,7 +48,7 @@ _FS = 12  # base font size in viewBox units
 _CHAR_W = 6.8  # estimated average glyph width at _FS, for layout only
 _GRID = "#e3e3e3"
 _AXIS = "#444"
-_REF = "#666"
+_REF = "#b3261e"  # thresholds and bounds: a dark red that stands out from the grid and the data
 _MUTED = "#555"
 _HALO = ' stroke="#fff" stroke-width="3" stroke-linejoin="round" paint-order="stroke"'  # keeps labels legible over data
 _MIN_SIZE = 200
@@ -310,7 +310,8 @@ def _tick_text(k: _Tick, x: float, y: float, anchor: str, cls: str) -> str:
 
 
 def _ref_lines(f: _Frame, refs: Sequence[RefLine]) -> tuple[list[str], list[str]]:
-    """Grey dashed reference lines (clipped to the plot) and their labels (drawn on top)."""
+    """Dashed reference lines in a strong colour (a threshold or bound must read at a glance, over
+    pale data too), clipped to the plot, and their labels (drawn on top, in the same colour)."""
     lines, labels = [], []
     for r in refs:
         v = float(r.value)
@@ -323,7 +324,7 @@ def _ref_lines(f: _Frame, refs: Sequence[RefLine]) -> tuple[list[str], list[str]
             lx, anchor = (x - 4, "end") if right else (x + 4, "start")
             labels.append(
                 f'<text class="ov-ref" x="{_n(lx)}" y="{_n(f.y0 + 13)}" text-anchor="{anchor}" font-size="11" '
-                f'fill="{_REF}"{_HALO}>{_esc(r.label)}</text>'
+                f'font-weight="600" fill="{_REF}"{_HALO}>{_esc(r.label)}</text>'
             )
         else:
             if not _usable(v, f.ya.log):
@@ -334,10 +335,10 @@ def _ref_lines(f: _Frame, refs: Sequence[RefLine]) -> tuple[list[str], list[str]
             ly = y + 13 if below else y - 4
             labels.append(
                 f'<text class="ov-ref" x="{_n(f.x1 - 4)}" y="{_n(ly)}" text-anchor="end" font-size="11" '
-                f'fill="{_REF}"{_HALO}>{_esc(r.label)}</text>'
+                f'font-weight="600" fill="{_REF}"{_HALO}>{_esc(r.label)}</text>'
             )
     path = (
-        [f'<path d="{"".join(lines)}" fill="none" stroke="{_REF}" stroke-width="1.2" stroke-dasharray="5 4"/>']
+        [f'<path d="{"".join(lines)}" fill="none" stroke="{_REF}" stroke-width="1.8" stroke-dasharray="7 4"/>']
         if lines
         else []
     )

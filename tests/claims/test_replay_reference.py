@@ -68,3 +68,23 @@ def test_replay_shows_what_it_replays() -> None:
     doc = json.loads(out.getvalue())
     recorded = next(c for c in json.loads(REFERENCE.read_text())["claims"] if c["id"] == "householder.algorithm2_float")
     assert doc["inputs"] == recorded["counterexample"]["inputs"] and doc["threshold"] == 30
+
+
+def test_replay_shows_a_failing_float64_case_where_the_run_recorded_one() -> None:
+    """householder.algorithm2_float's counterexample breaks at 100 digits while its float64 value
+    passes; the run's float64 evidence failed at 5.8e7 on other inputs: replay shows that case too,
+    recomputed in float64 (text and --json), and says nothing of the kind where float64 fails already."""
+    out = io.StringIO()
+    assert main(["replay", str(REFERENCE), "householder.algorithm2_float"], out=out) == 0
+    text = out.getvalue()
+    head, other = text.split("float64 fails on other inputs", 1)
+    assert float(dict(ln.split(": ", 1) for ln in head.splitlines() if ": " in ln)["float64"]) < 30
+    rows = dict(ln.strip().split(": ", 1) for ln in other.splitlines()[1:] if ln.startswith("  ") and ": " in ln)
+    assert float(rows["float64"]) > 30 and "near-identity-1e-08" in other and other.rstrip().endswith("reproduced: yes")
+    out = io.StringIO()
+    assert main(["replay", str(REFERENCE), "householder.algorithm2_float", "--json"], out=out) == 0
+    case = json.loads(out.getvalue())["float64_case"]
+    assert case["arithmetics"][0]["label"] == "float64" and case["arithmetics"][0]["ratio"] > 30
+    out = io.StringIO()
+    assert main(["replay", str(REFERENCE), "svd.algorithm1"], out=out) == 0  # exact: nothing to add
+    assert "float64 fails on other inputs" not in out.getvalue()

@@ -394,3 +394,21 @@ def test_proof_notes_ship_with_the_package_and_cite_no_outside_path(
     monkeypatch.chdir(tmp_path)  # rendered far from the repository: the proof notes are still there
     (html,) = render_report([REFERENCE], out_dir=tmp_path / "elsewhere", formats=["html"])
     assert html.read_text().count("<summary>Proof notes</summary>") == len(json.loads(REFERENCE.read_text())["claims"])
+
+
+def test_bounds_are_never_crossed_by_a_bar_and_a_phone_reads_the_summary(rendered: Path) -> None:
+    """The scaled Cayley histogram's bins end at the bound 1 (a bar across the line would read as
+    values above the bound); the reference lines are drawn strongly; the verdict counts are one row
+    per verdict (narrow on a phone); replay commands wrap between words only; a counterexample that
+    breaks only at high precision says where float64 fails."""
+    html = (rendered / "report.html").read_text()
+    fig = html.split('id="fig-cayley-maxabs"', 1)[1].split("</figure>", 1)[0]
+    (bound,) = re.findall(r'<path d="M([\d.]+),[\d.]+V[\d.]+" fill="none" stroke="#b3261e" stroke-width="1.8"', fig)
+    rects = re.findall(r'<rect class="ov-bar" x="([\d.]+)" y="[\d.]+" width="([\d.]+)"', fig)
+    bars = [(float(x), float(w)) for x, w in rects]
+    assert bars and max(x + w for x, w in bars) <= float(bound) + 0.01
+    summary = html.split('id="summary"', 1)[1].split("</table>", 1)[0]
+    assert "<th>verdict</th>" in summary and summary.count("<tr>") == 1 + 5  # header, 4 verdicts, total
+    assert ".replay{white-space:pre-wrap;word-break:normal;overflow-wrap:normal}" in html
+    erratum = html.split('id="erratum-householder.algorithm2_float"', 1)[1].split("</article>", 1)[0]
+    assert "float64 fails on other inputs: test ratio 5.79e+07 &gt; 30" in erratum

@@ -311,7 +311,7 @@ def test_reference_lines_drawn_with_labels() -> None:
     svg = simple_chart(refs=[RefLine(0.5, "tol"), RefLine(-1.0, "hidden")], ylog=True)
     root = parse(svg)
     assert [text_of(e) for e in by_class(root, "ov-ref")] == ["tol"]  # a non-positive ref on a log axis is skipped
-    assert 'stroke-dasharray="5 4"' in svg
+    assert 'stroke-dasharray="7 4"' in svg and 'stroke-width="1.8"' in svg  # strong enough to read at a glance
 
 
 # --------------------------------------------------------------------------- determinism, size, validation
