@@ -350,14 +350,19 @@ _TYPESET: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"!="), "≠"),
     (re.compile(r"\+-"), "±"),
     (re.compile(r"(?<![<-])->"), "→"),
-    (re.compile(r"(?<=[\w)\]|′²³‖]) - (?=[\w(|√‖])"), " − "),  # a binary minus between terms: 7n - 7 -> 7n − 7
+    (re.compile(r"(?<=[\w)\]|′²³‖\u0303\u0304]) - (?=[\w(|√‖])"), " − "),  # a binary minus: 7n - 7 -> 7n − 7
+    (re.compile(r"(?:(?<=[=(,] )|(?<=\())-(?=[A-Za-z(√])"), "−"),  # a leading minus: = -C~_k -> = −C̃_k
+    (re.compile(r"(?<=[)}\]])'"), "′"),  # (W^j)' -> (W^j)′, vec(X)' -> vec(X)′
+    (re.compile(r"\bprod_"), "∏_"),
+    (re.compile(r"(?<=\^[{(])(\w+) x (\w+)(?=[})])"), "\\1 × \\2"),  # R^{n x n} -> R^{n × n}
     (re.compile(r"\bsqrt\("), "√("),
     (re.compile(r"\^-1\b"), "⁻¹"),
     (re.compile(r"\^-T\b"), "⁻ᵀ"),
     (re.compile(r"\^2\b"), "²"),
     (re.compile(r"\^3\b"), "³"),
     (re.compile(r"\bsum_"), "Σ_"),
-    (re.compile(r"\b(" + "|".join(_GREEK) + r")\b"), ""),
+    (re.compile(r"\b(" + "|".join(_GREEK) + r")(?![A-Za-z0-9])"), ""),  # lambda_j -> λ_j too
+    (re.compile(r"(?<=[α-ωΑ-Ω])'"), "′"),  # sigma'(z) -> σ′(z)
 ]
 
 

@@ -365,9 +365,38 @@ def test_typeset_and_where() -> None:
     assert typeset("Tr(Cbar' dC) = Tr(h~C~' dU), ||x|| <= 1, u != 0") == "Tr(C̄′ dC) = Tr(h̃C̃′ dU), ‖x‖ ≤ 1, u ≠ 0"
     assert typeset("sigma_min(W) >= eps, alpha beta u, (I + A)^-1") == "σ_min(W) ≥ ε, α β u, (I + A)⁻¹"
     assert typeset("U's zeros; W's eigenvalues; float_near_aligned") == "U's zeros; W's eigenvalues; float_near_aligned"
+    assert typeset("R'' = 3, rank 7n - 7 < n^2, hbar = Cbar - UC~, g = -C~_k") == (
+        "R″ = 3, rank 7n − 7 < n², h̄ = C̄ − UC̃, g = −C̃_k"
+    )
+    assert typeset("lambda_k = conj(lambda_j), (W^j)' G, sigma'(z), prod_{k=t}, R^{n x n}") == (
+        "λ_k = conj(λ_j), (W^j)′ G, σ′(z), ∏_{k=t}, R^{n × n}"
+    )
+    assert typeset("for any nonzero x in C^n, near-identity") == "for any nonzero x in C^n, near-identity"
     assert display_where("004 Lemma 1") == "uRNN Lemma 1"
     assert display_where("001 Sec. 3, eq. 5; 004 Sec. 3.1") == "oRNN Sec. 3, eq. 5; uRNN Sec. 3.1"
     assert display_where("App. A.4, eqs. 19-22") == "App. A.4, eqs. 19-22"
+
+
+def test_values_in_the_papers_notation() -> None:
+    """SymPy's printing and the internal labels of results, as a reader of the paper writes them;
+    nothing is evaluated (a polynomial is rewritten as text)."""
+    from orthoverify.report.content import math_text
+
+    root = "w* = CRootOf(20*x**3 - 10*x - 1, 0) = -0.6504879941551969592132635 (R'' = 3.1)"
+    assert math_text(root) == "w* = −0.6505… (the smallest real root of 20x³ − 10x − 1) (R″ = 3.1)"
+    assert math_text("CRootOf(x**2 - 2, 1) = 1.4142135") == "1.414… (the second smallest real root of x² − 2)"
+    assert math_text("charpoly(W D) = (lam - 1)*(lam + 1); [3/5 + 4*I/5], [0, -I]") == (
+        "charpoly(W D) = (λ − 1)(λ + 1); [3/5 + 4i/5], [0, −i]"
+    )
+    assert math_text("counted 6*s**2 + 7*s along s*(1, 0, 1); 1 - sqrt(2); 2 x 2") == (
+        "counted 6s² + 7s along s·(1, 0, 1); 1 − √2; 2 × 2"
+    )
+    assert math_text("proof.tr3 [App. A, 3rd display] is ill-typed: a | appb.dldu_col [App. B] is wrong: b") == (
+        "App. A, 3rd display is ill-typed: a | App. B is wrong: b"
+    )
+    assert math_text("moved 2.1e-52) of n(n-1) 2, counted 1; ['7.38398']") == (
+        "moved 2.1e-52) of n(n−1) = 2, counted 1; [7.38398]"
+    )
 
 
 def test_index_filters_by_paper_and_verdict_without_script(rendered: Path, reference: dict[str, Any]) -> None:
