@@ -351,7 +351,8 @@ _TYPESET: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\+-"), "±"),
     (re.compile(r"(?<![<-])->"), "→"),
     (re.compile(r"(?<=[\w)\]|′²³‖\u0303\u0304]) - (?=[\w(|√‖])"), " − "),  # a binary minus: 7n - 7 -> 7n − 7
-    (re.compile(r"(?:(?<=[=(,] )|(?<=\())-(?=[A-Za-z(√])"), "−"),  # a leading minus: = -C~_k -> = −C̃_k
+    (re.compile(r"(?:(?<=[=(,] )|(?<=[(,]))-(?=[A-Za-z(√‖\d])"), "−"),  # a leading minus: = -C~_k, (R,-1)
+    (re.compile(r"(?<=\)) o (?=[A-Za-z(])"), " ∘ "),  # the Hadamard product: (h~C~') o B
     (re.compile(r"(?<=[)}\]])'"), "′"),  # (W^j)' -> (W^j)′, vec(X)' -> vec(X)′
     (re.compile(r"\bprod_"), "∏_"),
     (re.compile(r"(?<=\^[{(])(\w+) x (\w+)(?=[})])"), "\\1 × \\2"),  # R^{n x n} -> R^{n × n}

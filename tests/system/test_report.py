@@ -372,6 +372,7 @@ def test_typeset_and_where() -> None:
         "λ_k = conj(λ_j), (W^j)′ G, σ′(z), ∏_{k=t}, R^{n × n}"
     )
     assert typeset("for any nonzero x in C^n, near-identity") == "for any nonzero x in C^n, near-identity"
+    assert typeset("= -||x_{2:}||^2, tril(R,-1), (h~C~') o B', 1e-08") == "= −‖x_{2:}‖², tril(R,−1), (h̃C̃′) ∘ B′, 1e-08"
     assert display_where("004 Lemma 1") == "uRNN Lemma 1"
     assert display_where("001 Sec. 3, eq. 5; 004 Sec. 3.1") == "oRNN Sec. 3, eq. 5; uRNN Sec. 3.1"
     assert display_where("App. A.4, eqs. 19-22") == "App. A.4, eqs. 19-22"
