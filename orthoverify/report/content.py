@@ -4,6 +4,7 @@ counterexample lines, the replay commands, the proof links. The renderers only l
 from __future__ import annotations
 
 import json
+import math
 import re
 import shlex
 from dataclasses import dataclass
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from orthoverify.engine.model import VERDICTS
+from orthoverify.engine.ratios import THRESHOLD
 from orthoverify.report.model import (
     ClaimRow,
     ProofEntry,
@@ -227,8 +229,9 @@ def _float64_elsewhere(claim: ClaimRow, run: int, cx: dict[str, Any]) -> str | N
     counterexample's own float64 value is within the threshold (it breaks only at high precision),
     said as test ratio and check."""
     thr = as_float(cx.get("threshold"))
-    f64 = as_float(cx.get("float64_value"))
-    if cx.get("precision_digits") == "exact" or not (f64 <= (thr if thr == thr else 30.0)):
+    if not math.isfinite(thr):
+        thr = THRESHOLD
+    if cx.get("precision_digits") == "exact" or not (as_float(cx.get("float64_value")) <= thr):
         return None
     entry = claim.entries[run] or {}
     failing = [
@@ -237,10 +240,10 @@ def _float64_elsewhere(claim: ClaimRow, run: int, cx: dict[str, Any]) -> str | N
     ]  # fmt: skip
     if not failing:
         return None
-    worst = failing[0]  # the case the replay shows (orthoverify.engine.replay.with_float64_case)
+    first = failing[0]  # the case the replay shows (orthoverify.engine.replay.with_float64_case)
     return (
-        f"test ratio {fmt_num(as_float(worst.get('worst_ratio')))} > {fmt_num(worst.get('threshold'))} "
-        f"(check {worst['check']} [{worst['backend']}]; the replay shows that case too)"
+        f"test ratio {fmt_num(as_float(first.get('worst_ratio')))} > {fmt_num(first.get('threshold'))} "
+        f"(check {first['check']} [{first['backend']}]; the replay shows that case too)"
     )
 
 
