@@ -579,7 +579,7 @@ def _ratio_words(row: EvidenceRow, method: str) -> str:
     """The test ratio against the threshold, said as what it is: the error in units of what
     rounding in that arithmetic allows."""
     if row.ratio == "exact" or method == "symbolic" or " / " not in row.ratio:
-        return "in exact arithmetic, where any nonzero difference refutes"
+        return "exact arithmetic: no rounding, so no threshold"
     ratio, thr = row.ratio.split(" / ", 1)
     return f"test ratio {ratio}: the error is {ratio} times what rounding in {row.backend} allows (threshold {thr})"
 
@@ -590,7 +590,7 @@ def refutations(report: Report, claim: ClaimRow) -> list[Refutation]:
     for r in refuting_rows(report, claim):
         what = _what_fails(r.notes)
         if not what and (r.ratio == "exact" or r.method == "symbolic"):
-            what = "exact counterexample (below)"
+            what = "the counterexample below"
         out.append(Refutation(r.check, r.backend, r.method, what, _ratio_words(r, r.method)))
     return out
 
