@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import site
 import sys
 import sysconfig
 from collections.abc import Iterator, Sequence
@@ -196,11 +197,12 @@ def load_report(
 def find_proofs_dir() -> Path | None:
     """The proof notes (``proofs/*.md``): the repository's top-level ``proofs/`` when the package
     runs from a source checkout (an editable install), else the copy an installed wheel carries
-    under ``<prefix>/share/orthoverify/proofs`` (pyproject's data-files), so that a report rendered
-    anywhere still embeds them; None when neither exists."""
+    under ``<prefix>/share/orthoverify/proofs`` (pyproject's data-files; checked by installing the
+    wheel into a fresh venv: the report rendered there embeds every entry), so that a report
+    rendered anywhere still embeds them; None when neither exists."""
     checkout = Path(__file__).resolve().parents[2]
     candidates = [checkout / "proofs"] if (checkout / "pyproject.toml").is_file() else []
-    prefixes = dict.fromkeys([sysconfig.get_path("data"), sys.prefix])
+    prefixes = dict.fromkeys([sysconfig.get_path("data"), sys.prefix, site.getuserbase()])  # --user: the user base
     candidates += [Path(p) / "share" / "orthoverify" / "proofs" for p in prefixes if p]
     return next((c for c in candidates if c.is_dir()), None)
 
