@@ -211,7 +211,7 @@ def counterexample_view(report: Report, claim: ClaimRow) -> CounterexampleView |
     return CounterexampleView(
         report.runs[i].label,
         str(cx.get("check", "")),
-        str(cx.get("quantity", "")),
+        _quantity_shown(cx),
         str(cx.get("value", "")),
         precision,
         cx.get("float64_value"),
@@ -222,6 +222,15 @@ def counterexample_view(report: Report, claim: ClaimRow) -> CounterexampleView |
         target,
         _float64_elsewhere(claim, i, cx),
     )
+
+
+def _quantity_shown(cx: dict[str, Any]) -> str:
+    """The counterexample's quantity as its value reads: an exact bare number is an entry of the
+    exact difference (the quantity's scale by n ε means nothing without rounding)."""
+    quantity = str(cx.get("quantity", ""))
+    if cx.get("precision_digits") == "exact" and _NUMBER_ONLY.fullmatch(str(cx.get("value", "")).strip()):
+        return f"an entry of {_norm_inside(quantity).strip()} (0 if the claim held)"
+    return quantity
 
 
 def _float64_elsewhere(claim: ClaimRow, run: int, cx: dict[str, Any]) -> str | None:
@@ -367,6 +376,7 @@ _TYPESET: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bsum_"), "Σ_"),
     (re.compile(r"\b(" + "|".join(_GREEK) + r")(?![A-Za-z0-9])"), ""),  # lambda_j -> λ_j too
     (re.compile(r"(?<=[α-ωΑ-Ω])'"), "′"),  # sigma'(z) -> σ′(z)
+    (re.compile(r"\bd(" + "|".join(_GREEK) + r")(?![A-Za-z0-9])"), ""),  # dL/dsigma -> dL/dσ
 ]
 
 
@@ -379,7 +389,7 @@ def typeset(text: str) -> str:
         if repl:
             out = pattern.sub(repl, out)
         else:
-            out = pattern.sub(lambda m: _GREEK[m.group(1)], out)
+            out = pattern.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)] + _GREEK[m.group(1)], out)
     return out
 
 

@@ -350,6 +350,7 @@ def test_errata_speak_the_papers_language(rendered: Path) -> None:
             assert raw not in plain, (name, raw)
         assert "−0.6505… (the smallest real root of 20x³ − 10x − 1)" in errata, name
         assert "an entry equals −6 in exact arithmetic" in errata, name
+        assert "an entry of Alg1 − reference (0 if the claim held) = " in errata, name  # the folded value too
         assert "Replay it (exact arithmetic):" in errata and "Replay it (float64 and 100 digits):" in errata, name
         assert "float64 and high precision" not in errata, name
         theorem5 = errata.split("svd.theorem5", 2)[-1]
@@ -372,6 +373,7 @@ def test_typeset_and_where() -> None:
         "λ_k = conj(λ_j), (W^j)′ G, σ′(z), ∏_{k=t}, R^{n × n}"
     )
     assert typeset("for any nonzero x in C^n, near-identity") == "for any nonzero x in C^n, near-identity"
+    assert typeset("dL/dsigma (or dL/ds), dtheta, delta, dsigmas") == "dL/dσ (or dL/ds), dθ, δ, dsigmas"
     assert typeset("= -||x_{2:}||^2, tril(R,-1), (h~C~') o B', 1e-08") == "= −‖x_{2:}‖², tril(R,−1), (h̃C̃′) ∘ B′, 1e-08"
     assert display_where("004 Lemma 1") == "uRNN Lemma 1"
     assert display_where("001 Sec. 3, eq. 5; 004 Sec. 3.1") == "oRNN Sec. 3, eq. 5; uRNN Sec. 3.1"
