@@ -148,6 +148,24 @@ def test_phone_layout_never_scrolls_sideways(browser: str, report: Path, tmp_pat
     assert near(colours, VERDICT_GREEN) > 50
 
 
+PHONE_FIT = """(() => {
+  const tables = [...document.querySelectorAll('#summary .scroll')].map(s => [s.scrollWidth, s.clientWidth]);
+  const replay = [...document.querySelectorAll('.replay')].map(p => {
+    const s = getComputedStyle(p); return s.wordBreak + ' ' + s.overflowWrap; });
+  return [tables, [...new Set(replay)]];
+})()"""
+
+
+def test_phone_shows_the_whole_summary_and_wraps_commands_between_words(browser: str, report: Path) -> None:
+    """At 390 px the summary's tables fit without being cut (the verdict counts once ended in 'tot'),
+    and a replay command wraps only between words (it once broke inside a claim id: 'svd.theo / rem5')."""
+    page = load_page(report, width=390, height=844, mobile=True, expressions={"fit": PHONE_FIT})
+    check_clean(page)
+    tables, replay = page.values["fit"]
+    assert tables and all(scroll <= client for scroll, client in tables), tables
+    assert replay == ["normal normal"], replay
+
+
 REACH = """(() => {
   const out = [];
   for (const a of document.querySelectorAll('#index a[href^="#erratum-"]')) {
