@@ -48,7 +48,7 @@ from orthoverify.bench.core import BenchContext, BenchResult, bench_case
 from orthoverify.bench.timing import peak_bytes, take_turns
 from orthoverify.errors import OrthoverifyError
 from orthoverify.param.householder_torch import Strategy, householder_apply
-from orthoverify.param.householder_wy import DEFAULT_BLOCK, householder_wy_apply, svd_wy_apply
+from orthoverify.param.householder_wy import householder_wy_apply, svd_wy_apply
 
 THRESHOLD = 30.0
 EPS = 2.0**-53  # float64 unit roundoff
@@ -60,8 +60,8 @@ BATCHES_QUICK = (1, 32)
 SEQ_MAX_M = 512
 SEQ_MAX_NMB = 2**23
 HP_MAX_N = 512
-IMPL = f"wy lower=True (blocked compact WY on eq. 9's pattern, block {DEFAULT_BLOCK})"
-IMPL_DENSE_U = f"wy lower=False (blocked compact WY, U taken dense, block {DEFAULT_BLOCK})"
+IMPL = "wy lower=True (blocked compact WY on eq. 9's pattern, block from choose_block)"
+IMPL_DENSE_U = "wy lower=False (blocked compact WY, U taken dense, block from choose_block)"
 BASELINES = {
     "sequential": "Algorithm 1 (householder_apply, store)",
     "householder_product": "torch.linalg.householder_product + matmul",
@@ -349,7 +349,7 @@ def svd_fwd_bwd(ctx: BenchContext) -> list[BenchResult]:
             BenchResult(
                 case="svd.fwd_bwd",
                 params={"n": n, "m1": n, "m2": n, "B": bsz, "dtype": "float64"},
-                impl=f"svd_wy_apply (block {DEFAULT_BLOCK})",
+                impl="svd_wy_apply (block from choose_block)",
                 baseline="autograd through svd.m_k1k2 (dense)",
                 seconds=statistics.median(times["wy"]),
                 baseline_seconds=statistics.median(times["dense"]),

@@ -446,23 +446,21 @@ def saved_bytes(
     ("lower", "tril"), [(False, False), (True, False), (True, True)], ids=["dense", "lower-copy", "lower-stored"]
 )
 def test_saved_memory_is_o_nm_plus_nb(lower: bool, tril: bool) -> None:
-    """Forward keeps -T^-1 per block (block x block), the coefficients -F (block x B per
-    block: m x B <= n x B), C (n x B) and the columns Y: U itself when U needs no change
-    (dense, or ``lower`` with U stored on eq. 9's pattern), else the rows ik.. of each block.
-    So O(nm + nB), and growing m at large B costs far less than Algorithm 1's "store"
-    strategy (n x (m+1) x B)."""
+    """Forward keeps Y (U's columns divided by their largest magnitudes: n x m, whatever U's
+    layout), the m column maxima, T^-1 per block (block x block), the coefficients F (block x
+    B per block: m x B <= n x B) and C (n x B). So O(nm + nB), and growing m at large B costs
+    far less than Algorithm 1's "store" strategy (n x (m+1) x B)."""
     n, block, item = 64, 16, 8
     fast = {(m, b): saved_bytes(wy(block, lower=lower), n, m, b, tril) for m in (16, 64) for b in (1, 64)}
     for (m, b), got in fast.items():
-        y = 0 if not lower or tril else sum((n - i) * block for i in range(0, m, block))
-        assert got == item * (y + m * block + m * b + n * b)  # Y, -T^-1, -F, C
+        assert got == item * (n * m + m + m * block + m * b + n * b)  # Y, maxima, T^-1, F, C
         assert got <= item * 2 * (n * m + n * b)
     store = {m: saved_bytes(lambda u, x: Algorithm1Function.apply(u, x, "store"), n, m, 64) for m in (16, 63)}
     assert store[63] - store[16] > 10 * (fast[64, 64] - fast[16, 64])
 
 
 def test_only_x_requiring_grad_saves_no_coefficients() -> None:
-    """Without dL/dU to compute, forward saves no -F (C, -T^-1 and Y: U's own storage)."""
+    """Without dL/dU to compute, forward saves no F (only C, T^-1, the column maxima and Y)."""
     n, m, b, block = 32, 32, 8, 16
     u, x, _ = make(n, m, b, torch.float64)
     x.requires_grad_(True)
@@ -475,7 +473,7 @@ def test_only_x_requiring_grad_saves_no_coefficients() -> None:
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
         householder_wy_apply(u, x, block=block)
-    assert sorted(sizes) == sorted([n * b, (m // block) * block * block])
+    assert sorted(sizes) == sorted([n * b, (m // block) * block * block, m, n * m])
 
 
 # --------------------------------------------------------------------------- autograd hygiene
