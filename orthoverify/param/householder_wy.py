@@ -49,7 +49,6 @@ columns are accepted: the WY form holds for any number of nonzero vectors.
 
 from __future__ import annotations
 
-import math
 from typing import Any, NamedTuple, cast
 
 import torch
@@ -186,9 +185,7 @@ def _views(y: Tensor, p: int, k: int, lower: bool) -> tuple[list[Tensor], list[T
     return ys, [c.T for c in ys]
 
 
-def _prepare(
-    u: Tensor, x2: Tensor, block: int, zero_identity: bool, lower: bool, validate: bool
-) -> _Blocks:
+def _prepare(u: Tensor, x2: Tensor, block: int, zero_identity: bool, lower: bool, validate: bool) -> _Blocks:
     """Y = U / max|U_j| column by column (lower triangle only with ``lower``; a zero column
     stays zero under ``zero_identity``, else becomes NaN), and ``T_i^-1`` with
     ``T_i = striu(Y_i'Y_i) + diag(Y_i'Y_i) / 2``. The Gram diagonals lie in [1, n] for nonzero
@@ -197,7 +194,7 @@ def _prepare(
     m = u.shape[1]
     p, k = _plan(m, block)
     y = torch.tril(u) if lower else u
-    amax = torch.linalg.vector_norm(y, ord=math.inf, dim=0)
+    amax = y.abs().amax(0)  # NaN propagates; ~10x faster than vector_norm(inf) or aminmax on CPU
     if validate:
         _check_values(u, x2, amax, zero_identity, lower)
     if zero_identity:
@@ -262,7 +259,7 @@ def _wy_backward(bl: _Blocks, q: Tensor | None, c: Tensor, g: Tensor, transpose:
     v = torch.cat([-q, q, q], dim=2)  # [-F | E (written below) | F]
     ve = v[:, :, bsz : 2 * bsz]
     heads, es, tails = v[:, :, : 2 * bsz].unbind(0), ve.unbind(0), v[:, :, bsz:].mT.unbind(0)
-    du = c.new_zeros(c.shape[0], p * k)
+    du = c.new_empty(c.shape[0], p * k)  # every entry is written (above the diagonal by tril_ with lower)
     cols = du.split(k, 1) if p > 1 else (du,)
     dys = [d[rows[i] :] if rows[i] else d for i, d in enumerate(cols)]
     for i in order:
@@ -323,9 +320,7 @@ class HouseholderWYFunction(torch.autograd.Function):
         return c.reshape(n) if vec else c
 
     @staticmethod
-    def backward(
-        ctx: Any, grad_c: Tensor
-    ) -> tuple[Tensor | None, Tensor | None, None, None, None, None, None]:
+    def backward(ctx: Any, grad_c: Tensor) -> tuple[Tensor | None, Tensor | None, None, None, None, None, None]:
         """Reverse pass over the blocks, rebuilding each block's input from its output."""
         if torch.is_grad_enabled():
             raise NotImplementedError(

@@ -16,6 +16,7 @@ import pytest
 import torch
 import torch.autograd.forward_ad as fwad
 
+from orthoverify.bench.timing import op_counts
 from orthoverify.engine.ratios import THRESHOLD
 from orthoverify.errors import DomainError, DTypeError, InputError, NonFiniteError, ShapeError, ZeroVectorError
 from orthoverify.param import svd
@@ -66,9 +67,9 @@ def grads(
 
 
 def wy(
-    block: int, transpose: bool = False, lower: bool = False
+    block: int, transpose: bool = False, lower: bool = False, validate: bool = True
 ) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
-    return lambda u, x: householder_wy_apply(u, x, block=block, transpose=transpose, lower=lower)
+    return lambda u, x: householder_wy_apply(u, x, block=block, transpose=transpose, lower=lower, validate=validate)
 
 
 def check(got: tuple[torch.Tensor, ...], ref: tuple[torch.Tensor, ...], n: int, names: str) -> None:
@@ -541,6 +542,104 @@ def test_double_backward_refused_inplace_detected_noncontiguous_grad() -> None:
     assert_allclose_ratio(u.grad, du_ref, dim=6, threshold=THRESHOLD)
 
 
+# --------------------------------------------------------------------------- no read-back on the hot path
+READ_BACKS = ("aten._local_scalar_dense.default", "aten.is_nonzero.default", "aten.item.default", "aten.equal.default")
+"""The operations that copy a value to the host (``bool(t)``, ``float(t)``, ``t.item()``,
+``torch.equal``): on CUDA each one waits for every queued kernel."""
+
+
+def read_backs(fn: Callable[[], Any]) -> int:
+    counts = op_counts(fn)
+    return sum(counts[name] for name in READ_BACKS)
+
+
+def test_read_back_counter_catches_a_planted_read_back() -> None:
+    """The measure below can fail: ``bool``, ``float`` and ``.item()`` of a tensor are seen."""
+    t = torch.ones(3, dtype=torch.float64)
+    assert read_backs(lambda: bool(t.all())) == 1
+    assert read_backs(lambda: float(t.sum()) + t.sum().item()) == 2
+    assert read_backs(lambda: t * 2) == 0
+
+
+def forward_backward(
+    fn: Callable[..., torch.Tensor], inputs: tuple[torch.Tensor, ...], g: torch.Tensor
+) -> tuple[int, int]:
+    """(read-backs in forward, read-backs in backward) of ``<fn(*inputs), g>``."""
+    leaves = [t.detach().clone().requires_grad_(True) for t in inputs]
+    out: list[torch.Tensor] = []
+    fwd = read_backs(lambda: out.append((fn(*leaves) * g).sum()))
+    bwd = read_backs(lambda: out[0].backward())
+    assert all(t.grad is not None for t in leaves)
+    return fwd, bwd
+
+
+@pytest.mark.parametrize(("lower", "transpose"), [(False, False), (True, False), (True, True), (False, True)])
+def test_no_read_back_without_validate_one_with(lower: bool, transpose: bool) -> None:
+    """``validate=False``: forward and backward copy nothing to the host (no host-device
+    synchronisation on CUDA); ``validate=True``: exactly one read-back, in forward. Block 4 at
+    m = 10: three blocks, a short last one."""
+    u, x, g = make(12, 10, 3, torch.float64, seed=31)
+
+    def run(validate: bool) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
+        return lambda a, b: householder_wy_apply(a, b, block=4, transpose=transpose, lower=lower, validate=validate)
+
+    assert forward_backward(run(False), (u, x), g) == (0, 0)
+    assert forward_backward(run(True), (u, x), g) == (1, 0)
+    check(grads(run(False), (u, x), g), grads(run(True), (u, x), g), 12, "C dL/dU dL/dX")
+
+
+def test_svd_no_read_back_without_validate() -> None:
+    gen = torch.Generator().manual_seed(32)
+    uu, uv, x, g = (torch.randn(9, c, generator=gen, dtype=torch.float64) for c in (9, 5, 2, 2))
+    sigma = torch.rand(9, generator=gen, dtype=torch.float64) + 0.5
+    fn = lambda a, s, b, h: svd_wy_apply(a, s, b, h, block=4, lower=True, validate=False)  # noqa: E731
+    assert forward_backward(fn, (uu, sigma, uv, x), g) == (0, 0)
+
+
+@pytest.mark.parametrize("lower", [False, True], ids=["dense", "lower"])
+def test_without_validate_bad_values_give_nan_not_a_finite_answer(lower: bool) -> None:
+    """``validate=False`` reads nothing, so it cannot raise: NaN or Inf in U or X, or a zero
+    column, make C and the gradients non-finite (propagated, never a finite wrong value)."""
+    u, x, g = make(10, 7, 3, torch.float64, seed=33)
+    bad_u = []
+    for value in (float("nan"), float("inf")):
+        b = u.clone()
+        b[6, 2] = value
+        bad_u.append((b, x))
+    zero = u.clone()
+    zero[:, 4] = 0
+    bad_x = x.clone()
+    bad_x[3, 1] = float("-inf")
+    for uu, xx in [*bad_u, (zero, x), (u, bad_x)]:
+        c, du, dx = grads(wy(3, lower=lower, validate=False), (uu, xx), g)
+        assert not bool(torch.isfinite(c).all())
+        assert not bool(torch.isfinite(du).all()) or not bool(torch.isfinite(dx).all())
+
+
+@pytest.mark.parametrize("lower", [False, True], ids=["dense", "lower"])
+def test_operations_per_call_are_a_small_constant_per_block(lower: bool) -> None:
+    """Forward plus backward dispatches a constant number of torch operations (views
+    included) plus a few per block, independent of n: the figure ``orthoverify bench``
+    reports. One block (CUDA's choice up to m = 1024) stays under 60, a tenth of the 598 the
+    per-column-loop version dispatched at n = m = 1024 with 16 blocks."""
+
+    def ops(n: int, block: int) -> int:
+        u, x, g = make(n, n, 4, torch.float64, seed=34)
+        ul, xl = u.requires_grad_(True), x.requires_grad_(True)
+
+        def step() -> None:
+            (householder_wy_apply(ul, xl, block=block, lower=lower, validate=False) * g).sum().backward()
+
+        step()
+        return sum(op_counts(step).values())
+
+    one, two, four, eight = ops(32, 32), ops(32, 16), ops(32, 8), ops(32, 4)
+    assert one <= 59
+    assert ops(64, 64) == one and ops(64, 16) == four  # n does not change the count
+    assert eight - four == 2 * (four - two)  # the same cost for every further block
+    assert 0 < four - two <= 2 * 20 and 0 < two - one <= 20 + 3  # + the splits into blocks
+
+
 # --------------------------------------------------------------------------- bad inputs
 def test_zero_vector_error_is_the_generic_one() -> None:
     u = torch.randn(5, 3)
@@ -618,3 +717,20 @@ def test_cuda_svd_and_device_mismatch() -> None:
     assert_allclose_ratio(got, ref, dim=12, threshold=THRESHOLD)
     with pytest.raises(InputError, match="same device"):
         householder_wy_apply(uu.cuda(), x)
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("lower", [False, True], ids=["dense", "lower"])
+def test_cuda_forward_backward_never_synchronises(lower: bool) -> None:
+    """``torch.cuda.set_sync_debug_mode("error")`` raises on any host-device synchronisation:
+    a forward plus backward with ``validate=False`` makes none."""
+    u, x, g = make(70, 70, 9, torch.float32, device="cuda")
+    ul, xl = u.requires_grad_(True), x.requires_grad_(True)
+    householder_wy_apply(ul, xl, lower=lower, validate=False)  # warm-up: lazy init may synchronise
+    torch.cuda.synchronize()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        (householder_wy_apply(ul, xl, lower=lower, validate=False) * g).sum().backward()
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    assert ul.grad is not None and bool(torch.isfinite(ul.grad).all())
