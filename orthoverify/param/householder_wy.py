@@ -316,6 +316,7 @@ class HouseholderWYFunction(torch.autograd.Function):
             ctx.save_for_backward()
         else:
             ctx.k, ctx.lower = bl.k, bl.lower
+            ctx.views = (bl.ys, bl.yts)  # views of the saved Y: kept rather than made again in backward
             ctx.save_for_backward(c, q, bl.r, bl.amax, bl.y)
         return c.reshape(n) if vec else c
 
@@ -333,9 +334,11 @@ class HouseholderWYFunction(torch.autograd.Function):
             du0 = grad_c.new_zeros(n, 0) if need_u else None
             return du0, (grad_c.clone() if need_x else None), None, None, None, None, None
         c, q, r, amax, y = ctx.saved_tensors
-        p, k = y.shape[1] // ctx.k, ctx.k
-        ys, yts = _views(y, p, k, ctx.lower)
-        bl = _Blocks(y, ys, yts, r, amax, k, m, ctx.lower)
+        # the views forward made, once (a second backward, retain_graph=True, makes them again);
+        # dropped here so that an output kept alive does not keep Y alive after backward
+        ys, yts = ctx.views or _views(y, y.shape[1] // ctx.k, ctx.k, ctx.lower)
+        ctx.views = None
+        bl = _Blocks(y, ys, yts, r, amax, ctx.k, m, ctx.lower)
         g = grad_c.reshape(n, 1) if ctx.vec else grad_c
         du, dx = _wy_backward(bl, q if need_u else None, c, g, ctx.transpose)
         return du, ((dx.reshape(n) if ctx.vec else dx) if need_x else None), None, None, None, None, None

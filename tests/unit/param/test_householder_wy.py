@@ -525,6 +525,19 @@ def test_recurrent_use_accumulates_over_steps() -> None:
     assert_allclose_ratio(uu.grad, uref.grad, dim=n, threshold=THRESHOLD)
 
 
+def test_backward_twice_with_retain_graph() -> None:
+    """A second backward through the same graph (retain_graph=True) gives the same gradient
+    (the per-block views forward kept are used once, then made again)."""
+    u, x, g = make(20, 20, 3, torch.float64, seed=35)
+    u.requires_grad_(True)
+    c = householder_wy_apply(u, x, block=6, lower=True)
+    (c * g).sum().backward(retain_graph=True)
+    assert u.grad is not None
+    first = u.grad.clone()
+    (c * g).sum().backward()
+    assert_allclose_ratio(u.grad, 2 * first, dim=20, threshold=THRESHOLD)
+
+
 def test_double_backward_refused_inplace_detected_noncontiguous_grad() -> None:
     u, x, g = make(6, 4, 3, torch.float64)
     u.requires_grad_(True)
