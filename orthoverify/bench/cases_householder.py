@@ -284,6 +284,8 @@ def householder_fwd_bwd(ctx: BenchContext) -> list[BenchResult]:
 
 
 BLOCK_SIZES = (16, 32, 64, 128, 256, 512, 1024)
+BLOCK_NS = (256, 512, 1024)
+BLOCK_NS_QUICK = (128,)
 
 
 @bench_case(
@@ -293,11 +295,11 @@ BLOCK_SIZES = (16, 32, 64, 128, 256, 512, 1024)
     in_default=False,
 )
 def householder_blocks(ctx: BenchContext) -> list[BenchResult]:
-    """One row per (n = m, block), n in {256, 512, 1024} (quick: 128), blocks up to m, each
+    """One row per (n = m, block), n in BLOCK_NS (quick: BLOCK_NS_QUICK), blocks up to m, each
     checked against the dense product before timing; all blocks of one n timed in turns."""
     rows: list[BenchResult] = []
     bsz = 32
-    for n in (128,) if ctx.quick else (256, 512, 1024):
+    for n in BLOCK_NS_QUICK if ctx.quick else BLOCK_NS:
         u, x, g = inputs(n, n, bsz, ctx.device, seed=2)
         with torch.no_grad():
             w = _wy_lower(u, torch.eye(n, dtype=DTYPE, device=ctx.device))
