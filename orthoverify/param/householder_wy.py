@@ -9,8 +9,8 @@ columns of any length: ``H(y) = I - y (||y||^2 / 2)^-1 y'``), so each block cost
 matrix-matrix products instead of a Python loop over its reflections: the idea of FastH
 (Mathiasen et al., 2020) and of the CWY parametrisation (Likhosherstov et al., 2021).
 
-Work per call is a small constant number of torch operations per block (about 7 in forward
-and 9 in backward, views included) plus a constant: the T_i of all blocks are inverted in one
+Work per call is a small constant number of torch operations per block (7 in forward and 8
+in backward, views included) plus a constant: the T_i of all blocks are inverted in one
 batched triangular solve, the gradient through T is formed for all blocks in one batched
 product, and nothing loops over single reflections. :func:`choose_block` picks the block per
 device and size: few large blocks where kernel launches dominate (CUDA), blocks near the
