@@ -55,7 +55,7 @@ import torch
 from torch import Tensor
 
 from orthoverify.errors import DomainError, DTypeError, InputError, ShapeError
-from orthoverify.param._validate import matrix, vector, vector_or_columns
+from orthoverify.param._validate import matrix, size, vector, vector_or_columns
 from orthoverify.param.householder import _check_u
 from orthoverify.param.householder_torch import _check_tensor, _torch_backend
 
@@ -82,9 +82,13 @@ tried, the old code spending 37 operations per block)."""
 
 def choose_block(m: int, device: torch.device | str) -> int:
     """The block size used when none is given: :data:`CUDA_BLOCK` on CUDA, :data:`CPU_BLOCK`
-    elsewhere, at most m (at least 1)."""
-    cap = CUDA_BLOCK if torch.device(device).type == "cuda" else CPU_BLOCK
-    return max(1, min(m, cap))
+    elsewhere, at most m (at least 1). ShapeError for a bad m, InputError for a bad device."""
+    mm = size(m, "m")
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError):
+        raise InputError(f"device must be a torch.device or a device name such as 'cpu', got {device!r}") from None
+    return max(1, min(mm, CUDA_BLOCK if dev.type == "cuda" else CPU_BLOCK))
 
 
 # --------------------------------------------------------------------------- validation

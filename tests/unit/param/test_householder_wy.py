@@ -22,7 +22,14 @@ from orthoverify.errors import DomainError, DTypeError, InputError, NonFiniteErr
 from orthoverify.param import svd
 from orthoverify.param.householder import reflector_product
 from orthoverify.param.householder_torch import Algorithm1Function, householder_apply
-from orthoverify.param.householder_wy import HouseholderWYFunction, householder_wy_apply, svd_wy_apply
+from orthoverify.param.householder_wy import (
+    CPU_BLOCK,
+    CUDA_BLOCK,
+    HouseholderWYFunction,
+    choose_block,
+    householder_wy_apply,
+    svd_wy_apply,
+)
 from orthoverify.testing import assert_allclose_ratio
 
 DTYPES = [torch.float32, torch.float64]
@@ -553,6 +560,27 @@ def test_double_backward_refused_inplace_detected_noncontiguous_grad() -> None:
     _, du_ref, _ = grads(lambda a, b: reflector_product(a) @ b, (u, x), torch.ones_like(x))
     assert u.grad is not None
     assert_allclose_ratio(u.grad, du_ref, dim=6, threshold=THRESHOLD)
+
+
+def test_choose_block_per_device_and_its_errors() -> None:
+    assert choose_block(512, "cpu") == CPU_BLOCK and choose_block(512, torch.device("cuda")) == min(512, CUDA_BLOCK)
+    assert choose_block(3, "cuda:0") == 3 and choose_block(0, "cpu") == 1 and choose_block(5000, "cuda") == CUDA_BLOCK
+    with pytest.raises(ShapeError):
+        choose_block(-1, "cpu")
+    with pytest.raises(InputError, match="device must be"):
+        choose_block(4, "gpu0")
+
+
+@pytest.mark.parametrize("lower", [False, True], ids=["dense", "lower"])
+@pytest.mark.parametrize(("n", "m"), [(24, 24), (24, 17)])
+def test_gradients_match_generic_for_several_blocks(n: int, m: int, lower: bool) -> None:
+    """The default block (None) and blocks of 1, 5 and m give C, dL/dU and dL/dX of autograd
+    through the generic dense product, for m = n and m < n, U dense or on eq. 9's pattern."""
+    u, x, g = make(n, m, 3, torch.float64, seed=36)
+    ref = grads(lower_dense(False) if lower else (lambda a, b: dense_w(a) @ b), (u, x), g)
+    for block in (None, 1, 5, m):
+        fn = lambda a, b, block=block: householder_wy_apply(a, b, block=block, lower=lower)  # noqa: E731
+        check(grads(fn, (u, x), g), ref, n, "C dL/dU dL/dX")
 
 
 # --------------------------------------------------------------------------- no read-back on the hot path
