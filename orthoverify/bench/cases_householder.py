@@ -17,7 +17,16 @@ dL/dU; it is timed in turns against three baselines, one row each:
 - ``dense``: ``W @ X`` with W precomputed (a leaf requiring grad in fwd_bwd).
 
 A fourth row per point times the WY path on the same U taken dense (``lower=False``: every
-block over all n rows, the full n x m gradient) against the dense baseline.
+block over all n rows, the full n x m gradient) against the dense baseline. The WY path runs
+as a training loop would: ``validate=False`` (nothing read back to the host) and the block of
+:func:`~orthoverify.param.householder_wy.choose_block` for the device (``params["block"]``).
+
+Every row reports the torch operations one call dispatches (``ops``, ``baseline_ops``; views
+included, counted by :func:`~orthoverify.bench.timing.op_counts`, the same on every device);
+on the CPU the WY row of ``householder.fwd_bwd`` also gives ``extra["ops_cuda_block"]``, the
+count with CUDA's block (for n <= 1024). ``householder.blocks`` (run by name) times the WY
+forward plus backward for each block size against the dense leaf: the measurement behind
+``choose_block``.
 
 Before timing, every baseline's C is checked against the WY path's (test ratio
 ``||C - C_wy|| / (n eps ||C_wy||) <= 30``), or the case stops: timing a wrong answer says
@@ -45,10 +54,10 @@ from typing import Any
 import torch
 
 from orthoverify.bench.core import BenchContext, BenchResult, bench_case
-from orthoverify.bench.timing import peak_bytes, take_turns
+from orthoverify.bench.timing import ops_per_call, peak_bytes, take_turns
 from orthoverify.errors import OrthoverifyError
 from orthoverify.param.householder_torch import Strategy, householder_apply
-from orthoverify.param.householder_wy import DEFAULT_BLOCK, householder_wy_apply, svd_wy_apply
+from orthoverify.param.householder_wy import choose_block, householder_wy_apply, svd_wy_apply
 
 THRESHOLD = 30.0
 EPS = 2.0**-53  # float64 unit roundoff
@@ -60,8 +69,8 @@ BATCHES_QUICK = (1, 32)
 SEQ_MAX_M = 512
 SEQ_MAX_NMB = 2**23
 HP_MAX_N = 512
-IMPL = f"wy lower=True (blocked compact WY on eq. 9's pattern, block {DEFAULT_BLOCK})"
-IMPL_DENSE_U = f"wy lower=False (blocked compact WY, U taken dense, block {DEFAULT_BLOCK})"
+IMPL = "wy lower=True validate=False (blocked compact WY on eq. 9's pattern, block from choose_block)"
+IMPL_DENSE_U = "wy lower=False validate=False (blocked compact WY, U taken dense, block from choose_block)"
 BASELINES = {
     "sequential": "Algorithm 1 (householder_apply, store)",
     "householder_product": "torch.linalg.householder_product + matmul",
@@ -158,7 +167,23 @@ def _matmul(w: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
 
 
 def _wy_lower(u: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-    return householder_wy_apply(u, x, lower=True)
+    return householder_wy_apply(u, x, lower=True, validate=False)
+
+
+def _wy_dense_u(u: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    return householder_wy_apply(u, x, validate=False)
+
+
+def _wy_block(block: int) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
+    def fn(u: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+        return householder_wy_apply(u, x, block=block, lower=True, validate=False)
+
+    return fn
+
+
+OPS_CUDA_MAX_N = 1024
+"""On the CPU, the CUDA block's operation count is measured up to this n (a forward plus
+backward with one 1024-wide block costs seconds of CPU time beyond)."""
 
 
 def _no_grad(fn: Callable[..., torch.Tensor], *args: torch.Tensor) -> Fn:
@@ -175,7 +200,7 @@ def _householder(case: str, ctx: BenchContext, backward: bool) -> list[BenchResu
     rows: list[BenchResult] = []
     reps = 3 if ctx.quick else 5
     for n, m, bsz in grid(ctx.quick):
-        params = {"n": n, "m": m, "B": bsz, "dtype": "float64"}
+        params = {"n": n, "m": m, "B": bsz, "dtype": "float64", "block": choose_block(m, ctx.device)}
         u, x, g = inputs(n, m, bsz, ctx.device)
         with torch.no_grad():
             c_wy = _wy_lower(u, x)
@@ -190,23 +215,27 @@ def _householder(case: str, ctx: BenchContext, backward: bool) -> list[BenchResu
         impls = {k: f for k, f in impls.items() if k not in skips}
         with torch.no_grad():
             checked = {k: f(u, x) for k, f in impls.items()}
-            ratios = _verify(case, params, {**checked, "wy_dense_u": householder_wy_apply(u, x)}, c_wy)
+            ratios = _verify(case, params, {**checked, "wy_dense_u": _wy_dense_u(u, x)}, c_wy)
         fns: dict[str, Fn] = {}
         clear: Fn | None = None  # drops the gradients before a peak measurement
         if backward:
             ul, xl, wl = (t.clone().requires_grad_(True) for t in (u, x, w))
             clear = _clear(ul, xl, wl)
             fns["wy"] = _step(_wy_lower, (ul, xl), g)
-            fns["wy_dense_u"] = _step(householder_wy_apply, (ul, xl), g)
+            fns["wy_dense_u"] = _step(_wy_dense_u, (ul, xl), g)
             for k, f in impls.items():
                 fns[k] = _step(_matmul, (wl, xl), g) if k == "dense" else _step(f, (ul, xl), g)
         else:
             fns["wy"] = _no_grad(_wy_lower, u, x)
-            fns["wy_dense_u"] = _no_grad(householder_wy_apply, u, x)
+            fns["wy_dense_u"] = _no_grad(_wy_dense_u, u, x)
             for k, f in impls.items():
                 fns[k] = _no_grad(f, u, x)
         times = take_turns(fns, reps, ctx.budget_s, ctx.device)
         peaks = {k: peak_bytes(f, ctx.device, before=clear) for k, f in fns.items()}
+        ops = {k: ops_per_call(f) for k, f in fns.items()}
+        cuda_ops: dict[str, int] = {}
+        if backward and ctx.device == "cpu" and n <= OPS_CUDA_MAX_N:
+            cuda_ops["ops_cuda_block"] = ops_per_call(_step(_wy_block(choose_block(m, "cuda")), (ul, xl), g))
         pairs = [("wy", k) for k in impls] + [("wy_dense_u", "dense")]
         for me, k in pairs:
             rows.append(
@@ -219,7 +248,10 @@ def _householder(case: str, ctx: BenchContext, backward: bool) -> list[BenchResu
                     baseline_seconds=statistics.median(times[k]),
                     peak_bytes=peaks[me],
                     baseline_peak_bytes=peaks[k],
+                    ops=ops[me],
+                    baseline_ops=ops[k],
                     extra={
+                        **(cuda_ops if me == "wy" else {}),
                         "check_ratio": ratios[k if me == "wy" else me],
                         "runs": len(times[k]),
                         "u_pattern": "lower trapezoidal (eq. 9): tril(randn(n, m))",
@@ -249,6 +281,62 @@ def householder_forward(ctx: BenchContext) -> list[BenchResult]:
 def householder_fwd_bwd(ctx: BenchContext) -> list[BenchResult]:
     """One row per (n, m, B) and baseline, each checked against the WY path before timing."""
     return _householder("householder.fwd_bwd", ctx, backward=True)
+
+
+BLOCK_SIZES = (16, 32, 64, 128, 256, 512, 1024)
+BLOCK_NS = (256, 512, 1024)
+BLOCK_NS_QUICK = (128,)
+
+
+@bench_case(
+    "householder.blocks",
+    "WY forward + backward (lower=True, validate=False, B = 32) for each block size vs the dense W leaf: "
+    "the measurement behind choose_block",
+    in_default=False,
+)
+def householder_blocks(ctx: BenchContext) -> list[BenchResult]:
+    """One row per (n = m, block), n in BLOCK_NS (quick: BLOCK_NS_QUICK), blocks up to m, each
+    checked against the dense product before timing; all blocks of one n timed in turns."""
+    rows: list[BenchResult] = []
+    bsz = 32
+    for n in BLOCK_NS_QUICK if ctx.quick else BLOCK_NS:
+        u, x, g = inputs(n, n, bsz, ctx.device, seed=2)
+        with torch.no_grad():
+            w = _wy_lower(u, torch.eye(n, dtype=DTYPE, device=ctx.device))
+            ref = w @ x
+        blocks = [b for b in BLOCK_SIZES if b <= n]
+        ratios = {}
+        for b in blocks:
+            with torch.no_grad():
+                ratios[b] = check_ratio(_wy_block(b)(u, x), ref)
+        bad = {b: r for b, r in ratios.items() if not r <= THRESHOLD}
+        if bad:
+            raise OrthoverifyError(f"householder.blocks n={n}: C disagrees with the dense product ({bad}); not timed")
+        ul, xl, wl = (t.clone().requires_grad_(True) for t in (u, x, w))
+        fns: dict[str, Fn] = {"dense": _step(_matmul, (wl, xl), g)}
+        fns.update({f"block {b}": _step(_wy_block(b), (ul, xl), g) for b in blocks})
+        times = take_turns(fns, 3 if ctx.quick else 7, ctx.budget_s, ctx.device)
+        ops = {k: ops_per_call(f) for k, f in fns.items()}
+        for b in blocks:
+            me = f"block {b}"
+            rows.append(
+                BenchResult(
+                    case="householder.blocks",
+                    params={"n": n, "m": n, "B": bsz, "dtype": "float64", "block": b},
+                    impl="wy lower=True validate=False",
+                    baseline=BASELINES["dense"],
+                    seconds=statistics.median(times[me]),
+                    baseline_seconds=statistics.median(times["dense"]),
+                    ops=ops[me],
+                    baseline_ops=ops["dense"],
+                    extra={
+                        "check_ratio": ratios[b],
+                        "runs": len(times[me]),
+                        "chosen": b == choose_block(n, ctx.device),
+                    },
+                )
+            )
+    return rows
 
 
 def _unroll(u: torch.Tensor, h0: torch.Tensor, g: torch.Tensor, steps: int, strategy: Strategy) -> Fn:
@@ -349,7 +437,7 @@ def svd_fwd_bwd(ctx: BenchContext) -> list[BenchResult]:
             BenchResult(
                 case="svd.fwd_bwd",
                 params={"n": n, "m1": n, "m2": n, "B": bsz, "dtype": "float64"},
-                impl=f"svd_wy_apply (block {DEFAULT_BLOCK})",
+                impl="svd_wy_apply (block from choose_block)",
                 baseline="autograd through svd.m_k1k2 (dense)",
                 seconds=statistics.median(times["wy"]),
                 baseline_seconds=statistics.median(times["dense"]),

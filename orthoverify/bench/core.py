@@ -57,6 +57,13 @@ class BenchResult:
     """[min, median, max] over the repeats of ``seconds``, ``baseline_seconds`` and ``ratio``."""
     noisy: bool = False
     """The spread says the machine was too noisy to trust this row (see :data:`NOISY_SPREAD`)."""
+    ops: int | None = None
+    """Torch operations one call of the implementation dispatches (views included; counted by
+    :func:`orthoverify.bench.timing.op_counts`, the same on every device)."""
+    baseline_ops: int | None = None
+    """The same for the baseline."""
+    device_name: str | None = None
+    """The GPU's name (``torch.cuda.get_device_name``) for a row timed on CUDA."""
 
     def __post_init__(self) -> None:
         if math.isnan(self.ratio) and self.seconds > 0:
@@ -114,6 +121,9 @@ def merge_repeats(repeats: Sequence[Sequence[BenchResult]]) -> list[BenchResult]
                 repeats=len(rows),
                 spread=spread if len(rows) > 1 else None,
                 noisy=noisy,
+                ops=first.ops,
+                baseline_ops=first.baseline_ops,
+                device_name=first.device_name,
             )
         )
     return out
@@ -240,6 +250,8 @@ def run_bench(
             continue
         got = merge_repeats(runs)
         for r in got:
+            r.device_name = r.device_name or _gpu_name(device)
+        for r in got:
             if progress:
                 progress("  " + format_row(r))
                 if r.noisy:
@@ -257,6 +269,15 @@ def run_bench(
         "skipped": skipped,
         "noisy": [f"{r.case} [{_params(r)}] {r.impl} vs {r.baseline}" for r in noisy],
     }
+
+
+def _gpu_name(device: str) -> str | None:
+    """The CUDA device's name for rows timed on it (None on the CPU)."""
+    if device != "cuda":
+        return None
+    import torch
+
+    return str(torch.cuda.get_device_name(torch.cuda.current_device()))
 
 
 def noisy_warning(r: BenchResult) -> str:
@@ -280,6 +301,10 @@ def format_row(r: BenchResult) -> str:
     """One line: case, parameters, times and the ratio (medians), with the ratio's range over the
     repeats."""
     mem = f"  peak {r.peak_bytes / 2**20:.2f} MiB" if r.peak_bytes is not None else ""
+    if r.ops is not None:
+        mem += f"  ops {r.ops}" + (f" vs {r.baseline_ops}" if r.baseline_ops is not None else "")
+    if r.device_name:
+        mem += f"  on {r.device_name}"
     spread = ""
     if r.spread is not None:
         lo, _m, hi = r.spread["ratio"]

@@ -1,8 +1,11 @@
 """Timing helpers of the benchmarks: calls taken in turns (so machine noise hits implementation
-and baseline alike), peak memory of one call, and the growth exponent of a time series."""
+and baseline alike; on CUDA timed by CUDA events after a warm-up), the number of torch
+operations one call dispatches, peak memory of one call, and the growth exponent of a time
+series."""
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import gc
 import math
@@ -23,13 +26,24 @@ def _sync(device: str) -> None:
         torch.cuda.synchronize()
 
 
+CUDA_WARMUP = 3
+"""Calls of each function before a CUDA measurement: the first calls pay for kernel selection,
+the allocator's first blocks and lazy module loading."""
+
+CUDA_SAMPLE_S = 0.005
+"""A CUDA sample times back-to-back calls lasting at least this long (by CUDA events), so that
+sub-millisecond work is many calls per sample rather than one call beside the event overhead."""
+
+
 def take_turns(
     fns: dict[str, Callable[[], Any]], reps: int, budget_s: float, device: str = "cpu"
 ) -> dict[str, list[float]]:
     """Seconds per call of each function, after a warm-up call each. A sample times enough
     back-to-back calls to last >= 2 ms (fast calls are otherwise all timer noise); one sample
     per function per round; rounds stop at ``reps`` or, after three, once ``budget_s`` has passed.
-    On cuda each sample ends with a synchronisation, so queued kernels are counted."""
+    On cuda see :func:`cuda_turns` (CUDA events, warm-up, inner repeats)."""
+    if device == "cuda":
+        return cuda_turns(fns, reps, budget_s)
     inner: dict[str, int] = {}
     for name, fn in fns.items():
         fn()
@@ -53,6 +67,68 @@ def take_turns(
             _sync(device)
             times[name].append((time.perf_counter() - t0) / k)
     return times
+
+
+def cuda_turns(fns: dict[str, Callable[[], Any]], reps: int, budget_s: float) -> dict[str, list[float]]:
+    """:func:`take_turns` on the current CUDA device: :data:`CUDA_WARMUP` calls of each
+    function, then samples timed by a pair of CUDA events around enough back-to-back calls to
+    last :data:`CUDA_SAMPLE_S` (at most 1000), one synchronisation per sample (after the end
+    event, so the host's launches overlap the device's work as in a training loop); rounds stop
+    at ``reps`` or, after three, once ``budget_s`` of wall time has passed since the start,
+    warm-up included. Only called where ``torch.cuda.is_available()``."""
+    import torch
+
+    start = time.perf_counter()
+    begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    inner: dict[str, int] = {}
+    for name, fn in fns.items():
+        for _ in range(CUDA_WARMUP):
+            fn()
+        torch.cuda.synchronize()
+        begin.record()
+        fn()
+        end.record()
+        end.synchronize()
+        single = begin.elapsed_time(end) / 1e3  # elapsed_time is in milliseconds
+        inner[name] = max(1, min(1000, math.ceil(CUDA_SAMPLE_S / max(single, 1e-7))))
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for i in range(reps):
+        if i >= 3 and time.perf_counter() - start > budget_s:
+            break
+        for name, fn in fns.items():
+            k = inner[name]
+            begin.record()
+            for _ in range(k):
+                fn()
+            end.record()
+            end.synchronize()
+            times[name].append(begin.elapsed_time(end) / 1e3 / k)
+    return times
+
+
+def op_counts(fn: Callable[[], Any]) -> collections.Counter[str]:
+    """The torch operations one call of ``fn`` dispatches, by name (``aten.mm.default``, ...),
+    views and in-place operations included: what each call asks of the device, whatever the
+    device (a CUDA kernel launch, a CPU kernel call or a view's metadata), measured on the CPU
+    as well. Counted by a ``TorchDispatchMode``, which sees every operation below autograd,
+    those autograd's backward runs included."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    counts: collections.Counter[str] = collections.Counter()
+
+    class _Count(TorchDispatchMode):
+        def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            counts[str(func)] += 1
+            return func(*args, **(kwargs or {}))
+
+    with _Count():
+        fn()
+    return counts
+
+
+def ops_per_call(fn: Callable[[], Any]) -> int:
+    """The number of torch operations one call of ``fn`` dispatches (:func:`op_counts`)."""
+    return sum(op_counts(fn).values())
 
 
 def median_seconds(

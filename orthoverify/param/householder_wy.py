@@ -3,25 +3,35 @@
 ``W = H(U_{*,1}) ... H(U_{*,m})`` (the convention of
 :func:`~orthoverify.param.householder.reflector_product`: first column leftmost, applied last)
 is applied to ``X`` (n x B) block by block. The m reflections are grouped into p blocks of
-at most ``block`` consecutive columns; block i is one compact WY factor
-``W_i = I - Y_i T_i^-1 Y_i'`` with ``T_i = striu(Y_i'Y_i) + diag(||Y_j||^2) / 2`` (Prop. 1 of
-Mhammedi et al., written for columns of any length: ``H(y) = I - y (||y||^2 / 2)^-1 y'``), so
-each block costs a few matrix-matrix products instead of a Python loop over its
-reflections: the idea of FastH (Mathiasen et al., 2020) and of the CWY parametrisation
-(Likhosherstov et al., 2021).
+``block`` consecutive columns; block i is one compact WY factor ``W_i = I - Y_i T_i^-1 Y_i'``
+with ``T_i = striu(Y_i'Y_i) + diag(||Y_j||^2) / 2`` (Prop. 1 of Mhammedi et al., written for
+columns of any length: ``H(y) = I - y (||y||^2 / 2)^-1 y'``), so each block costs a few
+matrix-matrix products instead of a Python loop over its reflections: the idea of FastH
+(Mathiasen et al., 2020) and of the CWY parametrisation (Likhosherstov et al., 2021).
 
-Memory is O(nm + nB): forward saves the columns Y (U itself where U needs no change), the
-per-block ``T_i^-1`` (at most m x block values), each block's k x B coefficients
-``F_i = T_i^-1 Y_i' Z`` (m x B in all, at most n x B since m <= n) and the output C;
-nothing per reflection. Backward walks the blocks in reverse and rebuilds each block's
-input from its output (``Z_in = Z_out + Y_i F_i``) in the same matrix product that carries
-dL/dC back. Cost: about 14 nmB + 4 nm block flops for forward plus backward (half that with
-``lower`` at m = n), against 6 n^2 B for a dense precomputed W; the benchmark cases in
-:mod:`orthoverify.bench.cases_householder` measure both.
+Work per call is a small constant number of torch operations per block (7 in forward and 8
+in backward, views included) plus a constant: the T_i of all blocks are inverted in one
+batched triangular solve, the gradient through T is formed for all blocks in one batched
+product, and nothing loops over single reflections. :func:`choose_block` picks the block per
+device and size: few large blocks where kernel launches dominate (CUDA), blocks near the
+batch width where arithmetic does (CPU; block k costs about ``2 n m k`` flops for the T terms
+beside ``7 n m B`` for the products with X on eq. 9's pattern).
 
-Columns are used as given (a reflection ignores the scale of its vector); only when a
-squared column norm leaves [2^-32, 2^32] are they first scaled by exact powers of two, so
-nothing overflows or underflows. By default the gradient returned for U is the full n x m
+No value is read back to the host on the hot path. Shapes, dtypes, devices and flags are
+checked on the host. Every column is divided by its largest magnitude (Y = U / max|U_j|, a
+reflection ignores its vector's scale), so no Gram entry overflows or underflows whatever
+the columns' scale, with no branch on the data. ``validate=True`` (the default) then reads one
+boolean back per forward, after which NaN or Inf in U or X, or a zero column, raise the
+generic code's errors (NonFiniteError, ZeroVectorError); backward reads nothing back.
+``validate=False`` reads nothing back at all (for training loops, CUDA graphs): a NaN or Inf
+in U or X, or a zero column of U, then makes C and the gradients NaN (propagated, never a
+finite wrong value), as in torch's own operators.
+
+Memory is O(nm + nB): forward saves Y (n x pk), the column maxima, the per-block
+``T_i^-1`` (p x k x k), each block's k x B coefficients ``F_i = T_i^-1 Y_i' Z`` (p k x B in
+all) and the output C; nothing per reflection. Backward walks the blocks in reverse and
+rebuilds each block's input from its output (``Z_in = Z_out + Y_i F_i``) in the same matrix
+product that carries dL/dC back. By default the gradient returned for U is the full n x m
 gradient of a dense U, upper triangle included, the same as autograd through
 ``reflector_product(U) @ X`` and as
 :class:`~orthoverify.param.householder_torch.Algorithm1Function`.
@@ -31,8 +41,7 @@ builds it): entries above the diagonal are ignored and get zero gradient, i.e. t
 gradient are those of autograd through ``reflector_product(U.tril()) @ X``. Block i
 (columns ik .. ik + k - 1) then only touches rows ik.., so every product with Y_i and every
 update of X is restricted to those rows (row slices of row-major tensors: views, no copies),
-about half the flops at m = n. Where U is already stored on that pattern (as the
-parametrisation keeps it) its blocks are used in place, else copied with the pattern applied.
+about half the flops at m = n.
 
 Unlike the generic code, which follows eq. 9 (at most n - 1 vectors, u_1 apart), m = n dense
 columns are accepted: the WY form holds for any number of nonzero vectors.
@@ -46,15 +55,40 @@ import torch
 from torch import Tensor
 
 from orthoverify.errors import DomainError, DTypeError, InputError, ShapeError
-from orthoverify.param._validate import matrix, vector, vector_or_columns
+from orthoverify.param._validate import matrix, size, vector, vector_or_columns
 from orthoverify.param.householder import _check_u
 from orthoverify.param.householder_torch import _check_tensor, _torch_backend
 
-__all__ = ["DEFAULT_BLOCK", "HouseholderWYFunction", "householder_wy_apply", "svd_wy_apply"]
+__all__ = [
+    "CPU_BLOCK",
+    "CUDA_BLOCK",
+    "HouseholderWYFunction",
+    "choose_block",
+    "householder_wy_apply",
+    "svd_wy_apply",
+]
 
-DEFAULT_BLOCK = 64
-"""Reflections per WY block: large enough for matrix-matrix speed, small enough that the
-O(n k^2) per-block overhead (the Gram matrix, the T term of the gradient) stays modest."""
+CPU_BLOCK = 64
+"""Reflections per block on the CPU, where arithmetic dominates: near the batch widths trained
+with (B = 32), so the T terms (about 2 n m k flops) stay below the products with X (7 n m B);
+measured by ``orthoverify bench householder.blocks`` (README, "Fast Householder products")."""
+
+CUDA_BLOCK = 1024
+"""Reflections per block on CUDA, where each operation's launch dominates (a forward plus
+backward at n = 1024 is microseconds of arithmetic): one block up to m = 1024, so the call is
+a constant number of operations; from the issue's H200 figures (block 256-512 best of those
+tried, the old code spending 37 operations per block)."""
+
+
+def choose_block(m: int, device: torch.device | str) -> int:
+    """The block size used when none is given: :data:`CUDA_BLOCK` on CUDA, :data:`CPU_BLOCK`
+    elsewhere, at most m (at least 1). ShapeError for a bad m, InputError for a bad device."""
+    mm = size(m, "m")
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError):
+        raise InputError(f"device must be a torch.device or a device name such as 'cpu', got {device!r}") from None
+    return max(1, min(mm, CUDA_BLOCK if dev.type == "cuda" else CPU_BLOCK))
 
 
 # --------------------------------------------------------------------------- validation
@@ -67,9 +101,11 @@ def _same_kind(a: Tensor, b: Tensor, an: str, bn: str) -> None:
         raise InputError(f"{an} is on {a.device} but {bn} is on {b.device}: move both to the same device")
 
 
-def _check_block(block: object) -> int:
+def _check_block(block: object, m: int, device: torch.device) -> int:
+    if block is None:
+        return choose_block(m, device)
     if not isinstance(block, int) or isinstance(block, bool) or block < 1:
-        raise InputError(f"block must be a positive integer, got {block!r}")
+        raise InputError(f"block must be a positive integer or None, got {block!r}")
     return block
 
 
@@ -80,8 +116,8 @@ def _check_flag(flag: object, name: str) -> bool:
 
 
 def _validated(u: object, x: object) -> tuple[Tensor, Tensor]:
-    """U and X as tensors of one float dtype and device, U n x m with 1 <= n and m <= n
-    (cheap: no data is read; :func:`_prepare` and :func:`_columns` read it)."""
+    """U and X as tensors of one float dtype and device, U n x m with 1 <= n and m <= n, X of
+    shape (n,) or (n, B): host checks only, no data is read."""
     uu, xx = _check_tensor(u, "U"), _check_tensor(x, "X")
     _same_kind(uu, xx, "U", "X")
     if uu.ndim != 2:
@@ -91,41 +127,52 @@ def _validated(u: object, x: object) -> tuple[Tensor, Tensor]:
         raise ShapeError("U has no rows: n must be at least 1")
     if m > n:
         raise DomainError(f"U has m = {m} columns for n = {n}: at most n reflections are taken")
+    if xx.ndim == 1 and xx.shape[0] != n:
+        raise ShapeError(f"X must have length {n}, got {xx.shape[0]}")
+    if not (xx.ndim == 1 or (xx.ndim == 2 and xx.shape[0] == n)):
+        raise ShapeError(f"X must have shape ({n},) or ({n}, B), got {tuple(xx.shape)}")
     return uu, xx
 
 
-def _columns(x: Tensor, n: int) -> tuple[Tensor, bool]:
-    """X as n x B (finite) and whether it was 1-D (ShapeError, NonFiniteError as the generic code)."""
-    return cast(tuple[Tensor, bool], vector_or_columns(_torch_backend(x), x, "X", n))
+def _check_values(u: Tensor, x2: Tensor, amax: Tensor, zero_identity: bool, lower: bool) -> None:
+    """The one read-back of ``validate=True``: U's column maxima finite (and nonzero unless
+    ``zero_identity``) and X finite; else the generic code's error naming the problem."""
+    ok = torch.isfinite(amax).all() & torch.isfinite(x2).all()
+    if not zero_identity:
+        ok &= (amax > 0).all()
+    if bool(ok):
+        return
+    b = _torch_backend(u)
+    uu = torch.tril(u) if lower else u
+    matrix(b, uu, "U")  # NonFiniteError
+    if not zero_identity:
+        _check_u(b, uu, allow_square=True)  # ZeroVectorError, worded as the generic code words it
+    vector_or_columns(b, x2, "X", x2.shape[0])  # NonFiniteError naming X
+    raise AssertionError("unreachable: a failed check names its input")  # pragma: no cover
 
 
 # --------------------------------------------------------------------------- the kernels
-_R2_LO, _R2_HI = 2.0**-32, 2.0**32
-"""Column norms^2 inside this window take the fast path, Y = U as given: nothing then leaves
-the dtype's range (float32 included) and T_jj = ||U_j||^2 / 2 is exact enough. Outside it (or
-for NaN, Inf, zero columns) the columns are first scaled by exact powers of two."""
-
-
 class _Blocks(NamedTuple):
-    """The m reflections, prepared once per forward and saved for backward.
+    """The m reflections, prepared once per forward and kept for backward.
 
-    ``ys[i]`` holds block i's columns ik .. ik + k_i - 1 (k_i = k except a shorter last
-    block): all n rows, or with ``lower`` rows ik.. only, on eq. 9's pattern (top k_i x k_i
-    square lower triangular); a view of U where U already is that, else a copy. ``ns[i] = -T_i^-1``
-    (p x k x k, upper triangular; a short last block is padded with -I). ``scale`` is None when
-    Y is U itself, else the (2, m) exact power-of-two factors with ``Y_j = U_j a_j b_j``
-    (0 for a zero column under ``zero_identity``), so ``dL/dU_j = dL/dY_j a_j b_j``."""
+    ``y`` is n x pk: U's columns divided by their largest magnitudes ``amax`` (with ``lower``
+    the lower triangle only), zero columns padding m to pk. ``ys[i]`` is block i's columns on
+    the rows it touches (ik.. with ``lower``, else all), ``yts[i]`` its transpose (views of y);
+    ``r`` (p x k x k) holds ``T_i^-1``."""
 
+    y: Tensor
     ys: list[Tensor]
-    ns: Tensor
+    yts: list[Tensor]
+    r: Tensor
+    amax: Tensor
     k: int
+    m: int
     lower: bool
-    scale: Tensor | None
 
 
 def _plan(m: int, block: int) -> tuple[int, int]:
-    """(p, k): p = ceil(m / block) blocks of k = ceil(m / p) columns, the last one shorter
-    where k does not divide m, so no block is much smaller than the others."""
+    """(p, k): p = ceil(m / block) blocks of k = ceil(m / p) columns (zero columns pad m to
+    pk), so no block is much smaller than the others."""
     p = -(-m // block)
     return p, -(-m // p)
 
@@ -135,93 +182,37 @@ def _rows(i: int, k: int, lower: bool) -> int:
     return i * k if lower else 0
 
 
-def _column_scale(u: Tensor, lower: bool, zero_identity: bool) -> Tensor:
-    """(2, m) powers of two ``a_j b_j = 2^-e_j`` with ``max_i |U_ij| = f 2^e_j``, f in [1/2, 1)
-    (two factors: one could leave the range for subnormal columns), 0 for a zero column.
-    Raises the generic code's NonFiniteError and, unless ``zero_identity``, ZeroVectorError;
-    with ``lower`` only the lower triangle is read."""
-    b = _torch_backend(u)
-    uu = torch.tril(u) if lower else u
-    matrix(b, uu, "U")  # NonFiniteError
-    amax = uu.abs().amax(0)
-    nonzero = amax > 0
-    if not zero_identity and not bool(nonzero.all()):
-        _check_u(b, uu, allow_square=True)  # ZeroVectorError, worded as the generic code words it
-    e = torch.frexp(amax).exponent
-    half = torch.div(-e, 2, rounding_mode="floor")
-    one = torch.ones_like(amax)
-    a = torch.where(nonzero, torch.ldexp(one, half), torch.zeros_like(amax))
-    return torch.stack([a, torch.ldexp(one, -e - half)])
+def _views(y: Tensor, p: int, k: int, lower: bool) -> tuple[list[Tensor], list[Tensor]]:
+    """Block i's columns on its rows, and their transposes (views of y)."""
+    cols = y.split(k, 1) if p > 1 else (y,)
+    ys = [c[_rows(i, k, lower) :] if lower and i else c for i, c in enumerate(cols)]
+    return ys, [c.T for c in ys]
 
 
-def _top_squares(t: Tensor, k: int) -> list[Tensor]:
-    """Views of the top k_i x k_i square of every block of t's columns (t: n x m, n >= m):
-    one strided p x k x k view for the full blocks, one slice for a shorter last block."""
-    m = t.shape[1]
-    full, (s0, s1) = m // k, t.stride()
-    out = [t.as_strided((full, k, k), (k * (s0 + s1), s0, s1), t.storage_offset())] if full else []
-    return out + ([t[full * k : m, full * k :]] if full * k < m else [])
-
-
-def _lower_as_stored(u: Tensor, k: int) -> bool:
-    """Whether the top square of every block of U is already lower triangular (U stored on
-    eq. 9's pattern, as the parametrisation keeps it): its blocks can then be used in place.
-    Reads only those squares (m k values); NaN above a diagonal reads as False."""
-    return not bool(torch.stack([torch.triu(sq, 1).any() for sq in _top_squares(u, k)]).any())
-
-
-def _split(u: Tensor, p: int, k: int, lower: bool, scale: Tensor | None) -> list[Tensor]:
-    """Block i's Y_i (see :class:`_Blocks`): a view of U when it needs no scaling and, with
-    ``lower``, is stored on eq. 9's pattern already; else a contiguous copy (scaled, top
-    square made lower triangular)."""
-    m = u.shape[1]
-    copy = lower and (scale is not None or not _lower_as_stored(u, k))
-    ys = []
-    for i in range(p):
-        c0, c1 = i * k, min(m, (i + 1) * k)
-        yi = u[_rows(i, k, lower) :, c0:c1]
-        if scale is not None:
-            yi = yi * scale[0, c0:c1] * scale[1, c0:c1]
-        elif copy:
-            yi = yi.clone(memory_format=torch.contiguous_format)
-        if copy:
-            yi[: c1 - c0].tril_()
-        ys.append(yi)
-    return ys
-
-
-def _gram(ys: list[Tensor], k: int) -> Tensor:
-    """``Y_i'Y_i`` per block (p x k x k); a short last block is padded with zeros. Built
-    without ``out=``, so forward-mode AD can differentiate it."""
-    grams = [yi.T @ yi for yi in ys]
-    kk = ys[-1].shape[1]
-    if kk < k:
-        grams[-1] = torch.nn.functional.pad(grams[-1], (0, k - kk, 0, k - kk))
-    return torch.stack(grams)
-
-
-def _prepare(u: Tensor, block: int, zero_identity: bool, lower: bool) -> _Blocks:
-    """Blocks and ``-T_i^-1`` with ``T_i = striu(Y_i'Y_i) + diag(||Y_j||^2) / 2`` (Prop. 1 of
-    Mhammedi et al. with unnormalised columns: ``H(y) = I - y (||y||^2 / 2)^-1 y'``).
-
-    U is read once (copied only with ``lower`` when it is not stored on eq. 9's pattern); the
-    Gram matrices' diagonals are the column norms. Only when one of them leaves
-    [2^-32, 2^32] (or is NaN, Inf or zero) are the columns rescaled by powers of two
-    (:func:`_column_scale`) and the Gram matrices recomputed. A zero diagonal (a zero column
-    under ``zero_identity``, or padding) gets T_jj = 1: its column is zero, so its reflection is the identity."""
+def _prepare(u: Tensor, x2: Tensor, block: int, zero_identity: bool, lower: bool, validate: bool) -> _Blocks:
+    """Y = U / max|U_j| column by column (lower triangle only with ``lower``; a zero column
+    stays zero under ``zero_identity``, else becomes NaN), and ``T_i^-1`` with
+    ``T_i = striu(Y_i'Y_i) + diag(Y_i'Y_i) / 2``. The Gram diagonals lie in [1, n] for nonzero
+    columns; a zero one (a zero column, padding) gets T_jj = 1/4: its column is zero, so its
+    reflection is the identity. With ``validate`` the one read-back (:func:`_check_values`)."""
     m = u.shape[1]
     p, k = _plan(m, block)
-    ys, scale = _split(u, p, k, lower, None), None
-    gram = _gram(ys, k)
-    r2 = gram.diagonal(dim1=-2, dim2=-1).reshape(p * k)[:m]
-    if not bool(((r2 >= _R2_LO) & (r2 <= _R2_HI)).all()):  # one synchronisation; false for NaN, Inf
-        scale = _column_scale(u.detach(), lower, zero_identity)  # piecewise constant: no tangent
-        ys = _split(u, p, k, lower, scale)
-        gram = _gram(ys, k)
-    d = gram.diagonal(dim1=-2, dim2=-1)
-    d.copy_(torch.where(d > 0, d * 0.5, torch.ones_like(d)))  # gram's upper triangle is now T
-    neg_eye = -torch.eye(k, dtype=u.dtype, device=u.device).expand(p, k, k)
-    return _Blocks(ys, torch.linalg.solve_triangular(gram, neg_eye, upper=True), k, lower, scale)
+    y = torch.tril(u) if lower else u
+    # max |Y_ij| per column without an n x m |Y| temporary (NaN propagates through all three);
+    # on the CPU ~10x faster than vector_norm(ord=inf) or aminmax
+    amax = torch.maximum(y.amax(0), y.amin(0).neg_())
+    if validate:
+        _check_values(u, x2, amax, zero_identity, lower)
+    if zero_identity:
+        amax = amax.masked_fill(amax == 0, 1.0)
+    y = y.div_(amax) if lower else y / amax  # tril made a copy already
+    if p * k > m:
+        y = torch.nn.functional.pad(y, (0, p * k - m))
+    ys, yts = _views(y, p, k, lower)
+    gram = torch.stack([t @ s for t, s in zip(yts, ys, strict=True)])
+    gram.diagonal(dim1=-2, dim2=-1).mul_(0.5).clamp_min_(0.25)  # gram's upper triangle is now T
+    eye = torch.eye(k, dtype=u.dtype, device=u.device)
+    return _Blocks(y, ys, yts, torch.linalg.solve_triangular(gram, eye, upper=True), amax, k, m, lower)
 
 
 def _order(p: int, transpose: bool) -> range:
@@ -229,25 +220,19 @@ def _order(p: int, transpose: bool) -> range:
     return range(p) if transpose else range(p - 1, -1, -1)
 
 
-def _coefficients(bl: _Blocks, i: int, transpose: bool) -> Tensor:
-    """``-R_i`` of block i (``R_i = T_i^-1``, or its transpose for ``W'``), k_i x k_i."""
-    kk = bl.ys[i].shape[1]
-    r = bl.ns[i, :kk, :kk]
-    return r.mT if transpose else r
-
-
 def _wy_forward(bl: _Blocks, x: Tensor, transpose: bool, q: Tensor | None) -> Tensor:
-    """``W X`` (or ``W' X``): per block ``Z <- Z + Y_i (-F_i)`` with ``F_i = R_i Y_i' Z``, on
-    rows ik.. only with ``lower`` (row slices of a row-major Z: views, no copies). With ``q``
-    (p x k x B) each ``-F_i`` is written to ``q[i]`` for backward."""
+    """``W X`` (or ``W' X``): per block ``Z <- Z - Y_i F_i`` with ``F_i = R_i Y_i' Z``
+    (``R_i = T_i^-1``, or its transpose for W'), on rows ik.. only with ``lower`` (row slices
+    of a row-major Z: views, no copies). With ``q`` (p x k x B) each F_i is written to q[i]."""
     z = x.clone(memory_format=torch.contiguous_format)
+    rs = (bl.r.mT if transpose else bl.r).unbind(0)
+    qs = q.unbind(0) if q is not None else None
     for i in _order(len(bl.ys), transpose):
-        yi = bl.ys[i]
-        zi = z[_rows(i, bl.k, bl.lower) :]
-        a = yi.T @ zi
-        r = _coefficients(bl, i, transpose)
-        nf = r @ a if q is None else torch.mm(r, a, out=q[i, : yi.shape[1]])
-        zi.addmm_(yi, nf)
+        r0 = _rows(i, bl.k, bl.lower)
+        zi = z[r0:] if r0 else z
+        a = bl.yts[i] @ zi
+        f = rs[i] @ a if qs is None else torch.mm(rs[i], a, out=qs[i])
+        zi.addmm_(bl.ys[i], f, alpha=-1)
     return z
 
 
@@ -255,59 +240,62 @@ def _wy_backward(bl: _Blocks, q: Tensor | None, c: Tensor, g: Tensor, transpose:
     """(dL/dU or None, dL/dX) for ``C = W X`` (or ``W' X``) and ``g = dL/dC``; dL/dU needs ``q``.
 
     Block by block, last applied first, with ``Z_out`` the block's output, ``G = dL/dZ_out``
-    and ``-F = -R Y' Z_in`` saved by forward (``q[i]``): ``E = R' Y' G``, then
+    and ``F = R Y' Z_in`` saved by forward (``q[i]``): ``E = R' Y' G``, then
     ``dL/dZ_in = G - Y E``, the input is rebuilt as ``Z_in = Z_out + Y F`` (no per-block state
     is kept), and ``dL/dY = Y M - Z_out E' - G F'`` with ``M = striu(Phi - Phi')`` (``stril``
     for ``W'``), ``Phi = E F'``: the chain rule through ``T = striu(Y'Y) + diag(Y'Y) / 2``
     (dL/dT = E F', or F E' for W') plus the ``- Y F E'`` of writing Z_in as Z_out + Y F.
-    A k x 3B buffer ``V = [F | -E | -F]`` per block makes both updates one product each with
-    ``S = [Z_out | G]``: ``S += Y V[:, :2B]`` and ``dL/dY = Y M + S V[:, B:]'``. With ``lower``
-    every product is restricted to the rows ik.. block i touches; dL/dU stays zero above them.
+    A k x 3B buffer ``V = [-F | E | F]`` per block makes each update one product with
+    ``S = [Z_out | G]``: ``S -= Y V[:, :2B]`` and ``Z_out E' + G F' = S V[:, B:]'``; the
+    ``Y M`` terms of all blocks follow once every E is known. With ``lower`` every product is
+    restricted to the rows ik.. block i touches; dL/dU stays zero above them.
     """
     p, k, bsz = len(bl.ys), bl.k, g.shape[1]
-    order = reversed(_order(p, transpose))
+    order = list(reversed(_order(p, transpose)))
+    rts = (bl.r if transpose else bl.r.mT).unbind(0)
+    rows = [_rows(i, k, bl.lower) for i in range(p)]
     if q is None:  # only dL/dX: carry G alone, the inputs are not needed
         gg = g.clone(memory_format=torch.contiguous_format)
         for i in order:
-            yi, gi = bl.ys[i], gg[_rows(i, k, bl.lower) :]
-            gi.addmm_(yi, _coefficients(bl, i, not transpose) @ (yi.T @ gi))
+            gi = gg[rows[i] :] if rows[i] else gg
+            gi.addmm_(bl.ys[i], rts[i] @ (bl.yts[i] @ gi), alpha=-1)
         return None, gg
-    n, m = c.shape[0], sum(y.shape[1] for y in bl.ys)
     st = torch.cat([c, g], dim=1)  # S = [Z_out | G], n x 2B
-    v = q.new_empty(p, k, 3 * bsz)
-    torch.neg(q, out=v[:, :, :bsz])
-    v[:, :, 2 * bsz :] = q
-    du = c.new_zeros(n, m) if bl.lower else c.new_empty(n, m)
-    tri, diag = (torch.tril, -1) if transpose else (torch.triu, 1)
+    gv = st[:, bsz:]
+    v = torch.cat([-q, q, q], dim=2)  # [-F | E (written below) | F]
+    ve = v[:, :, bsz : 2 * bsz]
+    heads, es, tails = v[:, :, : 2 * bsz].unbind(0), ve.unbind(0), v[:, :, bsz:].mT.unbind(0)
+    du = c.new_empty(c.shape[0], p * k)  # every entry is written (above the diagonal by tril_ with lower)
+    cols = du.split(k, 1) if p > 1 else (du,)
+    dys = [d[rows[i] :] if rows[i] else d for i, d in enumerate(cols)]
     for i in order:
-        yi, r0, kk = bl.ys[i], _rows(i, k, bl.lower), bl.ys[i].shape[1]
-        si, vi = st[r0:], v[i, :kk]
-        ne = vi[:, bsz : 2 * bsz]
-        torch.mm(_coefficients(bl, i, not transpose), yi.T @ si[:, bsz:], out=ne)  # -E
-        phi = ne @ vi[:, 2 * bsz :].T  # E F'
-        d = torch.mm(yi, tri(phi - phi.mT, diag), out=du[r0:, i * k : i * k + kk])
-        d.addmm_(si, vi[:, bsz:].T)  # - Z_out E' - G F'
-        si.addmm_(yi, vi[:, : 2 * bsz])  # [Z_in | dL/dZ_in] = [Z_out + Y F | G - Y E]
+        si, gi = (st[rows[i] :], gv[rows[i] :]) if rows[i] else (st, gv)
+        torch.mm(rts[i], bl.yts[i] @ gi, out=es[i])  # E
+        torch.mm(si, tails[i], out=dys[i])  # Z_out E' + G F'
+        si.addmm_(bl.ys[i], heads[i], alpha=-1)  # [Z_in | dL/dZ_in] = [Z_out + Y F | G - Y E]
+    phi = torch.bmm(ve, q.mT)  # E F', every block at once
+    ms = (torch.tril(phi - phi.mT, -1) if transpose else torch.triu(phi - phi.mT, 1)).unbind(0)
+    for i in range(p):
+        dys[i].addmm_(bl.ys[i], ms[i], beta=-1)  # Y M - Z_out E' - G F'
     if bl.lower:
-        for sq in _top_squares(du, k):
-            sq.tril_()
-    if bl.scale is not None:
-        du *= bl.scale[0]
-        du *= bl.scale[1]
-    return du, st[:, bsz:]
+        du.tril_()
+    du = du[:, : bl.m] / bl.amax if p * k > bl.m else du.div_(bl.amax)
+    return du, gv
 
 
 # --------------------------------------------------------------------------- autograd
 class HouseholderWYFunction(torch.autograd.Function):
     """``C = W X`` (``W' X`` with ``transpose``) by blocked compact WY, forward and backward.
 
-    ``apply(U, X, block, transpose, zero_identity, lower)``: U is n x m (m <= n), X is (n,) or
-    (n, B); returns C of X's shape. ``zero_identity=True`` takes a zero column as the identity
-    (the svdRNN convention, eq. 1 of Zhang et al.) with zero gradient; otherwise a zero column
-    is a :class:`~orthoverify.errors.ZeroVectorError`. ``lower=True`` reads U on eq. 9's
-    pattern (entries above the diagonal ignored, taken as zero). Backward gives dL/dU (summed
-    over the batch; the full dense gradient, or its lower triangle with ``lower``) and dL/dX;
-    double backward raises NotImplementedError.
+    ``apply(U, X, block, transpose, zero_identity, lower, validate)``: U is n x m (m <= n), X
+    is (n,) or (n, B); returns C of X's shape. ``block=None`` takes :func:`choose_block`.
+    ``zero_identity=True`` takes a zero column as the identity (the svdRNN convention, eq. 1 of
+    Zhang et al.) with zero gradient; otherwise a zero column is a
+    :class:`~orthoverify.errors.ZeroVectorError` (NaN with ``validate=False``). ``lower=True``
+    reads U on eq. 9's pattern (entries above the diagonal ignored, taken as zero).
+    ``validate`` (default True): one read-back in forward, see the module docstring. Backward
+    gives dL/dU (summed over the batch; the full dense gradient, or its lower triangle with
+    ``lower``) and dL/dX, reading nothing back; double backward raises NotImplementedError.
     """
 
     @staticmethod
@@ -315,28 +303,31 @@ class HouseholderWYFunction(torch.autograd.Function):
         ctx: Any,
         U: Tensor,
         X: Tensor,
-        block: int = DEFAULT_BLOCK,
+        block: int | None = None,
         transpose: bool = False,
         zero_identity: bool = False,
         lower: bool = False,
+        validate: bool = True,
     ) -> Tensor:
-        """Validate, prepare, apply the blocks; save the blocks, -T_i^-1, C and, when dL/dU is
-        wanted, the coefficients -F_i (about m x B in all)."""
-        bs, tr = _check_block(block), _check_flag(transpose, "transpose")
-        zi, lo = _check_flag(zero_identity, "zero_identity"), _check_flag(lower, "lower")
+        """Check, prepare, apply the blocks; save Y, the column maxima, T_i^-1, C and, when
+        dL/dU is wanted, the coefficients F_i (p k x B in all)."""
         uu, xx = _validated(U, X)
-        c, vec, bl, q = _run(uu.detach(), xx.detach(), bs, tr, zi, lo, save=bool(ctx.needs_input_grad[0]))
-        n, m = U.shape
+        tr = _check_flag(transpose, "transpose")
+        zi, lo = _check_flag(zero_identity, "zero_identity"), _check_flag(lower, "lower")
+        bs = _check_block(block, uu.shape[1], uu.device)
+        c, vec, bl, q = _run(uu, xx, bs, tr, zi, lo, _check_flag(validate, "validate"), save=ctx.needs_input_grad[0])
+        n, m = uu.shape
         ctx.transpose, ctx.vec, ctx.shape_u = tr, vec, (n, m)
         if bl is None:  # m = 0
             ctx.save_for_backward()
         else:
             ctx.k, ctx.lower = bl.k, bl.lower
-            ctx.save_for_backward(c, q, bl.ns, bl.scale, *bl.ys)
+            ctx.views = (bl.ys, bl.yts)  # views of the saved Y: kept rather than made again in backward
+            ctx.save_for_backward(c, q, bl.r, bl.amax, bl.y)
         return c.reshape(n) if vec else c
 
     @staticmethod
-    def backward(ctx: Any, grad_c: Tensor) -> tuple[Tensor | None, Tensor | None, None, None, None, None]:
+    def backward(ctx: Any, grad_c: Tensor) -> tuple[Tensor | None, Tensor | None, None, None, None, None, None]:
         """Reverse pass over the blocks, rebuilding each block's input from its output."""
         if torch.is_grad_enabled():
             raise NotImplementedError(
@@ -347,59 +338,96 @@ class HouseholderWYFunction(torch.autograd.Function):
         need_u, need_x = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
         if m == 0:  # W = I
             du0 = grad_c.new_zeros(n, 0) if need_u else None
-            return du0, (grad_c.clone() if need_x else None), None, None, None, None
-        c, q, ns, scale, *ys = ctx.saved_tensors
+            return du0, (grad_c.clone() if need_x else None), None, None, None, None, None
+        c, q, r, amax, y = ctx.saved_tensors
+        # the views forward made, once (a second backward, retain_graph=True, makes them again);
+        # dropped here so that an output kept alive does not keep Y alive after backward
+        ys, yts = ctx.views or _views(y, y.shape[1] // ctx.k, ctx.k, ctx.lower)
+        ctx.views = None
+        bl = _Blocks(y, ys, yts, r, amax, ctx.k, m, ctx.lower)
         g = grad_c.reshape(n, 1) if ctx.vec else grad_c
-        du, dx = _wy_backward(_Blocks(ys, ns, ctx.k, ctx.lower, scale), q if need_u else None, c, g, ctx.transpose)
-        return du, ((dx.reshape(n) if ctx.vec else dx) if need_x else None), None, None, None, None
+        du, dx = _wy_backward(bl, q if need_u else None, c, g, ctx.transpose)
+        return du, ((dx.reshape(n) if ctx.vec else dx) if need_x else None), None, None, None, None, None
 
 
 def _run(
-    u: Tensor, x: Tensor, block: int, transpose: bool, zero_identity: bool, lower: bool, *, save: bool
+    u: Tensor,
+    x: Tensor,
+    block: int,
+    transpose: bool,
+    zero_identity: bool,
+    lower: bool,
+    validate: bool,
+    *,
+    save: bool,
 ) -> tuple[Tensor, bool, _Blocks | None, Tensor | None]:
     """(C as n x B, whether X was 1-D, the prepared blocks (None for m = 0) and, with
-    ``save``, the p x k x B coefficients -F_i for backward). Plain torch operations on U and
+    ``save``, the p x k x B coefficients F_i for backward). Plain torch operations on U and
     X as given: forward-mode AD (``torch.func.jvp``, dual tensors) differentiates them."""
     n, m = u.shape
-    x2, vec = _columns(x, n)
+    vec = x.ndim == 1
+    x2 = x.reshape(n, 1) if vec else x
     if m == 0:
+        if validate:
+            vector_or_columns(_torch_backend(x2), x2, "X", n)  # NonFiniteError
         return x2.clone(), vec, None, None
-    bl = _prepare(u, block, zero_identity, lower)
+    bl = _prepare(u, x2, block, zero_identity, lower, validate)
     q = x2.new_empty(len(bl.ys), bl.k, x2.shape[1]) if save else None
     return _wy_forward(bl, x2, transpose, q), vec, bl, q
 
 
-def _apply(u: object, x: object, block: int, transpose: bool, zero_identity: bool, lower: bool) -> Tensor:
+def _apply(
+    u: object, x: object, block: int | None, transpose: bool, zero_identity: bool, lower: bool, validate: bool
+) -> Tensor:
     """The Function when a gradient is being recorded, else the forward alone (nothing saved),
     on U and X as given, so that forward-mode AD carries tangents through it."""
     uu, xx = _validated(u, x)
     if torch.is_grad_enabled() and (uu.requires_grad or xx.requires_grad):
-        return cast(Tensor, HouseholderWYFunction.apply(uu, xx, block, transpose, zero_identity, lower))
-    bs, tr = _check_block(block), _check_flag(transpose, "transpose")
-    c, vec, _, _ = _run(uu, xx, bs, tr, zero_identity, _check_flag(lower, "lower"), save=False)
+        return cast(Tensor, HouseholderWYFunction.apply(uu, xx, block, transpose, zero_identity, lower, validate))
+    bs = _check_block(block, uu.shape[1], uu.device)
+    tr, lo = _check_flag(transpose, "transpose"), _check_flag(lower, "lower")
+    c, vec, _, _ = _run(uu, xx, bs, tr, zero_identity, lo, _check_flag(validate, "validate"), save=False)
     return c.reshape(uu.shape[0]) if vec else c
 
 
 def householder_wy_apply(
-    U: Tensor, X: Tensor, *, block: int = DEFAULT_BLOCK, transpose: bool = False, lower: bool = False
+    U: Tensor,
+    X: Tensor,
+    *,
+    block: int | None = None,
+    transpose: bool = False,
+    lower: bool = False,
+    validate: bool = True,
 ) -> Tensor:
     """``W X = H(U_{*,1}) ... H(U_{*,m}) X`` (``W' X`` with ``transpose=True``) by blocked compact WY.
 
     U is n x m (1 <= n, 0 <= m <= n, nonzero finite columns), X is (n,) or (n, B), both float32
     or float64 on one device. Equals ``reflector_product(U) @ X`` and
     ``householder_apply(U, X)``; differentiable in U and X with O(nm + nB) saved memory.
+    ``block`` reflections per WY block, None for :func:`choose_block`'s choice on U's device.
 
     ``lower=True``: U is on eq. 9's pattern (column j zero above row j): its entries above the
     diagonal are ignored (taken as zero) and get zero gradient, so the result and dL/dU are
     those of ``tril(U)`` (autograd through ``reflector_product(U.tril()) @ X``). Block i of the
     reflections then only touches rows ik.., and every product is restricted to them: about
     half the work at m = n. The default (False) takes U dense and returns the full gradient.
+
+    ``validate=True`` reads one boolean back per forward and raises NonFiniteError or
+    ZeroVectorError for bad values; ``validate=False`` never waits for the device (the hot
+    path of a training loop): bad values then give NaN, never a finite wrong result.
     """
-    return _apply(U, X, block, transpose, False, lower)
+    return _apply(U, X, block, transpose, False, lower, validate)
 
 
 def svd_wy_apply(
-    Uu: Tensor, sigma: Tensor, Uv: Tensor, X: Tensor, *, block: int = DEFAULT_BLOCK, lower: bool = False
+    Uu: Tensor,
+    sigma: Tensor,
+    Uv: Tensor,
+    X: Tensor,
+    *,
+    block: int | None = None,
+    lower: bool = False,
+    validate: bool = True,
 ) -> Tensor:
     """svdRNN's ``U Sigma V' X`` with ``U = H(Uu_{*,1}) ... H(Uu_{*,m1})`` and
     ``V = H(Uv_{*,1}) ... H(Uv_{*,m2})``, Sigma = diag(sigma).
@@ -411,6 +439,7 @@ def svd_wy_apply(
     sigma, Uv and X; V' X and U (.) run on :func:`householder_wy_apply`'s blocked WY path.
     ``lower=True`` takes Uu and Uv on eq. 9's pattern, as :func:`householder_wy_apply` does
     (entries above the diagonal ignored, zero gradient there; about half the work).
+    ``validate`` as for :func:`householder_wy_apply` (sigma's finiteness included).
     """
     uu, uv, sg = _check_tensor(Uu, "Uu"), _check_tensor(Uv, "Uv"), _check_tensor(sigma, "sigma")
     _same_kind(uu, uv, "Uu", "Uv")
@@ -419,7 +448,8 @@ def svd_wy_apply(
         raise ShapeError(f"Uu has {uu.shape[0]} rows but Uv has {uv.shape[0]}: both must have n rows")
     if uu.ndim == 2 and (sg.ndim != 1 or sg.shape[0] != uu.shape[0]):
         raise ShapeError(f"sigma must have shape ({uu.shape[0]},), got {tuple(sg.shape)}")
-    vector(_torch_backend(sg), sg, "sigma")  # NonFiniteError
-    vx = _apply(uv, X, block, True, True, lower)  # V' X
+    if _check_flag(validate, "validate"):
+        vector(_torch_backend(sg), sg, "sigma")  # NonFiniteError
+    vx = _apply(uv, X, block, True, True, lower, validate)  # V' X
     sx = sg[:, None] * vx if vx.ndim == 2 else sg * vx
-    return _apply(uu, sx, block, False, True, lower)
+    return _apply(uu, sx, block, False, True, lower, validate)

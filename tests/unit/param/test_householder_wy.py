@@ -16,12 +16,20 @@ import pytest
 import torch
 import torch.autograd.forward_ad as fwad
 
+from orthoverify.bench.timing import op_counts
 from orthoverify.engine.ratios import THRESHOLD
 from orthoverify.errors import DomainError, DTypeError, InputError, NonFiniteError, ShapeError, ZeroVectorError
 from orthoverify.param import svd
 from orthoverify.param.householder import reflector_product
 from orthoverify.param.householder_torch import Algorithm1Function, householder_apply
-from orthoverify.param.householder_wy import HouseholderWYFunction, householder_wy_apply, svd_wy_apply
+from orthoverify.param.householder_wy import (
+    CPU_BLOCK,
+    CUDA_BLOCK,
+    HouseholderWYFunction,
+    choose_block,
+    householder_wy_apply,
+    svd_wy_apply,
+)
 from orthoverify.testing import assert_allclose_ratio
 
 DTYPES = [torch.float32, torch.float64]
@@ -66,9 +74,9 @@ def grads(
 
 
 def wy(
-    block: int, transpose: bool = False, lower: bool = False
+    block: int, transpose: bool = False, lower: bool = False, validate: bool = True
 ) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
-    return lambda u, x: householder_wy_apply(u, x, block=block, transpose=transpose, lower=lower)
+    return lambda u, x: householder_wy_apply(u, x, block=block, transpose=transpose, lower=lower, validate=validate)
 
 
 def check(got: tuple[torch.Tensor, ...], ref: tuple[torch.Tensor, ...], n: int, names: str) -> None:
@@ -446,23 +454,21 @@ def saved_bytes(
     ("lower", "tril"), [(False, False), (True, False), (True, True)], ids=["dense", "lower-copy", "lower-stored"]
 )
 def test_saved_memory_is_o_nm_plus_nb(lower: bool, tril: bool) -> None:
-    """Forward keeps -T^-1 per block (block x block), the coefficients -F (block x B per
-    block: m x B <= n x B), C (n x B) and the columns Y: U itself when U needs no change
-    (dense, or ``lower`` with U stored on eq. 9's pattern), else the rows ik.. of each block.
-    So O(nm + nB), and growing m at large B costs far less than Algorithm 1's "store"
-    strategy (n x (m+1) x B)."""
+    """Forward keeps Y (U's columns divided by their largest magnitudes: n x m, whatever U's
+    layout), the m column maxima, T^-1 per block (block x block), the coefficients F (block x
+    B per block: m x B <= n x B) and C (n x B). So O(nm + nB), and growing m at large B costs
+    far less than Algorithm 1's "store" strategy (n x (m+1) x B)."""
     n, block, item = 64, 16, 8
     fast = {(m, b): saved_bytes(wy(block, lower=lower), n, m, b, tril) for m in (16, 64) for b in (1, 64)}
     for (m, b), got in fast.items():
-        y = 0 if not lower or tril else sum((n - i) * block for i in range(0, m, block))
-        assert got == item * (y + m * block + m * b + n * b)  # Y, -T^-1, -F, C
+        assert got == item * (n * m + m + m * block + m * b + n * b)  # Y, maxima, T^-1, F, C
         assert got <= item * 2 * (n * m + n * b)
     store = {m: saved_bytes(lambda u, x: Algorithm1Function.apply(u, x, "store"), n, m, 64) for m in (16, 63)}
     assert store[63] - store[16] > 10 * (fast[64, 64] - fast[16, 64])
 
 
 def test_only_x_requiring_grad_saves_no_coefficients() -> None:
-    """Without dL/dU to compute, forward saves no -F (C, -T^-1 and Y: U's own storage)."""
+    """Without dL/dU to compute, forward saves no F (only C, T^-1, the column maxima and Y)."""
     n, m, b, block = 32, 32, 8, 16
     u, x, _ = make(n, m, b, torch.float64)
     x.requires_grad_(True)
@@ -475,7 +481,7 @@ def test_only_x_requiring_grad_saves_no_coefficients() -> None:
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
         householder_wy_apply(u, x, block=block)
-    assert sorted(sizes) == sorted([n * b, (m // block) * block * block])
+    assert sorted(sizes) == sorted([n * b, (m // block) * block * block, m, n * m])
 
 
 # --------------------------------------------------------------------------- autograd hygiene
@@ -526,6 +532,19 @@ def test_recurrent_use_accumulates_over_steps() -> None:
     assert_allclose_ratio(uu.grad, uref.grad, dim=n, threshold=THRESHOLD)
 
 
+def test_backward_twice_with_retain_graph() -> None:
+    """A second backward through the same graph (retain_graph=True) gives the same gradient
+    (the per-block views forward kept are used once, then made again)."""
+    u, x, g = make(20, 20, 3, torch.float64, seed=35)
+    u.requires_grad_(True)
+    c = householder_wy_apply(u, x, block=6, lower=True)
+    (c * g).sum().backward(retain_graph=True)
+    assert u.grad is not None
+    first = u.grad.clone()
+    (c * g).sum().backward()
+    assert_allclose_ratio(u.grad, 2 * first, dim=20, threshold=THRESHOLD)
+
+
 def test_double_backward_refused_inplace_detected_noncontiguous_grad() -> None:
     u, x, g = make(6, 4, 3, torch.float64)
     u.requires_grad_(True)
@@ -541,6 +560,125 @@ def test_double_backward_refused_inplace_detected_noncontiguous_grad() -> None:
     _, du_ref, _ = grads(lambda a, b: reflector_product(a) @ b, (u, x), torch.ones_like(x))
     assert u.grad is not None
     assert_allclose_ratio(u.grad, du_ref, dim=6, threshold=THRESHOLD)
+
+
+def test_choose_block_per_device_and_its_errors() -> None:
+    assert choose_block(512, "cpu") == CPU_BLOCK and choose_block(512, torch.device("cuda")) == min(512, CUDA_BLOCK)
+    assert choose_block(3, "cuda:0") == 3 and choose_block(0, "cpu") == 1 and choose_block(5000, "cuda") == CUDA_BLOCK
+    with pytest.raises(ShapeError):
+        choose_block(-1, "cpu")
+    with pytest.raises(InputError, match="device must be"):
+        choose_block(4, "gpu0")
+
+
+@pytest.mark.parametrize("lower", [False, True], ids=["dense", "lower"])
+@pytest.mark.parametrize(("n", "m"), [(24, 24), (24, 17)])
+def test_gradients_match_generic_for_several_blocks(n: int, m: int, lower: bool) -> None:
+    """The default block (None) and blocks of 1, 5 and m give C, dL/dU and dL/dX of autograd
+    through the generic dense product, for m = n and m < n, U dense or on eq. 9's pattern."""
+    u, x, g = make(n, m, 3, torch.float64, seed=36)
+    ref = grads(lower_dense(False) if lower else (lambda a, b: dense_w(a) @ b), (u, x), g)
+    for block in (None, 1, 5, m):
+        fn = lambda a, b, block=block: householder_wy_apply(a, b, block=block, lower=lower)  # noqa: E731
+        check(grads(fn, (u, x), g), ref, n, "C dL/dU dL/dX")
+
+
+# --------------------------------------------------------------------------- no read-back on the hot path
+READ_BACKS = ("aten._local_scalar_dense.default", "aten.is_nonzero.default", "aten.item.default", "aten.equal.default")
+"""The operations that copy a value to the host (``bool(t)``, ``float(t)``, ``t.item()``,
+``torch.equal``): on CUDA each one waits for every queued kernel."""
+
+
+def read_backs(fn: Callable[[], Any]) -> int:
+    counts = op_counts(fn)
+    return sum(counts[name] for name in READ_BACKS)
+
+
+def test_read_back_counter_catches_a_planted_read_back() -> None:
+    """The measure below can fail: ``bool``, ``float`` and ``.item()`` of a tensor are seen."""
+    t = torch.ones(3, dtype=torch.float64)
+    assert read_backs(lambda: bool(t.all())) == 1
+    assert read_backs(lambda: float(t.sum()) + t.sum().item()) == 2
+    assert read_backs(lambda: t * 2) == 0
+
+
+def forward_backward(
+    fn: Callable[..., torch.Tensor], inputs: tuple[torch.Tensor, ...], g: torch.Tensor
+) -> tuple[int, int]:
+    """(read-backs in forward, read-backs in backward) of ``<fn(*inputs), g>``."""
+    leaves = [t.detach().clone().requires_grad_(True) for t in inputs]
+    out: list[torch.Tensor] = []
+    fwd = read_backs(lambda: out.append((fn(*leaves) * g).sum()))
+    bwd = read_backs(lambda: out[0].backward())
+    assert all(t.grad is not None for t in leaves)
+    return fwd, bwd
+
+
+@pytest.mark.parametrize(("lower", "transpose"), [(False, False), (True, False), (True, True), (False, True)])
+def test_no_read_back_without_validate_one_with(lower: bool, transpose: bool) -> None:
+    """``validate=False``: forward and backward copy nothing to the host (no host-device
+    synchronisation on CUDA); ``validate=True``: exactly one read-back, in forward. Block 4 at
+    m = 10: three blocks, a short last one."""
+    u, x, g = make(12, 10, 3, torch.float64, seed=31)
+
+    def run(validate: bool) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
+        return lambda a, b: householder_wy_apply(a, b, block=4, transpose=transpose, lower=lower, validate=validate)
+
+    assert forward_backward(run(False), (u, x), g) == (0, 0)
+    assert forward_backward(run(True), (u, x), g) == (1, 0)
+    check(grads(run(False), (u, x), g), grads(run(True), (u, x), g), 12, "C dL/dU dL/dX")
+
+
+def test_svd_no_read_back_without_validate() -> None:
+    gen = torch.Generator().manual_seed(32)
+    uu, uv, x, g = (torch.randn(9, c, generator=gen, dtype=torch.float64) for c in (9, 5, 2, 2))
+    sigma = torch.rand(9, generator=gen, dtype=torch.float64) + 0.5
+    fn = lambda a, s, b, h: svd_wy_apply(a, s, b, h, block=4, lower=True, validate=False)  # noqa: E731
+    assert forward_backward(fn, (uu, sigma, uv, x), g) == (0, 0)
+
+
+@pytest.mark.parametrize("lower", [False, True], ids=["dense", "lower"])
+def test_without_validate_bad_values_give_nan_not_a_finite_answer(lower: bool) -> None:
+    """``validate=False`` reads nothing, so it cannot raise: NaN or Inf in U or X, or a zero
+    column, make C and the gradients non-finite (propagated, never a finite wrong value)."""
+    u, x, g = make(10, 7, 3, torch.float64, seed=33)
+    bad_u = []
+    for value in (float("nan"), float("inf")):
+        b = u.clone()
+        b[6, 2] = value
+        bad_u.append((b, x))
+    zero = u.clone()
+    zero[:, 4] = 0
+    bad_x = x.clone()
+    bad_x[3, 1] = float("-inf")
+    for uu, xx in [*bad_u, (zero, x), (u, bad_x)]:
+        c, du, dx = grads(wy(3, lower=lower, validate=False), (uu, xx), g)
+        assert not bool(torch.isfinite(c).all())
+        assert not bool(torch.isfinite(du).all()) or not bool(torch.isfinite(dx).all())
+
+
+@pytest.mark.parametrize("lower", [False, True], ids=["dense", "lower"])
+def test_operations_per_call_are_a_small_constant_per_block(lower: bool) -> None:
+    """Forward plus backward dispatches a constant number of torch operations (views
+    included) plus a few per block, independent of n: the figure ``orthoverify bench``
+    reports. One block (CUDA's choice up to m = 1024) stays under 60, a tenth of the 598 the
+    per-column-loop version dispatched at n = m = 1024 with 16 blocks."""
+
+    def ops(n: int, block: int) -> int:
+        u, x, g = make(n, n, 4, torch.float64, seed=34)
+        ul, xl = u.requires_grad_(True), x.requires_grad_(True)
+
+        def step() -> None:
+            (householder_wy_apply(ul, xl, block=block, lower=lower, validate=False) * g).sum().backward()
+
+        step()
+        return sum(op_counts(step).values())
+
+    one, two, four, eight = ops(32, 32), ops(32, 16), ops(32, 8), ops(32, 4)
+    assert one <= 59
+    assert ops(64, 64) == one and ops(64, 16) == four  # n does not change the count
+    assert eight - four == 2 * (four - two)  # the same cost for every further block
+    assert 0 < four - two <= 2 * 20 and 0 < two - one <= 20 + 3  # + the splits into blocks
 
 
 # --------------------------------------------------------------------------- bad inputs
@@ -620,3 +758,20 @@ def test_cuda_svd_and_device_mismatch() -> None:
     assert_allclose_ratio(got, ref, dim=12, threshold=THRESHOLD)
     with pytest.raises(InputError, match="same device"):
         householder_wy_apply(uu.cuda(), x)
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("lower", [False, True], ids=["dense", "lower"])
+def test_cuda_forward_backward_never_synchronises(lower: bool) -> None:
+    """``torch.cuda.set_sync_debug_mode("error")`` raises on any host-device synchronisation:
+    a forward plus backward with ``validate=False`` makes none."""
+    u, x, g = make(70, 70, 9, torch.float32, device="cuda")
+    ul, xl = u.requires_grad_(True), x.requires_grad_(True)
+    householder_wy_apply(ul, xl, lower=lower, validate=False)  # warm-up: lazy init may synchronise
+    torch.cuda.synchronize()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        (householder_wy_apply(ul, xl, lower=lower, validate=False) * g).sum().backward()
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    assert ul.grad is not None and bool(torch.isfinite(ul.grad).all())
