@@ -131,10 +131,55 @@ def _init_worker() -> None:
     torch.set_num_threads(1)
 
 
-def local_executor(workers: int) -> Executor:
-    """A process pool of ``workers`` processes, or the serial executor for one worker."""
+def on_device(task: Task) -> bool:
+    """Whether ``task`` computes on an accelerator: a torch backend on a device other than the CPU."""
+    return task.backend.startswith("torch") and task.device != "cpu"
+
+
+class DeviceRouter(Executor):
+    """Two executors behind one: a :class:`Task` that runs :func:`on_device` goes to ``device``,
+    every other submission to ``cpu``. For ``check --device cuda``: the torch-on-CUDA checks run in
+    the few processes that own the GPU (one CUDA context each, where a pool of one per core would
+    start one per core and queue the GPU's tiny kernels from all of them), the rest in the CPU pool."""
+
+    def __init__(self, cpu: Executor, device: Executor, route: Callable[[Task], bool] = on_device) -> None:
+        self.cpu = cpu
+        self.device = device
+        self.route = route
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        to_device = bool(args) and isinstance(args[0], Task) and self.route(args[0])
+        return (self.device if to_device else self.cpu).submit(fn, *args, **kwargs)
+
+    def parts(self) -> tuple[Executor, Executor]:
+        """The executors behind this one (the CPU's, the device's)."""
+        return self.cpu, self.device
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self.device.shutdown(wait=wait, cancel_futures=cancel_futures)
+        self.cpu.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+
+DEVICE_WORKERS = 1
+"""Processes that own the device in a local run on one (``check --device cuda``): see :func:`local_executor`."""
+
+
+def local_executor(workers: int, device: str = "cpu", device_workers: int = DEVICE_WORKERS) -> Executor:
+    """A process pool of ``workers`` processes, or the serial executor for one worker (this
+    process then owns the device, if any). On a device other than the CPU, ``device_workers`` of
+    the ``workers`` processes (at most all but one) run the tasks :func:`on_device` and the others
+    every other task (a :class:`DeviceRouter`)."""
     if workers <= 1:
         return SerialExecutor()
+    if device == "cpu":
+        return _process_pool(workers)
+    if device_workers < 1:
+        raise ValueError(f"device_workers must be a positive integer, got {device_workers}")
+    on_dev = min(device_workers, workers - 1)
+    return DeviceRouter(_process_pool(workers - on_dev), _process_pool(on_dev))
+
+
+def _process_pool(workers: int) -> ProcessPoolExecutor:
     import multiprocessing
 
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -361,7 +406,7 @@ def run_tasks(
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     own = executor is None
-    ex = executor if executor is not None else local_executor(min(nworkers, max(len(tasks), 1)))
+    ex = executor if executor is not None else local_executor(min(nworkers, max(len(tasks), 1)), device)
     results: dict[int, list[Evidence]] = {}
     try:
         if isinstance(ex, SerialExecutor):  # one task at a time, each reported as it finishes
@@ -449,6 +494,6 @@ def _executor_name(ex: Executor, own: bool) -> str:
     """What to record for an executor given without a name."""
     if isinstance(ex, SerialExecutor):
         return "serial"
-    if own:
+    if own or isinstance(ex, DeviceRouter):
         return "local"
     return type(ex).__name__
