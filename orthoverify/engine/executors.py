@@ -260,7 +260,8 @@ def open_executor(
         try:
             desc = "serial (this process)" if n <= 1 else f"local ({n} processes)"
             if n > 1 and device != "cpu":
-                desc = f"local ({n} processes, one of them on {device})"
+                on_dev = getattr(ex, "device_processes", 1)
+                desc = f"local ({n} processes, {on_dev} of them on {device})"
             yield OpenedExecutor(ex, "local", desc, n)
         except BaseException:  # an interrupt (or an error) on the way: no waiting for running tasks
             stop_workers(ex)

@@ -26,7 +26,7 @@ from orthoverify.engine.checks import RunContext, derive_seed, select_backends
 from orthoverify.engine.model import Claim, Counterexample, Evidence, Verdict, decide
 from orthoverify.engine.profiles import get_profile
 from orthoverify.engine.registry import DEFAULT_MODULES, get_registry
-from orthoverify.errors import BackendError
+from orthoverify.errors import BackendError, InputError
 
 
 class ClaimLookup(Protocol):
@@ -142,10 +142,13 @@ class DeviceRouter(Executor):
     the few processes that own the GPU (one CUDA context each, where a pool of one per core would
     start one per core and queue the GPU's tiny kernels from all of them), the rest in the CPU pool."""
 
-    def __init__(self, cpu: Executor, device: Executor, route: Callable[[Task], bool] = on_device) -> None:
+    def __init__(
+        self, cpu: Executor, device: Executor, route: Callable[[Task], bool] = on_device, device_processes: int = 1
+    ) -> None:
         self.cpu = cpu
         self.device = device
         self.route = route
+        self.device_processes = device_processes  # how many processes the device part has (for descriptions)
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
         to_device = bool(args) and isinstance(args[0], Task) and self.route(args[0])
@@ -163,20 +166,35 @@ class DeviceRouter(Executor):
 DEVICE_WORKERS = 1
 """Processes that own the device in a local run on one (``check --device cuda``): see :func:`local_executor`."""
 
+DEVICE_WORKERS_ENV = "ORTHOVERIFY_DEVICE_WORKERS"
+"""Environment variable: how many processes own the device instead (a positive integer)."""
 
-def local_executor(workers: int, device: str = "cpu", device_workers: int = DEVICE_WORKERS) -> Executor:
+
+def device_workers_default() -> int:
+    """``$ORTHOVERIFY_DEVICE_WORKERS`` when set, else :data:`DEVICE_WORKERS`."""
+    raw = os.environ.get(DEVICE_WORKERS_ENV, "").strip()
+    if not raw:
+        return DEVICE_WORKERS
+    if not raw.isdigit() or int(raw) < 1:
+        raise InputError(f"${DEVICE_WORKERS_ENV} must be a positive integer, got {raw!r}")
+    return int(raw)
+
+
+def local_executor(workers: int, device: str = "cpu", device_workers: int | None = None) -> Executor:
     """A process pool of ``workers`` processes, or the serial executor for one worker (this
-    process then owns the device, if any). On a device other than the CPU, ``device_workers`` of
-    the ``workers`` processes (at most all but one) run the tasks :func:`on_device` and the others
-    every other task (a :class:`DeviceRouter`)."""
+    process then owns the device, if any). On a device other than the CPU, ``device_workers``
+    (default :func:`device_workers_default`) of the ``workers`` processes, at most all but one, run
+    the tasks :func:`on_device` and the others every other task (a :class:`DeviceRouter`)."""
     if workers <= 1:
         return SerialExecutor()
     if device == "cpu":
         return _process_pool(workers)
+    if device_workers is None:
+        device_workers = device_workers_default()
     if device_workers < 1:
         raise ValueError(f"device_workers must be a positive integer, got {device_workers}")
     on_dev = min(device_workers, workers - 1)
-    return DeviceRouter(_process_pool(workers - on_dev), _process_pool(on_dev))
+    return DeviceRouter(_process_pool(workers - on_dev), _process_pool(on_dev), device_processes=on_dev)
 
 
 def _process_pool(workers: int) -> ProcessPoolExecutor:

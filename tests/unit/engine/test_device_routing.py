@@ -16,6 +16,7 @@ from orthoverify.engine.executors import open_executor, stop_workers
 from orthoverify.engine.model import Evidence
 from orthoverify.engine.registry import DEFAULT_MODULES, get_registry
 from orthoverify.engine.runner import DeviceRouter, SerialExecutor, Task, local_executor, on_device, plan, run_tasks
+from orthoverify.errors import InputError
 
 CLAIMS = ("householder.algorithm1", "cayley.theorem3_2", "unitary.coverage")
 """Claims with torch and non-torch checks (NumPy, mpmath, SymPy)."""
@@ -86,6 +87,21 @@ def test_local_executor_gives_the_device_one_process() -> None:
         local_executor(2, "cuda", device_workers=0)
 
 
+def test_device_workers_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ORTHOVERIFY_DEVICE_WORKERS", "2")
+    ex = local_executor(4, "cuda")
+    assert isinstance(ex, DeviceRouter) and ex.device_processes == 2
+    assert ex.parts()[0]._max_workers == 2  # type: ignore[attr-defined]
+    ex.shutdown()
+    ex = local_executor(2, "cuda")  # at most all but one
+    assert isinstance(ex, DeviceRouter) and ex.device_processes == 1
+    ex.shutdown()
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv("ORTHOVERIFY_DEVICE_WORKERS", bad)
+        with pytest.raises(InputError, match="ORTHOVERIFY_DEVICE_WORKERS"):
+            local_executor(4, "cuda")
+
+
 def _pid(task: Task) -> int:
     return os.getpid()
 
@@ -111,7 +127,7 @@ def test_device_tasks_share_one_process_apart_from_the_cpu_pool() -> None:
 def test_open_executor_names_the_device_process() -> None:
     with open_executor("local", 3, device="cuda") as opened:  # nothing submitted: no process starts
         assert isinstance(opened.executor, DeviceRouter) and opened.slots == 3
-        assert opened.description == "local (3 processes, one of them on cuda)"
+        assert opened.description == "local (3 processes, 1 of them on cuda)"
     with open_executor("local", 3) as opened:
         assert isinstance(opened.executor, ProcessPoolExecutor)
 
