@@ -5,8 +5,13 @@ device instead (``torch.zeros(n)``, ``torch.tensor(d)``: the CPU) makes a CUDA r
 "Expected all tensors to be on the same device". CI has no GPU, so the guard here makes every
 such allocation fail on the CPU: while a check runs, each torch factory whose result depends on
 the default device (``torch.tensor``, ``zeros``, ``eye``, ``randn``, ...) must be given a device,
-and ``torch.from_numpy`` (always the CPU) is refused. The guard raises :class:`StrayAllocation`, a
-BaseException, so no ``except Exception`` in a check can turn it into a verdict.
+and ``torch.from_numpy`` (always the CPU) is refused. The check's backend is on ``cpu:0``, the
+same CPU under another name, and a torch backend asked for on plain ``cpu`` inside the check is
+refused too: one made without regard to the run's device (``get_backend("torch-float64")``),
+unless it is the backend of a tensor at hand (``infer_backend(x)``: a tensor's device is plain
+``cpu`` here, and the backend of x's device is right by construction). The
+guard raises :class:`StrayAllocation`, a BaseException, so no ``except Exception`` in a check can
+turn it into a verdict.
 
 Every torch check of every registered claim runs under it on the quick profile with one case per
 size and few search examples (the torch paths a full quick run takes, in seconds). The guard can
@@ -16,6 +21,7 @@ fail: a planted device-less ``torch.zeros`` is caught.
 from __future__ import annotations
 
 import dataclasses
+import sys
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,6 +33,7 @@ import torch
 import torch.utils._device
 from torch.overrides import TorchFunctionMode
 
+import orthoverify.backends
 from orthoverify.backends import get_backend
 from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext, case_size, derive_seed, select_backends
 from orthoverify.engine.model import Evidence
@@ -57,11 +64,29 @@ def _refuse_from_numpy(*args: Any, **kwargs: Any) -> Any:
     raise StrayAllocation("torch.from_numpy makes a CPU tensor: use torch.as_tensor(..., device=...)")
 
 
+GUARDED_DEVICE = "cpu:0"
+"""The device of a guarded check's backend: the CPU, under a name no code writes by default."""
+
+FROM_A_TENSOR = ("infer_backend", "_torch_backend")
+"""Functions that ask for the torch backend of a tensor's own device (orthoverify.backends,
+param/householder_torch.py): their plain ``cpu`` is the tensor's, not a default."""
+
+
 @contextmanager
 def device_guard() -> Iterator[None]:
-    """Every tensor made inside must name its device (see the module docstring)."""
+    """Every tensor made inside must name its device, and no torch backend is made for plain
+    ``cpu`` (see the module docstring)."""
+    make = orthoverify.backends._get_backend
+
+    def no_cpu_backend(name: str, device: str) -> Any:
+        caller = sys._getframe(2).f_code.co_name  # 1: get_backend, 2: who asked
+        if name.startswith("torch") and torch.device(device) == torch.device("cpu") and caller not in FROM_A_TENSOR:
+            raise StrayAllocation(f"a {name} backend made for the CPU, not for the run's device ({GUARDED_DEVICE})")
+        return make(name, device)
+
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(torch, "from_numpy", _refuse_from_numpy)
+        mp.setattr(orthoverify.backends, "_get_backend", no_cpu_backend)
         with _DeviceGuard():
             yield
 
@@ -115,10 +140,10 @@ def _run_guarded(claim_id: str, check_name: str, backend: str) -> list[Evidence]
     ctx = RunContext(
         claim=claim_id,
         check=check_name,
-        backend=get_backend(backend, "cpu"),
+        backend=get_backend(backend, GUARDED_DEVICE),
         profile=PROFILE,
         seed=derive_seed(0, claim_id, check_name),
-        device="cpu",
+        device=GUARDED_DEVICE,
     )
     try:
         with device_guard():
@@ -149,9 +174,15 @@ def test_the_guard_catches_a_planted_stray_allocation() -> None:
         b.eye(3) + torch.zeros(3, 3, dtype=torch.float64)  # the planted defect: no device
     with pytest.raises(StrayAllocation, match="from_numpy"), device_guard():
         torch.from_numpy(np.ones(2))
-    with device_guard():  # what the backend makes, and as_tensor of a tensor, pass
+    with pytest.raises(StrayAllocation, match="made for the CPU"), device_guard():
+        get_backend("torch-float32")  # the planted defect: a torch backend fixed to the CPU
+    with device_guard():  # what the backend makes, as_tensor of a tensor, other backends pass
         x = b.asarray(np.ones(2)) + b.zeros(2)
         assert torch.as_tensor(x) is x
+        assert get_backend("torch-float32", GUARDED_DEVICE).name == "torch-float32"
+        assert get_backend("numpy-float64").name == "numpy-float64"
+        t = torch.zeros(2, dtype=torch.float32, device="cpu")
+        assert orthoverify.backends.infer_backend(t).name == "torch-float32"
 
 
 def test_the_guard_catches_a_stray_allocation_inside_a_check() -> None:
@@ -162,6 +193,6 @@ def test_the_guard_catches_a_stray_allocation_inside_a_check() -> None:
         return float(b.norm(b.asarray(case["x"]) - torch.tensor(case["x"], dtype=torch.float64)))
 
     check = PropertyCheck("stray", stray, lambda ctx: iter([{"x": [1.0, 2.0]}]), ("torch-float64",), "q")
-    ctx = RunContext("planted", "stray", get_backend("torch-float64", "cpu"), PROFILE, 0)
+    ctx = RunContext("planted", "stray", get_backend("torch-float64", GUARDED_DEVICE), PROFILE, 0)
     with pytest.raises(StrayAllocation, match="tensor"), device_guard():
         check.run(ctx)
