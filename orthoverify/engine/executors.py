@@ -244,7 +244,7 @@ def open_executor(
     ``workers`` sizes the local process pool and ``dask-local`` (default: the CPU count, and 2);
     a running Dask cluster has the workers it has. ``timeout`` (default ``$ORTHOVERIFY_DASK_TIMEOUT``
     or 5 s) bounds the wait for a Dask scheduler and for its first worker. ``device`` (a local
-    pool only): on a device other than the CPU, one of the local processes owns it and runs every
+    pool only): on a device other than the CPU, a few of the local processes own it and run every
     torch task (see :func:`~orthoverify.engine.runner.local_executor`).
     """
     from orthoverify.engine.runner import SerialExecutor, local_executor

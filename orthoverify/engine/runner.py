@@ -163,18 +163,23 @@ class DeviceRouter(Executor):
         self.cpu.shutdown(wait=wait, cancel_futures=cancel_futures)
 
 
-DEVICE_WORKERS = 1
-"""Processes that own the device in a local run on one (``check --device cuda``): see :func:`local_executor`."""
+MAX_DEVICE_WORKERS = 4
+"""The most processes that own the device by default (one CUDA context each)."""
 
 DEVICE_WORKERS_ENV = "ORTHOVERIFY_DEVICE_WORKERS"
 """Environment variable: how many processes own the device instead (a positive integer)."""
 
 
-def device_workers_default() -> int:
-    """``$ORTHOVERIFY_DEVICE_WORKERS`` when set, else :data:`DEVICE_WORKERS`."""
+def device_workers_default(workers: int) -> int:
+    """How many of a local run's ``workers`` processes own the device: ``$ORTHOVERIFY_DEVICE_WORKERS``
+    when set, else a quarter of them (at least 1, at most :data:`MAX_DEVICE_WORKERS`). The torch
+    tasks are about a third of the quick profile's work on the CPU (61 of 172 task-seconds on the
+    2-core development machine); on a GPU, tiny kernels make each slower to launch than to compute,
+    and a few processes overlap that overhead where one would queue it all. Not yet measured on a
+    GPU: tools/gpu-check times it."""
     raw = os.environ.get(DEVICE_WORKERS_ENV, "").strip()
     if not raw:
-        return DEVICE_WORKERS
+        return max(1, min(MAX_DEVICE_WORKERS, workers // 4))
     if not raw.isdigit() or int(raw) < 1:
         raise InputError(f"${DEVICE_WORKERS_ENV} must be a positive integer, got {raw!r}")
     return int(raw)
@@ -190,7 +195,7 @@ def local_executor(workers: int, device: str = "cpu", device_workers: int | None
     if device == "cpu":
         return _process_pool(workers)
     if device_workers is None:
-        device_workers = device_workers_default()
+        device_workers = device_workers_default(workers)
     if device_workers < 1:
         raise ValueError(f"device_workers must be a positive integer, got {device_workers}")
     on_dev = min(device_workers, workers - 1)

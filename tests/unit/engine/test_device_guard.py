@@ -135,22 +135,26 @@ def _small(check: Check) -> Check:
     return dataclasses.replace(check, cases=small)
 
 
-def _run_guarded(claim_id: str, check_name: str, backend: str) -> list[Evidence]:
+def _run(claim_id: str, check_name: str, backend: str, device: str) -> list[Evidence]:
     claim = get_registry(DEFAULT_MODULES)[claim_id]
     ctx = RunContext(
         claim=claim_id,
         check=check_name,
-        backend=get_backend(backend, GUARDED_DEVICE),
+        backend=get_backend(backend, device),
         profile=PROFILE,
         seed=derive_seed(0, claim_id, check_name),
-        device=GUARDED_DEVICE,
+        device=device,
     )
+    got = _small(claim.check(check_name)).run(ctx)
+    return [got] if isinstance(got, Evidence) else list(got)
+
+
+def _run_guarded(claim_id: str, check_name: str, backend: str) -> list[Evidence]:
     try:
         with device_guard():
-            got = _small(claim.check(check_name)).run(ctx)
+            return _run(claim_id, check_name, backend, GUARDED_DEVICE)
     except StrayAllocation as exc:
         pytest.fail(f"{claim_id} {check_name} on {backend}: {exc}, at {_where(exc)}", pytrace=False)
-    return [got] if isinstance(got, Evidence) else list(got)
 
 
 def test_every_claim_with_torch_evidence_is_covered() -> None:
@@ -196,3 +200,17 @@ def test_the_guard_catches_a_stray_allocation_inside_a_check() -> None:
     ctx = RunContext("planted", "stray", get_backend("torch-float64", GUARDED_DEVICE), PROFILE, 0)
     with pytest.raises(StrayAllocation, match="tensor"), device_guard():
         check.run(ctx)
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("claim_id", sorted({c for c, _, _ in TASKS}))
+def test_torch_checks_run_on_cuda_as_on_the_cpu(claim_id: str) -> None:
+    """On a GPU, what the guard stands for: every torch check runs there without error, passing
+    or failing as on the CPU (same cases)."""
+    for cid, check_name, backend in TASKS:
+        if cid != claim_id:
+            continue
+        on_gpu = _run(cid, check_name, backend, "cuda")
+        assert all(ev.error is None for ev in on_gpu), [ev.error for ev in on_gpu]
+        on_cpu = _run(cid, check_name, backend, "cpu")
+        assert [ev.passed for ev in on_gpu] == [ev.passed for ev in on_cpu], (cid, check_name, backend)

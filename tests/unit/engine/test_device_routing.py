@@ -79,6 +79,13 @@ def test_local_executor_gives_the_device_one_process() -> None:
         assert (cpu._max_workers, dev._max_workers) == (3, 1)  # type: ignore[attr-defined]
     finally:
         ex.shutdown()
+    big = local_executor(16, "cuda")  # a quarter, at most 4 (nothing submitted: no process starts)
+    assert isinstance(big, DeviceRouter) and big.device_processes == 4
+    assert big.parts()[0]._max_workers == 12  # type: ignore[attr-defined]
+    big.shutdown()
+    huge = local_executor(64, "cuda")
+    assert isinstance(huge, DeviceRouter) and huge.device_processes == 4
+    huge.shutdown()
     assert isinstance(local_executor(1, "cuda"), SerialExecutor)  # this process owns the device
     cpu_only = local_executor(2, "cpu")
     assert isinstance(cpu_only, ProcessPoolExecutor)
