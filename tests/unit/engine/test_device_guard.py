@@ -31,11 +31,21 @@ import numpy as np
 import pytest
 import torch
 import torch.utils._device
+from hypothesis import HealthCheck, Phase, given, seed, settings
 from torch.overrides import TorchFunctionMode
 
 import orthoverify.backends
 from orthoverify.backends import get_backend
-from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext, case_size, derive_seed, select_backends
+from orthoverify.engine.checks import (
+    Case,
+    Check,
+    PropertyCheck,
+    RunContext,
+    SearchCheck,
+    case_size,
+    derive_seed,
+    select_backends,
+)
 from orthoverify.engine.model import Evidence
 from orthoverify.engine.profiles import get_profile
 from orthoverify.engine.registry import DEFAULT_MODULES, get_registry
@@ -118,16 +128,56 @@ PER_SIZE = 2
 enumerate hundreds of (k1, k2) pairs that take one torch path)."""
 
 
+BIG_RUN = 3
+"""Consecutive cases above ``MAX_N`` after which a property check's cases stop here: making them
+is what costs (a Haar matrix of n = 512), and case generators go up in size (a few interleave
+one big case between small ones, which are kept)."""
+
+
+def _drawn(check: SearchCheck) -> PropertyCheck:
+    """A search as a property check over ``PROFILE.search_examples`` cases its strategy draws (no
+    targeting, no shrinking: shrinking reruns the same torch path, for seconds)."""
+
+    def cases(ctx: RunContext) -> Iterator[Case]:
+        drawn: list[Case] = []
+
+        @settings(
+            max_examples=PROFILE.search_examples,
+            phases=[Phase.generate],
+            database=None,
+            deadline=None,
+            suppress_health_check=list(HealthCheck),
+        )
+        @seed(ctx.seed)
+        @given(check.strategy(ctx))
+        def collect(case: Case) -> None:
+            drawn.append(case)
+
+        collect()
+        return iter(drawn)
+
+    return PropertyCheck(
+        check.name, check.quantity, cases, check.backends, check.quantity_name, check.threshold, confirm=check.confirm
+    )
+
+
 def _small(check: Check) -> Check:
-    """``check`` on its first ``PER_SIZE`` cases of each size up to ``MAX_N`` (property checks)."""
+    """``check`` on its first ``PER_SIZE`` cases of each size up to ``MAX_N``, stopping after
+    ``BIG_RUN`` bigger ones in a row (property checks; a search on a few drawn cases)."""
+    if isinstance(check, SearchCheck):
+        check = _drawn(check)
     if not isinstance(check, PropertyCheck):
         return check
     cases = check.cases
 
     def small(ctx: RunContext) -> Iterator[Case]:
         seen: dict[int, int] = {}
+        big = 0
         for c in cases(ctx):
             n = case_size(c) or 0
+            big = big + 1 if n > MAX_N else 0
+            if big >= BIG_RUN:
+                return
             seen[n] = seen.get(n, 0) + 1
             if n <= MAX_N and seen[n] <= PER_SIZE:
                 yield c
