@@ -376,7 +376,9 @@ def run_checks(
     ``executor`` runs the tasks; without one, ``workers`` > 1 starts a local pool of that many
     processes (closed afterwards; a script that asks for one needs ``if __name__ == "__main__":``,
     as every spawned process pool does), and ``workers`` None or 1 runs them in this process,
-    which works from any script. ``executor_name`` is what the result records about it (see
+    which works from any script; on a ``device`` other than the CPU a few of the pool's processes
+    own the device and run the torch tasks (see :func:`local_executor`). ``executor_name`` is what
+    the result records about it (see
     :func:`orthoverify.engine.executors.open_executor`). A task whose worker died or was lost
     becomes error evidence of that task; the others still count. A run in which every task
     erred warns (``RuntimeWarning``) with the first error.
