@@ -13,9 +13,14 @@ unless it is the backend of a tensor at hand (``infer_backend(x)``: a tensor's d
 guard raises :class:`StrayAllocation`, a BaseException, so no ``except Exception`` in a check can
 turn it into a verdict.
 
-Every torch check of every registered claim runs under it on the quick profile with one case per
-size and few search examples (the torch paths a full quick run takes, in seconds). The guard can
-fail: a planted device-less ``torch.zeros`` is caught.
+Every torch check of every registered claim runs under it on the quick profile's sizes, trimmed
+to what takes the torch paths in seconds: one random case per size, a property check's first two
+cases of each size up to n = 16, a search on five drawn cases. Not caught: a factory given
+``device="cpu"`` outright, or ``.cpu()`` on the hot path (on the CPU these are where they should
+be); the ``cuda``-marked test below runs the same checks on a GPU. The guard can fail: a planted
+device-less ``torch.zeros``, ``torch.from_numpy``, a CPU-bound ``get_backend`` and a check making a
+device-less ``torch.tensor`` are caught (and with the fixes of issue 30 reverted it names the 6
+tasks that crashed or would crash on CUDA).
 """
 
 from __future__ import annotations
@@ -61,6 +66,8 @@ _FACTORIES = frozenset(torch.utils._device._device_constructors())
 
 
 class _DeviceGuard(TorchFunctionMode):
+    """Raises :class:`StrayAllocation` on a default-device factory called without a device."""
+
     def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         kwargs = kwargs or {}
         if func in _FACTORIES and kwargs.get("device") is None:
