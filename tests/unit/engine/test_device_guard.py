@@ -84,8 +84,8 @@ def _refuse_from_numpy(*args: Any, **kwargs: Any) -> Any:
 GUARDED_DEVICE = "cpu:0"
 """The device of a guarded check's backend: the CPU, under a name no code writes by default."""
 
-FROM_A_TENSOR = ("infer_backend", "_torch_backend")
-"""Functions that ask for the torch backend of a tensor's own device (orthoverify.backends,
+FROM_A_TENSOR = ("infer_backend", "_torch_backend", "_complex_dtype_backend")
+"""Functions that ask for the torch backend of a tensor's own device (orthoverify.backends, param/unitary.py,
 param/householder_torch.py): their plain ``cpu`` is the tensor's, not a default."""
 
 
