@@ -401,7 +401,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.executor is None:  # the local pool (one process per CPU unless --workers), sized to the run
             result = run_checks(args.claims or None, workers=args.workers or os.cpu_count() or 1, **common)
         else:
-            with open_executor(args.executor, args.workers) as opened:
+            with open_executor(args.executor, args.workers, device=args.device) as opened:
                 if not args.quiet:
                     err.write(f"executor: {opened.description}\n")
                 result = run_checks(

@@ -491,7 +491,8 @@ def assert_gradients_match(
     yin = _convert(yr, "f(x)")
     _require_finite(yin, "f(x)", threshold, err_msg)
     gen = torch.Generator().manual_seed(_GRAD_SEED)
-    g_work = torch.randn(tuple(yr.shape), generator=gen, dtype=torch.float64).to(dtype=yr.dtype, device=yr.device)
+    g_work = torch.randn(tuple(yr.shape), generator=gen, dtype=torch.float64, device="cpu")  # same draws anywhere
+    g_work = g_work.to(dtype=yr.dtype, device=yr.device)
     g64 = g_work.detach().to("cpu", torch.float64)
 
     note = ""

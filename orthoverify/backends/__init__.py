@@ -137,7 +137,7 @@ def infer_backend(x: Any) -> Backend:
             raise reject_dtype(str(x.dtype).replace("torch.", ""), "input", "torch")
         if x.device.type == "meta":
             raise InputError("the input is a meta tensor: it has a shape but no values to compute with")
-        return get_backend(f"torch-{dtype}", x.device.type)
+        return get_backend(f"torch-{dtype}", str(x.device))  # cuda:1 stays cuda:1
     arr = host_array(x, "input", "numpy") if not isinstance(x, np.ndarray) else x
     if arr.dtype == np.float32:
         return get_backend("numpy-float32")

@@ -47,7 +47,7 @@ class TorchBackend(Backend):
             raise BackendError(
                 "CUDA was requested but torch.cuda.is_available() is False on this machine; use --device cpu"
             )
-        if not (device == "cpu" or device.startswith("cuda")):
+        if not (device == "cpu" or device.startswith("cuda") or (device.startswith("cpu:") and device[4:].isdigit())):
             raise BackendError(f"unknown device {device!r}: use 'cpu' or 'cuda'")
         self.dtype = _DTYPES[dtype]
         self.device = torch.device(device)

@@ -127,6 +127,11 @@ def stop_workers(executor: Executor) -> None:
     workers are terminated (not waited for), so that no worker process outlives the run."""
     from concurrent.futures import ProcessPoolExecutor
 
+    parts = getattr(executor, "parts", None)
+    if callable(parts):  # a DeviceRouter: the CPU's pool and the device's
+        for part in parts():
+            stop_workers(part)
+        return
     if not isinstance(executor, ProcessPoolExecutor):
         executor.shutdown(wait=False, cancel_futures=True)
         return
@@ -232,13 +237,15 @@ def _dask_local(workers: int, name: str, timeout: float) -> Iterator[OpenedExecu
 
 @contextlib.contextmanager
 def open_executor(
-    spec: str | None = None, workers: int | None = None, *, timeout: float | None = None
+    spec: str | None = None, workers: int | None = None, *, timeout: float | None = None, device: str = "cpu"
 ) -> Iterator[OpenedExecutor]:
     """Open the executor ``spec`` names for a ``with`` block, and close it (and any client) after.
 
     ``workers`` sizes the local process pool and ``dask-local`` (default: the CPU count, and 2);
     a running Dask cluster has the workers it has. ``timeout`` (default ``$ORTHOVERIFY_DASK_TIMEOUT``
-    or 5 s) bounds the wait for a Dask scheduler and for its first worker.
+    or 5 s) bounds the wait for a Dask scheduler and for its first worker. ``device`` (a local
+    pool only): on a device other than the CPU, a few of the local processes own it and run every
+    torch task (see :func:`~orthoverify.engine.runner.local_executor`).
     """
     from orthoverify.engine.runner import SerialExecutor, local_executor
 
@@ -249,9 +256,12 @@ def open_executor(
         yield OpenedExecutor(SerialExecutor(), "serial", "serial (this process)", 1)
     elif parsed.kind == "local":
         n = workers if workers is not None else (os.cpu_count() or 1)
-        ex = local_executor(n)
+        ex = local_executor(n, device)
         try:
             desc = "serial (this process)" if n <= 1 else f"local ({n} processes)"
+            if n > 1 and device != "cpu":
+                on_dev = getattr(ex, "device_processes", 1)
+                desc = f"local ({n} processes, {on_dev} of them on {device})"
             yield OpenedExecutor(ex, "local", desc, n)
         except BaseException:  # an interrupt (or an error) on the way: no waiting for running tasks
             stop_workers(ex)

@@ -26,7 +26,7 @@ from orthoverify.engine.checks import RunContext, derive_seed, select_backends
 from orthoverify.engine.model import Claim, Counterexample, Evidence, Verdict, decide
 from orthoverify.engine.profiles import get_profile
 from orthoverify.engine.registry import DEFAULT_MODULES, get_registry
-from orthoverify.errors import BackendError
+from orthoverify.errors import BackendError, InputError
 
 
 class ClaimLookup(Protocol):
@@ -131,10 +131,78 @@ def _init_worker() -> None:
     torch.set_num_threads(1)
 
 
-def local_executor(workers: int) -> Executor:
-    """A process pool of ``workers`` processes, or the serial executor for one worker."""
+def on_device(task: Task) -> bool:
+    """Whether ``task`` computes on an accelerator: a torch backend on a device other than the CPU."""
+    return task.backend.startswith("torch") and task.device != "cpu"
+
+
+class DeviceRouter(Executor):
+    """Two executors behind one: a :class:`Task` that runs :func:`on_device` goes to ``device``,
+    every other submission to ``cpu``. For ``check --device cuda``: the torch-on-CUDA checks run in
+    the few processes that own the GPU (one CUDA context each, where a pool of one per core would
+    start one per core and queue the GPU's tiny kernels from all of them), the rest in the CPU pool."""
+
+    def __init__(
+        self, cpu: Executor, device: Executor, route: Callable[[Task], bool] = on_device, device_processes: int = 1
+    ) -> None:
+        self.cpu = cpu
+        self.device = device
+        self.route = route
+        self.device_processes = device_processes  # how many processes the device part has (for descriptions)
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        to_device = bool(args) and isinstance(args[0], Task) and self.route(args[0])
+        return (self.device if to_device else self.cpu).submit(fn, *args, **kwargs)
+
+    def parts(self) -> tuple[Executor, Executor]:
+        """The executors behind this one (the CPU's, the device's)."""
+        return self.cpu, self.device
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self.device.shutdown(wait=wait, cancel_futures=cancel_futures)
+        self.cpu.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+
+MAX_DEVICE_WORKERS = 4
+"""The most processes that own the device by default (one CUDA context each)."""
+
+DEVICE_WORKERS_ENV = "ORTHOVERIFY_DEVICE_WORKERS"
+"""Environment variable: how many processes own the device instead (a positive integer)."""
+
+
+def device_workers_default(workers: int) -> int:
+    """How many of a local run's ``workers`` processes own the device: ``$ORTHOVERIFY_DEVICE_WORKERS``
+    when set, else a quarter of them (at least 1, at most :data:`MAX_DEVICE_WORKERS`). The torch
+    tasks are about a third of the quick profile's work on the CPU (61 of 172 task-seconds on the
+    2-core development machine); on a GPU, tiny kernels make each slower to launch than to compute,
+    and a few processes overlap that overhead where one would queue it all. Not yet measured on a
+    GPU: tools/gpu-check times it."""
+    raw = os.environ.get(DEVICE_WORKERS_ENV, "").strip()
+    if not raw:
+        return max(1, min(MAX_DEVICE_WORKERS, workers // 4))
+    if not raw.isdigit() or int(raw) < 1:
+        raise InputError(f"${DEVICE_WORKERS_ENV} must be a positive integer, got {raw!r}")
+    return int(raw)
+
+
+def local_executor(workers: int, device: str = "cpu", device_workers: int | None = None) -> Executor:
+    """A process pool of ``workers`` processes, or the serial executor for one worker (this
+    process then owns the device, if any). On a device other than the CPU, ``device_workers``
+    (default :func:`device_workers_default`) of the ``workers`` processes, at most all but one, run
+    the tasks :func:`on_device` and the others every other task (a :class:`DeviceRouter`)."""
     if workers <= 1:
         return SerialExecutor()
+    if device == "cpu":
+        return _process_pool(workers)
+    if device_workers is None:
+        device_workers = device_workers_default(workers)
+    if device_workers < 1:
+        raise ValueError(f"device_workers must be a positive integer, got {device_workers}")
+    on_dev = min(device_workers, workers - 1)
+    return DeviceRouter(_process_pool(workers - on_dev), _process_pool(on_dev), device_processes=on_dev)
+
+
+def _process_pool(workers: int) -> ProcessPoolExecutor:
     import multiprocessing
 
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -308,7 +376,9 @@ def run_checks(
     ``executor`` runs the tasks; without one, ``workers`` > 1 starts a local pool of that many
     processes (closed afterwards; a script that asks for one needs ``if __name__ == "__main__":``,
     as every spawned process pool does), and ``workers`` None or 1 runs them in this process,
-    which works from any script. ``executor_name`` is what the result records about it (see
+    which works from any script; on a ``device`` other than the CPU a few of the pool's processes
+    own the device and run the torch tasks (see :func:`local_executor`). ``executor_name`` is what
+    the result records about it (see
     :func:`orthoverify.engine.executors.open_executor`). A task whose worker died or was lost
     becomes error evidence of that task; the others still count. A run in which every task
     erred warns (``RuntimeWarning``) with the first error.
@@ -361,7 +431,7 @@ def run_tasks(
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     own = executor is None
-    ex = executor if executor is not None else local_executor(min(nworkers, max(len(tasks), 1)))
+    ex = executor if executor is not None else local_executor(min(nworkers, max(len(tasks), 1)), device)
     results: dict[int, list[Evidence]] = {}
     try:
         if isinstance(ex, SerialExecutor):  # one task at a time, each reported as it finishes
@@ -449,6 +519,6 @@ def _executor_name(ex: Executor, own: bool) -> str:
     """What to record for an executor given without a name."""
     if isinstance(ex, SerialExecutor):
         return "serial"
-    if own:
+    if own or isinstance(ex, DeviceRouter):
         return "local"
     return type(ex).__name__

@@ -162,7 +162,7 @@ def _complex_dtype_backend(x: Any) -> Backend | None:
         real = {torch.complex64: "float32", torch.complex128: "float64"}.get(x.dtype)
         if real is None:
             raise DTypeError(f"unsupported complex dtype {x.dtype}; use complex64 or complex128")
-        return get_backend(f"torch-{real}", x.device.type)
+        return get_backend(f"torch-{real}", str(x.device))  # cuda:1 stays cuda:1
     if isinstance(x, np.ndarray) and x.dtype.kind == "c":
         return get_backend("numpy-float32" if x.dtype == np.complex64 else "numpy-float64")
     return None

@@ -270,12 +270,15 @@ def jacobian_analytic(p: URNNParameters) -> Array:
     return b.stack_columns(ordered, n * n)
 
 
-def jacobian_autograd(p: URNNParameters, *, device: str = "cpu", threshold: float = 30.0) -> Any:
+def jacobian_autograd(p: URNNParameters, *, device: str | None = None, threshold: float = 30.0) -> Any:
     """The same Jacobian by torch float64 autograd through the dense ``urnn_matrix``, with
     ``W* dW`` checked to be skew-Hermitian (its Hermitian part a test ratio against ``||J||``
-    at most ``threshold``; DomainError otherwise); returns a torch tensor."""
+    at most ``threshold``; DomainError otherwise); returns a torch tensor, on ``device``
+    (default: p's device when p is in torch, else the CPU)."""
     import torch
 
+    if device is None:
+        device = str(p.backend.device) if p.backend.family == "torch" else "cpu"  # type: ignore[attr-defined]
     tb = get_backend("torch-float64", device)
     x0 = tb.asarray(p.backend.to_numpy(flat_parameters(p)))
     q0 = urnn_from_flat(x0, p.perm, backend=tb)

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from orthoverify import samples
-from orthoverify.backends import Backend, get_backend
+from orthoverify.backends import Backend
 from orthoverify.claims._common import EXACT
 from orthoverify.claims.cayley import PAPER
 from orthoverify.claims.cayley._shared import random_signs
@@ -76,20 +76,20 @@ def fn_count_jacobian(ctx: RunContext) -> Outcome:
     import torch
 
     rng = ctx.rng()
-    tb = get_backend("torch-float64")
+    tb = ctx.backend  # torch-float64, on the run's device
     notes = []
     ok = True
     for n in (2, 3, 4, 6, 8):
-        a = torch.tensor(samples.random_skew(rng, n), dtype=torch.float64)
-        iu = torch.triu_indices(n, n, 1)
+        a = tb.asarray(samples.random_skew(rng, n))
+        iu = torch.triu_indices(n, n, 1, device=a.device)
         d = tuple(random_signs(rng, n))
 
         def f(x: Any, n: int = n, iu: Any = iu, d: tuple[int, ...] = d, b: Backend = tb) -> Any:
-            p = torch.zeros(n, n, dtype=torch.float64).index_put((iu[0], iu[1]), x)
+            p = b.zeros((n, n)).index_put((iu[0], iu[1]), x)
             return cy.scaled_cayley(p - p.T, d, backend=b).reshape(-1)
 
         jac = torch.autograd.functional.jacobian(f, a[iu[0], iu[1]])
-        s = torch.linalg.svdvals(jac).numpy()
+        s = tb.to_numpy(torch.linalg.svdvals(jac))
         want = n * (n - 1) // 2
         tol = s[0] * max(jac.shape) * np.finfo(np.float64).eps
         rank = int(np.sum(s > tol))

@@ -94,7 +94,7 @@ def q_theorem3_2_function(b: Backend, case: Case) -> Measure:
     a, d, g = _grad_case(b, case)
     n = a.shape[0]
     p1 = b.triu(a, 1).clone().requires_grad_(True)
-    w1 = scaled_cayley_weight(p1, torch.tensor(d, dtype=a.dtype))
+    w1 = scaled_cayley_weight(p1, torch.tensor(d, dtype=a.dtype, device=a.device))
     (g1,) = torch.autograd.grad(b.sum(g * w1), (p1,))
     p2 = b.triu(a, 1).clone().requires_grad_(True)
     w2 = cy.scaled_cayley(_skew_of(b, p2), d, backend=b, threshold=NO_CHECK)

@@ -80,6 +80,7 @@ def fn_jacobian_rank_float(ctx: RunContext) -> Outcome:
     import torch
 
     rng = ctx.rng()
+    tb = ctx.backend  # torch-float64, on the run's device
     ok = True
     notes = []
     margins = []
@@ -87,14 +88,14 @@ def fn_jacobian_rank_float(ctx: RunContext) -> Outcome:
         vecs = []
         for k in range(2, n + 1):
             v = rng.standard_normal(k)
-            vecs.append(torch.tensor(v / np.linalg.norm(v), dtype=torch.float64))
+            vecs.append(tb.asarray(v / np.linalg.norm(v)))
         sizes = list(range(2, n + 1))
 
         def f(x: Any, sizes: list[int] = sizes) -> Any:
-            return hh.m_map([torch.ones(1, dtype=torch.float64), *torch.split(x, sizes)]).reshape(-1)
+            return hh.m_map([tb.asarray([1.0]), *torch.split(x, sizes)]).reshape(-1)
 
         jac = torch.autograd.functional.jacobian(f, torch.cat(vecs))
-        s = torch.linalg.svdvals(jac).numpy()
+        s = tb.to_numpy(torch.linalg.svdvals(jac))
         tol = s[0] * max(jac.shape) * np.finfo(np.float64).eps
         rank = int(np.sum(s > tol))
         r = n * (n - 1) // 2
