@@ -126,20 +126,3 @@ def test_a_dtype_the_target_cannot_handle_is_one_finding() -> None:
     orth = {e.backend: e for e in by["orthogonal"].evidence}
     assert orth["torch-float32-cpu"].passed and orth["torch-float32-cpu"].cases > 0
     assert "Not run" in orth["torch-float64-cpu"].notes and not orth["torch-float64-cpu"].passed
-
-
-def test_a_check_can_run_whole_in_the_target_process() -> None:
-    """Checks outside VERIFIER_SIDE (say, ones that differentiate or vmap through the target object)
-    run whole where the target lives; their evidence comes back as JSON, equal to a local run's."""
-    from orthoverify.conformance import _in_target_process, open_target
-    from orthoverify.conformance import checks as ck
-
-    t = open_target(T + "nondeterministic", "orthogonal-map")
-    try:
-        ctx = ck.Ctx(t, ("float64",), profile="quick", examples=5, runner=t.runner)
-        (ev,) = _in_target_process(ctx, "conformance.orthogonal-map.determinism", "determinism")
-        assert ev.check == "determinism" and not ev.passed and ev.counterexample is not None
-        assert ck.evidence_from_json(ck.evidence_to_json(ev)) == ev
-    finally:
-        assert t.runner is not None
-        t.runner.close()
