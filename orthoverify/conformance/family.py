@@ -22,6 +22,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from orthoverify.backends import Backend, get_backend
 from orthoverify.conformance import checks as ck
 from orthoverify.conformance.calls import DEFAULT_TIMEOUT
@@ -202,7 +204,8 @@ class TargetCheck(Check):
 
     def _confirmed(self, ev: Evidence) -> Evidence:
         """``ev`` with its counterexample confirmed by measuring it again (:meth:`replay`), or, when
-        it does not fail again, failed and unconfirmed (no counterexample: the claim is inconclusive)."""
+        it does not fail again, failed and unconfirmed (no counterexample: the claim is inconclusive);
+        except a NaN/Inf output on finite input, which stays a finding (refuted, intermittent)."""
         cx = ev.counterexample
         if cx is None or ev.error is not None:
             return ev
@@ -214,6 +217,15 @@ class TargetCheck(Check):
             return ev
         if _fails(m.ratio):
             ev.data["confirmation"] = f"measured again: {m.display}"
+            return ev
+        if nan_on_finite_input(cx):  # an observed NaN/Inf on finite input is a defect, seen once or always
+            ev.passed = False
+            ev.data["intermittent"] = {"remeasured": m.display}
+            ev.notes = (
+                f"{ev.notes} Intermittent: the target returned NaN/Inf for finite input, and this did not happen "
+                f"again when the counterexample was measured again ({m.display}); an observed NaN on finite input is "
+                "a finding (refuted, intermittent)."
+            ).strip()
             return ev
         ev.counterexample, ev.passed = None, False
         ev.data["unconfirmed"] = {"counterexample": cx.to_json(), "remeasured": m.display}
@@ -259,6 +271,18 @@ class TargetCheck(Check):
             if dt == dtype:
                 reproduced = _fails(m.ratio) and not math.isnan(m.ratio)
         return ConformanceReplay(claim, self.family.target.spec, values, cx.value, reproduced)
+
+
+def nan_on_finite_input(cx: Counterexample) -> bool:
+    """The counterexample records an output (or loss) that was NaN or Inf for finite input: what
+    the target did at that call, a defect whether or not it happens again."""
+    if "non-finite:" not in cx.value:
+        return False
+    try:
+        params, _dtype = ck.params_of(dict(cx.inputs))
+    except (TypeError, ValueError):
+        return False
+    return bool(params) and all(bool(np.all(np.isfinite(v))) for v in params.values())
 
 
 def _backend(dtype: str) -> Backend:
