@@ -97,11 +97,16 @@ def _changed(sent: Sequence[torch.Tensor], after: Sequence[torch.Tensor | None])
     return [f"mutates its input: argument {', '.join(map(str, changed))} changed by the call"] if changed else []
 
 
-def subject_of(target: Target, view: Callable[[torch.Tensor], torch.Tensor] | None = None) -> Subject:
-    """The target as the operations reach it (its function, its kind's view, its declaration's code)."""
+def subject_of(
+    target: Target,
+    view: Callable[[torch.Tensor], torch.Tensor] | None = None,
+    declared: Callable[[Target], Declaration | None] | None = None,
+) -> Subject:
+    """The target as the operations reach it (its function, its kind's view, its declaration's
+    code); ``view`` and ``declared`` (how its declaration is found) as bound before it was loaded."""
     from orthoverify.conformance.declare import declaration_of
 
-    d = declaration_of(target)
+    d = (declared or declaration_of)(target)
     return Subject(
         fn=target.fn,
         view=view or target.kind.view,
@@ -179,12 +184,12 @@ def child_main(conn: Any, spec: str, kind: str | None, sys_path: list[str], devi
     try:
         _warm_up()
         from orthoverify.conformance.adapters import load_target
-        from orthoverify.conformance.declare import declaration_data
+        from orthoverify.conformance.declare import declaration_data, declaration_of
         from orthoverify.conformance.kinds import KINDS
 
-        view = KINDS[kind].view if kind in KINDS else None
+        view, make_subject = (KINDS[kind].view if kind in KINDS else None), subject_of  # bound before the import
         target = load_target(spec, kind)
-        subject = subject_of(target, view)
+        subject = make_subject(target, view, declaration_of)
         hello = {
             "ok": True,
             "description": str(target.description),
