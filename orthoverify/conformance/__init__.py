@@ -17,7 +17,7 @@ import torch
 
 from orthoverify.conformance import checks as ck
 from orthoverify.conformance.adapters import ADAPTERS, TargetLoadError, load_target, resolve_kind
-from orthoverify.conformance.calls import DEFAULT_TIMEOUT, CallFailure
+from orthoverify.conformance.calls import DEFAULT_TIMEOUT
 from orthoverify.conformance.declare import apply as apply_declaration
 from orthoverify.conformance.isolate import ProcessRunner, op_inverse
 from orthoverify.conformance.kinds import KINDS
@@ -192,42 +192,6 @@ def listing() -> str:
     return "\n".join(lines)
 
 
-VERIFIER_SIDE = frozenset(
-    {
-        "output",
-        "orthogonal",
-        "forward",
-        "gradient",
-        "jvp",
-        "float32",
-        "batch",
-        "determinism",
-        "devices",
-        "coverage",
-        "bad_input",
-        "side_effects",
-    }
-)
-"""Checks that run in the verifier's process, reaching the target only through ``ctx.run`` and
-``ctx.remote``. Any other check runs whole in the target's process (see ``isolate.op_check``),
-where ``ctx.target.fn`` is the target itself and ``ctx.call`` takes closures over it."""
-
-
-def _in_target_process(ctx: ck.Ctx, cid: str, name: str) -> list[Evidence]:
-    """The evidence of check ``name`` run whole in the target's process; its death or a hang is
-    reported (not run, with the exit status), never an error."""
-    from orthoverify.conformance.isolate import op_check
-
-    options = ctx.options()
-    res = ctx.calls.request(op_check, [], {"name": name, "options": options}, max(600.0, 40 * ctx.timeout), "cpu")
-    if not isinstance(res, CallFailure) and isinstance(res.data, list):
-        return [ck.evidence_from_json(d) for d in res.data]
-    why = str(res) if isinstance(res, CallFailure) else "the check returned no evidence"
-    ev = Evidence(cid, name, "float", ctx.label(ctx.dtypes[0]), notes=f"Not run: in the target's process, {why}.")
-    ev.data["not_run"] = 1
-    return [ev]
-
-
 def _evidence(ctx: ck.Ctx, cid: str, name: str, fn: Callable[[ck.Ctx], list[Evidence]]) -> list[Evidence]:
     """The evidence of one check. A crash of orthoverify's own code is recorded as an error; a
     target fault that escaped the check (a :class:`~orthoverify.conformance.checks.TargetFault`)
@@ -235,7 +199,7 @@ def _evidence(ctx: ck.Ctx, cid: str, name: str, fn: Callable[[ck.Ctx], list[Evid
     c0 = time.perf_counter()
     ctx.calls.begin_check(name)
     try:
-        evidence = fn(ctx) if name in VERIFIER_SIDE or not ctx.calls.isolated else _in_target_process(ctx, cid, name)
+        evidence = fn(ctx)  # measured here, from the raw values the target's process returns
     except ck.TargetFault as exc:
         ev = Evidence(cid, name, "float", ctx.label(ctx.dtypes[0]), notes=f"Not run: the target failed ({exc}).")
         ev.data["not_run"] = 1

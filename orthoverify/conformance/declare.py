@@ -251,7 +251,8 @@ def declaration_data(target: Target) -> dict[str, Any] | None:
 
 class InTargetProcess:
     """Stands, in the verifier's process, for code a declaration holds in the target's process (a
-    module factory, a weight reader): the checks that call it run there (``isolate.op_check``)."""
+    module factory, a weight reader): the scenarios that call it run there (the lifecycle operations of
+    :mod:`~orthoverify.conformance.program`), and return the raw weights they produced."""
 
     def __init__(self, what: str) -> None:
         self.what = what
@@ -301,7 +302,7 @@ def declaration_from_data(
     naming the field. Code stays where the target runs: ``predicate(i, name)`` stands for its
     i-th domain predicate, ``also`` and ``right_inverse`` for its declared second entry point and
     inverse (each reached through the target's process); a module factory or weight reader is an
-    :class:`InTargetProcess` stand-in (the lifecycle checks run there)."""
+    :class:`InTargetProcess` stand-in (the lifecycle scenarios run there)."""
     if not isinstance(data, dict):
         raise _malformed("(the declaration)", "must be a JSON object", data)
     if "unreadable" in data:

@@ -22,12 +22,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from orthoverify.backends import Backend, get_backend
 from orthoverify.conformance import checks as ck
-from orthoverify.conformance.calls import DEFAULT_TIMEOUT, CallFailure
+from orthoverify.conformance.calls import DEFAULT_TIMEOUT
 from orthoverify.conformance.checks import _fails
 from orthoverify.engine.checks import Check, RunContext
-from orthoverify.engine.model import Claim, Counterexample, Evidence, json_float
+from orthoverify.engine.model import Claim, Counterexample, Evidence
 from orthoverify.engine.ratios import THRESHOLD, Measure
 
 CheckFn = Callable[[ck.Ctx], list[Evidence]]
@@ -169,8 +171,8 @@ class TargetCheck(Check):
 
     ``run`` gives one evidence row per dtype measured; each refutation is confirmed through
     :meth:`replay` before it stands. ``replay`` measures a recorded counterexample again with the
-    check's measuring routine, where the check ran: in the verifier's process for the checks that
-    reach the target by calls, in the target's process for those that run whole there."""
+    check's measuring routine, in the verifier's process (the target's process only computes raw
+    values)."""
 
     threshold: float | None = THRESHOLD
 
@@ -202,7 +204,8 @@ class TargetCheck(Check):
 
     def _confirmed(self, ev: Evidence) -> Evidence:
         """``ev`` with its counterexample confirmed by measuring it again (:meth:`replay`), or, when
-        it does not fail again, failed and unconfirmed (no counterexample: the claim is inconclusive)."""
+        it does not fail again, failed and unconfirmed (no counterexample: the claim is inconclusive);
+        except a NaN/Inf output on finite input, which stays a finding (refuted, intermittent)."""
         cx = ev.counterexample
         if cx is None or ev.error is not None:
             return ev
@@ -214,6 +217,15 @@ class TargetCheck(Check):
             return ev
         if _fails(m.ratio):
             ev.data["confirmation"] = f"measured again: {m.display}"
+            return ev
+        if nan_on_finite_input(cx):  # an observed NaN/Inf on finite input is a defect, seen once or always
+            ev.passed = False
+            ev.data["intermittent"] = {"remeasured": m.display}
+            ev.notes = (
+                f"{ev.notes} Intermittent: the target returned NaN/Inf for finite input, and this did not happen "
+                f"again when the counterexample was measured again ({m.display}); an observed NaN on finite input is "
+                "a finding (refuted, intermittent)."
+            ).strip()
             return ev
         ev.counterexample, ev.passed = None, False
         ev.data["unconfirmed"] = {"counterexample": cx.to_json(), "remeasured": m.display}
@@ -232,13 +244,7 @@ class TargetCheck(Check):
         params, dtype = ck.params_of(dict(inputs))
         if b.name in ("torch-float32", "torch-float64") and dtype in ck.DTYPES:  # half precision stays itself
             dtype = b.name.removeprefix("torch-")
-        ctx = self.family.measuring_ctx()
-        from orthoverify.conformance import VERIFIER_SIDE
-
-        if self.name in VERIFIER_SIDE or not ctx.calls.isolated:
-            got = ck.remeasure(ctx, self.measure, params, dtype, recorded)
-        else:
-            got = _remeasure_there(ctx, self.measure, dict(inputs), dtype, recorded)
+        got = ck.remeasure(self.family.measuring_ctx(), self.measure, params, dtype, recorded)
         ratio = got.ratio
         if not got.measured:
             ratio = math.nan
@@ -267,45 +273,20 @@ class TargetCheck(Check):
         return ConformanceReplay(claim, self.family.target.spec, values, cx.value, reproduced)
 
 
+def nan_on_finite_input(cx: Counterexample) -> bool:
+    """The counterexample records an output (or loss) that was NaN or Inf for finite input: what
+    the target did at that call, a defect whether or not it happens again."""
+    if "non-finite:" not in cx.value:
+        return False
+    try:
+        params, _dtype = ck.params_of(dict(cx.inputs))
+    except (TypeError, ValueError):
+        return False
+    return bool(params) and all(bool(np.all(np.isfinite(v))) for v in params.values())
+
+
 def _backend(dtype: str) -> Backend:
     return get_backend(f"torch-{dtype}" if dtype in ck.DTYPES else "torch-float64")
-
-
-def _remeasure_there(ctx: ck.Ctx, check: str, inputs: dict[str, Any], dtype: str, recorded: str) -> ck.Remeasured:
-    """:func:`~orthoverify.conformance.checks.remeasure` run in the target's process (for a check
-    that runs whole there); its death or a hang is a failure to reproduce, said so."""
-    options = ctx.options()
-    kw = {"check": check, "inputs": inputs, "dtype": dtype, "recorded": recorded, "options": options}
-    res = ctx.calls.request(op_remeasure, [], kw, max(60.0, 40 * ctx.timeout), "cpu")
-    data = None if isinstance(res, CallFailure) else res.data
-    if not isinstance(data, dict):
-        why = str(res) if isinstance(res, CallFailure) else "no measure came back"
-        return ck.Remeasured(False, f"not measured: in the target's process, {why}", measured=False)
-    ratio = data.get("ratio")
-    more = [(str(a), str(b)) for a, b in data.get("more") or []]
-    return ck.Remeasured(
-        bool(data.get("failing")), str(data.get("display", ""))[:2000], _num(ratio), more, bool(data.get("measured"))
-    )
-
-
-def _num(x: Any) -> float:
-    try:
-        return float(x)
-    except (TypeError, ValueError):
-        return math.nan
-
-
-def op_remeasure(
-    t: ck.Target, *, check: str, inputs: dict[str, Any], dtype: str, recorded: str, options: dict[str, Any]
-) -> dict[str, Any]:
-    """:func:`~orthoverify.conformance.checks.remeasure` where the target lives (an operation of
-    :mod:`~orthoverify.conformance.isolate`): the measure comes back as JSON."""
-    ctx = ck.Ctx.in_target_process(t, options)
-    params, _ = ck.params_of(inputs)
-    m = ck.remeasure(ctx, check, params, dtype, recorded)
-    data = {"failing": m.failing, "display": m.display, "ratio": json_float(m.ratio), "more": m.more}
-    data["measured"] = m.measured
-    return {"__json__": data}
 
 
 __all__ = ["Family", "FamilyRef", "TargetCheck", "family"]

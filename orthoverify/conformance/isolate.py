@@ -1,32 +1,29 @@
 """Running a target where it can neither crash nor forge the verdict.
 
 The target lives in a process of its own (multiprocessing's ``forkserver`` context, ``spawn``
-where there is none), loaded there by name, as the Dask executor path loads it. The verifier
-sends it *operations*: module-level functions ``op(target, *tensors, **kw)`` named by
-``module:qualname`` (:func:`op_forward`, :func:`op_loss_grad`, :func:`op_jvp`, :func:`op_reach`,
-:func:`op_inverse`, or a check's own), with copies of the tensors; it gets back the tensors the
-operation returns and what the call did besides (arguments changed, working directory changed,
-bytes written to stdout/stderr). References and measures are computed in the verifier's process
-only, so a target that patches ``numpy.linalg.norm`` changes nothing the judge reads.
+where there is none), loaded there by name, as the Dask executor path loads it. That process runs
+a fixed program (:mod:`~orthoverify.conformance.program`), bound before the target is imported:
+the verifier sends it *operations* by name (``forward``, ``loss_grad``, ``jvp``, ``second``,
+``vmap``, a training scenario, ...) with copies of the tensors, and gets back the raw tensors the
+operation produced, the arguments as the call left them, and what the call did besides (working
+directory changed, bytes written to stdout/stderr). Every comparison, ratio and verdict is
+computed in the verifier's process only, so a target that patches ``numpy.linalg.norm``, a
+``torch.Tensor`` method or orthoverify's own modules changes nothing the judge reads.
 
-The wire format is a JSON header and ``.npy`` blobs read with ``allow_pickle=False``: nothing a
-target sends is ever unpickled or evaluated. A process that dies (``os._exit``, a segfault) or
-does not answer within the timeout (it is killed) is started again for the next call; the
-failure is a :class:`~orthoverify.conformance.calls.CallFailure` naming the exit status.
+The wire format is a JSON header and raw tensor bytes of the dtype and shape it names (read with
+``np.frombuffer``): nothing a target sends is ever unpickled or evaluated. A process that dies
+(``os._exit``, a segfault) or does not answer within the timeout (it is killed) is started again
+for the next call; the failure is a :class:`~orthoverify.conformance.calls.CallFailure` naming the exit status.
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib
-import io
-import json
 import os
 import signal
 import struct
 import sys
 import threading
-import traceback
 import types
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +33,7 @@ import numpy as np
 import torch
 
 from orthoverify.conformance.calls import CallFailure
+from orthoverify.conformance.program import Subject, make_codec, make_executor, make_server
 
 if TYPE_CHECKING:
     from orthoverify.conformance.checks import Target
@@ -56,167 +54,35 @@ RESTARTS_PER_CHECK = 3
 
 
 # ------------------------------------------------------------------------------ wire format
-def _dtype_name(dt: torch.dtype) -> str:
-    return str(dt).removeprefix("torch.")
-
-
-def encode(header: dict[str, Any], tensors: Sequence[torch.Tensor | None]) -> bytes:
-    """A JSON header and the tensors as ``.npy`` blobs (bfloat16 travels as float32, exactly)."""
-    blobs: list[bytes] = []
-    meta: list[dict[str, Any] | None] = []
-    for t in tensors:
-        if t is None:
-            meta.append(None)
-            continue
-        x = t.detach().to("cpu")
-        name = _dtype_name(x.dtype)
-        if x.dtype == torch.bfloat16:
-            x = x.to(torch.float32)
-        buf = io.BytesIO()
-        np.save(buf, x.resolve_conj().resolve_neg().numpy(), allow_pickle=False)
-        blobs.append(buf.getvalue())
-        meta.append({"dtype": name, "bytes": len(blobs[-1])})
-    head = json.dumps({**header, "tensors": meta}).encode()
-    return struct.pack("<Q", len(head)) + head + b"".join(blobs)
+encode, decode3, _raw = make_codec()
+"""The verifier's codec (the target's process builds its own, see :mod:`~orthoverify.conformance.program`)."""
 
 
 def decode(data: bytes) -> tuple[dict[str, Any], list[torch.Tensor | None]]:
     """The inverse of :func:`encode`; raises ValueError on anything malformed."""
-    (n,) = struct.unpack("<Q", data[:8])
-    header = json.loads(data[8 : 8 + n].decode())
-    if not isinstance(header, dict):
-        raise ValueError("the header is not a JSON object")
-    pos = 8 + n
-    out: list[torch.Tensor | None] = []
-    for m in header.get("tensors", []):
-        if m is None:
-            out.append(None)
-            continue
-        size = int(m["bytes"])
-        arr = np.load(io.BytesIO(data[pos : pos + size]), allow_pickle=False)
-        pos += size
-        t = torch.from_numpy(np.array(arr, copy=True))
-        want = getattr(torch, str(m["dtype"]), None)
-        if isinstance(want, torch.dtype) and t.dtype != want:
-            t = t.to(want)
-        out.append(t)
-    return header, out
+    header, tensors, _devices = decode3(data)
+    return header, tensors
 
 
 # ------------------------------------------------------------------------------ operations
-def op_name(op: Callable[..., Any]) -> str:
-    """How an operation is named on the wire: ``module:qualname`` (a module-level function)."""
-    return f"{op.__module__}:{op.__qualname__}"
+# Operations are named on the wire; the target's process answers them from the fixed table of
+# program.make_ops, bound before the target is imported.
+op_forward = "forward"
+op_loss_grad = "loss_grad"
+op_jvp = "jvp"
+op_second = "second"
+op_vmap = "vmap"
+op_reach = "reach"
+op_inverse = "inverse"
+op_also = "also"
+op_domain = "domain"
+op_weight_decay = "weight_decay"
+op_state_dict = "state_dict"
+op_dtype_cast = "dtype_cast"
+op_to_device = "to_device"
 
 
-def resolve(name: str) -> Callable[..., Any]:
-    module, _, attr = name.partition(":")
-    obj: Any = importlib.import_module(module)
-    for part in attr.split("."):
-        obj = getattr(obj, part)
-    fn: Callable[..., Any] = obj
-    return fn
-
-
-def op_forward(t: Target, *args: torch.Tensor) -> Any:
-    """The target's output (whatever it returns: the verifier checks type, shape and dtype)."""
-    return t.fn(*args)
-
-
-def op_loss_grad(t: Target, g: torch.Tensor, *args: torch.Tensor, wrt: Sequence[int] = ()) -> tuple[Any, ...]:
-    """(L, dL/d args[i] for i in ``wrt``) of L = sum(view(f(args)) * G) by the target's autograd; a
-    gradient autograd leaves unused is returned as zeros."""
-    leaves = [x.detach().requires_grad_(i in wrt) for i, x in enumerate(args)]
-    out = t.kind.view(t.fn(*leaves))
-    lval = (out * g.to(dtype=out.dtype, device=out.device)).sum()
-    which = [leaves[i] for i in wrt]
-    grads = torch.autograd.grad(lval, which, allow_unused=True)
-    return (lval.detach(), *(torch.zeros_like(x) if gr is None else gr for x, gr in zip(which, grads, strict=True)))
-
-
-def op_jvp(t: Target, *xs: torch.Tensor, which: Sequence[int] = ()) -> torch.Tensor:
-    """torch.func.jvp of view(f) along tangents of the arguments ``which``: ``xs`` holds the
-    arguments, then one tangent per index of ``which``."""
-    from torch.func import jvp
-
-    k = len(xs) - len(which)
-    primals, tangents = list(xs[:k]), xs[k:]
-
-    def f(*moving: torch.Tensor) -> torch.Tensor:
-        args = list(primals)
-        for i, x in zip(which, moving, strict=True):
-            args[i] = x
-        out: torch.Tensor = t.kind.view(t.fn(*args))
-        return out
-
-    ts = tuple(tg.to(dtype=primals[i].dtype, device=primals[i].device) for i, tg in zip(which, tangents, strict=True))
-    out: torch.Tensor = jvp(f, tuple(primals[i] for i in which), ts)[1]
-    return out
-
-
-def op_reach(t: Target, q: torch.Tensor, x0: torch.Tensor, steps: int = 100) -> torch.Tensor:
-    """X after L-BFGS (3 x ``steps`` iterations from X0) on ||f(X) - Q||_F^2; the verifier measures
-    the distance itself from a forward call at X."""
-    x = x0.detach().clone().requires_grad_(True)
-    opt = torch.optim.LBFGS(
-        [x], lr=1, max_iter=steps, line_search_fn="strong_wolfe", tolerance_grad=1e-14, tolerance_change=1e-16
-    )
-
-    def closure() -> torch.Tensor:
-        opt.zero_grad()
-        loss = ((t.fn(x) - q) ** 2).sum()
-        loss.backward()
-        return loss
-
-    for _ in range(3):
-        opt.step(closure)
-    return x.detach()
-
-
-def op_inverse(t: Target, w: torch.Tensor) -> Any:
-    """The target's own inverse map (a parametrisation's ``right_inverse``) at W."""
-    assert t.inverse is not None
-    return t.inverse(w)
-
-
-def op_also(t: Target, *args: torch.Tensor) -> Any:
-    """The target's declared second entry point (``declare(also=...)``) on ``args``."""
-    from orthoverify.conformance.declare import declaration_of
-
-    d = declaration_of(t)
-    if d is None or d.also is None:
-        raise LookupError("the target declares no second entry point")
-    return d.also(*args)
-
-
-def op_domain(t: Target, *xs: torch.Tensor, keys: Sequence[str] = (), index: int = 0) -> dict[str, Any]:
-    """Why the parameter point ``dict(zip(keys, xs))`` lies outside the ``index``-th domain predicate
-    the target declares (a callable: it runs here, never in the verifier), as JSON (None: inside)."""
-    from orthoverify.conformance.declare import declaration_of
-
-    d = declaration_of(t)
-    preds = [p for p in d.domain if callable(p)] if d is not None else []
-    why = preds[int(index)]({str(k): x.detach().cpu().numpy() for k, x in zip(keys, xs, strict=True)})
-    return {"__json__": None if why is None else str(why)[:300]}
-
-
-def op_check(t: Target, *, name: str, options: dict[str, Any]) -> dict[str, Any]:
-    """A whole check run where the target lives (for checks that need the target object itself:
-    autograd or vmap through it, its module's life in training, its declarations): the check runs
-    with a context that calls the target in a thread of this process, and its evidence comes back
-    as JSON. Crashes and hangs still cannot reach the verifier; measures are taken here."""
-    from orthoverify import conformance as cf
-    from orthoverify.conformance import checks as ck
-
-    ctx = ck.Ctx.in_target_process(t, options)
-    for check, _kind, _statement, fn in cf._plan(t.kind.name, ctx.dtypes, t.inverse is not None, ctx.device, t):
-        if check == name:
-            evidence = cf._evidence(ctx, f"conformance.{t.kind.name}.{name}", name, fn)
-            return {"__json__": [ck.evidence_to_json(e) for e in evidence]}
-    raise LookupError(f"no check {name!r} for this target")
-
-
-# ------------------------------------------------------------------------------ one call, anywhere
+# ------------------------------------------------------------------------------ one call, judged here
 def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
     if a.shape != b.shape or a.dtype != b.dtype:
         return False
@@ -225,41 +91,31 @@ def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
     return bool(torch.equal(a, b))
 
 
-def execute(target: Target, op: Callable[..., Any], tensors: list[torch.Tensor], kw: dict[str, Any]) -> dict[str, Any]:
-    """Run ``op`` on ``target`` and say what happened: ``out`` (a list of tensors), or ``error``
-    (the target's exception), or ``type`` (a result that is no tensor); ``side``: arguments the
-    call changed and a changed working directory (put back)."""
-    before = [x.detach().clone() for x in tensors]
-    cwd = os.getcwd()
-    res: dict[str, Any] = {"side": []}
-    try:
-        out = op(target, *tensors, **kw)
-    except BaseException as exc:  # the target's own error, whatever it is
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        res["error"] = f"{type(exc).__name__}: {exc}".strip()[:500]
-        res["traceback"] = traceback.format_exc(limit=6)[-2000:]
-        out = None
-    changed = [i for i, (a, b) in enumerate(zip(before, tensors, strict=True)) if not _same(a, b)]
-    if changed:
-        res["side"].append(f"mutates its input: argument {', '.join(map(str, changed))} changed by the call")
-    try:
-        now = os.getcwd()
-    except OSError:
-        now = "(deleted)"
-    if now != cwd:
-        res["side"].append(f"changes the working directory (to {now})")
-        os.chdir(cwd)
-    if "error" not in res and isinstance(out, dict) and "__json__" in out:  # a whole check's evidence
-        res["json"], res["out"] = out["__json__"], []
-    elif "error" not in res:
-        outs = list(out) if isinstance(out, (tuple, list)) else [out]
-        bad = [type(o).__name__ for o in outs if o is not None and not isinstance(o, torch.Tensor)]
-        if bad:
-            res["type"] = f"returned {bad[0]}, not a torch.Tensor"
-        else:
-            res["out"] = [None if o is None else o.detach() for o in outs]
-    return res
+def _changed(sent: Sequence[torch.Tensor], after: Sequence[torch.Tensor | None]) -> list[str]:
+    """The verifier's own comparison of the arguments it sent with those the call left behind."""
+    changed = [i for i, a in enumerate(sent) if i >= len(after) or after[i] is None or not _same(a, after[i])]  # type: ignore[arg-type]
+    return [f"mutates its input: argument {', '.join(map(str, changed))} changed by the call"] if changed else []
+
+
+def subject_of(
+    target: Target,
+    view: Callable[[torch.Tensor], torch.Tensor] | None = None,
+    declared: Callable[[Target], Declaration | None] | None = None,
+) -> Subject:
+    """The target as the operations reach it (its function, its kind's view, its declaration's
+    code); ``view`` and ``declared`` (how its declaration is found) as bound before it was loaded."""
+    from orthoverify.conformance.declare import declaration_of
+
+    d = (declared or declaration_of)(target)
+    return Subject(
+        fn=target.fn,
+        view=view or target.kind.view,
+        inverse=target.inverse,
+        also=d.also if d is not None else None,
+        module=d.module if d is not None else None,
+        weight=d.weight if d is not None else None,
+        predicates=tuple(p for p in d.domain if callable(p)) if d is not None else (),
+    )
 
 
 # ------------------------------------------------------------------------------ the target's process
@@ -313,7 +169,9 @@ def _warm_up() -> None:
 
 
 def child_main(conn: Any, spec: str, kind: str | None, sys_path: list[str], device: str, cwd: str) -> None:
-    """The target's process: load the target by name, answer operations until told to stop."""
+    """The target's process: bind the serving program (codec, framing, operations: see
+    :mod:`~orthoverify.conformance.program`), then load the target by name and answer operations
+    until told to stop. Nothing the serving loop calls is looked up after the target is imported."""
     try:
         os.chdir(cwd)
     except OSError:
@@ -322,39 +180,28 @@ def child_main(conn: Any, spec: str, kind: str | None, sys_path: list[str], devi
         if p not in sys.path:
             sys.path.insert(0, p)
     capture = _Capture()
+    serve, say = make_server(conn.fileno(), capture.take)  # bound before the target is imported
     try:
         _warm_up()
         from orthoverify.conformance.adapters import load_target
-        from orthoverify.conformance.declare import declaration_data
+        from orthoverify.conformance.declare import declaration_data, declaration_of
+        from orthoverify.conformance.kinds import KINDS
 
+        view, make_subject = (KINDS[kind].view if kind in KINDS else None), subject_of  # bound before the import
         target = load_target(spec, kind)
+        subject = make_subject(target, view, declaration_of)
+        hello = {
+            "ok": True,
+            "description": str(target.description),
+            "inverse": target.inverse is not None,
+            "declaration": declaration_data(target),  # plain data; its code stays here
+        }
     except BaseException as exc:
-        conn.send_bytes(encode({"ok": False, "error": f"{type(exc).__name__}: {exc}"[:2000]}, []))
+        say({"ok": False, "error": f"{type(exc).__name__}: {exc}"[:2000]})
         return
-    count, head = capture.take()
-    hello = {
-        "ok": True,
-        "description": target.description,
-        "inverse": target.inverse is not None,
-        "declaration": declaration_data(target),  # plain data; its code stays here
-        "written": count,
-        "head": head,
-    }
-    conn.send_bytes(encode(hello, []))
-    while True:
-        try:
-            header, tensors = decode(conn.recv_bytes())
-        except (EOFError, OSError):
-            return
-        if header.get("op") == "stop":
-            return
-        dev = str(header.get("device") or device)
-        args = [x.to(dev) if isinstance(x, torch.Tensor) else x for x in tensors]
-        res = execute(target, resolve(str(header["op"])), args, dict(header.get("kw") or {}))  # type: ignore[arg-type]
-        outs = res.pop("out", None)
-        res["written"], res["head"] = capture.take()
-        res["n_out"] = None if outs is None else len(outs)
-        conn.send_bytes(encode(res, outs or []))
+    hello["written"], hello["head"] = capture.take()
+    say(hello)
+    serve(subject, device)
 
 
 # ------------------------------------------------------------------------------ the verifier's side
@@ -365,7 +212,9 @@ class Reply:
     out: list[torch.Tensor | None]
     side: list[str] = field(default_factory=list)
     data: Any = None
-    """JSON data an operation returned instead of tensors (a whole check's evidence, see op_check)."""
+    """JSON data an operation returned instead of tensors (a domain predicate's reason)."""
+    devices: list[str | None] = field(default_factory=list)
+    """The device each output was on where it was computed (it travels to the verifier's cpu)."""
 
 
 @dataclass
@@ -394,7 +243,7 @@ class Runner:
     isolated: bool = False
 
     def request(
-        self, op: Callable[..., Any], tensors: Sequence[torch.Tensor], kw: dict[str, Any], timeout: float, device: str
+        self, op: str, tensors: Sequence[torch.Tensor], kw: dict[str, Any], timeout: float, device: str
     ) -> Reply | CallFailure:
         raise NotImplementedError
 
@@ -413,25 +262,45 @@ def _failure_of(res: dict[str, Any]) -> CallFailure | None:
     return None
 
 
+def _reply(
+    res: dict[str, Any], items: list[torch.Tensor | None], devices: list[str | None], sent: Sequence[torch.Tensor]
+) -> tuple[Reply | CallFailure, dict[str, Any]]:
+    """An operation's answer judged here: its outputs, then the arguments after the call, which
+    the verifier compares with the ones it sent (a changed one is a side effect)."""
+    n = res.get("n_out")
+    n = n if isinstance(n, int) and 0 <= n <= len(items) else 0
+    side = [str(x) for x in res.get("side", []) if isinstance(x, str)] if isinstance(res.get("side"), list) else []
+    side += _changed(sent, items[n:])
+    res = {**res, "side": side}
+    fail = _failure_of(res)
+    if fail is not None:
+        return fail, res
+    return Reply(list(items[:n]), side, res.get("json"), list(devices[:n])), res
+
+
 class InProcessRunner(Runner):
     """The target in a thread of this process (a :class:`Target` object given directly, which has
-    no name to load elsewhere): copies in, a timeout, but no protection from crashes or patches."""
+    no name to load elsewhere): copies in, a timeout, the same operations and the same judging of
+    their raw answers, but no protection from crashes or patches."""
 
     def __init__(self, target: Target) -> None:
         self.target = target
+        self.subject = subject_of(target)
+        self.execute = make_executor()
         self.observed = Observed()
         self.hung = ""
 
     def request(
-        self, op: Callable[..., Any], tensors: Sequence[torch.Tensor], kw: dict[str, Any], timeout: float, device: str
+        self, op: str, tensors: Sequence[torch.Tensor], kw: dict[str, Any], timeout: float, device: str
     ) -> Reply | CallFailure:
         if self.hung:  # an abandoned call may still be running: pile up no more of them
             return CallFailure("not-run", f"not called: an earlier call hung ({self.hung})")
         box: dict[str, Any] = {}
+        sent = [x.detach().clone() for x in tensors]
         args = [x.detach().clone().to(device) for x in tensors]
 
         def work() -> None:
-            box["res"] = execute(self.target, op, args, kw)
+            box["res"] = self.execute(self.subject, op, args, dict(kw))
 
         th = threading.Thread(target=work, daemon=True, name="orthoverify-target-call")
         th.start()
@@ -439,10 +308,11 @@ class InProcessRunner(Runner):
         if th.is_alive():
             self.hung = f"no answer within {timeout:g} s"
             return CallFailure("timeout", self.hung)
-        res = box["res"]
-        self.observed.add(res, op.__name__)
-        fail = _failure_of(res)
-        return fail if fail is not None else Reply(res["out"], res["side"], res.get("json"))
+        res, items = box["res"]
+        header, outs, devices = decode3(encode(res, items))  # the same bytes as from a process of its own
+        reply, res = _reply(header, outs, devices, sent)
+        self.observed.add(res, op)
+        return reply
 
 
 def _context() -> Any:
@@ -549,7 +419,7 @@ class ProcessRunner(Runner):
         self.check, self.restarts = name, 0
 
     def request(
-        self, op: Callable[..., Any], tensors: Sequence[torch.Tensor], kw: dict[str, Any], timeout: float, device: str
+        self, op: str, tensors: Sequence[torch.Tensor], kw: dict[str, Any], timeout: float, device: str
     ) -> Reply | CallFailure:
         from orthoverify.errors import OrthoverifyError
 
@@ -564,29 +434,27 @@ class ProcessRunner(Runner):
             except OrthoverifyError as exc:
                 self.restarts += 1
                 return CallFailure("died", f"the target's process could not be started again: {exc}")
+        sent = [x.detach().clone().cpu() for x in tensors]
         try:
-            self.conn.send_bytes(encode({"op": op_name(op), "kw": kw, "device": device}, list(tensors)))
+            self.conn.send_bytes(encode({"op": op, "kw": kw, "device": device}, sent))
             answered = self.conn.poll(timeout)
             if not answered:
                 self._stop(kill=True)
                 self.restarts += 1
-                self.observed.deaths.append(f"timeout in {self.check or op.__name__}")
+                self.observed.deaths.append(f"timeout in {self.check or op}")
                 return CallFailure(
                     "timeout", f"no answer within {timeout:g} s (the target's process was killed and restarted)"
                 )
-            res, outs = decode(self.conn.recv_bytes())
+            res, outs, devices = decode3(self.conn.recv_bytes())
         except (EOFError, OSError, ValueError, struct.error) as exc:
             code = self._stop(kill=True)
             self.restarts += 1
             what = _exit_text(code) if not isinstance(exc, ValueError) else f"an unreadable answer ({exc})"
-            self.observed.deaths.append(f"{what} in {self.check or op.__name__}")
+            self.observed.deaths.append(f"{what} in {self.check or op}")
             return CallFailure("died", f"the target's process died during the call ({what})")
-        self.observed.add(res, self.check or op.__name__)
-        fail = _failure_of(res)
-        if fail is not None:
-            return fail
-        n = res.get("n_out")
-        return Reply(list(outs[: n if isinstance(n, int) else len(outs)]), list(res.get("side", [])), res.get("json"))
+        reply, res = _reply(res, outs, devices, sent)
+        self.observed.add(res, self.check or op)
+        return reply
 
     def close(self) -> None:
         if self.proc is not None and self.proc.is_alive():

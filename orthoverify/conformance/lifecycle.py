@@ -10,7 +10,9 @@ range; and it must not be degenerate (no zero or repeated columns). The training
 linear L(W) = sum(W * G) with a fixed random G, so every step moves the weight.
 
 Each scenario is a point of "parameters" (n, optimiser, seed, cast), so a failure is an ordinary
-counterexample that ``orthoverify replay`` re-runs.
+counterexample that ``orthoverify replay`` re-runs. A scenario runs in the target's process (an
+operation of :mod:`~orthoverify.conformance.program`), which returns the raw weights it produced;
+they are judged here.
 
 A module itself can be the target (:func:`module_target`): a factory ``n -> module`` (or a module
 class whose constructor takes n) whose weight is parametrised (``torch.nn.utils.parametrize``:
@@ -31,24 +33,11 @@ import torch
 from orthoverify.conformance import checks as ck
 from orthoverify.conformance.calls import CallFailure
 from orthoverify.conformance.declare import Declaration, declaration_of
+from orthoverify.conformance.isolate import op_dtype_cast, op_state_dict, op_to_device, op_weight_decay
 from orthoverify.conformance.kinds import Params
 from orthoverify.conformance.modes import LOW, PlanEntry, record, with_series
+from orthoverify.conformance.program import CASTS, OPTIMISERS
 from orthoverify.engine.model import Evidence
-
-OPTIMISERS: tuple[tuple[str, Callable[[Any], torch.optim.Optimizer]], ...] = (
-    ("SGD(lr=0.1, weight_decay=0.1)", lambda ps: torch.optim.SGD(ps, lr=0.1, weight_decay=0.1)),
-    ("Adam(lr=0.01, weight_decay=0.1)", lambda ps: torch.optim.Adam(ps, lr=0.01, weight_decay=0.1)),
-    ("AdamW(lr=0.01, weight_decay=0.1)", lambda ps: torch.optim.AdamW(ps, lr=0.01, weight_decay=0.1)),
-)
-"""The optimisers of the weight-decay check (by index: the scenario's ``opt``)."""
-
-CASTS: tuple[tuple[str, torch.dtype], ...] = (
-    ("double", torch.float64),
-    ("float", torch.float32),
-    ("half", torch.float16),
-    ("bfloat16", torch.bfloat16),
-)
-"""The casts of the dtype check (by index: the scenario's ``cast``): ``module.double()`` etc."""
 
 _EPS: dict[torch.dtype, float] = {**ck.EPS, **{dt: u for dt, u in LOW.values()}}
 
@@ -59,27 +48,6 @@ def _decl(ctx: ck.Ctx) -> Declaration:
     d = declaration_of(ctx.target)
     assert d is not None and d.module is not None
     return d
-
-
-def _weight(d: Declaration, m: torch.nn.Module) -> torch.Tensor:
-    w = d.weight(m) if d.weight is not None else m.weight
-    assert isinstance(w, torch.Tensor)
-    return w
-
-
-def _build(d: Declaration, n: int, seed: int, dtype: torch.dtype) -> torch.nn.Module:
-    """A fresh module after ``torch.manual_seed(seed)``, built with ``dtype`` as the default dtype
-    (so its initialisation is as accurate as the dtype allows), then moved to ``dtype``."""
-    torch.manual_seed(seed)
-    default = torch.get_default_dtype()
-    torch.set_default_dtype(dtype)
-    try:
-        m = d.module(n) if d.module is not None else None
-    finally:
-        torch.set_default_dtype(default)
-    if not isinstance(m, torch.nn.Module):
-        raise TypeError(f"the declared module factory returned {type(m).__name__}, not a torch.nn.Module")
-    return m.to(dtype)
 
 
 def invariant(d: Declaration, w: torch.Tensor, eps: float | None = None) -> tuple[float, str]:
@@ -112,30 +80,16 @@ def invariant(d: Declaration, w: torch.Tensor, eps: float | None = None) -> tupl
     return (math.inf if degenerate else out), f"{text}; distance outside / (n eps) = {out:.6g}"
 
 
-def _loss(w: torch.Tensor, seed: int) -> torch.Tensor:
-    g = torch.as_tensor(np.random.default_rng(seed).standard_normal(tuple(w.shape)), device=w.device)
-    return (w * g.to(w.dtype)).sum()
-
-
-def _step(m: torch.nn.Module, d: Declaration, opt: torch.optim.Optimizer, seed: int) -> None:
-    opt.zero_grad()
-    _loss(_weight(d, m), seed).backward()
-    opt.step()
-
-
-def _scenario(ctx: ck.Ctx, body: Callable[[], tuple[float, str]]) -> ck.Case:
-    """Runs one scenario through ``ctx.call`` (the timeout, exceptions recorded as failures)."""
-    box: dict[str, tuple[float, str]] = {}
-
-    def run() -> torch.Tensor:
-        box["r"] = body()
-        return torch.zeros(1)
-
-    res = ctx.call(run, timeout=ctx.timeout * 10)
+def _scenario(ctx: ck.Ctx, op: str, count: int, **kw: Any) -> tuple[list[torch.Tensor], list[str | None]] | ck.Case:
+    """The weights the scenario ``op`` produced in the target's process (with the device each was
+    on there), ``count`` of them; a failed scenario (it raised, died or hung) is a failing case."""
+    res = ctx.calls.request(op, [], kw, ctx.timeout * 10, ctx.device)
     if isinstance(res, CallFailure):
         return ck.Case(math.inf, str(res))
-    r, text = box["r"]
-    return ck.Case(r, text)
+    ws = [w for w in res.out if w is not None]
+    if len(ws) != count or len(res.out) != count:
+        return ck.Case(math.inf, f"type: the scenario gave {len(res.out)} weights, expected {count}")
+    return ws, list(res.devices) + [None] * (count - len(res.devices))
 
 
 def _n(params: Params) -> int:
@@ -147,29 +101,30 @@ def _i(params: Params, key: str) -> int:
 
 
 def q_weight_decay(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
-    """From the module's initialisation, ``steps`` optimiser steps with weight decay; the first
-    step after which the weight breaks its invariant, or the worst ratio over all steps."""
+    """From the module's initialisation, ``steps`` optimiser steps with weight decay (in the target's
+    process, which returns the weight after each); the first step after which the weight breaks its
+    invariant, or the worst ratio over all steps."""
     d = _decl(ctx)
     n, which, steps, seed = _n(params), _i(params, "opt"), _i(params, "steps"), _i(params, "seed")
-    name, make = OPTIMISERS[which]
-
-    def body() -> tuple[float, str]:
-        m = _build(d, n, seed, ck.DTYPES[dtype])
-        r0, t0 = invariant(d, _weight(d, m))
-        if not r0 <= ck.THRESHOLD:
-            return r0, f"at initialisation (before any step): {t0}"
-        opt = make(list(m.parameters()))
-        worst, text = r0, f"at initialisation: {t0}"
-        for k in range(1, steps + 1):
-            _step(m, d, opt, seed)
-            r, t = invariant(d, _weight(d, m))
-            if not r <= ck.THRESHOLD:
-                return r, f"after step {k} of {name}: {t}"
-            if r > worst:
-                worst, text = r, f"after step {k} of {name}: {t}"
-        return worst, f"{steps} steps of {name}, worst {text}"
-
-    c = _scenario(ctx, body)
+    name = OPTIMISERS[which]
+    got = _scenario(ctx, op_weight_decay, steps + 1, n=n, opt=which, steps=steps, seed=seed, dtype=dtype)
+    if isinstance(got, ck.Case):
+        c = got
+    else:
+        ws = got[0]
+        r0, t0 = invariant(d, ws[0])
+        c = ck.Case(r0, f"at initialisation (before any step): {t0}")
+        if r0 <= ck.THRESHOLD:
+            worst, text = r0, f"at initialisation: {t0}"
+            broke = None
+            for k, w in enumerate(ws[1:], 1):
+                r, t = invariant(d, w)
+                if not r <= ck.THRESHOLD:
+                    broke = ck.Case(r, f"after step {k} of {name}: {t}")
+                    break
+                if r > worst:
+                    worst, text = r, f"after step {k} of {name}: {t}"
+            c = broke or ck.Case(worst, f"{steps} steps of {name}, worst {text}")
     record(ctx, "weight_decay", n, c.ratio, params, dtype)
     return c
 
@@ -178,40 +133,28 @@ def q_state_dict(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
     """Two Adam steps (no weight decay: that is the other check's business) on module A; A's
     state_dict (tensors copied in memory) loaded into a fresh module B built from another seed;
     B's weight must equal A's; one more step on both (fresh SGD) must keep them equal and the
-    invariant true."""
+    invariant true. The scenario runs in the target's process; its weights are judged here."""
     d = _decl(ctx)
     n, seed = _n(params), _i(params, "seed")
-    dt = ck.DTYPES[dtype]
-    eps = _EPS[dt]
-
-    def body() -> tuple[float, str]:
-        a = _build(d, n, seed, dt)
-        opt = torch.optim.Adam(list(a.parameters()), lr=0.01)
-        for _ in range(2):
-            _step(a, d, opt, seed)
-        saved = {k: v.detach().clone() for k, v in a.state_dict().items()}
-        b = _build(d, n, seed + 1, dt)
-        b.load_state_dict(saved)
-        wa, wb = ck.as_np(_weight(d, a)), ck.as_np(_weight(d, b))
-        r = ck.agreement(wb, wa, eps)
-        if not r <= ck.THRESHOLD:
-            return r, f"after load_state_dict the fresh module's weight differs from the saved one: ratio {r:.6g}"
-        for mod in (a, b):
-            _step(mod, d, torch.optim.SGD(list(mod.parameters()), lr=0.1), seed + 2)
-        r2 = ck.agreement(ck.as_np(_weight(d, b)), ck.as_np(_weight(d, a)), eps)
-        if not r2 <= ck.THRESHOLD:
-            return (
-                r2,
-                f"one step after loading, the reloaded module's weight differs from the original's: ratio {r2:.6g}",
-            )
-        ri, ti = invariant(d, _weight(d, b))
-        return max(
-            r, r2, ri
-        ), f"reloaded weight ratio {r:.3g}, after one step {r2:.3g}; reloaded module after one step: {ti}"
-
-    c = _scenario(ctx, body)
+    eps = _EPS[ck.DTYPES[dtype]]
+    got = _scenario(ctx, op_state_dict, 4, n=n, seed=seed, dtype=dtype)
+    c = got if isinstance(got, ck.Case) else ck.Case(*_judge_state_dict(d, got[0], eps))
     record(ctx, "state_dict", n, c.ratio, params, dtype)
     return c
+
+
+def _judge_state_dict(d: Declaration, ws: list[torch.Tensor], eps: float) -> tuple[float, str]:
+    wa, wb, wa1, wb1 = ws
+    r = ck.agreement(ck.as_np(wb), ck.as_np(wa), eps)
+    if not r <= ck.THRESHOLD:
+        return r, f"after load_state_dict the fresh module's weight differs from the saved one: ratio {r:.6g}"
+    r2 = ck.agreement(ck.as_np(wb1), ck.as_np(wa1), eps)
+    if not r2 <= ck.THRESHOLD:
+        return r2, f"one step after loading, the reloaded module's weight differs from the original's: ratio {r2:.6g}"
+    ri, ti = invariant(d, wb1)
+    return max(
+        r, r2, ri
+    ), f"reloaded weight ratio {r:.3g}, after one step {r2:.3g}; reloaded module after one step: {ti}"
 
 
 def q_dtype_cast(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
@@ -223,22 +166,21 @@ def q_dtype_cast(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
     n, cast, seed = _n(params), _i(params, "cast"), _i(params, "seed")
     name, dt = CASTS[cast]
     declared = str(dt).removeprefix("torch.") in (*declared_casts(d),)
-
-    def body() -> tuple[float, str]:
-        m = getattr(_build(d, n, seed, torch.float32), name)()
-        w = _weight(d, m)
-        if w.dtype != dt:
-            return math.inf, f"after .{name}() the weight is {w.dtype}, not {dt} (a buffer or constant kept its dtype)"
+    got = _scenario(ctx, op_dtype_cast, 2, n=n, cast=cast, seed=seed)
+    if isinstance(got, ck.Case):
+        c = got
+    else:
+        w, w1 = got[0]
         eps = max(_EPS[torch.float32], _EPS[dt])
-        r0, t0 = invariant(d, w, eps)
-        _step(m, d, torch.optim.SGD(list(m.parameters()), lr=0.1), seed)
-        w1 = _weight(d, m)
-        if w1.dtype != dt:
-            return math.inf, f"after .{name}() and one step the weight is {w1.dtype}, not {dt}"
-        r1, t1 = invariant(d, w1, eps)
-        return max(r0, r1), f"after .{name}(): {t0}; after one SGD step: {t1}"
-
-    c = _scenario(ctx, body)
+        if w.dtype != dt:
+            c = ck.Case(
+                math.inf, f"after .{name}() the weight is {w.dtype}, not {dt} (a buffer or constant kept its dtype)"
+            )
+        elif w1.dtype != dt:
+            c = ck.Case(math.inf, f"after .{name}() and one step the weight is {w1.dtype}, not {dt}")
+        else:
+            (r0, t0), (r1, t1) = invariant(d, w, eps), invariant(d, w1, eps)
+            c = ck.Case(max(r0, r1), f"after .{name}(): {t0}; after one SGD step: {t1}")
     if not c.ratio <= ck.THRESHOLD and not declared:
         return ck.Case(math.nan, f".{name}() is not declared and fails: {c.display[:200]}")
     record(ctx, "dtype_cast", n, c.ratio, params, dtype)
@@ -252,20 +194,20 @@ def q_to_device(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
     n, seed = _n(params), _i(params, "seed")
     dt = ck.DTYPES[dtype]
     other = ctx.other_device
-
-    def body() -> tuple[float, str]:
-        m = _build(d, n, seed, dt)
-        here = ck.as_np(_weight(d, m))  # built on the cpu
-        m = m.to(other)
-        w = _weight(d, m)
-        if w.device.type != torch.device(other).type:
-            return math.inf, f"after .to({other!r}) the weight is on {w.device}"
-        r = ck.agreement(ck.as_np(w), here, _EPS[dt])
-        _step(m, d, torch.optim.SGD(list(m.parameters()), lr=0.1), seed)
-        ri, ti = invariant(d, _weight(d, m))
-        return max(r, ri), f"weight on {other} against {ctx.device}: ratio {r:.3g}; after one step there: {ti}"
-
-    c = _scenario(ctx, body)
+    got = _scenario(ctx, op_to_device, 3, n=n, seed=seed, dtype=dtype, other=other)
+    if isinstance(got, ck.Case):
+        c = got
+    else:
+        (here, there, after), devices = got
+        where = devices[1] or "an unknown device"
+        if devices[1] is None or torch.device(devices[1]).type != torch.device(other).type:
+            c = ck.Case(math.inf, f"after .to({other!r}) the weight is on {where}")
+        else:
+            r = ck.agreement(ck.as_np(there), ck.as_np(here), _EPS[dt])
+            ri, ti = invariant(d, after)
+            c = ck.Case(
+                max(r, ri), f"weight on {other} against {ctx.device}: ratio {r:.3g}; after one step there: {ti}"
+            )
     record(ctx, "to_device", n, c.ratio, params, dtype)
     return c
 

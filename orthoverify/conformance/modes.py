@@ -20,7 +20,8 @@ import numpy as np
 import torch
 
 from orthoverify.conformance import checks as ck
-from orthoverify.conformance.calls import CallFailure
+from orthoverify.conformance.calls import CallFailure, checked
+from orthoverify.conformance.isolate import op_second, op_vmap
 from orthoverify.conformance.kinds import Kind, Params
 from orthoverify.engine.model import Counterexample, Evidence
 from orthoverify.engine.model import Kind as ClaimKind
@@ -188,48 +189,21 @@ def _target_second_fd(ctx: ck.Ctx, params: Params) -> tuple[float, float] | str:
 
 
 def _target_second(ctx: ck.Ctx, params: Params, mode: str) -> float | CallFailure:
-    """v' H w by the target's own derivatives in ``mode`` (float64)."""
-    from torch.func import grad, jvp
-
+    """v'Hw by the target's own derivatives in ``mode`` (float64): torch's AD runs through the
+    target in its process (the ``second`` operation), which returns the raw scalar."""
     kind = ctx.target.kind
     warm = ctx.run(params, "float64")  # a plain call first: a target that builds state lazily builds it here
     if isinstance(warm, CallFailure):
         return warm
     g, v, w = _directions(kind, params)
-    primals = list(kind.args(params, torch.float64, ctx.device))
+    primals = list(kind.args(params, torch.float64, "cpu"))
     names = list(params)
     which = [i for i, name in enumerate(names) if name in v]
-    dev = ctx.device
-    gt = torch.as_tensor(g, device=dev)
-    vt = tuple(torch.as_tensor(v[names[i]], device=dev) for i in which)
-    wt = tuple(torch.as_tensor(w[names[i]], device=dev) for i in which)
-    p0 = tuple(primals[i] for i in which)
-
-    def loss(*xs: torch.Tensor) -> torch.Tensor:
-        args = list(primals)
-        for i, x in zip(which, xs, strict=True):
-            args[i] = x
-        out = kind.view(ctx.target.fn(*args))
-        return (out * gt.to(out.dtype)).sum()
-
-    def dot(a: tuple[torch.Tensor, ...], b: tuple[torch.Tensor, ...]) -> torch.Tensor:
-        return sum(((x * y).sum() for x, y in zip(a, b, strict=True)), torch.zeros((), dtype=torch.float64))
-
-    def run() -> torch.Tensor:
-        if mode == "second_ff":
-            s = jvp(lambda *xs: jvp(loss, xs, vt)[1], p0, wt)[1]
-        elif mode == "second_fr":
-            hw = jvp(grad(loss, argnums=tuple(range(len(p0)))), p0, wt)[1]
-            s = dot(hw, vt)
-        else:
-            leaves = [x.detach().clone().requires_grad_(True) for x in p0]
-            gr = torch.autograd.grad(loss(*leaves), leaves, create_graph=True)
-            hv = torch.autograd.grad(dot(gr, vt), leaves, allow_unused=True)
-            s = dot(tuple(torch.zeros_like(x) if h is None else h for x, h in zip(leaves, hv, strict=True)), wt)
-        return torch.as_tensor(s).detach().reshape(1)
-
-    got = ctx.call(run, finite=True)
-    return got if isinstance(got, CallFailure) else float(got[0])
+    vt = [torch.as_tensor(v[names[i]]) for i in which]
+    wt = [torch.as_tensor(w[names[i]]) for i in which]
+    res = ctx.remote(op_second, torch.as_tensor(g), *primals, *vt, *wt, kw={"which": which, "mode": mode})
+    got = res if isinstance(res, CallFailure) else checked(res[0] if res else None, shape=(1,), finite=True)
+    return got if isinstance(got, CallFailure) else float(got.double()[0])
 
 
 def _nudged(kind: Kind, params: Params, seed: int) -> dict[str, np.ndarray]:
@@ -332,9 +306,8 @@ def _same_shape_sets(kind: Kind, params: Params, rng: np.random.Generator, count
 
 
 def q_vmap(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
-    """``torch.func.vmap(f)`` over three stacked parameter sets against the three single calls."""
-    from torch.func import vmap
-
+    """``torch.func.vmap(f)`` (run in the target's process: the ``vmap`` operation) over three
+    stacked parameter sets against the three single calls."""
     kind = ctx.target.kind
     dt = ck.DTYPES[dtype]
     sets = _same_shape_sets(kind, params, ctx.rng("vmap", dtype))
@@ -342,8 +315,13 @@ def q_vmap(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
     for one in singles:
         if isinstance(one, CallFailure):
             return ck.Case(math.inf, f"single call: {one}")
-    stacked = [torch.stack(parts) for parts in zip(*(kind.args(s, dt, ctx.device) for s in sets), strict=True)]
-    out = ctx.call(lambda *xs: vmap(ctx.target.fn)(*xs), *stacked, shape=(len(sets), *kind.out_shape(params)))
+    stacked = [torch.stack(parts) for parts in zip(*(kind.args(s, dt, "cpu") for s in sets), strict=True)]
+    res = ctx.remote(op_vmap, *stacked)
+    out = (
+        res
+        if isinstance(res, CallFailure)
+        else checked(res[0] if res else None, shape=(len(sets), *kind.out_shape(params)))
+    )
     n = kind.view_shape(params)[0]
     if isinstance(out, CallFailure):
         if unsupported(out) and "vmap" not in declared_modes(ctx):

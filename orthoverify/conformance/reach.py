@@ -15,8 +15,9 @@ from orthoverify.conformance import (
     modes,
 )
 from orthoverify.conformance import checks as ck
-from orthoverify.conformance.calls import CallFailure
+from orthoverify.conformance.calls import CallFailure, checked
 from orthoverify.conformance.declare import declaration_of
+from orthoverify.conformance.isolate import op_also
 from orthoverify.conformance.kinds import Kind, Params
 from orthoverify.conformance.modes import PlanEntry
 from orthoverify.engine.model import Evidence
@@ -31,8 +32,11 @@ def q_entry_points(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
     first = ctx.run(params, dtype)
     if isinstance(first, CallFailure):
         return ck.Case(math.inf, f"the target: {first}")
-    second = ctx.call(
-        d.also, *kind.args(params, dt, ctx.device), shape=kind.out_shape(params), dtype=kind.out_dtype(dt)
+    res = ctx.remote(op_also, *kind.args(params, dt, "cpu"))  # the declared code runs where the target lives
+    second = (
+        res
+        if isinstance(res, CallFailure)
+        else checked(res[0] if res else None, shape=kind.out_shape(params), dtype=kind.out_dtype(dt))
     )
     if isinstance(second, CallFailure):
         return ck.Case(math.inf, f"{d.also_name}: {second}")

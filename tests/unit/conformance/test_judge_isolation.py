@@ -47,6 +47,72 @@ def test_the_wire_format_round_trips_without_pickle() -> None:
         decode(encode({}, [torch.ones(1)])[:-3])
 
 
+def test_an_output_is_read_through_torch_tensors_own_methods() -> None:
+    """A subclass whose detach()/to()/numpy()/__torch_function__ lie is read as its storage; one
+    with its own __torch_dispatch__ cannot be read and is refused; a non-tensor is refused."""
+    import numpy as np
+    import torch
+
+    from orthoverify.conformance.program import WireError, make_codec
+
+    class Liar(torch.Tensor):
+        def detach(self) -> Any:  # type: ignore[override]
+            return self
+
+        def numpy(self, *a: Any, **k: Any) -> Any:  # type: ignore[override]
+            return np.eye(2)
+
+        @classmethod
+        def __torch_function__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            return torch.eye(2)
+
+    class Dispatching(torch.Tensor):
+        @classmethod
+        def __torch_dispatch__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            return torch.eye(2)
+
+    encode_, decode_, raw = make_codec()
+    true = 2 * torch.eye(2, dtype=torch.float64)
+    _header, (back,), _devices = decode_(encode_({}, [raw(true.as_subclass(Liar))]))
+    assert back is not None and type(back) is torch.Tensor and torch.equal(back, true)
+    with pytest.raises(WireError, match="__torch_dispatch__"):
+        raw(true.as_subclass(Dispatching))
+    with pytest.raises(WireError, match=r"not a torch\.Tensor"):
+        raw([[2.0, 0.0], [0.0, 2.0]])
+
+
+def test_the_programs_operations_are_bound_when_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the target's process serves with is captured when it is built (before the target is
+    imported): rebinding torch.Tensor's methods or torch.func afterwards changes nothing it reads,
+    and the arguments come back as the call left them for the verifier to compare."""
+    import numpy as np
+    import torch
+
+    from orthoverify.conformance import program
+    from orthoverify.conformance.kinds import KINDS
+
+    execute = program.make_executor()
+    real = torch.Tensor.numpy
+    monkeypatch.setattr(torch.Tensor, "numpy", lambda self, *a, **k: real(self, *a, **k) / 2)
+    monkeypatch.setattr(torch.Tensor, "detach", lambda self: torch.zeros_like(self))
+    monkeypatch.setattr(program, "make_codec", lambda: None)
+
+    def f(u: torch.Tensor) -> torch.Tensor:
+        out = 2 * u
+        u.zero_()
+        return out
+
+    subject = program.Subject(f, KINDS["householder-product"].view)
+    u = torch.ones(2, 2, dtype=torch.float64)
+    res, items = execute(subject, "forward", [u], {})
+    assert res["n_out"] == 1 and "error" not in res
+    out_meta, out_bytes = items[0]
+    after_meta, after_bytes = items[1]
+    assert np.array_equal(np.frombuffer(out_bytes, dtype=np.float64), np.full(4, 2.0))
+    assert np.array_equal(np.frombuffer(after_bytes, dtype=np.float64), np.zeros(4))
+    assert out_meta["shape"] == after_meta["shape"] == [2, 2]
+
+
 @pytest.mark.parametrize(("name", "says"), [("segfaults", "SIGSEGV")])
 def test_a_target_that_kills_its_process_is_refuted_with_the_exit_status(name: str, says: str, tmp_path: Path) -> None:
     """(exits, os._exit(7), is in the planted suite; here through the command line, JSON written.)"""
@@ -126,20 +192,3 @@ def test_a_dtype_the_target_cannot_handle_is_one_finding() -> None:
     orth = {e.backend: e for e in by["orthogonal"].evidence}
     assert orth["torch-float32-cpu"].passed and orth["torch-float32-cpu"].cases > 0
     assert "Not run" in orth["torch-float64-cpu"].notes and not orth["torch-float64-cpu"].passed
-
-
-def test_a_check_can_run_whole_in_the_target_process() -> None:
-    """Checks outside VERIFIER_SIDE (say, ones that differentiate or vmap through the target object)
-    run whole where the target lives; their evidence comes back as JSON, equal to a local run's."""
-    from orthoverify.conformance import _in_target_process, open_target
-    from orthoverify.conformance import checks as ck
-
-    t = open_target(T + "nondeterministic", "orthogonal-map")
-    try:
-        ctx = ck.Ctx(t, ("float64",), profile="quick", examples=5, runner=t.runner)
-        (ev,) = _in_target_process(ctx, "conformance.orthogonal-map.determinism", "determinism")
-        assert ev.check == "determinism" and not ev.passed and ev.counterexample is not None
-        assert ck.evidence_from_json(ck.evidence_to_json(ev)) == ev
-    finally:
-        assert t.runner is not None
-        t.runner.close()
