@@ -24,7 +24,7 @@ from orthoverify.claims._inputs import orthogonal_input, structured_orthogonal_c
 from orthoverify.claims.householder import PAPER
 from orthoverify.claims.householder._shared import is_sign
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchCheck
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.ratios import flag as _flag
 from orthoverify.errors import NotOrthogonalError
@@ -83,7 +83,10 @@ CLAIMS: list[Claim] = [
     Claim(
         id="householder.theorem1",
         paper=PAPER,
-        where="Thm 1, App. A",
+        place=Place(theorem="1", appendix="A"),
+        expected="verified",
+        origin="catalogue",
+        summary="every orthogonal matrix is a product of n Householder reflections M_1(u_1..u_n)",
         statement=(
             "The image of M_1 includes the set of all n x n orthogonal matrices: O(n) is a subset of M_1[R x ... x R^n]"
         ),

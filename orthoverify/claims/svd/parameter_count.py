@@ -21,7 +21,7 @@ from orthoverify.claims._common import EXACT
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._shared import effort
 from orthoverify.engine.checks import Case, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.templates import Tally, count
 from orthoverify.param import svd as sv
 
@@ -65,7 +65,10 @@ CLAIMS: list[Claim] = [
     Claim(
         id="svd.parameter_count",
         paper=PAPER,
-        where="Sec. 4",
+        place=Place(section="4"),
+        expected="verified",
+        origin="catalogue",
+        summary="the parameter counts of an RNN and an svdRNN",
         kind="count",
         statement=(
             "RNN: (n_o + n_i + n + 1) n parameters; svdRNN: (n_o + n_i + m1 + m2 + 2) n - (m1^2 + m2^2 - m1 - m2)/2, "
