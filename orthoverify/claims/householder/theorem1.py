@@ -29,6 +29,7 @@ from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.ratios import flag as _flag
 from orthoverify.errors import NotOrthogonalError
 from orthoverify.param import householder as hh
+from orthoverify.tolerance import THRESHOLD
 
 _Q = "||M_1(u) - Q||_F / (n eps)"
 
@@ -37,11 +38,11 @@ def q_theorem1(b: Backend, case: Case) -> Measure:
     """Invert Q with Algorithm 2, rebuild M_1(u_1, ..., u_n), and compare with Q."""
     q = orthogonal_input(b, case)
     n = q.shape[0]
-    if hh.orthogonality_ratio(q, b) > 30:  # the input must lie in the theorem's domain
+    if hh.orthogonality_ratio(q, b) > THRESHOLD:  # the input must lie in the theorem's domain
         raise NotOrthogonalError(
             "test input is not orthogonal to working precision (a sampler bug)",
             ratio=hh.orthogonality_ratio(q, b),
-            threshold=30,
+            threshold=THRESHOLD,
         )
     variant: hh.Variant = "printed" if b.exact else "stable"
     res = hh.algorithm2(q, backend=b, variant=variant)

@@ -25,6 +25,7 @@ from orthoverify.claims.householder import PAPER
 from orthoverify.engine.checks import FunctionCheck, Outcome, RunContext, SymbolicCheck
 from orthoverify.engine.model import Claim, Place
 from orthoverify.param import householder as hh
+from orthoverify.tolerance import THRESHOLD
 
 
 def sym_two_reflections(ctx: RunContext) -> Iterator[tuple[str, Any]]:
@@ -72,7 +73,7 @@ def fn_float_distance(ctx: RunContext) -> Outcome:
         u, v = b.asarray(rng.standard_normal(2)), b.asarray(rng.standard_normal(2))
         p = hh.reflection(u, 2, backend=b) @ hh.reflection(v, 2, backend=b)
         best = min(best, b.to_float(b.norm(p - d)))
-    ok = best > 30 * 2 * b.eps
+    ok = best > THRESHOLD * 2 * b.eps
     return Outcome(
         ok,
         count,
