@@ -30,7 +30,7 @@ def grid(ctx: RunContext) -> list[Case]:
     """Every svdRNN size (n, m1, m2 on a grid, two (n_i, n_o)) with an RNN size per n, then the two
     symbolic identities."""
     points: list[Case] = []
-    for n in range(1, effort(ctx, "parameter_count.largest_n") + 1):
+    for n in range(1, effort(ctx).parameter_count_largest_n + 1):
         for m1 in range(0, n + 1):
             for m2 in range(0, n + 1, max(1, n // 4)):
                 for n_i, n_o in ((1, 1), (3, 7)):

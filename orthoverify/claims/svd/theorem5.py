@@ -60,7 +60,7 @@ def candidates_exact_1d(ctx: RunContext) -> Iterator[Case]:
     R'(w)), of the hand-built instance and then of random rational instances with t = 2, 3;
     within an instance the points farthest from singular W (largest |w|) first."""
     rng = ctx.rng()
-    extra = effort(ctx, "theorem5.random_exact_instances")
+    extra = effort(ctx).theorem5_random_exact_instances
     for case in [HAND_BUILT_1D] + [_rational_1d(rng, 2 + i % 2) for i in range(extra)]:
         for cp in sorted(exact_1d(case), key=lambda p: -p.sigma_min):
             # numbers only (a result file's inputs are parsed strictly); the exact root is in the measure's text
