@@ -1,7 +1,8 @@
 """The claims' declarations (Claim.expected, Claim.origin) are the one home of each verdict and
-origin; the committed reference result, the README's claim tables and the headings of
-orthoverify/proofs/*.md are checked against them, both ways: every claim is there with its
-verdict, and everything there is a registered claim saying the same. Each comparison is a
+origin; the committed reference result, the README's claim tables, the headings of
+orthoverify/proofs/*.md and the refuted ids reference/README.md offers to replay are checked
+against them (the first three both ways: every claim is there with its
+verdict, and everything there is a registered claim saying the same). Each comparison is a
 function of the text, so a planted mismatch shows that it can fail."""
 
 from __future__ import annotations
@@ -81,6 +82,24 @@ def test_readme_tables_agree() -> None:
 def test_proof_headings_agree() -> None:
     texts = [p.read_text() for p in sorted(PROOFS.glob("*.md"))]
     assert mismatches(proof_headings(texts), CLAIMS, every=True) == []
+
+
+def replayable_ids(text: str) -> list[str]:
+    """The claim ids the reference's README offers as refuted counterexamples to replay (its
+    "Replay a counterexample ... (or any refuted id: ...)" paragraph)."""
+    para = re.search(r"^Replay a counterexample.*?(?:\n\n|\Z)", text, re.M | re.S)
+    return re.findall(r"\b([a-z]+\.[a-z0-9_]+(?:\.corrected)?)\b", para.group(0)) if para else []
+
+
+@pytest.mark.skipif(not (REFERENCE.parent / "README.md").exists(), reason="no reference README")
+def test_reference_readme_names_refuted_claims() -> None:
+    papers = {c.paper for c in CLAIMS}
+    named = [i for i in replayable_ids((REFERENCE.parent / "README.md").read_text()) if i.split(".")[0] in papers]
+    by_id = {c.id: c for c in CLAIMS}
+    assert named, "no replayable claim id found in the reference README"
+    assert {cid: by_id[cid].expected if cid in by_id else "not registered" for cid in named} == dict.fromkeys(
+        named, "refuted"
+    )
 
 
 def test_a_planted_disagreement_fails() -> None:
