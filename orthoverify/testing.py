@@ -29,6 +29,7 @@ import numpy as np
 
 from orthoverify.backends.base import host_array
 from orthoverify.errors import DTypeError, InputError
+from orthoverify.tolerance import THRESHOLD
 
 __all__ = [
     "assert_allclose_ratio",
@@ -248,7 +249,7 @@ def _gram_check(inp: _In, name: str, what: str, threshold: float, err_msg: str, 
     raise _failure(f"{name} is not {what}: test ratio {ratio:.3g} > threshold {threshold:g}", err_msg, lines)
 
 
-def assert_orthogonal(q: Any, *, threshold: float = 30.0, err_msg: str = "") -> float:
+def assert_orthogonal(q: Any, *, threshold: float = THRESHOLD, err_msg: str = "") -> float:
     """Assert that ``q`` is orthogonal to working precision; return the test ratio.
 
     ``q`` is real, n x m or a batch ``(..., n, m)``. The ratio is
@@ -267,7 +268,7 @@ def assert_orthogonal(q: Any, *, threshold: float = 30.0, err_msg: str = "") -> 
     return _gram_check(inp, "q", "orthogonal", threshold, err_msg, conj=False)
 
 
-def assert_unitary(w: Any, *, threshold: float = 30.0, err_msg: str = "") -> float:
+def assert_unitary(w: Any, *, threshold: float = THRESHOLD, err_msg: str = "") -> float:
     """Assert that ``w`` is unitary to working precision; return the test ratio.
 
     ``w`` is a complex (or real) NumPy array or torch tensor, an ``orthoverify`` ``CArray``, or a
@@ -286,7 +287,7 @@ def assert_allclose_ratio(
     actual: Any,
     desired: Any,
     *,
-    threshold: float = 30.0,
+    threshold: float = THRESHOLD,
     dim: int | None = None,
     err_msg: str = "",
 ) -> float:
@@ -346,7 +347,7 @@ def assert_allclose_ratio(
     )
 
 
-def assert_skew_symmetric(a: Any, *, threshold: float = 30.0, err_msg: str = "") -> float:
+def assert_skew_symmetric(a: Any, *, threshold: float = THRESHOLD, err_msg: str = "") -> float:
     """Assert ``A^T = -A`` to working precision; return the test ratio.
 
     ``a`` is n x n or a batch ``(..., n, n)``; the ratio is ``||A + A^T||_F / (n eps ||A||_F)``
@@ -438,7 +439,7 @@ def assert_gradients_match(
     x: Any,
     *,
     grad: Callable[[Any, Any], Any] | None = None,
-    threshold: float = 30.0,
+    threshold: float = THRESHOLD,
     err_msg: str = "",
 ) -> float:
     """Assert that a gradient of ``f`` at ``x`` is right, against float64 finite differences.

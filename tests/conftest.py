@@ -1,4 +1,8 @@
-"""Test configuration: Hypothesis profiles and the CUDA marker.
+"""Test configuration: Hypothesis profiles, the CUDA marker and the fast tier.
+
+The fast tier is ``pytest -m "not slow"``: every layer, about a minute on 2 cores. A test is
+``slow`` when it is marked so, or when it reads a claim family's quick run (the ``quick``
+fixture; see :data:`QUICK_RUN_FIXTURES`). The full suite (CI, ``.ci/run``) runs everything.
 
 Hypothesis loads its own ``ci`` profile (derandomised, no database) when it detects CI (the
 CI environment variable); this project adds ``quick`` (the local default: few examples) and
@@ -22,9 +26,48 @@ elif not os.environ.get("CI"):  # in CI, Hypothesis has already loaded its own "
 PLANTED = ("tests.planted.planted_claims",)
 
 
+QUICK_RUN_FIXTURES = ("quick",)
+"""Fixtures that read a claim family's quick run (tests/claims/claims_common.quick_run: tens of
+seconds per family): a test that requests one is ``slow``, outside the fast tier."""
+
+SLOW_TESTS: tuple[str, ...] = (
+    "tests/unit/conformance/test_conformance.py::test_built_in_adapter",
+    "tests/unit/conformance/test_conformance.py::test_a_half_precision_finding_is_confirmed_in_its_own_dtype",
+    "tests/unit/conformance/test_judge_allowance.py::test_correct_maps_pass_at_every_magnitude[reflections]",
+    "tests/unit/conformance/test_judge_allowance.py::test_maps_wrong_at_ordinary_sizes_still_fail[reflections_unnormalised]",
+    "tests/unit/conformance/test_judge_isolation.py::test_side_effects_are_findings",
+    "tests/unit/conformance/test_judge_isolation.py::test_after_a_timeout_later_calls_still_reach_the_target",
+    "tests/unit/conformance/test_reach_modes.py::test_torch_householder_product_is_refuted_on_forward_over_forward",
+    "tests/unit/bench/test_bench_householder.py::test_memory_t_recompute_keeps_less_than_store",
+    "tests/unit/bench/test_bench_householder.py::test_svd_rows_checked_against_the_dense_product",
+    "tests/unit/engine/test_executors.py::test_validate_on_dask_is_identical_to_in_process",
+    "tests/unit/engine/test_executors.py::test_lost_worker_is_error_evidence",
+    "tests/unit/engine/test_engine.py::test_same_seed_same_result_across_executors",
+    "tests/system/test_judge_cli.py::test_exit_status_zero_without_defect_one_with",
+    "tests/system/test_judge_cli.py::test_torch_matrix_exp_is_refuted_at_an_ordinary_size_blaming_the_single_call",
+)
+"""Node-id prefixes of tests outside the fast tier besides those marked ``slow`` in their module:
+the largest items of a ``-m "not slow" --durations=0`` run (each one a whole validate, judge or
+pooled run: together half of that run's time). Each layer keeps faster tests in the tier. An
+entry that names nothing in a collected module is an error (a renamed test must not silently
+rejoin the fast tier)."""
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     import torch
 
+    slow = pytest.mark.slow
+    matched: set[str] = set()
+    for item in items:
+        hits = [p for p in SLOW_TESTS if item.nodeid == p or item.nodeid.startswith((p + "[", p + "::"))]
+        matched.update(hits)
+        if hits or any(name in getattr(item, "fixturenames", ()) for name in QUICK_RUN_FIXTURES):
+            item.add_marker(slow)
+    whole = not any("::" in arg for arg in config.args)  # modules collected whole, not single tests
+    collected = {item.nodeid.split("::")[0] for item in items}
+    stale = [p for p in SLOW_TESTS if whole and p.split("::")[0] in collected and p not in matched]
+    if stale:
+        raise pytest.UsageError(f"tests/conftest.py SLOW_TESTS names no collected test: {stale}")
     if torch.cuda.is_available():
         return
     skip = pytest.mark.skip(reason="needs a CUDA GPU (torch.cuda.is_available() is False)")

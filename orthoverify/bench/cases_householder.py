@@ -58,8 +58,8 @@ from orthoverify.bench.timing import ops_per_call, peak_bytes, take_turns
 from orthoverify.errors import OrthoverifyError
 from orthoverify.param.householder_torch import Strategy, householder_apply
 from orthoverify.param.householder_wy import choose_block, householder_wy_apply, svd_wy_apply
+from orthoverify.tolerance import THRESHOLD
 
-THRESHOLD = 30.0
 EPS = 2.0**-53  # float64 unit roundoff
 DTYPE = torch.float64
 SIZES = (64, 256, 512, 1024, 2048)

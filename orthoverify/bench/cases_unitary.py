@@ -28,6 +28,7 @@ import numpy as np
 from orthoverify.bench.core import BenchContext, BenchResult, bench_case
 from orthoverify.bench.timing import slope, take_turns
 from orthoverify.errors import OrthoverifyError
+from orthoverify.tolerance import THRESHOLD
 
 SIZES = tuple(2**k for k in range(6, 14))  # 64 .. 8192
 SIZES_QUICK = (32, 64, 128)
@@ -35,7 +36,6 @@ BATCHES = (1, 32)
 BATCHES_QUICK = (1, 8)
 IMPLS = ("numpy-native", "torch-native", "numpy-generic")
 BASELINE = "numpy complex128 W @ h (W precomputed)"
-THRESHOLD = 30.0
 EPS = 2.0**-53  # float64 unit roundoff
 VERIFY_W_SIZES = (4, 16, 64)
 BIG_N = 1024

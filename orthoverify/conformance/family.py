@@ -89,12 +89,12 @@ class Family:
         plan = _plan(kind, ref.dtypes, target.inverse is not None, ref.device, target)
         self.claims = [
             Claim(
-                f"conformance.{kind}.{name}",
-                "conformance",
-                target.spec,
-                statement,
-                claim_kind,
-                (TargetCheck(name, fn, self, statement, _measure_of(name, fn)),),
+                id=f"conformance.{kind}.{name}",
+                paper="conformance",
+                where=target.spec,
+                statement=statement,
+                kind=claim_kind,
+                checks=(TargetCheck(name, fn, self, statement, _measure_of(name, fn)),),
             )
             for name, claim_kind, statement, fn in plan
         ]

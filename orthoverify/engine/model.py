@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from orthoverify.backends.base import Method
@@ -15,9 +15,14 @@ if TYPE_CHECKING:
 
 Kind = Literal["identity", "coverage", "gradient", "bound", "count", "existence", "complexity"]
 Verdict = Literal["verified", "refuted", "inconclusive", "error"]
+Origin = Literal["catalogue", "added", "corrected"]
 
 KINDS: tuple[str, ...] = ("identity", "coverage", "gradient", "bound", "count", "existence", "complexity")
 VERDICTS: tuple[str, ...] = ("verified", "refuted", "inconclusive", "error")
+ORIGINS: tuple[str, ...] = ("catalogue", "added", "corrected")
+"""Where a claim comes from: the claim catalogue (stable public ids), added by orthoverify from
+the paper (a proof's lines, an implicit numerical claim, a boundary), or the ``.corrected`` twin
+of a printed claim."""
 METHODS: tuple[str, ...] = ("symbolic", "high-precision", "rigorous", "float", "exhaustive", "search", "measured")
 
 _ID = re.compile(r"^[a-z][a-z0-9]*(\.[a-z0-9_-]+)+$")
@@ -39,6 +44,64 @@ class Paper:
     def citation(self) -> str:
         text = f"{self.authors}. {self.title}. {self.venue} ({self.short})"
         return f"{text}, {self.scope}" if self.scope else text
+
+
+_PLACE_LABELS: tuple[tuple[str, str, str], ...] = (
+    ("theorem", "Thm", "Thms"),
+    ("lemma", "Lemma", "Lemmas"),
+    ("corollary", "Cor.", "Cors."),
+    ("proposition", "Prop.", "Props."),
+    ("claim", "Claim", "Claims"),
+    ("algorithm", "Alg.", "Algs."),
+    ("section", "Sec.", "Secs."),
+    ("appendix", "App.", "Apps."),
+    ("equation", "eq.", "eqs."),
+    ("table", "Table", "Tables"),
+    ("figure", "Fig.", "Figs."),
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Place:
+    """Where a claim is printed, in the paper's own numbering: each numbered item is a field
+    (a number, a range ``"14-15"`` or a list ``"2 and 5"``), and :meth:`render` builds the one
+    spelling every output shows (``Thm 5, Sec. 6.2 (and its proof)``). ``source`` names another
+    paper a family cites (``"Arjovsky et al."``); ``also`` lists further places, rendered after
+    a semicolon."""
+
+    theorem: str = ""
+    lemma: str = ""
+    corollary: str = ""
+    proposition: str = ""
+    claim: str = ""
+    algorithm: str = ""
+    section: str = ""
+    appendix: str = ""
+    equation: str = ""
+    table: str = ""
+    figure: str = ""
+    note: str = ""
+    """What of the place is meant, in words (``"and its proof"``), rendered in parentheses."""
+    source: str = ""
+    also: tuple[Place, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.render():
+            raise RegistryError("a Place names at least one item, a note or a source")
+
+    def render(self) -> str:
+        """The place as text: source, the numbered items in a fixed order, the note."""
+        parts = []
+        for name, one, many in _PLACE_LABELS:
+            value = str(getattr(self, name))
+            if value:
+                plural = any(sep in value for sep in ("-", ",", " and "))
+                parts.append(f"{many if plural else one} {value}")
+        text = " ".join(t for t in (self.source, ", ".join(parts)) if t)
+        if self.note:
+            text = f"{text} ({self.note})" if text else self.note
+        more = [(replace(p, source="") if p.source == self.source else p).render() for p in self.also]
+        return "; ".join([text, *more])
 
 
 @dataclass(frozen=True)
@@ -149,20 +212,41 @@ def json_float(x: float | None) -> float | str | None:
     return float(f"{x:.6g}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Claim:
-    """A statement from a paper and the checks that produce evidence about it."""
+    """A statement from a paper and the checks that produce evidence about it, with its front
+    matter: where the paper prints it (``place``, from which ``where`` is rendered), where the
+    claim comes from (``origin``), a one-line ``summary`` and the verdict the evidence gives
+    today (``expected``). The registered claims declare all four (tests/claims/test_front_matter.py);
+    the golden verdict test, the README's tables and the proofs' headings are checked against them."""
 
     id: str
     paper: str
-    where: str
     statement: str
     kind: Kind
     checks: tuple[Check, ...]
+    place: Place | None = None
+    where: str = ""
+    """The place as text: rendered from ``place`` when it is given (then leave this empty)."""
+    expected: Verdict | None = None
+    origin: Origin | None = None
+    summary: str = ""
     notes: str = ""
     corrects: str | None = None
 
     def __post_init__(self) -> None:
+        if self.place is not None:
+            if self.where:
+                raise RegistryError(f"claim {self.id}: give its place or its where, not both")
+            object.__setattr__(self, "where", self.place.render())
+        if self.expected is not None and self.expected not in VERDICTS:
+            raise RegistryError(f"claim {self.id}: unknown expected verdict {self.expected!r}")
+        if self.origin is not None and self.origin not in ORIGINS:
+            raise RegistryError(f"claim {self.id}: unknown origin {self.origin!r}")
+        if self.origin is not None and (self.origin == "corrected") != (self.corrects is not None):
+            raise RegistryError(f"claim {self.id}: origin 'corrected' and 'corrects' go together")
+        if "\n" in self.summary:
+            raise RegistryError(f"claim {self.id}: the summary is one line")
         if not _ID.match(self.id):
             raise RegistryError(f"claim id {self.id!r} is not of the form paper.name[.corrected]")
         if not self.id.startswith(self.paper + "."):
@@ -190,6 +274,9 @@ class Claim:
             "id": self.id,
             "paper": self.paper,
             "where": self.where,
+            "origin": self.origin,
+            "summary": self.summary,
+            "expected": self.expected,
             "kind": self.kind,
             "statement": self.statement,
             "corrects": self.corrects,

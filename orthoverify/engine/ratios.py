@@ -15,8 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from orthoverify.backends import Array, Backend
-
-THRESHOLD = 30.0
+from orthoverify.tolerance import THRESHOLD as THRESHOLD  # re-exported: the engine's name for it
 
 
 @dataclass(frozen=True)

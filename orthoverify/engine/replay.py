@@ -252,7 +252,7 @@ def replay_counterexample(
     own = check.replay_recorded(claim_id, cx)
     if own is not None:
         return own
-    thr = cx.threshold if cx.threshold is not None else 30.0
+    thr = cx.threshold if cx.threshold is not None else THRESHOLD
     if cx.precision_digits == "exact":
         hp = check.replay(cx.inputs, get_backend("sympy"))
         rounded = [(label, _rounded(check, cx.inputs, name)) for label, name in _ROUNDED]

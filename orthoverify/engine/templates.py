@@ -45,7 +45,7 @@ from orthoverify.engine.checks import (
     SearchCheck,
     SymbolicCheck,
 )
-from orthoverify.engine.model import Claim, Kind
+from orthoverify.engine.model import Claim, Kind, Origin, Place, Verdict
 from orthoverify.engine.ratios import THRESHOLD, Measure, agreement, worst
 
 Cases = Callable[[RunContext], Iterable[Case]]
@@ -321,31 +321,51 @@ def printed_and_corrected(
     id: str,
     *,
     paper: str,
-    where: str,
+    place: Place,
     kind: Kind,
     printed: str,
     corrected: str,
     checks: Callable[[bool], tuple[Check, ...]],
+    expected: Verdict,
+    origin: Origin,
+    summary: str,
+    corrected_summary: str,
+    corrected_expected: Verdict = "verified",
     notes: str = "",
     printed_notes: str = "",
     corrected_notes: str = "",
 ) -> list[Claim]:
     """A printed claim and its ``.corrected`` twin: the same place in the paper, the statement as
     printed and as repaired, and the same checks built for each (``checks(corrected)``); ``notes``
-    are shared, the others appended to one of the two."""
+    are shared, the others appended to one of the two. Each declares its own expected verdict
+    and summary; the twin's origin is ``"corrected"``."""
 
     def joined(extra: str) -> str:
         return " ".join(p for p in (notes, extra) if p)
 
     return [
-        Claim(id, paper, where, printed, kind, checks(False), notes=joined(printed_notes)),
         Claim(
-            f"{id}.corrected",
-            paper,
-            where,
-            corrected,
-            kind,
-            checks(True),
+            id=id,
+            paper=paper,
+            place=place,
+            statement=printed,
+            kind=kind,
+            checks=checks(False),
+            expected=expected,
+            origin=origin,
+            summary=summary,
+            notes=joined(printed_notes),
+        ),
+        Claim(
+            id=f"{id}.corrected",
+            paper=paper,
+            place=place,
+            statement=corrected,
+            kind=kind,
+            checks=checks(True),
+            expected=corrected_expected,
+            origin="corrected",
+            summary=corrected_summary,
             notes=joined(corrected_notes),
             corrects=id,
         ),

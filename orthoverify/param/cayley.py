@@ -50,6 +50,7 @@ from orthoverify.param._validate import (
 from orthoverify.param._validate import (
     size as checked_size,
 )
+from orthoverify.tolerance import THRESHOLD
 
 __all__ = [
     "Certificate",
@@ -73,7 +74,6 @@ __all__ = [
     "three_layers",
 ]
 
-THRESHOLD = 30.0
 
 
 # =============================================================================== validation

@@ -36,6 +36,7 @@ from orthoverify.errors import DomainError, DTypeError, InputError, NonFiniteErr
 from orthoverify.param import cayley
 from orthoverify.param._validate import size
 from orthoverify.param.cayley import ScaledCayleyInverse
+from orthoverify.tolerance import THRESHOLD
 
 __all__ = [
     "ModReLU",
@@ -327,7 +328,7 @@ class ScaledCayleyRecurrent(nn.Module):
         *,
         device: torch.device | str | None = None,
         dtype: torch.dtype | None = None,
-        threshold: float = cayley.THRESHOLD,
+        threshold: float = THRESHOLD,
     ) -> ScaledCayleyRecurrent:
         """The module whose ``.weight`` is the orthogonal ``w`` (a tensor or a NumPy array), via
         :func:`~orthoverify.param.cayley.scaled_cayley_inverse` in w's own arithmetic (so

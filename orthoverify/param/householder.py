@@ -38,6 +38,7 @@ from orthoverify.param._validate import (
 from orthoverify.param._validate import (
     size as checked_size,
 )
+from orthoverify.tolerance import THRESHOLD
 
 __all__ = [
     "Algorithm1Result",
@@ -499,7 +500,7 @@ def algorithm2(a: Any, *, backend: BackendLike = None, variant: Variant = "print
     return Algorithm2Result(vectors, q, r, aligned)
 
 
-def inverse(q: Any, *, backend: BackendLike = None, threshold: float = 30.0) -> list[Array]:
+def inverse(q: Any, *, backend: BackendLike = None, threshold: float = THRESHOLD) -> list[Array]:
     """Reflection vectors ``(u_1, ..., u_n)`` with ``M_1(u_1, ..., u_n) = Q`` for orthogonal Q
     (Theorem 1's construction, through the stable Algorithm 2)."""
     b = resolve(backend, q)

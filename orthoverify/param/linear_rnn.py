@@ -42,6 +42,7 @@ from orthoverify.param._validate import (
     resolve,
     size,
 )
+from orthoverify.tolerance import THRESHOLD
 
 __all__ = [
     "CriticalPoint",
@@ -67,7 +68,6 @@ __all__ = [
     "symmetry_ratio",
 ]
 
-THRESHOLD = 30.0
 Kind = Literal["min", "saddle", "max", "degenerate"]
 
 

@@ -44,6 +44,7 @@ from orthoverify.param._validate import (
     size as checked_size,
 )
 from orthoverify.param.householder import _householder_block
+from orthoverify.tolerance import THRESHOLD
 
 __all__ = [
     "HgradResult",
@@ -288,7 +289,7 @@ def householder_qr(a: Any, *, backend: BackendLike = None) -> HouseholderQR:
     return HouseholderQR(vectors, r)
 
 
-def orthogonal_parameters(q: Any, *, backend: BackendLike = None, threshold: float = 30.0) -> list[Array]:
+def orthogonal_parameters(q: Any, *, backend: BackendLike = None, threshold: float = THRESHOLD) -> list[Array]:
     """Vectors [u_1, ..., u_n] with ``M_1(u_1, ..., u_n) = Q`` for orthogonal Q (Theorem 1's
     construction: Prop. 1's QR, whose R is then I)."""
     b = resolve(backend, q)
@@ -315,7 +316,7 @@ class SvdParameters:
 
 
 def factor_parameters(
-    u: Any, sigma: Any, v: Any, *, backend: BackendLike = None, threshold: float = 30.0
+    u: Any, sigma: Any, v: Any, *, backend: BackendLike = None, threshold: float = THRESHOLD
 ) -> SvdParameters:
     """Parameters of ``W = U Sigma V'`` from its factors (U m x m and V n x n orthogonal, sigma
     of length min(m, n)): all reflections of U and V by Theorem 1, then by Lemma 1 only the
@@ -409,7 +410,7 @@ def theorem3_parameters(a: Any, k1: int, k2: int, *, backend: BackendLike = None
     range starting at t = k1 + k2 - 1 (as printed it starts at k1 + k2 - 2, see theorem3_printed)."""
     k1, k2 = integer(k1, "k1"), integer(k2, "k2")
     b = resolve(backend, a)
-    aa = require_orthogonal(b, a, "A", 30.0)
+    aa = require_orthogonal(b, a, "A", THRESHOLD)
     return _theorem3(b, aa, k1, k2, "corrected")
 
 
@@ -418,7 +419,7 @@ def theorem3_printed(a: Any, k1: int, k2: int, *, backend: BackendLike = None) -
     ``x_t = 0 for t = k2+k1-2, ..., n``, which overwrites the slot just given a_1 (b_1)."""
     k1, k2 = integer(k1, "k1"), integer(k2, "k2")
     b = resolve(backend, a)
-    aa = require_orthogonal(b, a, "A", 30.0)
+    aa = require_orthogonal(b, a, "A", THRESHOLD)
     return _theorem3(b, aa, k1, k2, "printed")
 
 

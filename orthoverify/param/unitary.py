@@ -44,6 +44,7 @@ from orthoverify.param._validate import (
 )
 from orthoverify.param._validate import integer as checked_integer
 from orthoverify.param._validate import size as checked_size
+from orthoverify.tolerance import THRESHOLD
 
 __all__ = [
     "CArray",
@@ -250,7 +251,7 @@ def unitarity_ratio(w: CArray, b: Backend) -> float:
 
 
 def require_unitary(
-    w: Any, *, backend: BackendLike = None, name: str = "W", threshold: float = 30.0
+    w: Any, *, backend: BackendLike = None, name: str = "W", threshold: float = THRESHOLD
 ) -> tuple[Backend, CArray]:
     """A square complex matrix that is unitary to within ``threshold`` (a test ratio of
     ``||W*W - I||_F / (n eps)``); else :class:`NotUnitaryError` carrying the ratio."""
@@ -316,7 +317,7 @@ def split_vector(x: Any, *, backend: BackendLike = None) -> CArray:
     return CArray(xx[:n], xx[n:])
 
 
-def split_matrix(what: Any, *, backend: BackendLike = None, threshold: float = 30.0) -> CArray:
+def split_matrix(what: Any, *, backend: BackendLike = None, threshold: float = THRESHOLD) -> CArray:
     """Inverse of :func:`embed_matrix`: ``A + iB`` from ``[[A, -B], [B, A]]``. A 2n x 2n matrix
     that is not of this block form (test ratio above ``threshold``) raises DomainError."""
     b = infer_backend(what) if backend is None else (backend if isinstance(backend, Backend) else get_backend(backend))
@@ -435,7 +436,9 @@ def m1_hat(theta: Any, us: Sequence[Any], *, backend: BackendLike = None) -> CAr
     return m
 
 
-def unitary_parameters(w: Any, *, backend: BackendLike = None, threshold: float = 30.0) -> tuple[Array, list[CArray]]:
+def unitary_parameters(
+    w: Any, *, backend: BackendLike = None, threshold: float = THRESHOLD
+) -> tuple[Array, list[CArray]]:
     """Parameters ``(theta, [u_2, ..., u_n])`` with ``M_hat_1(theta, u) = W`` for unitary W: the
     complex Householder QR behind Corollary 1 (its proof sketch, eq. 17, with the phase of x_1
     as corrected: ``x_1 = e^(i phi) |x_1|``). Column j is reflected onto ``-e^(i phi) ||x|| e_j``

@@ -37,9 +37,9 @@ from orthoverify.backends import Array, Backend, Scalar
 from orthoverify.errors import BackendError, DomainError, NotOrthogonalError, ShapeError
 from orthoverify.param._validate import BackendLike, resolve
 from orthoverify.param.unitary import CArray, polish_unitary
+from orthoverify.tolerance import THRESHOLD
 
 __all__ = [
-    "ORTHOGONALITY_THRESHOLD",
     "Activation",
     "Form",
     "Reading",
@@ -65,9 +65,6 @@ Activation = Literal["relu", "modrelu"]
 Form = Literal["printed", "corrected"]
 Reading = Literal["printed_row", "printed_column", "corrected"]
 
-ORTHOGONALITY_THRESHOLD = 30.0
-"""W must satisfy ||W'W - I||_F <= 30 n eps_float32 (a test ratio at float32 precision, the least
-precise arithmetic a recorded case comes from) before it is polished to the working precision."""
 
 _F32_EPS = 2.0**-24
 
@@ -205,12 +202,12 @@ def _orthogonal(b: Backend, w: Array, name: str) -> Array:
         return w
     err = b.to_float(b.norm(resid))
     scale = max(n, 1) * max(b.eps, _F32_EPS)
-    if not err <= ORTHOGONALITY_THRESHOLD * scale:
+    if not err <= THRESHOLD * scale:
         raise NotOrthogonalError(
             f"{name} is not orthogonal: ||{name}'{name} - I||_F / (n eps_float32) = {err / scale:.3g} > "
-            f"{ORTHOGONALITY_THRESHOLD:g}",
+            f"{THRESHOLD:g}",
             ratio=err / scale,
-            threshold=ORTHOGONALITY_THRESHOLD,
+            threshold=THRESHOLD,
         )
     return polish_unitary(CArray(w, b.zeros(tuple(w.shape))), backend=b).re
 
@@ -247,7 +244,7 @@ def unroll(
 ) -> Unrolled:
     """Eq. 1-2 for T = len(xs) steps: W (N x N, or T x N x N for W_k per step), V (N x m), xs (T x m),
     h0 and c (length N). With ``orthogonal`` every W_k must be orthogonal (see
-    :data:`ORTHOGONALITY_THRESHOLD`) and is polished to the working precision. ``track`` (torch)
+    :data:`orthoverify.tolerance.THRESHOLD`) and is polished to the working precision. ``track`` (torch)
     records the graph for :func:`autograd_gradients`."""
     b = resolve(backend, w)
     x = b.check_array(xs, name="xs", ndim=2)

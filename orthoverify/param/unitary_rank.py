@@ -52,6 +52,7 @@ from orthoverify.param.unitary import (
     urnn_matrix,
     urnn_parameters,
 )
+from orthoverify.tolerance import THRESHOLD
 
 __all__ = [
     "FACTOR_ORDER",
@@ -145,7 +146,7 @@ def _upper(n: int) -> tuple[list[int], list[int]]:
     return [int(i) for i in rows], [int(j) for j in cols]
 
 
-def tangent_coordinates(b: Backend, a: CArray, *, threshold: float | None = 30.0) -> Array:
+def tangent_coordinates(b: Backend, a: CArray, *, threshold: float | None = THRESHOLD) -> Array:
     """The n^2 real coordinates of a skew-Hermitian ``A`` (a tangent vector ``W* dW`` of U(n)):
     ``Im A_kk`` (k = 1..n), then ``sqrt(2) Re A_jk`` and ``sqrt(2) Im A_jk`` for j < k, so that
     their 2-norm is ``||A||_F``. With a ``threshold``, an A whose Hermitian part exceeds it (a
@@ -270,7 +271,7 @@ def jacobian_analytic(p: URNNParameters) -> Array:
     return b.stack_columns(ordered, n * n)
 
 
-def jacobian_autograd(p: URNNParameters, *, device: str | None = None, threshold: float = 30.0) -> Any:
+def jacobian_autograd(p: URNNParameters, *, device: str | None = None, threshold: float = THRESHOLD) -> Any:
     """The same Jacobian by torch float64 autograd through the dense ``urnn_matrix``, with
     ``W* dW`` checked to be skew-Hermitian (its Hermitian part a test ratio against ``||J||``
     at most ``threshold``; DomainError otherwise); returns a torch tensor, on ``device``
@@ -332,7 +333,7 @@ def jacobian_central(p: URNNParameters) -> Array:
 
 
 def urnn_preimage(
-    target: Any, perm: Sequence[int], x0: Any, *, max_steps: int = 60, tol: float = 30.0
+    target: Any, perm: Sequence[int], x0: Any, *, max_steps: int = 60, tol: float = THRESHOLD
 ) -> tuple[np.ndarray, float]:
     """Gauss-Newton for ``W(p) = U`` in float64 from the start ``x0`` (7n parameters): each step
     solves ``J dp = log(W* U)`` in tangent coordinates (least squares, minimum norm). Returns
@@ -445,7 +446,7 @@ def decide_rank(
     rows: int,
     cols: int,
     eps: float,
-    threshold: float = 30.0,
+    threshold: float = THRESHOLD,
     scale: float | None = None,
 ) -> RankDecision:
     """The numerical rank from singular values (any order) of a rows x cols matrix computed with
@@ -478,7 +479,7 @@ def decide_rank(
     return RankDecision(rank, rows, cols, rel, drop, keep, gap, eps)
 
 
-def jacobian_rank(b: Backend, jac: Array, *, threshold: float = 30.0, scale: float | None = None) -> RankDecision:
+def jacobian_rank(b: Backend, jac: Array, *, threshold: float = THRESHOLD, scale: float | None = None) -> RankDecision:
     """:func:`decide_rank` of a Jacobian computed on backend b (eps from b)."""
     if b.exact:
         raise BackendError("a numerical rank needs a rounding arithmetic; exact backends have no SVD")

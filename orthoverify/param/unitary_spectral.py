@@ -16,6 +16,7 @@ import numpy as np
 from orthoverify.errors import BackendError
 from orthoverify.param._validate import BackendLike
 from orthoverify.param.unitary import CArray, ct, require_unitary
+from orthoverify.tolerance import THRESHOLD
 
 
 def best_angle(z: np.ndarray) -> float:
@@ -33,7 +34,7 @@ def best_angle(z: np.ndarray) -> float:
     return float(grid[int(np.argmax(score))])
 
 
-def unitary_eig(w: Any, *, backend: BackendLike = None, threshold: float = 30.0) -> tuple[CArray, CArray]:
+def unitary_eig(w: Any, *, backend: BackendLike = None, threshold: float = THRESHOLD) -> tuple[CArray, CArray]:
     """(V, d) with W = V diag(d) V* for a unitary W (float or mpmath arithmetic): V from a
     Hermitian eigensolver on the Hermitian part of e^(-i alpha) W (alpha from :func:`best_angle`),
     unitary by construction, also for repeated eigenvalues; d the diagonal of V* W V. A W that

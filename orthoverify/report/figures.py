@@ -15,8 +15,7 @@ from typing import Any
 
 from orthoverify.report.model import ClaimRow, Report, as_float, fmt_num
 from orthoverify.report.svg import RefLine, Series, histogram, line_chart
-
-THRESHOLD = 30.0
+from orthoverify.tolerance import THRESHOLD
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Shared by the per-paper claim tests: the catalogue's ids, one quick run, its verdicts."""
+"""Shared by the per-paper claim tests: one quick run per family, the claims' declared verdicts."""
 
 from __future__ import annotations
 
@@ -11,25 +11,18 @@ from typing import Any
 import pytest
 from filelock import FileLock
 
-from orthoverify.engine import run_checks, write_json
-
-CATALOGUE = Path(__file__).resolve().parents[1] / "data" / "claims_catalogue.json"
-EXPECTED_VERDICTS = Path(__file__).resolve().parents[1] / "data" / "expected_verdicts.json"
+from orthoverify.engine import get_registry, run_checks, write_json
 
 
 def expected_verdicts(paper: str | None = None) -> dict[str, str]:
-    """What the evidence says today, claim id -> verdict (of ``paper``'s claims, or all): the one
-    home of expected verdicts (tests/data/expected_verdicts.json, written by
-    tools/expected_verdicts.py from the reference result). A change that flips one must be explained."""
-    data: dict[str, str] = json.loads(EXPECTED_VERDICTS.read_text())
-    return {cid: v for cid, v in data.items() if paper is None or cid.startswith(paper + ".")}
-
-
-def catalogue_ids(paper: str) -> set[str]:
-    """The ids the claim catalogue lists for a paper key: the one home of that list is
-    tests/data/claims_catalogue.json (ids are a stable public interface)."""
-    ids: dict[str, list[str]] = json.loads(CATALOGUE.read_text())["ids"]
-    return set(ids[paper])
+    """What the evidence says today, claim id -> verdict (of ``paper``'s claims, or all), read from
+    each claim's declaration (``Claim.expected``, its one home). A change that flips one must be explained."""
+    out: dict[str, str] = {}
+    for c in get_registry():
+        if paper is None or c.paper == paper:
+            assert c.expected is not None, f"{c.id} declares no expected verdict"
+            out[c.id] = c.expected
+    return out
 
 
 def quick_run(paper: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -47,26 +40,15 @@ def quick_run(paper: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def assert_verdicts(path: Path, expected: dict[str, str]) -> None:
-    """Verdicts as expected, no check crashed, and every check of a verified claim passed."""
+def assert_verdict(path: Path, claim_id: str) -> None:
+    """One claim of a result: its verdict is the declared one, no check crashed, and every check
+    of a verified claim passed."""
     data = json.loads(path.read_text())
-    got = {c["id"]: c["verdict"] for c in data["claims"]}
-    assert got == expected
-    for c in data["claims"]:
-        assert all(e["error"] is None for e in c["evidence"])
-        if c["verdict"] == "verified":
-            assert all(e["passed"] for e in c["evidence"])
-
-
-def assert_registered(paper: str, catalogue: set[str], added: set[str], *, catalogue_exact: bool = True) -> None:
-    """The registry holds exactly the catalogue's ids plus the added ones, and the catalogue
-    (tests/data/claims_catalogue.json) lists exactly ``catalogue`` (or a subset of the registry)."""
-    from orthoverify.engine import get_registry
-
-    ids = {c.id for c in get_registry() if c.paper == paper}
-    assert ids == catalogue | added
-    listed = catalogue_ids(paper)
-    assert listed == catalogue if catalogue_exact else listed <= ids
+    (c,) = [c for c in data["claims"] if c["id"] == claim_id]
+    assert c["verdict"] == get_registry()[claim_id].expected, f"{claim_id}: {c['verdict']}"
+    assert all(e["error"] is None for e in c["evidence"]), claim_id
+    if c["verdict"] == "verified":
+        assert all(e["passed"] for e in c["evidence"]), claim_id
 
 
 def assert_counterexamples_replay(path: Path) -> None:
@@ -93,28 +75,19 @@ def assert_rerun_identical(path: Path, ids: list[str]) -> None:
             assert e.to_json()["worst_ratio"] == e_old["worst_ratio"]
 
 
-def family_tests(
-    paper: str, catalogue: set[str], added: set[str]
-) -> tuple[Callable[[], None], Any, Callable[[Path], None], Callable[[Path], None]]:
-    """The tests every family's claim-test module starts with, written once: its ids are
-    registered, a module-scoped quick run of ``paper.*`` (the fixture ``quick``), its verdicts are
-    the expected ones, and every counterexample replays. Bind them at module level::
+def family_tests(paper: str) -> tuple[Any, Callable[[Path], None]]:
+    """The tests every family's claim-test module starts with, written once: a module-scoped quick
+    run of ``paper.*`` (the fixture ``quick``) and every counterexample replays (each claim's
+    verdict is tests/claims/test_verdicts.py's ``test_verdict[<id>]``). Bind them at module level::
 
-        (test_catalogue_ids_are_registered, quick, test_quick_profile_verdicts,
-         test_every_counterexample_replays) = family_tests(PAPER, CATALOGUE, ADDED)
+        quick, test_every_counterexample_replays = family_tests(PAPER)
     """
-
-    def test_catalogue_ids_are_registered() -> None:
-        assert_registered(paper, catalogue, added)
 
     @pytest.fixture(scope="module", name="quick")
     def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
         return quick_run(paper, tmp_path_factory)
 
-    def test_quick_profile_verdicts(quick: Path) -> None:
-        assert_verdicts(quick, expected_verdicts(paper))
-
     def test_every_counterexample_replays(quick: Path) -> None:
         assert_counterexamples_replay(quick)
 
-    return test_catalogue_ids_are_registered, quick, test_quick_profile_verdicts, test_every_counterexample_replays
+    return quick, test_every_counterexample_replays

@@ -1,5 +1,5 @@
-"""Every unitary.* claim of the catalogue is registered, the quick profile decides each one from
-its evidence, and each counterexample replays from the JSON result."""
+"""The unitary.* claims' quick run: the evidence each one rests on, and each counterexample replays
+from the JSON result (each claim's verdict is tests/claims/test_verdicts.py's test_verdict[<id>])."""
 
 from __future__ import annotations
 
@@ -14,37 +14,7 @@ from orthoverify.engine.checks import Check
 from tests.claims.claims_common import family_tests
 
 PAPER = "unitary"
-CATALOGUE = {
-    "unitary.complex_block",
-    "unitary.rnn_equivalence",
-    "unitary.modrelu_real",
-    "unitary.corollary1",
-    "unitary.lemma1",
-    "unitary.building_blocks",
-    "unitary.composition",
-    "unitary.coverage",
-    "unitary.gradient_bound",
-    "unitary.modrelu",
-    "unitary.init_h0",
-}
-ADDED = {
-    "unitary.modrelu_real.corrected",
-    "unitary.corollary1_proof",
-    "unitary.corollary1_proof.corrected",
-    "unitary.lemma1.corrected",
-    "unitary.coverage_threshold",
-    "unitary.gradient_bound_modrelu",
-    "unitary.gradient_bound_modrelu.corrected",
-    "unitary.chain_rule",
-    "unitary.chain_rule.corrected",
-    "unitary.init_silent",
-}
-(
-    test_catalogue_ids_are_registered,
-    quick,
-    test_quick_profile_verdicts,
-    test_every_counterexample_replays,
-) = family_tests(PAPER, CATALOGUE, ADDED)
+quick, test_every_counterexample_replays = family_tests(PAPER)
 
 
 def test_claims_are_checked_by_independent_methods(quick: Path) -> None:

@@ -167,7 +167,8 @@ def _planted_family(meta: Any, claim_id: str, target: str | None) -> Any:
     from orthoverify.engine.ratios import Measure
 
     check = PropertyCheck("ratio", lambda b, case: Measure(float(case["r"])), lambda ctx: [], ("numpy-float64",), "r")
-    claims = {"planted.ratio": Claim("planted.ratio", "planted", "here", "r <= 30", "bound", (check,))}
+    claim = Claim(id="planted.ratio", paper="planted", where="here", statement="r <= 30", kind="bound", checks=(check,))
+    claims = {"planted.ratio": claim}
 
     class Planted:
         @contextmanager

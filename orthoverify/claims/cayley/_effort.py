@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from orthoverify.engine.checks import RunContext
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Effort:
     """Per-profile effort of the cayley checks that enumerate or run experiments beyond the
     profile's sizes."""
@@ -21,9 +21,9 @@ class Effort:
 
 
 EFFORT = (  # quick, default, thorough
-    Effort(5, (128, 512), 32, 4),
-    Effort(8, (128, 256, 512), 64, 5),
-    Effort(10, (128, 256, 512), 128, 5),
+    Effort(enumeration_max_n=5, large_sizes=(128, 512), drift_n=32, reflection_max_n=4),
+    Effort(enumeration_max_n=8, large_sizes=(128, 256, 512), drift_n=64, reflection_max_n=5),
+    Effort(enumeration_max_n=10, large_sizes=(128, 256, 512), drift_n=128, reflection_max_n=5),
 )
 
 

@@ -37,7 +37,7 @@ from orthoverify.claims._inputs import orthogonal_input
 from orthoverify.claims.cayley import PAPER
 from orthoverify.claims.cayley._shared import conjugated, skew_symbols
 from orthoverify.engine.checks import Case, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, flag, residual, worst
 from orthoverify.engine.templates import identities, witness
 from orthoverify.errors import SingularError
@@ -206,7 +206,10 @@ RIGOROUS_100 = tuple("flint-100" if name == "flint" else name for name in RIGORO
 BIJECTION = Claim(
     id="cayley.bijection",
     paper=PAPER,
-    where="Sec. 3.1",
+    place=Place(section="3.1"),
+    expected="verified",
+    origin="catalogue",
+    summary="the Cayley transform is a bijection between skew matrices and orthogonal matrices without eigenvalue -1",
     statement=(
         "W = (I+A)^-1 (I-A) and A = (I+W)^-1 (I-W) are inverse bijections between the skew-symmetric "
         "matrices and the orthogonal matrices with no eigenvalue -1"

@@ -20,7 +20,7 @@ from orthoverify.claims._common import EXACT
 from orthoverify.claims.cayley import PAPER
 from orthoverify.claims.cayley._shared import single
 from orthoverify.engine.checks import Case
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure
 from orthoverify.engine.templates import witness
 from orthoverify.param import cayley as cy
@@ -73,7 +73,10 @@ PRINTED = single({"c": "-0.99999"})
 EXAMPLE_2X2 = Claim(
     id="cayley.example_2x2",
     paper=PAPER,
-    where="Sec. 3.1",
+    place=Place(section="3.1"),
+    expected="verified",
+    origin="catalogue",
+    summary="the 2x2 example's Cayley preimage has an entry of about 447.212",
     statement=(
         "The 2x2 orthogonal W = [[-0.99999, -sqrt(1 - 0.99999^2)], [sqrt(1 - 0.99999^2), -0.99999]], with "
         "eigenvalues about -0.99999 +- 0.00447i, has Cayley parameter A = [[0, 447.212], [-447.212, 0]]"

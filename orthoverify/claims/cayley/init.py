@@ -28,7 +28,7 @@ from orthoverify.claims.cayley import PAPER
 from orthoverify.claims.cayley._effort import effort
 from orthoverify.claims.cayley._shared import random_signs
 from orthoverify.engine.checks import Case, Check, Quantity, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure
 from orthoverify.engine.templates import Agreement, printed_and_corrected, witness
 from orthoverify.param import cayley as cy
@@ -235,7 +235,11 @@ def _checks(corrected: bool) -> tuple[Check, ...]:
 CLAIMS: list[Claim] = printed_and_corrected(
     "cayley.init",
     paper=PAPER,
-    where="Sec. 4.2",
+    place=Place(section="4.2"),
+    expected="refuted",
+    origin="catalogue",
+    summary="the initialisation reflects rho of the eigenvalues e^(±i t_j) through D",
+    corrected_summary="the initialisation's eigenvalues, with half-flipped 2x2 blocks accounted for",
     kind="identity",
     printed=_INIT_STATEMENT + "; multiplication by the scaling matrix D will reflect rho of these eigenvalues "
     "across the imaginary axis",

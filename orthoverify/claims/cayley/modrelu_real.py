@@ -20,7 +20,7 @@ from orthoverify.claims._common import EXACT, FLOAT_HP, exact_backend, norm_scal
 from orthoverify.claims.cayley import PAPER
 from orthoverify.claims.cayley._shared import single
 from orthoverify.engine.checks import Case, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual
 from orthoverify.engine.templates import Line, audit, witness
 from orthoverify.errors import DomainError
@@ -90,7 +90,10 @@ AT_ZERO = single({"b": "1/2"})
 MODRELU_REAL = Claim(
     id="cayley.modrelu_real",
     paper=PAPER,
-    where="Sec. 4.1, eq. 3",
+    place=Place(section="4.1", equation="3"),
+    expected="verified",
+    origin="catalogue",
+    summary="the real modReLU is sign(z) ReLU(|z| + b)",
     statement=(
         "sigma(z) = (z/|z|)(|z| + b) if |z| + b >= 0, else 0; in the real case this simplifies to sign(z) ReLU(|z| + b)"
     ),

@@ -20,7 +20,7 @@ import numpy as np
 from orthoverify.claims.cayley import PAPER
 from orthoverify.claims.cayley._effort import effort
 from orthoverify.engine.checks import FunctionCheck, Outcome, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import THRESHOLD
 from orthoverify.param import cayley_analysis as ca
 
@@ -56,7 +56,10 @@ def fn_drift(ctx: RunContext) -> Outcome:
 ORTHOGONALITY_DRIFT = Claim(
     id="cayley.orthogonality_drift",
     paper=PAPER,
-    where="App. B, Fig. 4",
+    place=Place(appendix="B", figure="4"),
+    expected="verified",
+    origin="catalogue",
+    summary="the scaled Cayley update keeps W orthogonal to machine precision; the multiplicative update drifts",
     statement=(
         "The scaled Cayley update keeps the computed recurrent matrix orthogonal to the order of machine "
         "precision after each update, while the multiplicative (Stiefel manifold) update of the full-capacity "

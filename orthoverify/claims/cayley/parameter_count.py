@@ -23,7 +23,7 @@ from orthoverify.claims._common import EXACT
 from orthoverify.claims.cayley import PAPER
 from orthoverify.claims.cayley._shared import random_signs
 from orthoverify.engine.checks import Case, Check, FunctionCheck, Outcome, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.templates import Tallies, Tally, count, printed_and_corrected
 from orthoverify.param import cayley as cy
 from orthoverify.param import cayley_analysis as ca
@@ -131,7 +131,11 @@ def _checks(corrected: bool) -> tuple[Check, ...]:
 CLAIMS: list[Claim] = printed_and_corrected(
     "cayley.parameter_count",
     paper=PAPER,
-    where="Sec. 3.1, App. D",
+    place=Place(section="3.1", appendix="D"),
+    expected="refuted",
+    origin="catalogue",
+    summary="the skew matrix A has n(n-1) trainable weights",
+    corrected_summary="the skew matrix A has n(n-1)/2 trainable weights",
     kind="count",
     printed=(
         "Parametrising W through a skew-symmetric n x n matrix A results in n(n-1) trainable weights "

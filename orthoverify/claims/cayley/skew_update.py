@@ -22,7 +22,7 @@ from orthoverify.claims._common import FLOAT_HP, exact_backend, symbol_array
 from orthoverify.claims.cayley import PAPER
 from orthoverify.claims.cayley._shared import NO_CHECK, random_signs, skew_symbols
 from orthoverify.engine.checks import Case, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure
 from orthoverify.engine.templates import identities, witness
 from orthoverify.param import cayley as cy
@@ -74,7 +74,10 @@ def cases_skew_update(ctx: RunContext) -> Iterator[Case]:
 SKEW_UPDATE = Claim(
     id="cayley.skew_update",
     paper=PAPER,
-    where="Sec. 3.2",
+    place=Place(section="3.2"),
+    expected="verified",
+    origin="catalogue",
+    summary="the gradient step keeps A skew-symmetric and W orthogonal",
     statement=(
         "dL/dA is skew-symmetric, so the update A <- A - lambda dL/dA keeps A skew-symmetric and, in turn, "
         "W = (I + A)^-1 (I - A) D orthogonal"

@@ -26,7 +26,7 @@ from orthoverify.claims.cayley import PAPER
 from orthoverify.claims.cayley._effort import effort
 from orthoverify.claims.cayley._shared import conjugated
 from orthoverify.engine.checks import Case, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, flag, scaled
 from orthoverify.engine.templates import witness
 from orthoverify.param import cayley as cy
@@ -196,7 +196,10 @@ CERTIFICATE = "max(excess of max|a_ij| over 1, reconstruction / sqrt(n)) / (n ep
 THEOREM3_1 = Claim(
     id="cayley.theorem3_1",
     paper=PAPER,
-    where="Thm 3.1 (Kahan 2006)",
+    place=Place(theorem="3.1", note="Kahan 2006"),
+    expected="verified",
+    origin="catalogue",
+    summary="every orthogonal W is (I + A)^-1 (I - A) D with |a_ij| <= 1 for some diagonal ±1 matrix D",
     statement=(
         "Every orthogonal matrix W can be expressed as W = (I + A)^-1 (I - A) D where A = [a_ij] is real-valued, "
         "skew-symmetric with |a_ij| <= 1, and D is diagonal with all nonzero entries equal to +-1"

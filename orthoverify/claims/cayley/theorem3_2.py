@@ -24,7 +24,7 @@ from orthoverify.claims._common import exact_backend, norm_scale, symbol_array
 from orthoverify.claims.cayley import PAPER
 from orthoverify.claims.cayley._shared import NO_CHECK, random_signs, skew_symbols
 from orthoverify.engine.checks import Case, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, agreement, residual, scaled, worst
 from orthoverify.engine.reference import central_gradient, exact_gradient, fd_eps
 from orthoverify.engine.templates import Gradient
@@ -179,7 +179,10 @@ def strategy_gradients(ctx: RunContext) -> Any:
 THEOREM3_2 = Claim(
     id="cayley.theorem3_2",
     paper=PAPER,
-    where="Thm 3.2, eq. 2, App. A",
+    place=Place(theorem="3.2", equation="2", appendix="A"),
+    expected="verified",
+    origin="catalogue",
+    summary="the gradient dL/dA = V' - V of the scaled Cayley map",
     statement=(
         "For W = (I + A)^-1 (I - A) D with A skew-symmetric and D fixed, dL/dA = V' - V where "
         "V = (I + A)^-T dL/dW (D + W')"

@@ -19,7 +19,7 @@ from orthoverify.claims._common import EXACT, FLOAT_HP, norm_scale
 from orthoverify.claims.cayley import PAPER
 from orthoverify.claims.cayley._shared import NO_CHECK, random_signs, skew_symbols
 from orthoverify.engine.checks import Case, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.templates import Agreement
 from orthoverify.param import cayley as cy
 
@@ -74,7 +74,10 @@ def cases_symbolic(ctx: RunContext) -> Iterator[Case]:
 THREE_LAYERS = Claim(
     id="cayley.three_layers",
     paper=PAPER,
-    where="Sec. 4",
+    place=Place(section="4"),
+    expected="verified",
+    origin="catalogue",
+    summary="D, then I - A, then (I + A)^-1 computes W h",
     statement="h -> D h, then -> (I - A) D h, then -> (I + A)^-1 (I - A) D h is the same as h -> W h",
     kind="identity",
     checks=(

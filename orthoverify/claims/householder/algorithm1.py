@@ -35,7 +35,7 @@ from orthoverify.claims.householder._shared import (
     sizes_nm,
 )
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, agreement, worst
 from orthoverify.engine.reference import central_gradient, exact_gradient, fd_eps
 from orthoverify.engine.templates import Agreement, Gradient
@@ -167,7 +167,10 @@ CLAIMS: list[Claim] = [
     Claim(
         id="householder.algorithm1",
         paper=PAPER,
-        where="Alg. 1, App. B, App. D",
+        place=Place(algorithm="1", appendix="B, D"),
+        expected="verified",
+        origin="catalogue",
+        summary="Algorithm 1 and its MATLAB listing return C, dL/dh and dL/dU",
         statement=(
             "Algorithm 1 (local FP/BP at one time step) and its MATLAB listing (App. D) return C = W h, dL/dh and dL/dU"
         ),

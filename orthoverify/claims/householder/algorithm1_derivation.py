@@ -17,7 +17,7 @@ from __future__ import annotations
 from orthoverify.claims.householder import PAPER
 from orthoverify.claims.householder._shared import audited_proof
 from orthoverify.engine.checks import Check
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.templates import printed_and_corrected
 from orthoverify.param.householder_proofs import appendix_b_lines, appendix_b_reference
 
@@ -30,7 +30,11 @@ def checks(corrected: bool) -> tuple[Check, ...]:
 CLAIMS: list[Claim] = printed_and_corrected(
     "householder.algorithm1_derivation",
     paper=PAPER,
-    where="App. B",
+    place=Place(appendix="B"),
+    expected="refuted",
+    origin="added",
+    summary="the derivation of Algorithm 1 in App. B holds as printed",
+    corrected_summary="the derivation of Algorithm 1 with the closing sum to k",
     kind="gradient",
     printed=(
         "The derivation of Algorithm 1: the t_ij formula, eqs. 18-23, the elementwise form of dL/dU, and "

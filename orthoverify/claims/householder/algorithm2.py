@@ -24,7 +24,7 @@ from orthoverify.claims._common import EXACT
 from orthoverify.claims.householder import PAPER
 from orthoverify.claims.householder._shared import q_algorithm2_printed
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 
 _Q = "QR - A, tril(R), Q - M_1(u), diag(R) > 0, u_1 = +-1"
 
@@ -53,7 +53,10 @@ CLAIMS: list[Claim] = [
     Claim(
         id="householder.algorithm2",
         paper=PAPER,
-        where="App. A, Alg. 2",
+        place=Place(algorithm="2", appendix="A"),
+        expected="verified",
+        origin="catalogue",
+        summary="Algorithm 2 computes a QR factorisation with positive diagonal",
         statement=(
             "For full-rank A, Algorithm 2 returns u_1..u_n with A = H_n(u_n)..H_1(u_1) R, "
             "R upper triangular with positive diagonal"

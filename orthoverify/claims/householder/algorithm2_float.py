@@ -28,7 +28,7 @@ from orthoverify.claims._common import FLOAT_HP
 from orthoverify.claims.householder import PAPER
 from orthoverify.claims.householder._shared import algorithm2_measure, q_algorithm2_printed
 from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext, SearchCheck
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure
 from orthoverify.engine.templates import printed_and_corrected
 
@@ -92,7 +92,11 @@ def checks(corrected: bool) -> tuple[Check, ...]:
 CLAIMS: list[Claim] = printed_and_corrected(
     "householder.algorithm2_float",
     paper=PAPER,
-    where="App. A, Alg. 2 (run in floating point)",
+    place=Place(algorithm="2", appendix="A", note="run in floating point"),
+    expected="refuted",
+    origin="added",
+    summary="Algorithm 2 as printed is a backward-stable QR in floating point",
+    corrected_summary="Algorithm 2 with the cancellation-free first component is backward stable",
     kind="bound",
     printed=(
         "Algorithm 2 run as printed in floating-point arithmetic (exact test R_kk = ||R_{k..n,k}||, "

@@ -21,7 +21,7 @@ import numpy as np
 from orthoverify import samples
 from orthoverify.claims.householder import PAPER
 from orthoverify.engine.checks import FunctionCheck, Outcome, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.param import householder as hh
 
 
@@ -108,7 +108,10 @@ CLAIMS: list[Claim] = [
     Claim(
         id="householder.complexity",
         paper=PAPER,
-        where="Table 1",
+        place=Place(table="1"),
+        expected="verified",
+        origin="catalogue",
+        summary="one gradient step of the oRNN costs O(Tnm)",
         statement=(
             "One stochastic gradient step (mini-batch 1) of the oRNN costs O(Tnm) for hidden size n, "
             "m reflections, sequence length T"

@@ -21,7 +21,7 @@ from typing import Any
 
 from orthoverify.claims.householder import PAPER
 from orthoverify.engine.checks import Case, Check, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.templates import Tally, count, printed_and_corrected
 
 
@@ -133,7 +133,11 @@ FLOPS_NOTES = (
 CLAIMS: list[Claim] = printed_and_corrected(
     "householder.flops",
     paper=PAPER,
-    where="Sec. 4.2, Tables 2 and 5",
+    place=Place(section="4.2", table="2 and 5"),
+    expected="refuted",
+    origin="catalogue",
+    summary="Algorithm 1's printed flop counts per step",
+    corrected_summary="Algorithm 1's flop counts, counting binary operations",
     kind="count",
     printed=(
         "Algorithm 1 costs (13n+2)m flops per step (6nm FP, (7n+2)m BP), (11n+3)m once N is known, and "

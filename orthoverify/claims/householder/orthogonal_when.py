@@ -40,7 +40,7 @@ from orthoverify.engine.checks import (
     SearchCheck,
     SymbolicCheck,
 )
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.ratios import flag as _flag
 from orthoverify.param import householder as hh
@@ -148,7 +148,10 @@ def cases_orthogonal_rational(ctx: RunContext) -> Iterator[Case]:
 ORTHOGONAL_WHEN = Claim(
     id="householder.orthogonal_when",
     paper=PAPER,
-    where="Sec. 4, advantage 3",
+    place=Place(section="4", note="advantage 3"),
+    expected="verified",
+    origin="catalogue",
+    summary="W is orthogonal for nonzero vectors (m < n), and for u_1 = ±1 (m = n)",
     statement=(
         "When m < n, W is always orthogonal as long as the reflection vectors are nonzero; for m = n the only "
         "additional requirement is u_1 in {-1, 1}"

@@ -22,7 +22,7 @@ import sympy
 from orthoverify.claims._common import EXACT, exact_backend, symbol_array
 from orthoverify.claims.householder import PAPER
 from orthoverify.engine.checks import Case, FunctionCheck, Outcome, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.templates import Tally, count
 from orthoverify.param import householder as hh
 
@@ -110,7 +110,10 @@ CLAIMS: list[Claim] = [
     Claim(
         id="householder.parameter_count",
         paper=PAPER,
-        where="Sec. 4, advantage 4",
+        place=Place(section="4", note="advantage 4"),
+        expected="verified",
+        origin="catalogue",
+        summary="m = n reflections take n(n+1)/2 parameters, n of them redundant",
         statement=(
             "When m = n the total number of parameters needed for W is n(n+1)/2: only n redundant parameters, "
             "since O(n) is an n(n-1)/2-dimensional manifold"

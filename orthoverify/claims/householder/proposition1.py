@@ -26,7 +26,7 @@ from orthoverify.claims._common import EXACT, FLOAT_HP
 from orthoverify.claims.householder import PAPER
 from orthoverify.claims.householder._shared import lower_symbols, sizes_nm, u_and_u1, w_by_definition
 from orthoverify.engine.checks import Case, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.templates import Agreement
 from orthoverify.param import householder as hh
 
@@ -88,7 +88,10 @@ CLAIMS: list[Claim] = [
     Claim(
         id="householder.proposition1",
         paper=PAPER,
-        where="Prop. 1, eq. 12-13",
+        place=Place(proposition="1", equation="12-13"),
+        expected="verified",
+        origin="catalogue",
+        summary="the compact WY form I - U T^-1 U' of a product of reflections",
         statement=(
             "For m <= n-1: H_n(u_n)...H_{n-m+1}(u_{n-m+1}) = I - U T^-1 U' with T = striu(U'U) + diag(U'U)/2; "
             "for m = n the right-hand side becomes (I - U T^-1 U') H_1(u_1) with U = (u_n|...|u_2)"

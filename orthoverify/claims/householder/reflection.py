@@ -32,7 +32,7 @@ from orthoverify.engine.checks import (
     SearchCheck,
     SymbolicCheck,
 )
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.param import householder as hh
 
@@ -136,7 +136,10 @@ CLAIMS: list[Claim] = [
     Claim(
         id="householder.reflection",
         paper=PAPER,
-        where="eq. 6, 7",
+        place=Place(equation="6, 7"),
+        expected="verified",
+        origin="catalogue",
+        summary="H_k(u) is a symmetric orthogonal reflection; H_1(u) is orthogonal for u = ±1",
         statement=(
             "H_k(u) (k >= 2, u != 0) is a symmetric orthogonal reflection acting on the last k coordinates; "
             "H_1(u) = diag(I, u) is orthogonal iff u is +1 or -1"

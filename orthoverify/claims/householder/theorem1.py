@@ -24,11 +24,12 @@ from orthoverify.claims._inputs import orthogonal_input, structured_orthogonal_c
 from orthoverify.claims.householder import PAPER
 from orthoverify.claims.householder._shared import is_sign
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchCheck
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.ratios import flag as _flag
 from orthoverify.errors import NotOrthogonalError
 from orthoverify.param import householder as hh
+from orthoverify.tolerance import THRESHOLD
 
 _Q = "||M_1(u) - Q||_F / (n eps)"
 
@@ -37,11 +38,11 @@ def q_theorem1(b: Backend, case: Case) -> Measure:
     """Invert Q with Algorithm 2, rebuild M_1(u_1, ..., u_n), and compare with Q."""
     q = orthogonal_input(b, case)
     n = q.shape[0]
-    if hh.orthogonality_ratio(q, b) > 30:  # the input must lie in the theorem's domain
+    if hh.orthogonality_ratio(q, b) > THRESHOLD:  # the input must lie in the theorem's domain
         raise NotOrthogonalError(
             "test input is not orthogonal to working precision (a sampler bug)",
             ratio=hh.orthogonality_ratio(q, b),
-            threshold=30,
+            threshold=THRESHOLD,
         )
     variant: hh.Variant = "printed" if b.exact else "stable"
     res = hh.algorithm2(q, backend=b, variant=variant)
@@ -83,7 +84,10 @@ CLAIMS: list[Claim] = [
     Claim(
         id="householder.theorem1",
         paper=PAPER,
-        where="Thm 1, App. A",
+        place=Place(theorem="1", appendix="A"),
+        expected="verified",
+        origin="catalogue",
+        summary="every orthogonal matrix is a product of n Householder reflections M_1(u_1..u_n)",
         statement=(
             "The image of M_1 includes the set of all n x n orthogonal matrices: O(n) is a subset of M_1[R x ... x R^n]"
         ),

@@ -35,7 +35,7 @@ from orthoverify.claims.householder._shared import (
     sizes_nm,
 )
 from orthoverify.engine.checks import Case, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, agreement, worst
 from orthoverify.engine.reference import exact_gradient
 from orthoverify.engine.templates import Gradient
@@ -147,7 +147,10 @@ CLAIMS: list[Claim] = [
     Claim(
         id="householder.theorem2",
         paper=PAPER,
-        where="Thm 2, eq. 14-15",
+        place=Place(theorem="2", equation="14-15"),
+        expected="verified",
+        origin="catalogue",
+        summary="the gradients dL/dU and dL/dh of C = (I - U T^-1 U') h",
         statement=(
             "For m <= n-1, C = (I - U T^-1 U') h: dL/dU = U[(h~ C~') o B' + (C~ h~') o B] - (dL/dC) h~' - h C~' "
             "and dL/dh = dL/dC - U C~, with h~ = T^-1 U' h, C~ = T'^-1 U' dL/dC, B = striu(J) + I/2"

@@ -17,7 +17,7 @@ from __future__ import annotations
 from orthoverify.claims.householder import PAPER
 from orthoverify.claims.householder._shared import audited_proof
 from orthoverify.engine.checks import Check
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.templates import printed_and_corrected
 from orthoverify.param.householder_proofs import theorem2_proof_lines, theorem2_reference
 
@@ -38,7 +38,11 @@ def checks(corrected: bool) -> tuple[Check, ...]:
 CLAIMS: list[Claim] = printed_and_corrected(
     "householder.theorem2_proof",
     paper=PAPER,
-    where="App. A, proof of Thm 2",
+    place=Place(theorem="2", appendix="A", note="its proof"),
+    expected="refuted",
+    origin="added",
+    summary="the displays of Theorem 2's proof hold as printed",
+    corrected_summary="the displays of Theorem 2's proof with their transposes restored",
     kind="gradient",
     printed=(
         "The chain of displays in the proof of Theorem 2, ending in U_bar = U[(h~C~') o B' + (C~'h') o B] - "

@@ -23,8 +23,9 @@ import sympy
 from orthoverify.claims._common import EXACT, exact_backend, symbol_array
 from orthoverify.claims.householder import PAPER
 from orthoverify.engine.checks import FunctionCheck, Outcome, RunContext, SymbolicCheck
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.param import householder as hh
+from orthoverify.tolerance import THRESHOLD
 
 
 def sym_two_reflections(ctx: RunContext) -> Iterator[tuple[str, Any]]:
@@ -72,7 +73,7 @@ def fn_float_distance(ctx: RunContext) -> Outcome:
         u, v = b.asarray(rng.standard_normal(2)), b.asarray(rng.standard_normal(2))
         p = hh.reflection(u, 2, backend=b) @ hh.reflection(v, 2, backend=b)
         best = min(best, b.to_float(b.norm(p - d)))
-    ok = best > 30 * 2 * b.eps
+    ok = best > THRESHOLD * 2 * b.eps
     return Outcome(
         ok,
         count,
@@ -85,7 +86,10 @@ CLAIMS: list[Claim] = [
     Claim(
         id="householder.two_reflections_2x2",
         paper=PAPER,
-        where="after Thm 1",
+        place=Place(theorem="1", note="the remark after it"),
+        expected="verified",
+        origin="catalogue",
+        summary="diag(1, -1) is no product of two standard 2x2 Householder matrices",
         statement=(
             "diag(1, -1) cannot be expressed as the product of exactly two standard 2x2 Householder matrices "
             "(so Theorem 1 would fail with a standard reflection in place of H_1)"

@@ -183,7 +183,7 @@ def replay_rows(rows: Sequence[Row], inputs: Mapping[str, Any]) -> Measure:
 
 
 def run_rows(rows: Sequence[Row], ctx: RunContext, replay: Callable[[Mapping[str, Any], Backend], Measure]) -> Outcome:
-    tops = effort(ctx, "flops.grid_largest_n")
+    tops = effort(ctx).flops_grid_largest_n
     grids = {vs: size_grid(vs, tops[vs]) for vs in {r.variables for r in rows}}
     results = [evaluate_row(r, grids[r.variables]) for r in rows]
     data = {

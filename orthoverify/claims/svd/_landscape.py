@@ -98,8 +98,8 @@ def search_instances(ctx: RunContext) -> list[tuple[str, dict[str, Any], int]]:
     """(label, instance, starts): a t = 1 control (R is then a convex quadratic: only global
     minima) and random n = 2 instances with t = 2, 3 (n = 1 is enumerated exactly instead)."""
     rng = ctx.rng("instances")
-    starts = effort(ctx, "theorem5.search_starts")
-    count = effort(ctx, "theorem5.random_search_instances")
+    starts = effort(ctx).theorem5_search_starts
+    count = effort(ctx).theorem5_random_search_instances
     out: list[tuple[str, dict[str, Any], int]] = [("control n=2, t=1", instance_float(rng, 2, 1, "random"), 4)]
     kinds = ("identity", "random", "diagonal_with_zero")
     for i in range(count):
@@ -184,13 +184,13 @@ def first_exact_case() -> Case:
 def exact_pairs(ctx: RunContext) -> list[tuple[int, int]]:
     """(n, t) with n, t in 1..3; the quick profile leaves out the slowest, n = t = 3."""
     pairs = [(n, t) for n in ctx.profile.exact_sizes if n <= 3 for t in (1, 2, 3)]
-    return pairs if effort(ctx, "claim1.exact_n3_t3") else [p for p in pairs if p != (3, 3)]
+    return pairs if effort(ctx).claim1_exact_n3_t3 else [p for p in pairs if p != (3, 3)]
 
 
 def cases_grad_exact(ctx: RunContext) -> Iterator[Case]:
     yield first_exact_case()
     # on the quick profile n = t = 1 already refutes; a few more sizes show it is no accident
-    pairs = effort(ctx, "claim1.printed_exact_pairs") or exact_pairs(ctx)
+    pairs = effort(ctx).claim1_printed_exact_pairs or exact_pairs(ctx)
     yield from gradient_cases(ctx, pairs, square=True, exact=True, per=1)
 
 
@@ -199,7 +199,7 @@ def cases_grad_exact_general(ctx: RunContext) -> Iterator[Case]:
 
 
 def float_cases(ctx: RunContext, *, square: bool) -> Iterator[Case]:
-    ns = (1, 2, 3, *(n for n in ctx.profile.sizes if 3 < n <= 8 and effort(ctx, "claim1.float_n_above_3")))
+    ns = (1, 2, 3, *(n for n in ctx.profile.sizes if 3 < n <= 8 and effort(ctx).claim1_float_n_above_3))
     yield from gradient_cases(ctx, size_pairs(ns, (1, 2, 3)), square=square, exact=False, per=ctx.profile.cases)
 
 
@@ -212,7 +212,7 @@ def cases_grad_float(ctx: RunContext) -> Iterator[Case]:
 
 
 def fd_cases(ctx: RunContext, *, square: bool) -> Iterator[Case]:
-    per = effort(ctx, "claim1.fd_cases_per_size")
+    per = effort(ctx).claim1_fd_cases_per_size
     yield from gradient_cases(ctx, size_pairs((1, 2, 3), (1, 2, 3)), square=square, exact=False, per=per)
 
 

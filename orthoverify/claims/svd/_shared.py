@@ -6,6 +6,7 @@ family's bespoke checks, in one table."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -22,32 +23,62 @@ from orthoverify.engine.templates import Agreement
 from orthoverify.param import svd as sv
 from orthoverify.param.svd_flops import NK, NM, NMM
 
-EFFORT: dict[str, tuple[Any, Any, Any]] = {
-    "parameter_count.largest_n": (12, 24, 24),
-    "claim1.exact_n3_t3": (False, True, True),
-    "claim1.printed_exact_pairs": ([(1, 2), (2, 1), (2, 2)], None, None),
-    "claim1.float_n_above_3": (False, True, True),
-    "claim1.fd_cases_per_size": (1, 2, 2),
-    "theorem5.random_exact_instances": (4, 10, 30),
-    "theorem5.search_starts": (10, 30, 100),
-    "theorem5.random_search_instances": (2, 6, 16),
-    "flops.grid_largest_n": (
-        {NK: 6, NMM: 5, NM: 7},
-        {NK: 10, NMM: 7, NM: 10},
-        {NK: 16, NMM: 10, NM: 14},
+
+@dataclass(frozen=True, kw_only=True)
+class Effort:
+    """Per-profile effort of the svd family's bespoke checks, beside what engine.profiles sets."""
+
+    parameter_count_largest_n: int  # parameter_count: the largest n of the grid
+    claim1_exact_n3_t3: bool  # claim1: the exact gradients include n = t = 3
+    claim1_printed_exact_pairs: list[tuple[int, int]] | None  # claim1: exact sizes of the printed gradient (None: all)
+    claim1_float_n_above_3: bool  # claim1: the float gradients also for n = 4..8
+    claim1_fd_cases_per_size: int  # claim1: central-difference cases per size
+    theorem5_random_exact_instances: int  # theorem5: random exact n = 1 instances
+    theorem5_search_starts: int  # theorem5: Newton starts per searched instance
+    theorem5_random_search_instances: int  # theorem5: random n = 2 search instances
+    flops_grid_largest_n: dict[tuple[str, ...], int]  # flops: the largest n of each size grid (variables -> n)
+
+
+EFFORT = (  # quick, default, thorough (see Profile.pick)
+    Effort(
+        parameter_count_largest_n=12,
+        claim1_exact_n3_t3=False,
+        claim1_printed_exact_pairs=[(1, 2), (2, 1), (2, 2)],
+        claim1_float_n_above_3=False,
+        claim1_fd_cases_per_size=1,
+        theorem5_random_exact_instances=4,
+        theorem5_search_starts=10,
+        theorem5_random_search_instances=2,
+        flops_grid_largest_n={NK: 6, NMM: 5, NM: 7},
     ),
-}
-"""Effort of the family's bespoke checks on the quick, default and thorough profiles (see
-Profile.pick), beside what engine.profiles sets: the largest n of the parameter-count grid;
-whether the exact Claim 1 gradients include n = t = 3 and the float ones n = 4..8; the exact
-sizes of the printed gradient (None: all); central-difference cases per size; Theorem 5's random
-exact instances, search starts and random search instances; the largest n of each size grid of
-the flop counts (bigger profiles only add points)."""
+    Effort(
+        parameter_count_largest_n=24,
+        claim1_exact_n3_t3=True,
+        claim1_printed_exact_pairs=None,
+        claim1_float_n_above_3=True,
+        claim1_fd_cases_per_size=2,
+        theorem5_random_exact_instances=10,
+        theorem5_search_starts=30,
+        theorem5_random_search_instances=6,
+        flops_grid_largest_n={NK: 10, NMM: 7, NM: 10},
+    ),
+    Effort(
+        parameter_count_largest_n=24,
+        claim1_exact_n3_t3=True,
+        claim1_printed_exact_pairs=None,
+        claim1_float_n_above_3=True,
+        claim1_fd_cases_per_size=2,
+        theorem5_random_exact_instances=30,
+        theorem5_search_starts=100,
+        theorem5_random_search_instances=16,
+        flops_grid_largest_n={NK: 16, NMM: 10, NM: 14},
+    ),
+)
 
 
-def effort(ctx: RunContext, key: str) -> Any:
-    """The effort ``key`` of :data:`EFFORT` on ctx's profile."""
-    return ctx.profile.pick(*EFFORT[key])
+def effort(ctx: RunContext) -> Effort:
+    """The effort of ctx's profile (its quick, default or thorough column)."""
+    return ctx.profile.pick(*EFFORT)
 
 
 def random_vector(ctx: RunContext, rng: np.random.Generator, k: int) -> Any:

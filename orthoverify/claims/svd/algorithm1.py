@@ -23,7 +23,7 @@ from orthoverify.claims._common import norm_scale
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._shared import random_vector, vectors_case
 from orthoverify.engine.checks import Case, Check, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual, scaled, worst
 from orthoverify.engine.reference import central_gradient, exact_gradient, fd_eps
 from orthoverify.engine.templates import Gradient, printed_and_corrected
@@ -190,7 +190,11 @@ def checks(corrected: bool) -> tuple[Check, ...]:
 CLAIMS: list[Claim] = printed_and_corrected(
     "svd.algorithm1",
     paper=PAPER,
-    where="App. B, Alg. 1",
+    place=Place(algorithm="1", appendix="B"),
+    expected="refuted",
+    origin="catalogue",
+    summary="svdRNN's local forward and back propagation return the exact gradients",
+    corrected_summary="Algorithm 1 with the reflection's input in the U loop returns the exact gradients",
     kind="gradient",
     printed=(
         "the local FP/BP of svdRNN (Alg. 1, with Hprod and Hgrad) returns C = U Sigma V' h, dL/dU, dL/dV, "

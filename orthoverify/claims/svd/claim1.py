@@ -38,7 +38,7 @@ from orthoverify.claims.svd._landscape import (
     risk_case,
 )
 from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, agreement, residual, scaled
 from orthoverify.engine.reference import central_gradient, exact_gradient, fd_eps
 from orthoverify.engine.templates import Gradient, printed_and_corrected
@@ -222,7 +222,11 @@ def checks(corrected: bool) -> tuple[Check, ...]:
 CLAIMS: list[Claim] = printed_and_corrected(
     "svd.claim1",
     paper=PAPER,
-    where="Claim 1, Sec. 6.1; proof in App. A.6",
+    place=Place(claim="1", section="6.1", appendix="A.6"),
+    expected="refuted",
+    origin="catalogue",
+    summary="the linear RNN's population risk and its gradient",
+    corrected_summary="the linear RNN's population risk and its gradient, corrected",
     kind="gradient",
     printed=(
         "For the linear RNN o = Y WW vec(X), WW = (W | W^2 | ... | W^t), y = A vec(X) + eta with E[eta | X] = 0: "

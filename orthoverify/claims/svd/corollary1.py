@@ -32,7 +32,7 @@ from orthoverify.claims.svd._landscape import (
     spurious_1d,
 )
 from orthoverify.engine.checks import Case, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, scaled
 from orthoverify.engine.templates import witness
 from orthoverify.param import linear_rnn as lr
@@ -192,7 +192,10 @@ QUANTITY = (
 COROLLARY1 = Claim(
     id="svd.corollary1",
     paper=PAPER,
-    where="Cor. 1, Sec. 6.2 (with eq. 3 and eq. 8)",
+    place=Place(corollary="1", section="6.2", equation="3 and 8"),
+    expected="refuted",
+    origin="catalogue",
+    summary="linear svdRNNs have no spurious local minimum",
     statement="With the update rule in (8), linear svdRNNs have no spurious local minimum",
     kind="existence",
     checks=(

@@ -24,7 +24,7 @@ from orthoverify.backends import Backend
 from orthoverify.claims._common import EXACT, exact_backend
 from orthoverify.claims.svd import PAPER
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, flag, residual, scaled, worst
 from orthoverify.engine.templates import witness
 from orthoverify.param import svd as sv
@@ -123,7 +123,10 @@ def cases_dimension_float(ctx: RunContext) -> Iterator[Case]:
 DIMENSION = Claim(
     id="svd.dimension",
     paper=PAPER,
-    where="Sec. 3, after Thm 2",
+    place=Place(theorem="2", section="3", note="the remark after it"),
+    expected="verified",
+    origin="catalogue",
+    summary="M_{1,1}'s input space has exactly n^2 dimensions",
     kind="count",
     statement=(
         "M_{1,1} maps n^2 + 2n inputs onto R^{n x n}; since H(u) is invariant to ||u||, "

@@ -29,7 +29,7 @@ from orthoverify.backends import Backend
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._flop_rows import NOTES, Row, RowResult, evaluate_row, replay_rows, run_rows
 from orthoverify.engine.checks import Check, FunctionCheck, Outcome, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure
 from orthoverify.engine.templates import printed_and_corrected
 from orthoverify.param.svd_flops import NK, NM, NMM
@@ -181,7 +181,11 @@ def checks(corrected: bool) -> tuple[Check, ...]:
 CLAIMS: list[Claim] = printed_and_corrected(
     "svd.flops",
     paper=PAPER,
-    where="Sec. 4.2, Table 1",
+    place=Place(section="4.2", table="1"),
+    expected="refuted",
+    origin="catalogue",
+    summary="the printed flop counts of Hprod, Hgrad and svdRNN",
+    corrected_summary="the flop counts of Hprod, Hgrad and svdRNN, counting binary operations",
     kind="count",
     printed=(
         "Hprod (Algorithm 2) needs 6k flops and Hgrad (Algorithm 3) 3n + 10k; with ||u_k||^2 computed once "

@@ -19,7 +19,7 @@ from orthoverify.claims._common import norm_scale
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._shared import grad_case, random_vector
 from orthoverify.engine.checks import Case, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual, scaled, worst
 from orthoverify.engine.reference import central_gradient, exact_gradient, fd_eps
 from orthoverify.engine.templates import Gradient
@@ -91,7 +91,10 @@ GRADIENT = Gradient("||Hgrad - reference|| / (n eps scale), scale ||g|| (dL/dh) 
 HGRAD = Claim(
     id="svd.hgrad",
     paper=PAPER,
-    where="eqs. 13-15, Alg. 3",
+    place=Place(algorithm="3", equation="13-15"),
+    expected="verified",
+    origin="catalogue",
+    summary="Hgrad computes the gradients of H_k(u_k) h",
     kind="gradient",
     statement=(
         "Hgrad(h, u_k, g) with g = dL/dC, C = H_k(u_k) h: dL/dh = g - beta u_k and "

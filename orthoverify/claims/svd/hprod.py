@@ -25,7 +25,7 @@ from orthoverify.claims._common import ALL, EXACT, FLOAT_HP
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._shared import random_vector
 from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, agreement
 from orthoverify.engine.templates import Agreement, printed_and_corrected
 from orthoverify.errors import ZeroVectorError
@@ -120,7 +120,11 @@ def checks(corrected: bool) -> tuple[Check, ...]:
 CLAIMS: list[Claim] = printed_and_corrected(
     "svd.hprod",
     paper=PAPER,
-    where="eq. 9, Alg. 2",
+    place=Place(algorithm="2", equation="9"),
+    expected="refuted",
+    origin="catalogue",
+    summary="Hprod computes H_k(u_k) h",
+    corrected_summary="Hprod with a guard for u_k = 0 computes H_k(u_k) h",
     kind="identity",
     printed="Hprod(h, u_k): alpha = 2 u_k'h / u_k'u_k, h~ = h - alpha u_k computes H_k(u_k) h",
     corrected="Hprod with the guard 'return h when u_k = 0' computes H_k(u_k) h for every u_k",

@@ -19,7 +19,7 @@ from orthoverify.claims._common import ALL, EXACT
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._shared import random_vector, vectors_case
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.templates import Agreement, Formulation
 from orthoverify.param import svd as sv
@@ -77,7 +77,10 @@ def cases_sharp(ctx: RunContext) -> Iterator[Case]:
 LEMMA1 = Claim(
     id="svd.lemma1",
     paper=PAPER,
-    where="Lemma 1, Sec. 5",
+    place=Place(lemma="1", section="5"),
+    expected="verified",
+    origin="catalogue",
+    summary="the leading columns of V(k1) and V(k2) agree",
     kind="identity",
     statement=(
         "with V(k) = H_n(v_n)...H_k(v_k): V(k1)_{*,i} = V(k2)_{*,i} for all k1, k2 in [n] and i <= min(n-k1, n-k2)"

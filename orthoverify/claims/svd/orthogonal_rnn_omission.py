@@ -21,7 +21,7 @@ from orthoverify.claims._common import EXACT
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._shared import grad_case, random_vector
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual
 from orthoverify.engine.reference import exact_gradient
 from orthoverify.engine.templates import Gradient
@@ -65,7 +65,10 @@ def cases_omission(ctx: RunContext) -> Iterator[Case]:
 OMISSION = Claim(
     id="svd.orthogonal_rnn_omission",
     paper=PAPER,
-    where="Sec. 4.1",
+    place=Place(section="4.1"),
+    expected="refuted",
+    origin="catalogue",
+    summary="the oRNN method omits the norm term of eq. 15",
     kind="gradient",
     statement=(
         "the oRNN method of Mhammedi et al. omitted the last term of (15), 4 (u'h)(u'g)/(u'u)^2 u, "

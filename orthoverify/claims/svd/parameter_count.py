@@ -21,7 +21,7 @@ from orthoverify.claims._common import EXACT
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._shared import effort
 from orthoverify.engine.checks import Case, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.templates import Tally, count
 from orthoverify.param import svd as sv
 
@@ -30,7 +30,7 @@ def grid(ctx: RunContext) -> list[Case]:
     """Every svdRNN size (n, m1, m2 on a grid, two (n_i, n_o)) with an RNN size per n, then the two
     symbolic identities."""
     points: list[Case] = []
-    for n in range(1, effort(ctx, "parameter_count.largest_n") + 1):
+    for n in range(1, effort(ctx).parameter_count_largest_n + 1):
         for m1 in range(0, n + 1):
             for m2 in range(0, n + 1, max(1, n // 4)):
                 for n_i, n_o in ((1, 1), (3, 7)):
@@ -65,7 +65,10 @@ CLAIMS: list[Claim] = [
     Claim(
         id="svd.parameter_count",
         paper=PAPER,
-        where="Sec. 4",
+        place=Place(section="4"),
+        expected="verified",
+        origin="catalogue",
+        summary="the parameter counts of an RNN and an svdRNN",
         kind="count",
         statement=(
             "RNN: (n_o + n_i + n + 1) n parameters; svdRNN: (n_o + n_i + m1 + m2 + 2) n - (m1^2 + m2^2 - m1 - m2)/2, "

@@ -25,7 +25,7 @@ from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import ALL, EXACT, FLOAT_HP, norm_scale
 from orthoverify.claims.svd import PAPER
 from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.ratios import flag as _flag
 from orthoverify.engine.templates import printed_and_corrected
@@ -128,7 +128,11 @@ def checks(corrected: bool) -> tuple[Check, ...]:
 CLAIMS: list[Claim] = printed_and_corrected(
     "svd.proposition1",
     paper=PAPER,
-    where="Prop. 1, App. A.1",
+    place=Place(proposition="1", appendix="A.1"),
+    expected="refuted",
+    origin="catalogue",
+    summary="every B is a product of reflections times R with positive diagonal",
+    corrected_summary="every B is a product of reflections times R with non-negative diagonal",
     kind="existence",
     printed=(
         "for every B in R^{n x n} there are an upper triangular R with positive diagonal and u_i in R^i "

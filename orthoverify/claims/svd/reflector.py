@@ -25,7 +25,7 @@ from orthoverify.claims._common import symbol_array as _symbols
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._shared import random_vector
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SymbolicCheck
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.param import svd as sv
 
@@ -74,7 +74,10 @@ def sym_reflector(ctx: RunContext) -> Iterator[tuple[str, Any]]:
 REFLECTOR = Claim(
     id="svd.reflector",
     paper=PAPER,
-    where="eq. 1",
+    place=Place(equation="1"),
+    expected="verified",
+    origin="catalogue",
+    summary="H^n_k(u) is a symmetric orthogonal reflection (I for u = 0)",
     kind="identity",
     statement=(
         "H^n_k(u) = diag(I_{n-k}, I_k - 2uu'/||u||^2) (I_n for u = 0) is symmetric and orthogonal (H^2 = I); "

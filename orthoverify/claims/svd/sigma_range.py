@@ -22,7 +22,7 @@ from orthoverify.backends import Backend, get_backend
 from orthoverify.claims._common import FLOAT_HP
 from orthoverify.claims.svd import PAPER
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchCheck, SymbolicCheck
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, scaled
 from orthoverify.engine.ratios import flag as _flag
 from orthoverify.param import svd as sv
@@ -76,7 +76,10 @@ def sym_sigma(ctx: RunContext) -> Iterator[tuple[str, Any]]:
 SIGMA_RANGE = Claim(
     id="svd.sigma_range",
     paper=PAPER,
-    where="eq. 8",
+    place=Place(equation="8"),
+    expected="verified",
+    origin="catalogue",
+    summary="the sigma map of eq. 8 stays in [sigma* - r, sigma* + r]",
     kind="bound",
     statement="sigma_i = 2r(f(s_i) - 0.5) + sigma* (f the sigmoid) lies in [sigma* - r, sigma* + r]",
     checks=(

@@ -19,7 +19,7 @@ from __future__ import annotations
 from orthoverify.claims._common import EXACT
 from orthoverify.claims.svd import PAPER
 from orthoverify.engine.checks import Case, Check, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.templates import Tallies, Tally, count, printed_and_corrected
 from orthoverify.param.svd_table3 import TABLE3, table3_counts
 
@@ -94,7 +94,11 @@ def checks(corrected: bool) -> tuple[Check, ...]:
 CLAIMS: list[Claim] = printed_and_corrected(
     "svd.table3",
     paper=PAPER,
-    where="App. C, Table 3",
+    place=Place(appendix="C", table="3"),
+    expected="refuted",
+    origin="catalogue",
+    summary="Table 3's parameter counts follow from the stated configuration",
+    corrected_summary="Table 3's parameter counts follow from one stated convention",
     kind="count",
     printed=(
         "the parameter counts of Table 3 follow from the stated configuration: n_h = 32, m = 16 reflections "

@@ -22,7 +22,7 @@ from orthoverify.claims._inputs import orthogonal_input, structured_orthogonal_c
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._shared import vectors_case
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchCheck
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual
 from orthoverify.param import svd as sv
 
@@ -68,7 +68,10 @@ def _orthogonal_strategy(ctx: RunContext) -> Any:
 THEOREM1 = Claim(
     id="svd.theorem1",
     paper=PAPER,
-    where="Thm 1, App. A.2",
+    place=Place(theorem="1", appendix="A.2"),
+    expected="verified",
+    origin="catalogue",
+    summary="the image of M_1 is exactly O(n)",
     kind="coverage",
     statement="the image of M_1 (this paper's H convention, u = 0 gives I) is exactly O(n)",
     checks=(

@@ -17,7 +17,7 @@ from orthoverify.claims._common import EXACT, FLOAT_HP
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._shared import FACTORS, factor_cases, q_svd_parameters, w_cases
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 
 
 def cases_theorem2(ctx: RunContext) -> Iterator[Case]:
@@ -31,7 +31,10 @@ def cases_theorem2_exact(ctx: RunContext) -> Iterator[Case]:
 THEOREM2 = Claim(
     id="svd.theorem2",
     paper=PAPER,
-    where="Thm 2, App. A.3",
+    place=Place(theorem="2", appendix="A.3"),
+    expected="verified",
+    origin="catalogue",
+    summary="the image of M_{1,1} is all of R^{n x n}",
     kind="coverage",
     statement="the image of M_{1,1} is all of R^{n x n}: every W = M_{1,1}(u_1..u_n, v_1..v_n, sigma)",
     checks=(

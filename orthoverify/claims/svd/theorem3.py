@@ -15,12 +15,15 @@ from orthoverify.claims._common import ALL
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._shared import cases_theorem3, q_theorem3
 from orthoverify.engine.checks import PropertyCheck
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 
 THEOREM3 = Claim(
     id="svd.theorem3",
     paper=PAPER,
-    where="Thm 3, App. A.4",
+    place=Place(theorem="3", appendix="A.4"),
+    expected="verified",
+    origin="catalogue",
+    summary="the image of M_{k1,k2} with sigma = 1 includes O(n) if k1 + k2 <= n + 2",
     kind="coverage",
     statement="the image of M_{k1,k2} with sigma = 1 includes O(n) if k1 + k2 <= n + 2",
     checks=(

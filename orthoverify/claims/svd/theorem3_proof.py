@@ -18,7 +18,7 @@ from orthoverify.claims._common import ALL
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._shared import cases_theorem3, q_theorem3, theorem3_measure
 from orthoverify.engine.checks import Check, PropertyCheck
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.templates import printed_and_corrected
 from orthoverify.param import svd as sv
 
@@ -37,7 +37,11 @@ def checks(corrected: bool) -> tuple[Check, ...]:
 CLAIMS: list[Claim] = printed_and_corrected(
     "svd.theorem3_proof",
     paper=PAPER,
-    where="App. A.4, eqs. 19-22",
+    place=Place(appendix="A.4", equation="19-22"),
+    expected="refuted",
+    origin="added",
+    summary="the assignment in Theorem 3's proof reaches every orthogonal A",
+    corrected_summary="Theorem 3's proof with the zero range starting at k2 + k1 - 1",
     kind="identity",
     printed=(
         "the proof's assignment (k2 >= k1 - 1): u_k = a_k (k >= k1), v_{k2+k1-k-1} = a_k (k = k1-1..1), "

@@ -24,7 +24,7 @@ from orthoverify.claims._common import symbol_array as _symbols
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._shared import random_vector
 from orthoverify.engine.checks import Case, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure
 from orthoverify.engine.templates import witness
 from orthoverify.param import svd as sv
@@ -64,7 +64,10 @@ def violation(b: Backend, case: Case) -> Measure:
 THEOREM3_SHARP = Claim(
     id="svd.theorem3_sharp",
     paper=PAPER,
-    where="Thm 3 (boundary; added by orthoverify)",
+    place=Place(theorem="3", note="boundary; added by orthoverify"),
+    expected="verified",
+    origin="added",
+    summary="Theorem 3's condition k1 + k2 <= n + 2 is sharp",
     kind="bound",
     statement=(
         "just past the boundary, k1 + k2 = n + 3, the image of M_{k1,k2}(., ., 1) misses O(n): "

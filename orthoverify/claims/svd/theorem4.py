@@ -22,7 +22,7 @@ from orthoverify.claims._common import EXACT, FLOAT_HP
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._shared import FACTORS, factor_cases, q_svd_parameters, w_cases
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchCheck
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 
 
 def cases_theorem4(ctx: RunContext) -> Iterator[Case]:
@@ -48,7 +48,10 @@ def _matrix_strategy(ctx: RunContext) -> Any:
 THEOREM4 = Claim(
     id="svd.theorem4",
     paper=PAPER,
-    where="Thm 4, App. A.5",
+    place=Place(theorem="4", appendix="A.5"),
+    expected="verified",
+    origin="catalogue",
+    summary="the rectangular svdRNN maps reach every m x n matrix",
     kind="coverage",
     statement=(
         "m <= n: the image of M^{m,n}_{1,n-m+1} is all m x n matrices; m > n: the image of M^{m,n}_{m-n+1,1} is"

@@ -22,7 +22,7 @@ from orthoverify.claims._common import EXACT, norm_scale
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._shared import factor_cases
 from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, agreement, residual, worst
 from orthoverify.engine.templates import Line, audit, printed_and_corrected
 from orthoverify.errors import ShapeError
@@ -93,7 +93,11 @@ def checks(corrected: bool) -> tuple[Check, ...]:
 CLAIMS: list[Claim] = printed_and_corrected(
     "svd.theorem4_proof",
     paper=PAPER,
-    where="App. A.5",
+    place=Place(appendix="A.5"),
+    expected="refuted",
+    origin="added",
+    summary="Theorem 4's proof as printed",
+    corrected_summary="Theorem 4's proof with H^m_m and the sharp Lemma 1",
     kind="identity",
     printed=(
         "for m < n: W = H^m_n(u_n)...H^m_1(u_1) Sigma H^n_1(v_1)...H^n_n(v_n) "

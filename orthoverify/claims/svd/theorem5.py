@@ -38,7 +38,7 @@ from orthoverify.claims.svd._landscape import (
 )
 from orthoverify.claims.svd._shared import effort
 from orthoverify.engine.checks import Case, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, scaled
 from orthoverify.engine.templates import witness
 from orthoverify.param import linear_rnn as lr
@@ -60,7 +60,7 @@ def candidates_exact_1d(ctx: RunContext) -> Iterator[Case]:
     R'(w)), of the hand-built instance and then of random rational instances with t = 2, 3;
     within an instance the points farthest from singular W (largest |w|) first."""
     rng = ctx.rng()
-    extra = effort(ctx, "theorem5.random_exact_instances")
+    extra = effort(ctx).theorem5_random_exact_instances
     for case in [HAND_BUILT_1D] + [_rational_1d(rng, 2 + i % 2) for i in range(extra)]:
         for cp in sorted(exact_1d(case), key=lambda p: -p.sigma_min):
             # numbers only (a result file's inputs are parsed strictly); the exact root is in the measure's text
@@ -143,7 +143,10 @@ def violation_search(b: Backend, inputs: Case) -> Measure:
 THEOREM5 = Claim(
     id="svd.theorem5",
     paper=PAPER,
-    where="Thm 5, Sec. 6.2 (and its proof)",
+    place=Place(theorem="5", section="6.2", note="and its proof"),
+    expected="refuted",
+    origin="catalogue",
+    summary="with sigma_min(W) >= eps > 0, every critical point of a linear RNN's risk is a global minimum",
     statement=(
         "With linear recurrent neural networks, if the transition matrix W satisfies sigma_min(W) >= eps > 0, all "
         "critical points of the population risk are global minima"

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from orthoverify.engine.checks import RunContext
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CoveragePlan:
     """The Jacobian-rank checks of unitary.coverage and unitary.coverage_threshold."""
 
@@ -26,7 +26,7 @@ class CoveragePlan:
     haar_targets: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Effort:
     """Per-profile effort of the unitary checks that enumerate, count or sample beyond the
     profile's sizes."""
@@ -42,26 +42,66 @@ class Effort:
 
 EFFORT = (  # quick, default, thorough
     Effort(
-        5, 16, 256, 33, 20000, False, CoveragePlan(10, 1, 8, (2, 3), (3, 6), (8,), (5, 6), 5, ((6, 4),), (2, 3), 2)
+        permutations_max_n=5,
+        indices_max_n=16,
+        flops_pow2_max_n=256,
+        flops_other_max_n=33,
+        init_h0_draws=20000,
+        chain_exact_n3_t2=False,
+        coverage=CoveragePlan(
+            float_max=10,
+            float_cases=1,
+            agree_max=8,
+            cd_sizes=(2, 3),
+            kernel_hp=(3, 6),
+            coverage_hp=(8,),
+            threshold_hp=(5, 6),
+            perm_all=5,
+            perm_sampled=((6, 4),),
+            haar_sizes=(2, 3),
+            haar_targets=2,
+        ),
     ),
     Effort(
-        6,
-        64,
-        1024,
-        100,
-        100000,
-        True,
-        CoveragePlan(16, 2, 16, (2, 3), (3, 6, 8), (8, 9), (5, 6, 7), 5, ((6, 30), (7, 4), (8, 4)), (2, 3, 4, 5), 3),
+        permutations_max_n=6,
+        indices_max_n=64,
+        flops_pow2_max_n=1024,
+        flops_other_max_n=100,
+        init_h0_draws=100000,
+        chain_exact_n3_t2=True,
+        coverage=CoveragePlan(
+            float_max=16,
+            float_cases=2,
+            agree_max=16,
+            cd_sizes=(2, 3),
+            kernel_hp=(3, 6, 8),
+            coverage_hp=(8, 9),
+            threshold_hp=(5, 6, 7),
+            perm_all=5,
+            perm_sampled=((6, 30), (7, 4), (8, 4)),
+            haar_sizes=(2, 3, 4, 5),
+            haar_targets=3,
+        ),
     ),
     Effort(
-        6,
-        64,
-        1024,
-        100,
-        100000,
-        True,
-        CoveragePlan(
-            20, 4, 20, (2, 3, 4), (3, 6, 8, 9), (8, 9, 10), (4, 5, 6, 7), 6, ((7, 20), (8, 20)), (2, 3, 4, 5), 8
+        permutations_max_n=6,
+        indices_max_n=64,
+        flops_pow2_max_n=1024,
+        flops_other_max_n=100,
+        init_h0_draws=100000,
+        chain_exact_n3_t2=True,
+        coverage=CoveragePlan(
+            float_max=20,
+            float_cases=4,
+            agree_max=20,
+            cd_sizes=(2, 3, 4),
+            kernel_hp=(3, 6, 8, 9),
+            coverage_hp=(8, 9, 10),
+            threshold_hp=(4, 5, 6, 7),
+            perm_all=6,
+            perm_sampled=((7, 20), (8, 20)),
+            haar_sizes=(2, 3, 4, 5),
+            haar_targets=8,
         ),
     ),
 )

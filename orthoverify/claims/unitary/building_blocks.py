@@ -23,7 +23,7 @@ from orthoverify.claims.unitary import PAPER
 from orthoverify.claims.unitary._effort import effort
 from orthoverify.claims.unitary._shared import cagree, complex_input
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SymbolicCheck
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, flag, worst
 from orthoverify.engine.templates import witness
 from orthoverify.param import unitary as un
@@ -137,7 +137,10 @@ def cases_unnormalised_dft(ctx: RunContext) -> Iterator[Case]:
 BUILDING_BLOCKS = Claim(
     id="unitary.building_blocks",
     paper=PAPER,
-    where="Arjovsky et al. Sec. 2",
+    place=Place(source="Arjovsky et al.", section="2"),
+    expected="verified",
+    origin="catalogue",
+    summary="the uRNN's building blocks D, R, Pi, F, F^-1 are unitary",
     kind="identity",
     statement=(
         "D = diag(e^(i w_j)), R = I - 2vv*/||v||^2, a permutation Pi, the Fourier transform F and F^-1 are unitary; "

@@ -19,7 +19,7 @@ from orthoverify.claims.unitary._effort import effort
 from orthoverify.claims.unitary._gradient import CHAIN_RATIO, case_gradients, gradient_gap, run_case, show_vector
 from orthoverify.claims.unitary._gradient_cases import exact_case, float_case
 from orthoverify.engine.checks import Case, Check, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, scaled
 from orthoverify.engine.reference import central_gradient, fd_eps
 from orthoverify.engine.templates import Gradient, printed_and_corrected
@@ -190,7 +190,11 @@ def checks(corrected: bool) -> tuple[Check, ...]:
 CLAIMS: list[Claim] = printed_and_corrected(
     "unitary.chain_rule",
     paper=PAPER,
-    where="Arjovsky et al. Sec. 1, eq. 3",
+    place=Place(source="Arjovsky et al.", section="1", equation="3"),
+    expected="refuted",
+    origin="added",
+    summary="eq. 3's chain-rule product for dC/dh_t",
+    corrected_summary="the chain rule for dC/dh_t in column form",
     kind="gradient",
     printed=(
         "dC/dh_t = dC/dh_T prod_{k=t}^{T-1} dh_{k+1}/dh_k = dC/dh_T prod_{k=t}^{T-1} D_{k+1} W_k^T with "

@@ -28,7 +28,7 @@ from orthoverify.claims.unitary._shared import (
     unitary_input,
 )
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SymbolicCheck
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, agreement, flag, residual, worst
 from orthoverify.engine.templates import witness
 from orthoverify.param import unitary as un
@@ -110,7 +110,12 @@ def every_block(ctx: RunContext) -> Iterator[Case]:
 COMPLEX_BLOCK = Claim(
     id="unitary.complex_block",
     paper=PAPER,
-    where="Mhammedi et al. Sec. 3, eq. 5; Arjovsky et al. Sec. 3.1",
+    place=Place(
+        source="Mhammedi et al.", section="3", equation="5", also=(Place(source="Arjovsky et al.", section="3.1"),)
+    ),
+    expected="verified",
+    origin="catalogue",
+    summary="a unitary W gives an orthogonal real block matrix acting as W",
     kind="identity",
     statement=(
         "W = A + iB unitary implies W_hat = [[A, -B], [B, A]] orthogonal (W_hat W_hat' is eq. 5); the block matrix "

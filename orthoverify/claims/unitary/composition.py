@@ -20,7 +20,7 @@ from orthoverify.claims.unitary import PAPER
 from orthoverify.claims.unitary._effort import effort
 from orthoverify.claims.unitary._shared import cagree, complex_input
 from orthoverify.engine.checks import Case, FunctionCheck, Outcome, PropertyCheck, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, worst
 from orthoverify.engine.templates import Tally, count
 from orthoverify.param import unitary as un
@@ -144,7 +144,10 @@ def cases_composition_rigorous(ctx: RunContext) -> Iterator[Case]:
 COMPOSITION = Claim(
     id="unitary.composition",
     paper=PAPER,
-    where="Arjovsky et al. Sec. 2",
+    place=Place(source="Arjovsky et al.", section="2"),
+    expected="verified",
+    origin="catalogue",
+    summary="the uRNN's W is unitary, has 7n parameters and costs O(n log n)",
     kind="complexity",
     statement="W = D3 R2 F^-1 D2 Pi R1 F D1 is unitary, has 7n real parameters, and W h costs O(n log n)",
     checks=(

@@ -22,7 +22,7 @@ from orthoverify.claims._common import ALL, FLOAT_HP, exact_backend, symbol_arra
 from orthoverify.claims.unitary import PAPER
 from orthoverify.claims.unitary._shared import parts, rows_of, split_complex, unitary_cases, unitary_input
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SymbolicCheck
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, flag
 from orthoverify.engine.templates import Agreement
 from orthoverify.param import unitary as un
@@ -122,7 +122,10 @@ def _unitary_strategy(ctx: RunContext) -> Any:
 COROLLARY1 = Claim(
     id="unitary.corollary1",
     paper=PAPER,
-    where="Mhammedi et al. Cor. 1, Sec. 4.3",
+    place=Place(source="Mhammedi et al.", corollary="1", section="4.3"),
+    expected="verified",
+    origin="catalogue",
+    summary="complex Householder reflections reach every unitary matrix",
     kind="coverage",
     statement=(
         "M_hat_1(theta, u_2, ..., u_n) = H_hat_n(u_n) ... H_hat_2(u_2) H_hat_1(theta), with complex Householder "

@@ -22,7 +22,7 @@ from orthoverify.claims._common import ALL, exact_backend
 from orthoverify.claims.unitary import PAPER
 from orthoverify.claims.unitary._shared import complex_input, parts, rows_of, split_complex
 from orthoverify.engine.checks import Case, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure
 from orthoverify.engine.templates import Agreement, witness
 from orthoverify.param import unitary as un
@@ -98,7 +98,10 @@ def cases_eq17(ctx: RunContext) -> Iterator[Case]:
 COROLLARY1_PROOF = Claim(
     id="unitary.corollary1_proof",
     paper=PAPER,
-    where="Mhammedi et al. App. A, sketch of the proof of Cor. 1, eq. 17",
+    place=Place(source="Mhammedi et al.", corollary="1", appendix="A", equation="17", note="sketch of its proof"),
+    expected="refuted",
+    origin="added",
+    summary="the sketch of Corollary 1's proof as printed",
     kind="identity",
     statement=(
         "for any nonzero x in C^n, u = x + e^(i theta)||x|| e_1 and H = -e^(-i theta)(I - 2uu*/||u||^2), "
@@ -123,7 +126,10 @@ COROLLARY1_PROOF = Claim(
 COROLLARY1_PROOF_CORRECTED = Claim(
     id="unitary.corollary1_proof.corrected",
     paper=PAPER,
-    where="Mhammedi et al. App. A, eq. 17",
+    place=Place(source="Mhammedi et al.", appendix="A", equation="17"),
+    expected="verified",
+    origin="corrected",
+    summary="the sketch of Corollary 1's proof with theta from x_1",
     kind="identity",
     corrects="unitary.corollary1_proof",
     statement=(

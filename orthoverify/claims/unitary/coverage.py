@@ -25,7 +25,7 @@ from orthoverify.claims.unitary._rank import (
     rank_checks,
 )
 from orthoverify.engine.checks import Case, PropertyCheck
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, agreement, scaled
 from orthoverify.engine.reference import fd_eps
 from orthoverify.param import unitary_rank as ur
@@ -50,7 +50,10 @@ cases_agreement = point_cases("agree", lambda plan: plan.agree_max, lambda plan:
 COVERAGE = Claim(
     id="unitary.coverage",
     paper=PAPER,
-    where="Mhammedi et al. Sec. 2; Wisdom et al. (NeurIPS 2016)",
+    place=Place(source="Mhammedi et al.", section="2", also=(Place(source="Wisdom et al.", note="NeurIPS 2016"),)),
+    expected="verified",
+    origin="catalogue",
+    summary="the uRNN's W does not span the full unitary group",
     kind="coverage",
     statement=(
         "the uRNN parametrisation W = D3 R2 F^-1 D2 Pi R1 F D1 (7n real parameters) does not allow the "

@@ -36,7 +36,7 @@ from orthoverify.claims.unitary._rank import (
     threshold_rule,
 )
 from orthoverify.engine.checks import Case, FunctionCheck, Outcome, PropertyCheck, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import THRESHOLD as RATIO_THRESHOLD
 from orthoverify.engine.ratios import Measure, flag, scaled, worst
 from orthoverify.param import unitary_rank as ur
@@ -130,7 +130,10 @@ def fn_haar_targets(ctx: RunContext) -> Outcome:
 THRESHOLD = Claim(
     id="unitary.coverage_threshold",
     paper=PAPER,
-    where="added; Mhammedi et al. Sec. 2; Wisdom et al. (NeurIPS 2016)",
+    place=Place(source="Mhammedi et al.", section="2", also=(Place(source="Wisdom et al.", note="NeurIPS 2016"),)),
+    expected="verified",
+    origin="added",
+    summary="the uRNN's image contains an open set of U(n) exactly when n <= 5",
     kind="coverage",
     statement=(
         "(added) for every fixed permutation Pi, the image of W = D3 R2 F^-1 D2 Pi R1 F D1 contains an open set "

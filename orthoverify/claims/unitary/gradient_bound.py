@@ -21,7 +21,7 @@ from orthoverify.claims.unitary import PAPER
 from orthoverify.claims.unitary import _gradient as gb
 from orthoverify.claims.unitary._gradient_cases import cycled, exact_case
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SymbolicCheck
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 
 RELU_KINDS = (
     "real",
@@ -71,7 +71,10 @@ def sym_isometry(ctx: RunContext) -> Iterator[tuple[str, Any]]:
 GRADIENT_BOUND = Claim(
     id="unitary.gradient_bound",
     paper=PAPER,
-    where="Arjovsky et al. Sec. 1, eq. 3-5",
+    place=Place(source="Arjovsky et al.", section="1", equation="3-5"),
+    expected="verified",
+    origin="catalogue",
+    summary="with norm-preserving W and ReLU the gradient does not grow backwards",
     kind="bound",
     statement=(
         "If the W_k are norm preserving (orthogonal or unitary) and sigma is the ReLU, then "

@@ -21,7 +21,7 @@ from orthoverify.claims.unitary import PAPER
 from orthoverify.claims.unitary import _gradient as gb
 from orthoverify.claims.unitary._gradient_cases import cycled
 from orthoverify.engine.checks import Case, Check, RunContext, SymbolicCheck
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.templates import printed_and_corrected
 
 MODRELU_KINDS = ("complex", "urnn", "real", "complex-per-step", "identity", "structured-unitary")
@@ -121,7 +121,13 @@ def checks(corrected: bool) -> tuple[Check, ...]:
 CLAIMS: list[Claim] = printed_and_corrected(
     "unitary.gradient_bound_modrelu",
     paper=PAPER,
-    where="Arjovsky et al. Sec. 1, eq. 5 with Sec. 3.2",
+    place=Place(
+        source="Arjovsky et al.", section="1", equation="5", also=(Place(source="Arjovsky et al.", section="3.2"),)
+    ),
+    expected="refuted",
+    origin="added",
+    summary="the gradient bound carries over to modReLU",
+    corrected_summary="the gradient bound holds for modReLU with biases <= 0",
     kind="bound",
     printed=(
         "the bound of eq. 5, ||dC/dh_t|| <= ||dC/dh_T|| for all t < T, carries over to the modReLU the uRNN uses "

@@ -16,7 +16,7 @@ import sympy
 from orthoverify.claims.unitary import PAPER
 from orthoverify.claims.unitary._effort import effort
 from orthoverify.engine.checks import FunctionCheck, Outcome, RunContext, SymbolicCheck
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.param import unitary as un
 
 
@@ -66,7 +66,10 @@ def fn_init_h0_mc(ctx: RunContext) -> Outcome:
 INIT_H0 = Claim(
     id="unitary.init_h0",
     paper=PAPER,
-    where="Arjovsky et al. Sec. 3.4",
+    place=Place(source="Arjovsky et al.", section="3.4"),
+    expected="verified",
+    origin="catalogue",
+    summary="the uRNN's initial hidden state has E||h0||^2 = 1",
     kind="identity",
     statement="h0 uniform in [-sqrt(3/(2n)), sqrt(3/(2n))] (real and imaginary parts) gives E||h0||^2 = 1",
     checks=(

@@ -14,7 +14,7 @@ from orthoverify.claims._common import ALL
 from orthoverify.claims.unitary import PAPER
 from orthoverify.claims.unitary._shared import complex_input, modrelu_inputs, parts, rows_of
 from orthoverify.engine.checks import Case, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.templates import Agreement
 from orthoverify.param import unitary as un
 
@@ -42,7 +42,10 @@ def cases_silent(ctx: RunContext) -> Iterator[Case]:
 INIT_SILENT = Claim(
     id="unitary.init_silent",
     paper=PAPER,
-    where="Arjovsky et al. Sec. 3.4",
+    place=Place(source="Arjovsky et al.", section="3.4"),
+    expected="verified",
+    origin="added",
+    summary="zero biases make modReLU the identity",
     kind="identity",
     statement="with biases initialised to 0 the modReLU is silent: modReLU(z) = z for every z != 0 (|z| + 0 >= 0)",
     checks=(SILENT.check("identity", cases_silent, ALL),),

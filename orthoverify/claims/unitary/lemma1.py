@@ -32,7 +32,7 @@ from orthoverify.claims.unitary._shared import (
     unitary_input,
 )
 from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.templates import Agreement, printed_and_corrected, witness
 from orthoverify.param import unitary as un
@@ -200,7 +200,11 @@ def checks(corrected: bool) -> tuple[Check, ...]:
 CLAIMS: list[Claim] = printed_and_corrected(
     "unitary.lemma1",
     paper=PAPER,
-    where="Arjovsky et al. Lemma 1",
+    place=Place(source="Arjovsky et al.", lemma="1"),
+    expected="refuted",
+    origin="catalogue",
+    summary="unitary and real orthogonal matrices by their eigendecomposition",
+    corrected_summary="unitary and real orthogonal matrices by their eigenpairs",
     kind="identity",
     printed=(
         "W is unitary iff W = V D V* with V unitary and |D_jj| = 1; W is real orthogonal iff for every eigenvalue "

@@ -18,7 +18,7 @@ from orthoverify.claims._common import ALL
 from orthoverify.claims.unitary import PAPER
 from orthoverify.claims.unitary._shared import cases_modrelu, complex_input, parts, rows_of
 from orthoverify.engine.checks import Case, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.templates import Agreement
 from orthoverify.param import unitary as un
 
@@ -68,7 +68,10 @@ def _modrelu_strategy(ctx: RunContext) -> Any:
 MODRELU = Claim(
     id="unitary.modrelu",
     paper=PAPER,
-    where="Arjovsky et al. Sec. 3.2 (and Mhammedi et al. eq. 4)",
+    place=Place(source="Arjovsky et al.", section="3.2", also=(Place(source="Mhammedi et al.", equation="4"),)),
+    expected="verified",
+    origin="catalogue",
+    summary="modReLU's case form equals ReLU(|z| + b) z/|z|",
     kind="identity",
     statement=(
         "modReLU(z) = (|z| + b) z/|z| if |z| + b >= 0, else 0, equals ReLU(|z| + b) z/|z| "

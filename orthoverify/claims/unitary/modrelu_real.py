@@ -26,7 +26,7 @@ from orthoverify.claims.unitary._shared import (
     unitary_input,
 )
 from orthoverify.engine.checks import Case, Check, RunContext
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure
 from orthoverify.engine.templates import Agreement, Cases, printed_and_corrected, witness
 from orthoverify.param import unitary as un
@@ -145,7 +145,11 @@ def checks(corrected: bool) -> tuple[Check, ...]:
 CLAIMS: list[Claim] = printed_and_corrected(
     "unitary.modrelu_real",
     paper=PAPER,
-    where="Mhammedi et al. Sec. 3, after eq. 4",
+    place=Place(source="Mhammedi et al.", section="3", equation="4", note="the text after it"),
+    expected="refuted",
+    origin="catalogue",
+    summary="the real-space form of modReLU",
+    corrected_summary="the real-space form of modReLU with corrected indices",
     kind="identity",
     printed=(
         "the real-space form of modReLU: [phi(a)]_i = (sqrt(a_i^2 + a_k_i^2) + b_k~_i) / sqrt(a_i^2 + a_k_i^2) a_i if "

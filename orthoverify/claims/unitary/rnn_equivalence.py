@@ -28,7 +28,7 @@ from orthoverify.claims.unitary._shared import (
     unitary_input,
 )
 from orthoverify.engine.checks import Case, RunContext, SymbolicCheck
-from orthoverify.engine.model import Claim
+from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.templates import Agreement
 from orthoverify.param import unitary as un
 from orthoverify.param.unitary import CArray
@@ -116,7 +116,10 @@ def sym_rnn_equivalence(ctx: RunContext) -> Iterator[tuple[str, Any]]:
 RNN_EQUIVALENCE = Claim(
     id="unitary.rnn_equivalence",
     paper=PAPER,
-    where="Mhammedi et al. Sec. 3, eq. 3",
+    place=Place(source="Mhammedi et al.", section="3", equation="3"),
+    expected="verified",
+    origin="catalogue",
+    summary="a complex RNN with a separable activation is a real RNN",
     kind="identity",
     statement=(
         "a complex RNN h_t = phi(W h_{t-1} + V x_t) whose activation acts on real and imaginary parts separately "

@@ -13,7 +13,7 @@ from orthoverify.backends import Array, Backend, get_backend
 from orthoverify.backends.base import Method
 from orthoverify.engine import RunContext, get_profile
 from orthoverify.engine.checks import Case, Check
-from orthoverify.engine.model import Evidence
+from orthoverify.engine.model import Evidence, Place
 from orthoverify.engine.ratios import Measure, flag, residual
 from orthoverify.engine.templates import (
     Agreement,
@@ -187,9 +187,27 @@ def test_gradient_references_and_printed_and_corrected() -> None:
         )
 
     printed, corrected = printed_and_corrected(
-        "t.claim", paper="t", where="here", kind="identity", printed="P", corrected="C", checks=checks, notes="shared"
+        "t.claim",
+        paper="t",
+        place=Place(equation="1"),
+        kind="identity",
+        printed="P",
+        corrected="C",
+        checks=checks,
+        expected="refuted",
+        origin="added",
+        summary="p",
+        corrected_summary="c",
+        notes="shared",
     )
     assert (printed.id, corrected.id, corrected.corrects) == ("t.claim", "t.claim.corrected", "t.claim")
+    assert (printed.origin, corrected.origin, printed.expected, corrected.expected) == (
+        "added",
+        "corrected",
+        "refuted",
+        "verified",
+    )
+    assert printed.where == corrected.where == "eq. 1" and (printed.summary, corrected.summary) == ("p", "c")
     assert printed.notes == corrected.notes == "shared"
     assert run(printed.checks[0], "sympy").counterexample is not None
     assert run(corrected.checks[0], "sympy").passed

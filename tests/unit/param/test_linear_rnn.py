@@ -13,7 +13,7 @@ import sympy
 import torch
 
 from orthoverify.backends import get_backend
-from orthoverify.engine import replay_from_file, run_checks
+from orthoverify.engine import get_registry, replay_from_file, run_checks
 from orthoverify.engine.model import Counterexample
 from orthoverify.engine.reference import central_gradient, exact_gradient
 from orthoverify.engine.replay import replay_counterexample
@@ -23,12 +23,7 @@ from tests.claims.claims_common import quick_run
 
 MODULES = ("orthoverify.claims.svd",)
 IDS = ["svd.claim1", "svd.claim1.corrected", "svd.theorem5", "svd.corollary1"]
-EXPECTED = {
-    "svd.claim1": "refuted",
-    "svd.claim1.corrected": "verified",
-    "svd.theorem5": "refuted",
-    "svd.corollary1": "refuted",
-}
+EXPECTED = {cid: get_registry()[cid].expected for cid in IDS}  # declared by each claim (its one home)
 
 
 def _instance(rng: np.random.Generator, n: int, d: int, t: int, rank: int | None = None) -> dict[str, np.ndarray]:
@@ -276,13 +271,9 @@ def _claims(path: Path) -> dict[str, dict]:
     return {c["id"]: c for c in json.loads(path.read_text())["claims"] if c["id"] in IDS}
 
 
-def test_quick_profile_verdicts(quick: Path) -> None:
+def test_claim1_corrected_rests_on_every_method(quick: Path) -> None:
+    """Each verdict is test_verdict[<id>] (tests/claims/test_verdicts.py); here the evidence behind one."""
     claims = _claims(quick)
-    assert {k: c["verdict"] for k, c in claims.items()} == EXPECTED
-    for c in claims.values():
-        assert all(e["error"] is None for e in c["evidence"])
-        if c["verdict"] == "verified":
-            assert all(e["passed"] for e in c["evidence"])
     corrected = claims["svd.claim1.corrected"]
     assert {e["method"] for e in corrected["evidence"]} == {"symbolic", "float", "high-precision"}
     assert {e["backend"] for e in corrected["evidence"]} >= {

@@ -197,6 +197,7 @@ def test_bad_input_raises_orthoverify_errors() -> None:
 
 
 # =============================================================================== claims
+@pytest.mark.slow
 def test_claims_on_the_quick_profile(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Read from the family's quick run (shared with tests/claims)."""
     data = json.loads(quick_run("unitary", tmp_path_factory).read_text())
