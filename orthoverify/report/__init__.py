@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from orthoverify import OUT_DIR, _atomic
+from orthoverify._files import read_regular
 from orthoverify.errors import ReportError
 from orthoverify.report.content import sources_mark
 from orthoverify.report.figures import Figure, claim_figure, report_figures
@@ -57,7 +58,7 @@ _SOURCES = re.compile(r"orthoverify-sources: (.*?) -->")
 def _rendered_from(path: Path) -> str | None:
     """The result files an existing report was rendered from (its ``orthoverify-sources`` mark)."""
     try:
-        m = _SOURCES.search(path.read_text(encoding="utf-8", errors="replace")[:4000])
+        m = _SOURCES.search(read_regular(path, 4000, prefix=True).decode("utf-8", errors="replace"))
     except OSError:
         return None
     return m.group(1) if m else None
