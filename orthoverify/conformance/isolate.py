@@ -22,6 +22,8 @@ import importlib
 import io
 import json
 import os
+import re
+import secrets
 import signal
 import struct
 import sys
@@ -36,6 +38,7 @@ import numpy as np
 import torch
 
 from orthoverify.conformance.calls import CallFailure
+from orthoverify.conformance.contain import confine, kill_group, sweep
 
 if TYPE_CHECKING:
     from orthoverify.conformance.checks import Target
@@ -312,8 +315,19 @@ def _warm_up() -> None:
     vmap(lambda y: y * 2)(torch.ones(2, 2))
 
 
-def child_main(conn: Any, spec: str, kind: str | None, sys_path: list[str], device: str, cwd: str) -> None:
-    """The target's process: load the target by name, answer operations until told to stop."""
+def child_main(
+    conn: Any,
+    spec: str,
+    kind: str | None,
+    sys_path: list[str],
+    device: str,
+    cwd: str,
+    memory_limit: int | None = None,
+    token: str = "",
+) -> None:
+    """The target's process: contained first (:func:`~orthoverify.conformance.contain.confine`),
+    then load the target by name, answer operations until told to stop."""
+    confine(memory_limit, token)
     try:
         os.chdir(cwd)
     except OSError:
@@ -469,6 +483,9 @@ def _no_main() -> Iterator[None]:
             sys.modules["__main__"] = main
 
 
+_OUT_OF_MEMORY = re.compile(r"MemoryError|can't allocate memory|out of memory|Cannot allocate memory|bad_alloc", re.I)
+
+
 def _exit_text(code: int | None) -> str:
     if code is None:
         return "still running"
@@ -482,12 +499,18 @@ def _exit_text(code: int | None) -> str:
 
 class ProcessRunner(Runner):
     """The target in a process of its own, loaded there by name; started again after it dies or
-    hangs (at most RESTARTS_PER_CHECK times per check)."""
+    hangs (at most RESTARTS_PER_CHECK times per check). The process is contained (see
+    :mod:`~orthoverify.conformance.contain`): its data segment is capped at ``memory_limit`` bytes
+    (None: no cap), and every process it leaves behind is killed when it stops and listed in
+    ``left_behind``."""
 
     isolated = True
 
-    def __init__(self, spec: str, kind: str | None, device: str = "cpu") -> None:
+    def __init__(self, spec: str, kind: str | None, device: str = "cpu", memory_limit: int | None = None) -> None:
         self.spec, self.kind, self.device = spec, kind, device
+        self.memory_limit = memory_limit
+        self.token = secrets.token_hex(8)
+        self.left_behind: list[str] = []
         self.observed = Observed()
         self.proc: Any = None
         self.conn: Any = None
@@ -504,7 +527,7 @@ class ProcessRunner(Runner):
         parent, child = ctx.Pipe()
         proc = ctx.Process(
             target=child_main,
-            args=(child, self.spec, self.kind, list(sys.path), self.device, os.getcwd()),
+            args=(child, self.spec, self.kind, list(sys.path), self.device, os.getcwd(), self.memory_limit, self.token),
             daemon=True,
             name=f"orthoverify-target {self.spec}",
         )
@@ -516,27 +539,40 @@ class ProcessRunner(Runner):
                 raise TargetLoadError(f"{self.spec}: its process did not load it within {STARTUP_TIMEOUT:g} s")
             hello, _ = decode(parent.recv_bytes())
         except (EOFError, OSError, ValueError) as exc:
-            proc.join(5)
+            self._bury(proc)
             raise TargetLoadError(
                 f"{self.spec}: its process ended while loading it ({_exit_text(proc.exitcode)})"
             ) from exc
         except TargetLoadError:
-            proc.kill()
-            proc.join(5)
+            self._bury(proc)
             raise
         if not hello.get("ok"):
-            proc.join(5)
+            self._bury(proc)
             raise TargetLoadError(str(hello.get("error", "cannot load the target")))
         self.proc, self.conn, self.hello = proc, parent, hello
         self.observed.add(hello, "loading the target")
         return hello
 
+    def _bury(self, proc: Any) -> None:
+        """Kill the process ``proc`` and everything it started (those listed in ``left_behind``):
+        its own processes first, while it still holds them (a subreaper), then it and its group,
+        then whatever was orphaned meanwhile."""
+        pid = proc.pid
+        if pid is None:
+            return
+        self.left_behind += sweep(pid, self.token)
+        if proc.is_alive():
+            proc.kill()
+        proc.join(10)
+        kill_group(pid)
+        self.left_behind += sweep(pid, self.token)
+
     def _stop(self, kill: bool) -> int | None:
         proc, self.proc = self.proc, None
         if proc is None:
             return None
-        if kill and proc.is_alive():
-            proc.kill()
+        if kill:
+            self._bury(proc)
         proc.join(10)
         try:
             self.conn.close()
@@ -584,11 +620,20 @@ class ProcessRunner(Runner):
         self.observed.add(res, self.check or op.__name__)
         fail = _failure_of(res)
         if fail is not None:
-            return fail
+            return self._memory_note(fail)
         n = res.get("n_out")
         return Reply(list(outs[: n if isinstance(n, int) else len(outs)]), list(res.get("side", [])), res.get("json"))
 
+    def _memory_note(self, fail: CallFailure) -> CallFailure:
+        """A failed allocation says that it hit the cap (so the finding reads as what it is)."""
+        if self.memory_limit is None or not _OUT_OF_MEMORY.search(fail.message):
+            return fail
+        cap = f"{self.memory_limit / 2**30:.3g} GiB"
+        return CallFailure(fail.kind, f"{fail.message} (the target's process reached its memory limit, {cap})")
+
     def close(self) -> None:
+        if self.proc is not None:  # what it started, found while it still holds it (it may orphan it on exit)
+            self.left_behind += sweep(self.proc.pid, self.token)
         if self.proc is not None and self.proc.is_alive():
             try:
                 self.conn.send_bytes(encode({"op": "stop"}, []))
