@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from orthoverify import OUT_DIR, __version__, _limits
+from orthoverify._text import has_controls, printable
 from orthoverify.errors import InputError, OrthoverifyError
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
@@ -95,6 +96,17 @@ def _device(value: str) -> str:
     return value
 
 
+def _report_name(value: str) -> str:
+    """A report's file name without extension: no folder, no leading dot, no newline or other
+    control character (it becomes a file name and is printed)."""
+    if not value or "/" in value or "\\" in value or value.startswith(".") or has_controls(value):
+        raise argparse.ArgumentTypeError(
+            "expected a plain file name without extension (no folder, no leading dot, no newline or control "
+            f"character), got {value!r}"
+        )
+    return value
+
+
 def _path(value: str) -> str:
     if not value.strip():
         raise argparse.ArgumentTypeError("expected a path, got an empty string")
@@ -159,6 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
     pp.add_argument("--labels", type=_csv, default=None, metavar="A,B,...", help="one label per result file")
     pp.add_argument(
         "--name",
+        type=_report_name,
         default=None,
         help="file name of the reports, without extension (default: the result file's name, e.g. check-quick; "
         "several joined by +)",
@@ -430,7 +443,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _warn_to(err: TextIO) -> Any:
     def notify(message: str) -> None:
-        err.write(f"orthoverify: warning: {message}\n")
+        err.write(f"orthoverify: warning: {printable(message, newlines=False)}\n")
 
     return notify
 
@@ -498,7 +511,8 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for c in result.claims:
         for e in c.evidence:
             if not e.passed and (e.notes or e.error):
-                out.write(f"  {c.claim.id} [{e.backend}]: {(e.error or e.notes).strip().splitlines()[0]}\n")
+                first = printable((e.error or e.notes).strip().splitlines()[0], newlines=False)  # the target's text
+                out.write(f"  {c.claim.id} [{e.backend}]: {first}\n")
     left = result.meta.get("validate", {}).get("left_behind") or []
     if left:
         err.write(f"orthoverify: the target left {len(left)} process(es) behind; killed: {'; '.join(left)}\n")
@@ -594,7 +608,7 @@ def _replay(args: argparse.Namespace, out: TextIO) -> int:
         json.dump(doc, out, indent=1)
         out.write("\n")
     else:
-        out.write("\n".join(rep.lines()) + "\n")
+        out.write(printable("\n".join(rep.lines())) + "\n")  # quantity and recorded value come from the file
     return EXIT_OK if rep.reproduced else EXIT_ERROR
 
 
@@ -736,10 +750,10 @@ def _main(argv: Sequence[str] | None, out: TextIO, err: TextIO) -> int:
             _quiet_stdout()
         return EXIT_SIGPIPE
     except OrthoverifyError as exc:  # unknown claim, backend, profile, missing GPU, bad result file
-        err.write(f"orthoverify: error: {exc}\n")
+        err.write(f"orthoverify: error: {printable(str(exc))}\n")
         return EXIT_USAGE
     except (OSError, ValueError) as exc:
-        err.write(f"orthoverify: error: {exc}\n")
+        err.write(f"orthoverify: error: {printable(str(exc))}\n")
         return EXIT_USAGE
 
 
