@@ -4,6 +4,7 @@ What this promises, and what not: the target runs as the user, with the user's f
 it is not a sandbox. What it adds: the target's process leads a session and process group of its
 own (the terminal's Ctrl-C does not reach it, the verifier kills the group), it is a child
 subreaper (a process it starts and orphans stays its child while it lives, even after ``setsid``),
+its group is killed from inside when the verifier's process ends (even by SIGKILL),
 every process it starts carries a token in its environment, and its data segment is capped
 (``RLIMIT_DATA``; exhaustion is then an allocation that fails, a finding, not a full machine).
 When the verifier stops it, :func:`sweep` finds every process that descends from it, shares its
@@ -18,10 +19,12 @@ import contextlib
 import ctypes
 import os
 import signal
+import threading
 import time
 from dataclasses import dataclass
 
 from orthoverify._files import read_regular
+from orthoverify._text import printable
 
 TOKEN_VAR = "ORTHOVERIFY_TARGET_RUN"
 """The environment variable whose value marks the processes of one target run."""
@@ -31,14 +34,17 @@ _ROUNDS = 50
 """Sweeps at most (a process forking while it is killed is found again in the next round)."""
 
 
-def confine(memory_limit: int | None, token: str) -> None:
+def confine(memory_limit: int | None, token: str, verifier: int | None = None) -> None:
     """Called first in the target's process: a session and group of its own, subreaper of what it
-    starts, the run's token in the environment, the data segment capped at ``memory_limit`` bytes
-    (None: no cap). Each step is skipped where the system lacks it."""
+    starts, a thread that kills its group when the process ``verifier`` ends, the run's token in
+    the environment, the data segment capped at ``memory_limit`` bytes (None: no cap). Each step
+    is skipped where the system lacks it."""
     with contextlib.suppress(OSError, AttributeError):
         os.setsid()
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    if verifier is not None:
+        threading.Thread(target=_watch, args=(verifier,), daemon=True, name="orthoverify-watch").start()
     os.environ[TOKEN_VAR] = token
     if memory_limit is not None:
         try:
@@ -51,6 +57,20 @@ def confine(memory_limit: int | None, token: str) -> None:
             resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))  # the hard limit too: it cannot be raised back
 
 
+def _watch(verifier: int) -> None:
+    """Kill this process's group once the verifier is gone (killed with SIGKILL, say): a target
+    hung in a call would otherwise run on (the forkserver it came from outlives the verifier while
+    any of its children lives)."""
+    first = _stat(verifier)
+    if first is None:  # no /proc to watch it through (or gone already: the pipe's EOF ends the process)
+        return
+    while True:
+        time.sleep(0.5)
+        now = _stat(verifier)
+        if now is None or now.start != first.start or now.state in "ZX":  # a zombie is dead, not yet reaped
+            os.killpg(0, signal.SIGKILL)
+
+
 @dataclass(frozen=True)
 class _Proc:
     pid: int
@@ -58,6 +78,7 @@ class _Proc:
     pgid: int
     sid: int
     start: int
+    state: str
 
 
 def _stat(pid: int) -> _Proc | None:
@@ -67,7 +88,7 @@ def _stat(pid: int) -> _Proc | None:
         return None
     fields = text[text.rfind(")") + 2 :].split()  # the name, in parentheses, may hold anything
     try:
-        return _Proc(pid, int(fields[1]), int(fields[2]), int(fields[3]), int(fields[19]))
+        return _Proc(pid, int(fields[1]), int(fields[2]), int(fields[3]), int(fields[19]), fields[0])
     except (IndexError, ValueError):
         return None
 
@@ -107,8 +128,7 @@ def describe(pid: int) -> str:
         raw = read_regular(f"/proc/{pid}/cmdline", 4096, prefix=True)
     except OSError:
         raw = b""
-    cmd = raw.rstrip(b"\0").replace(b"\0", b" ").decode(errors="replace")
-    cmd = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in cmd)[:160]
+    cmd = printable(raw.rstrip(b"\0").replace(b"\0", b" ").decode(errors="replace"), newlines=False)[:160]
     return f"pid {pid}: {cmd or '(no command line)'}"
 
 

@@ -324,10 +324,11 @@ def child_main(
     cwd: str,
     memory_limit: int | None = None,
     token: str = "",
+    verifier: int | None = None,
 ) -> None:
     """The target's process: contained first (:func:`~orthoverify.conformance.contain.confine`),
     then load the target by name, answer operations until told to stop."""
-    confine(memory_limit, token)
+    confine(memory_limit, token, verifier)
     try:
         os.chdir(cwd)
     except OSError:
@@ -527,7 +528,7 @@ class ProcessRunner(Runner):
         parent, child = ctx.Pipe()
         proc = ctx.Process(
             target=child_main,
-            args=(child, self.spec, self.kind, list(sys.path), self.device, os.getcwd(), self.memory_limit, self.token),
+            args=(child, self.spec, self.kind, list(sys.path), self.device, os.getcwd(), *self._containment()),
             daemon=True,
             name=f"orthoverify-target {self.spec}",
         )
@@ -552,6 +553,10 @@ class ProcessRunner(Runner):
         self.proc, self.conn, self.hello = proc, parent, hello
         self.observed.add(hello, "loading the target")
         return hello
+
+    def _containment(self) -> tuple[int | None, str, int]:
+        """The child's containment arguments (see :func:`~orthoverify.conformance.contain.confine`)."""
+        return self.memory_limit, self.token, os.getpid()
 
     def _bury(self, proc: Any) -> None:
         """Kill the process ``proc`` and everything it started (those listed in ``left_behind``):

@@ -119,3 +119,35 @@ def test_a_target_that_takes_the_json_path_and_leaves_forgers(tmp_path: Path) ->
     left = data["validate"]["left_behind"]
     assert len(left) == 2 and all(any(f"pid {p}:" in x for x in left) for p in pids), left
     assert "left 2 process(es) behind" in proc.stderr
+
+
+VERIFIER_KILLED = """
+import os, signal, sys, threading, time
+import torch
+from orthoverify.conformance.isolate import ProcessRunner, op_forward
+runner = ProcessRunner("tests.planted.conformance_targets:hangs", "orthogonal-map")
+runner.start()
+print(runner.proc.pid, flush=True)
+threading.Thread(target=runner.request, args=(op_forward, [torch.eye(3)], {}, 600.0, "cpu"), daemon=True).start()
+time.sleep(1.0)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_target_hung_in_a_call_dies_with_a_verifier_killed_by_sigkill(tmp_path: Path) -> None:
+    """No clean-up runs in a verifier killed with SIGKILL, and the forkserver the target came from
+    lives on while the target does: the target's own watch thread kills its group."""
+    printed = tmp_path / "stdout"
+    with printed.open("w") as stdout:  # a file, not a pipe: the forkserver inherits it and outlives the verifier
+        proc = subprocess.run(
+            [sys.executable, "-c", VERIFIER_KILLED],
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            cwd=tmp_path,
+            stdout=stdout,
+            stderr=subprocess.DEVNULL,
+            timeout=300,
+            check=False,
+        )
+    assert proc.returncode == -9, proc
+    target = int(printed.read_text().split()[0])
+    assert _gone([target], wait=20.0), f"the target {target} outlived its verifier"
