@@ -68,7 +68,9 @@ def _watch(verifier: int) -> None:
         time.sleep(0.5)
         now = _stat(verifier)
         if now is None or now.start != first.start or now.state in "ZX":  # a zombie is dead, not yet reaped
-            os.killpg(0, signal.SIGKILL)
+            if os.getpgrp() == os.getpid():  # its own group (setsid worked): never the verifier's
+                os.killpg(0, signal.SIGKILL)
+            os.kill(os.getpid(), signal.SIGKILL)
 
 
 @dataclass(frozen=True)
