@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import shlex
 import signal
@@ -22,8 +21,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from orthoverify import OUT_DIR, __version__
-from orthoverify.errors import OrthoverifyError
+from orthoverify import OUT_DIR, __version__, _limits
+from orthoverify._text import has_controls, printable
+from orthoverify.errors import InputError, OrthoverifyError
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -73,20 +73,38 @@ def _seed(value: str) -> int:
 
 
 def _seconds(value: str) -> float:
-    """A positive, finite number of seconds (not 0, a negative number, inf or nan)."""
+    """A positive, finite number of seconds up to a day (not 0, a negative number, inf, nan or 1e308)."""
     try:
-        x = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {value!r}") from None
-    if not (math.isfinite(x) and x > 0):
-        raise argparse.ArgumentTypeError(f"expected a positive, finite number of seconds, got {value!r}")
-    return x
+        return _limits.seconds(value, "expected")
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("expected: ")) from None
+
+
+def _memory(value: str) -> int | str | None:
+    """A memory limit: 4G, 512M, a number of bytes, none, or default (see conformance.memory_cap)."""
+    if value == "default":
+        return value
+    try:
+        return _limits.memory_bytes(value, "expected")
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("expected: ")) from None
 
 
 def _device(value: str) -> str:
     """cpu or cuda (whether CUDA is there is checked before the command's work, see _check_device)."""
     if value not in ("cpu", "cuda"):
         raise argparse.ArgumentTypeError(f"expected cpu or cuda, got {value!r}")
+    return value
+
+
+def _report_name(value: str) -> str:
+    """A report's file name without extension: no folder, no leading dot, no newline or other
+    control character (it becomes a file name and is printed)."""
+    if not value or "/" in value or "\\" in value or value.startswith(".") or has_controls(value):
+        raise argparse.ArgumentTypeError(
+            "expected a plain file name without extension (no folder, no leading dot, no newline or control "
+            f"character), got {value!r}"
+        )
     return value
 
 
@@ -154,6 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     pp.add_argument("--labels", type=_csv, default=None, metavar="A,B,...", help="one label per result file")
     pp.add_argument(
         "--name",
+        type=_report_name,
         default=None,
         help="file name of the reports, without extension (default: the result file's name, e.g. check-quick; "
         "several joined by +)",
@@ -172,7 +191,17 @@ def build_parser() -> argparse.ArgumentParser:
     pv.add_argument("--device", type=_device, default="cpu", help="cpu or cuda")
     pv.add_argument("--profile", default="default", choices=["quick", "default", "thorough"])
     pv.add_argument("--seed", type=_seed, default=0, help=f"0 to {SEED_MAX} (default 0)")
-    pv.add_argument("--timeout", type=_seconds, default=30.0, help="seconds one call of the target may take")
+    pv.add_argument(
+        "--timeout", type=_seconds, default=30.0, help="seconds one call of the target may take (at most 86400)"
+    )
+    pv.add_argument(
+        "--memory-limit",
+        type=_memory,
+        default="default",
+        metavar="SIZE",
+        help="cap on the target process's memory (data segment), e.g. 4G or 512M, or none; an allocation "
+        "beyond it fails in the target, a finding (default: 8G on cpu, none with cuda)",
+    )
     pv.add_argument(
         "--executor",
         default=None,
@@ -213,7 +242,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     pr.add_argument(
         "--timeout",
-        type=float,
+        type=_seconds,
         default=120.0,
         metavar="SECONDS",
         help="stop the replay with an error after this many seconds (default 120)",
@@ -226,8 +255,6 @@ def _check_writable(path: str, option: str, *, folder: bool = False) -> None:
     written, naming the option: so that a long run is never lost to an output path checked after it.
     Probes the nearest existing folder by creating (and removing) a temporary file there."""
     import tempfile
-
-    from orthoverify.errors import InputError
 
     p = Path(path)
     if folder and p.exists() and not p.is_dir():
@@ -453,7 +480,7 @@ def _next_steps(result: Any, json_path: str, reports: list[Path]) -> str:
 
 def _warn_to(err: TextIO) -> Any:
     def notify(message: str) -> None:
-        err.write(f"orthoverify: warning: {message}\n")
+        err.write(f"orthoverify: warning: {printable(message, newlines=False)}\n")
 
     return notify
 
@@ -505,6 +532,7 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         "profile": args.profile,
         "seed": args.seed,
         "timeout": args.timeout,
+        "memory_limit": args.memory_limit,
     }
     try:
         if args.executor is None:
@@ -520,16 +548,57 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for c in result.claims:
         for e in c.evidence:
             if not e.passed and (e.notes or e.error):
-                out.write(f"  {c.claim.id} [{e.backend}]: {(e.error or e.notes).strip().splitlines()[0]}\n")
-    written, reports = _write_outputs(path, dumps(result), args.report_dir, err, name=f"validate-{name}")
-    out.write(f"JSON result: {written}\n")
-    for p in reports:
-        out.write(f"report: {p}\n")
+                first = printable((e.error or e.notes).strip().splitlines()[0], newlines=False)  # the target's text
+                out.write(f"  {c.claim.id} [{e.backend}]: {first}\n")
+    left = result.meta.get("validate", {}).get("left_behind") or []
+    if left:
+        err.write(f"orthoverify: the target left {len(left)} process(es) behind; killed: {'; '.join(left)}\n")
     # 0: no defect found (inconclusive, say no forward mode or a check not run, is shown above);
     # 1: a defect found (refuted); 4: orthoverify itself failed on a check (error), no defect found
     if any(c.verdict == "refuted" for c in result.claims):
-        return EXIT_ERROR
-    return EXIT_JUDGE if any(c.verdict == "error" for c in result.claims) else EXIT_OK
+        code = EXIT_ERROR
+    else:
+        code = EXIT_JUDGE if any(c.verdict == "error" for c in result.claims) else EXIT_OK
+    text = dumps(result)
+    try:
+        written, reports = _write_outputs(path, text, args.report_dir, err, name=f"validate-{name}")
+    except OSError as exc:  # checked writable before the run: the target changed it since (it runs as the user)
+        fallback = _write_fallback(path, text)
+        err.write(
+            f"orthoverify: cannot write the JSON result to {path} ({exc.strerror or exc}); "
+            f"wrote it to {fallback} instead{'; no report written' if args.report_dir else ''}\n"
+        )
+        out.write(f"JSON result: {fallback}\n")
+        return code
+    out.write(f"JSON result: {written}\n")
+    for p in reports:
+        out.write(f"report: {p}\n")
+    return code
+
+
+FALLBACK_SUFFIX = ".orthoverify-fallback.json"
+"""How the name of a result written elsewhere than asked ends (see :func:`_write_fallback`)."""
+
+
+def _write_fallback(path: str, text: str) -> Path:
+    """Write a result that could not go to ``path`` to a new file of its own: beside ``path``,
+    else in the working directory, else in the temporary folder; each name is fresh (created
+    exclusively), so nothing planted there can take its place. Raises OSError when none works."""
+    import tempfile
+
+    from orthoverify import _atomic
+
+    stem = Path(path).name or "result"
+    last: OSError | None = None
+    for folder in (Path(path).parent, Path.cwd(), Path(tempfile.gettempdir())):
+        try:
+            fd, name = tempfile.mkstemp(prefix=f"{stem}.", suffix=FALLBACK_SUFFIX, dir=folder)
+            os.close(fd)
+            return _atomic.write_text(name, text)
+        except OSError as exc:
+            last = exc
+    assert last is not None
+    raise last
 
 
 def _target_file_name(target: str) -> str:
@@ -570,15 +639,13 @@ def _replay(args: argparse.Namespace, out: TextIO) -> int:
     from orthoverify.engine import replay_from_file
     from orthoverify.engine.registry import default_modules
 
-    if not (math.isfinite(args.timeout) and args.timeout > 0):
-        raise OrthoverifyError(f"--timeout must be a positive number of seconds, got {args.timeout}")
     rep = replay_from_file(args.result, args.claim, modules=default_modules(), target=args.target, timeout=args.timeout)
     if args.json:
         doc = rep.to_json() if hasattr(rep, "to_json") else {"lines": rep.lines(), "reproduced": rep.reproduced}
         json.dump(doc, out, indent=1)
         out.write("\n")
     else:
-        out.write("\n".join(rep.lines()) + "\n")
+        out.write(printable("\n".join(rep.lines())) + "\n")  # quantity and recorded value come from the file
     return EXIT_OK if rep.reproduced else EXIT_ERROR
 
 
@@ -720,10 +787,10 @@ def _main(argv: Sequence[str] | None, out: TextIO, err: TextIO) -> int:
             _quiet_stdout()
         return EXIT_SIGPIPE
     except OrthoverifyError as exc:  # unknown claim, backend, profile, missing GPU, bad result file
-        err.write(f"orthoverify: error: {exc}\n")
+        err.write(f"orthoverify: error: {printable(str(exc))}\n")
         return EXIT_USAGE
     except (OSError, ValueError) as exc:
-        err.write(f"orthoverify: error: {exc}\n")
+        err.write(f"orthoverify: error: {printable(str(exc))}\n")
         return EXIT_USAGE
 
 

@@ -82,8 +82,10 @@ def get_backend(name: str, device: str = "cpu") -> Backend:
     return _get_backend(name, device if name.startswith("torch") else "cpu")
 
 
-MAX_DIGITS = 100_000
-"""The most decimal digits a high-precision backend name may ask for."""
+MAX_DIGITS = 300
+"""The most decimal digits a high-precision backend name may ask for: every backend states its unit
+roundoff as a float64 (``eps``), and from about 308 digits on it is subnormal, then 0.0, which
+would make the arithmetic pass for exact (at 1000 digits a replay divided by zero)."""
 
 
 def _digits(name: str) -> int:

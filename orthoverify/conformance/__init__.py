@@ -15,6 +15,7 @@ from typing import Any
 
 import torch
 
+from orthoverify import _limits
 from orthoverify.conformance import checks as ck
 from orthoverify.conformance.adapters import ADAPTERS, TargetLoadError, load_target, resolve_kind
 from orthoverify.conformance.calls import DEFAULT_TIMEOUT
@@ -25,7 +26,7 @@ from orthoverify.conformance.reach import declared_data
 from orthoverify.conformance.reach import plan as reach_plan
 from orthoverify.engine.model import Evidence, Kind
 from orthoverify.engine.runner import RunResult
-from orthoverify.errors import BackendError, OrthoverifyError
+from orthoverify.errors import BackendError, InputError, OrthoverifyError
 
 __all__ = ["ADAPTERS", "KINDS", "TargetLoadError", "listing", "load_target", "validate"]
 
@@ -223,16 +224,23 @@ def _evidence(ctx: ck.Ctx, cid: str, name: str, fn: Callable[[ck.Ctx], list[Evid
     return evidence
 
 
-def open_target(spec: str, kind: str | None, device: str = "cpu", timeout: float = DEFAULT_TIMEOUT) -> ck.Target:
+def open_target(
+    spec: str,
+    kind: str | None,
+    device: str = "cpu",
+    timeout: float = DEFAULT_TIMEOUT,
+    memory_limit: int | str | None = "default",
+) -> ck.Target:
     """The target ``spec`` started in a process of its own (see :mod:`~orthoverify.conformance.isolate`)
-    and seen from here: its calls go to that process (close it with ``t.runner.close()``). In a
-    daemonic process, which may not start children (a Dask worker), it is loaded here instead."""
+    and seen from here: its calls go to that process (close it with ``t.runner.close()``), whose
+    memory is capped (see :func:`memory_cap`). In a daemonic process, which may not start children
+    (a Dask worker), it is loaded here instead."""
     import multiprocessing
 
     kind_name = resolve_kind(spec, kind)
     if multiprocessing.current_process().daemon:  # a daemonic process (a Dask worker) may start none:
         return load_target(spec, kind_name)  # the target runs in this (worker) process, in a thread
-    runner = ProcessRunner(spec, kind_name, device)
+    runner = ProcessRunner(spec, kind_name, device, memory_cap(memory_limit, device))
     hello = runner.start()
     domain = ADAPTERS[spec].domain if spec in ADAPTERS else None
     inverse = ck.RemoteFn(runner, timeout, op_inverse) if hello.get("inverse") else None
@@ -261,6 +269,16 @@ def run_one_check(
     return execute(task)
 
 
+def memory_cap(memory_limit: int | str | None, device: str) -> int | None:
+    """The cap on a target process's memory in bytes (None: none) from ``memory_limit``: a number
+    of bytes, a size such as ``"4G"``, None or ``"none"`` for no cap, or ``"default"``:
+    :data:`~orthoverify._limits.DEFAULT_MEMORY_LIMIT` on the CPU, none with CUDA (whose driver
+    maps large host regions of its own). Raises InputError for anything else."""
+    if memory_limit == "default":
+        return None if device.startswith("cuda") else _limits.DEFAULT_MEMORY_LIMIT
+    return _limits.memory_bytes(memory_limit, "memory_limit")
+
+
 def validate(
     target: str | ck.Target,
     *,
@@ -272,6 +290,7 @@ def validate(
     timeout: float = DEFAULT_TIMEOUT,
     executor: Executor | None = None,
     executor_name: str | None = None,
+    memory_limit: int | str | None = "default",
 ) -> RunResult:
     """Run the conformance checks of ``kind`` on ``target`` and return the result (JSON-ready).
 
@@ -283,7 +302,18 @@ def validate(
     engine task that rebuilds the family where it runs, loading the target by name, so ``target``
     must then be a spec string; the evidence is the same as in this process for the same seed.
     ``executor_name`` is what the result records about it (default: serial, or the class name).
+
+    ``timeout`` (seconds, at most a day) bounds each call of the target; ``memory_limit`` caps its
+    process's memory (see :func:`memory_cap`), so that exhaustion is a failed allocation, a
+    finding. Processes the target leaves behind are killed and listed in the result's
+    ``validate.left_behind``. Containment is not a sandbox: the target runs as the user.
     """
+    if not isinstance(target, (str, ck.Target)):
+        raise InputError(
+            f"target: expected a built-in adapter name, 'module:attribute' or a Target, got {type(target).__name__}"
+        )
+    timeout = _limits.seconds(timeout, "timeout")
+    cap = memory_cap(memory_limit, device if isinstance(device, str) else "cpu")
     if executor is not None and not isinstance(target, str):
         raise OrthoverifyError("with an executor the target must be given by name (an adapter or module:attribute)")
     bad = [d for d in dtypes if d not in ck.DTYPES]
@@ -293,12 +323,15 @@ def validate(
         raise OrthoverifyError(f"unknown profile {profile!r}; choose from {', '.join(EXAMPLES)}")
     if device.startswith("cuda") and not torch.cuda.is_available():
         raise BackendError("--device cuda, but torch.cuda.is_available() is False")
-    t = open_target(target, kind, device, timeout) if isinstance(target, str) else target
+    t = open_target(target, kind, device, timeout, cap) if isinstance(target, str) else target
     try:
-        return _validate(t, tuple(dtypes), device, profile, seed, timeout, executor, executor_name)
+        res = _validate(t, tuple(dtypes), device, profile, seed, timeout, executor, executor_name)
     finally:
         if t.runner is not None and isinstance(target, str):
             t.runner.close()
+    res.meta["validate"]["memory_limit"] = cap if isinstance(target, str) else None
+    res.meta["validate"]["left_behind"] = list(getattr(t.runner, "left_behind", []))
+    return res
 
 
 def _validate(

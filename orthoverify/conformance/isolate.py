@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import secrets
 import signal
 import struct
 import sys
@@ -33,6 +35,7 @@ import numpy as np
 import torch
 
 from orthoverify.conformance.calls import CallFailure
+from orthoverify.conformance.contain import confine, kill_group, sweep
 from orthoverify.conformance.program import Subject, make_codec, make_executor, make_server
 
 if TYPE_CHECKING:
@@ -168,10 +171,22 @@ def _warm_up() -> None:
     vmap(lambda y: y * 2)(torch.ones(2, 2))
 
 
-def child_main(conn: Any, spec: str, kind: str | None, sys_path: list[str], device: str, cwd: str) -> None:
-    """The target's process: bind the serving program (codec, framing, operations: see
+def child_main(
+    conn: Any,
+    spec: str,
+    kind: str | None,
+    sys_path: list[str],
+    device: str,
+    cwd: str,
+    memory_limit: int | None = None,
+    token: str = "",
+    verifier: int | None = None,
+) -> None:
+    """The target's process: contained first (:func:`~orthoverify.conformance.contain.confine`),
+    then bind the serving program (codec, framing, operations: see
     :mod:`~orthoverify.conformance.program`), then load the target by name and answer operations
     until told to stop. Nothing the serving loop calls is looked up after the target is imported."""
+    confine(memory_limit, token, verifier)
     try:
         os.chdir(cwd)
     except OSError:
@@ -339,6 +354,9 @@ def _no_main() -> Iterator[None]:
             sys.modules["__main__"] = main
 
 
+_OUT_OF_MEMORY = re.compile(r"MemoryError|can't allocate memory|out of memory|Cannot allocate memory|bad_alloc", re.I)
+
+
 def _exit_text(code: int | None) -> str:
     if code is None:
         return "still running"
@@ -352,12 +370,18 @@ def _exit_text(code: int | None) -> str:
 
 class ProcessRunner(Runner):
     """The target in a process of its own, loaded there by name; started again after it dies or
-    hangs (at most RESTARTS_PER_CHECK times per check)."""
+    hangs (at most RESTARTS_PER_CHECK times per check). The process is contained (see
+    :mod:`~orthoverify.conformance.contain`): its data segment is capped at ``memory_limit`` bytes
+    (None: no cap), and every process it leaves behind is killed when it stops and listed in
+    ``left_behind``."""
 
     isolated = True
 
-    def __init__(self, spec: str, kind: str | None, device: str = "cpu") -> None:
+    def __init__(self, spec: str, kind: str | None, device: str = "cpu", memory_limit: int | None = None) -> None:
         self.spec, self.kind, self.device = spec, kind, device
+        self.memory_limit = memory_limit
+        self.token = secrets.token_hex(8)
+        self.left_behind: list[str] = []
         self.observed = Observed()
         self.proc: Any = None
         self.conn: Any = None
@@ -374,7 +398,7 @@ class ProcessRunner(Runner):
         parent, child = ctx.Pipe()
         proc = ctx.Process(
             target=child_main,
-            args=(child, self.spec, self.kind, list(sys.path), self.device, os.getcwd()),
+            args=(child, self.spec, self.kind, list(sys.path), self.device, os.getcwd(), *self._containment()),
             daemon=True,
             name=f"orthoverify-target {self.spec}",
         )
@@ -386,27 +410,44 @@ class ProcessRunner(Runner):
                 raise TargetLoadError(f"{self.spec}: its process did not load it within {STARTUP_TIMEOUT:g} s")
             hello, _ = decode(parent.recv_bytes())
         except (EOFError, OSError, ValueError) as exc:
-            proc.join(5)
+            self._bury(proc)
             raise TargetLoadError(
                 f"{self.spec}: its process ended while loading it ({_exit_text(proc.exitcode)})"
             ) from exc
         except TargetLoadError:
-            proc.kill()
-            proc.join(5)
+            self._bury(proc)
             raise
         if not hello.get("ok"):
-            proc.join(5)
+            self._bury(proc)
             raise TargetLoadError(str(hello.get("error", "cannot load the target")))
         self.proc, self.conn, self.hello = proc, parent, hello
         self.observed.add(hello, "loading the target")
         return hello
 
+    def _containment(self) -> tuple[int | None, str, int]:
+        """The child's containment arguments (see :func:`~orthoverify.conformance.contain.confine`)."""
+        return self.memory_limit, self.token, os.getpid()
+
+    def _bury(self, proc: Any) -> None:
+        """Kill the process ``proc`` and everything it started (those listed in ``left_behind``):
+        its own processes first, while it still holds them (a subreaper), then it and its group,
+        then whatever was orphaned meanwhile."""
+        pid = proc.pid
+        if pid is None:
+            return
+        self.left_behind += sweep(pid, self.token)
+        if proc.is_alive():
+            proc.kill()
+        proc.join(10)
+        kill_group(pid)
+        self.left_behind += sweep(pid, self.token)
+
     def _stop(self, kill: bool) -> int | None:
         proc, self.proc = self.proc, None
         if proc is None:
             return None
-        if kill and proc.is_alive():
-            proc.kill()
+        if kill:
+            self._bury(proc)
         proc.join(10)
         try:
             self.conn.close()
@@ -454,9 +495,18 @@ class ProcessRunner(Runner):
             return CallFailure("died", f"the target's process died during the call ({what})")
         reply, res = _reply(res, outs, devices, sent)
         self.observed.add(res, self.check or op)
-        return reply
+        return self._memory_note(reply) if isinstance(reply, CallFailure) else reply
+
+    def _memory_note(self, fail: CallFailure) -> CallFailure:
+        """A failed allocation says that it hit the cap (so the finding reads as what it is)."""
+        if self.memory_limit is None or not _OUT_OF_MEMORY.search(fail.message):
+            return fail
+        cap = f"{self.memory_limit / 2**30:.3g} GiB"
+        return CallFailure(fail.kind, f"{fail.message} (the target's process reached its memory limit, {cap})")
 
     def close(self) -> None:
+        if self.proc is not None:  # what it started, found while it still holds it (it may orphan it on exit)
+            self.left_behind += sweep(self.proc.pid, self.token)
         if self.proc is not None and self.proc.is_alive():
             try:
                 self.conn.send_bytes(encode({"op": "stop"}, []))

@@ -20,7 +20,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from orthoverify.backends import get_backend
+from orthoverify import _limits
+from orthoverify.backends import MAX_DIGITS, get_backend
 from orthoverify.backends.numbers import MAX_EXPONENT, parse_exact, parse_float_text
 from orthoverify.engine.model import Counterexample, json_float, jsonable
 from orthoverify.engine.ratios import THRESHOLD, Measure
@@ -124,8 +125,6 @@ class Replay:
         }
 
 
-MAX_DIGITS = 1000
-"""Highest precision a replay runs at (the checks record 50 and 100 digits)."""
 MAX_VALUES = 16384
 """Most numbers one counterexample may hold (a 128 x 128 matrix)."""
 MAX_EXACT_VALUES = 1024
@@ -221,8 +220,9 @@ def deadline(seconds: float | None, what: str) -> Iterator[None]:
     def expire(signum: int, frame: Any) -> None:
         raise ReplayError(f"{what} did not finish within {seconds:g} s (raise --timeout to wait longer)")
 
+    limit = _limits.seconds(seconds, "timeout")
     old = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, float(seconds))  # type: ignore[arg-type]
+    signal.setitimer(signal.ITIMER_REAL, limit)
     try:
         yield
     finally:
@@ -249,6 +249,29 @@ def replay_counterexample(
     check = next((c for c in claim.checks if c.records(cx.check)), None)
     if check is None:
         raise ReplayError(f"claim {claim_id} has no check {cx.check[:40]!r} to replay its counterexample with")
+    try:
+        return _replay_with(check, claim_id, cx)
+    except UNFIT_INPUT as exc:  # inputs of the wrong shape or kind for this check: a file's fault
+        first = str(exc).splitlines()[0][:200] if str(exc) else ""
+        raise ReplayError(
+            f"claim {claim_id}: check {check.name} cannot replay the recorded inputs "
+            f"({type(exc).__name__}{': ' + first if first else ''}); are they the ones it recorded?"
+        ) from None
+
+
+UNFIT_INPUT: tuple[type[Exception], ...] = (
+    ArithmeticError,
+    LookupError,
+    TypeError,
+    ValueError,
+    NotImplementedError,
+    AttributeError,
+)
+"""What a check raises on inputs that are not the kind it records (a scalar for a vector, an
+unknown label, a shape it does not take): from a file, that is a bad file, named as such."""
+
+
+def _replay_with(check: Any, claim_id: str, cx: Counterexample) -> Any:
     own = check.replay_recorded(claim_id, cx)
     if own is not None:
         return own
@@ -328,7 +351,12 @@ def replay_from_file(
     ``target`` only (the code the file names is never imported on the file's word alone): the
     file says which family its claims come from (:data:`RESULT_FAMILIES`), the family is rebuilt
     over ``target``, and the claim's check replays the counterexample like any other.
-    ``timeout`` bounds the replay's wall time."""
+    ``timeout`` bounds the replay's wall time, reading the file included."""
+    with deadline(timeout, f"replay of {claim_id}"):
+        return _replay_file(path, claim_id, modules, target)
+
+
+def _replay_file(path: str | Path, claim_id: str, modules: tuple[str, ...], target: str | None) -> Any:
     data: dict[str, Any] = load_json(path)
     claims = data["claims"]
     if not isinstance(claims, list):
@@ -343,12 +371,11 @@ def replay_from_file(
         where = f"{path}: claims[{i}].counterexample"
         cx = checked_counterexample(c["counterexample"], where)
         source = family_of(data, claim_id, target)
-        with deadline(timeout, f"replay of {claim_id}"):
-            if source is None:
-                rep = replay_counterexample(claim_id, cx, modules=modules)
-                return with_float64_case(rep, c, f"{path}: claims[{i}]", modules)
-            with source.opened() as claims:  # the target the user named, loaded in a process of its own
-                return replay_counterexample(claim_id, cx, claims=claims)
+        if source is None:
+            rep = replay_counterexample(claim_id, cx, modules=modules)
+            return with_float64_case(rep, c, f"{path}: claims[{i}]", modules)
+        with source.opened() as claims:  # the target the user named, loaded in a process of its own
+            return replay_counterexample(claim_id, cx, claims=claims)
     raise ReplayError(f"claim {claim_id} is not in {path}")
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from orthoverify import _atomic
+from orthoverify._files import FileTooLargeError, NotRegularFileError, read_regular
 from orthoverify.engine.model import VERDICTS, json_float
 from orthoverify.engine.runner import ClaimResult, RunResult
 from orthoverify.errors import OrthoverifyError, ReplayError
@@ -93,12 +94,13 @@ def load_json(
     the file and the field; nothing in it is evaluated."""
     p = Path(path)
     try:
-        size = p.stat().st_size
-        if size > MAX_RESULT_BYTES:
-            raise error(f"result file {p} is {size} bytes, more than the {MAX_RESULT_BYTES} a result file may have")
-        raw = p.read_bytes()
+        raw = read_regular(p, MAX_RESULT_BYTES)
     except FileNotFoundError:
         raise error(f"result file {p} does not exist") from None
+    except FileTooLargeError as exc:
+        raise error(f"result file {exc}") from None
+    except NotRegularFileError as exc:
+        raise error(f"result file {exc}") from None
     except OSError as exc:
         raise error(f"cannot read result file {p}: {exc.strerror or exc}") from None
     try:

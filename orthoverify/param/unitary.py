@@ -600,7 +600,7 @@ def _permutation(perm: Any, n: int) -> list[int]:
         p = [int(v) for v in perm]
         if any(float(v) != int(v) for v in perm):
             raise ValueError
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: int(inf)
         raise DomainError(f"perm is not a permutation: {perm!r} must be integers") from None
     if len(p) != n or sorted(p) != list(range(n)):
         raise DomainError(f"perm is not a permutation of 0..{n - 1}: {p}")
@@ -610,7 +610,11 @@ def _permutation(perm: Any, n: int) -> list[int]:
 def permutation_matrix(perm: Any, *, backend: BackendLike = None) -> Array:
     """``Pi`` with ``(Pi x)_i = x_perm[i]``; anything but a permutation of 0..n-1 raises DomainError."""
     b = backend if isinstance(backend, Backend) else get_backend(backend or "numpy-float64")
-    p = _permutation(perm, len(list(perm)))
+    try:
+        seq = list(perm)
+    except TypeError:
+        raise DomainError(f"perm is not a permutation: {perm!r} is not a sequence of integers") from None
+    p = _permutation(seq, len(seq))
     return b.eye(len(p))[p]
 
 

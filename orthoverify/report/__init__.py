@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from orthoverify import OUT_DIR, _atomic
+from orthoverify._files import read_regular
+from orthoverify._text import has_controls
 from orthoverify.errors import ReportError
 from orthoverify.report.content import sources_mark
 from orthoverify.report.figures import Figure, claim_figure, report_figures
@@ -57,7 +59,7 @@ _SOURCES = re.compile(r"orthoverify-sources: (.*?) -->")
 def _rendered_from(path: Path) -> str | None:
     """The result files an existing report was rendered from (its ``orthoverify-sources`` mark)."""
     try:
-        m = _SOURCES.search(path.read_text(encoding="utf-8", errors="replace")[:4000])
+        m = _SOURCES.search(read_regular(path, 4000, prefix=True).decode("utf-8", errors="replace"))
     except OSError:
         return None
     return m.group(1) if m else None
@@ -115,7 +117,7 @@ def plan_report(
         raise ReportError(f"unknown report format(s) {unknown or list(formats)}; choose from {', '.join(FORMATS)}")
     if name is None:
         name = default_report_name(results)
-    if not name or "/" in name or "\\" in name or name.startswith("."):
+    if not name or "/" in name or "\\" in name or name.startswith(".") or has_controls(name):
         raise ReportError(f"bad report name {name!r}: a plain file name without extension is expected")
     report = load_report(results, labels, data)
     out = Path(out_dir)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from orthoverify._text import printable, printable_data
 from orthoverify.engine.model import VERDICTS
 from orthoverify.errors import ReportError
 
@@ -159,7 +160,8 @@ def load_run(path: str | Path, label: str | None = None, data: dict[str, Any] | 
         data = load_json(p, error=ReportError, required=REPORT_KEYS)
     else:
         check_result(data, p, error=ReportError, required=REPORT_KEYS)
-    return Run(label or _label(p, data), str(path), data)
+    data = printable_data(data)  # control characters and ANSI escapes shown as escapes, never acted on
+    return Run(printable(label or _label(p, data), newlines=False), printable(str(path), newlines=False), data)
 
 
 def load_report(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 import subprocess
 import sys
@@ -15,8 +16,11 @@ from typing import Any
 import pytest
 import torch
 
+import orthoverify
 from orthoverify.cli import main
 from orthoverify.engine import result as result_mod
+from orthoverify.errors import InputError
+from orthoverify.param import unitary
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "reports" / "check-default.json"
@@ -216,3 +220,80 @@ def test_counts_are_bounded(
     path.write_text(json.dumps(doc))
     code, _, err = run("report", str(path), "--out", str(tmp_path / "out"))
     assert code == 2 and str(path) in err and message in err, err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo") or not Path("/dev/zero").exists(), reason="needs FIFOs and /dev/zero")
+@pytest.mark.parametrize("kind", ["fifo", "link-to-dev-zero"])
+@pytest.mark.parametrize("command", ["report", "replay"])
+def test_a_result_file_that_is_no_regular_file_exits_2_at_once(tmp_path: Path, kind: str, command: str) -> None:
+    """A FIFO blocked the open for good, and /dev/zero (which stat() calls empty) was read until
+    memory ran out: each is refused after opening it without blocking, naming the file. Run as a
+    program with a timeout, so that a regression fails instead of hanging the suite."""
+    path = tmp_path / "result.json"
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+    argv = ["report", str(path), "--out", str(tmp_path / "out")] if command == "report" else ["replay", str(path), "x"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "orthoverify", *argv],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=120,
+        check=False,
+    )
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and str(path) in lines[0], proc.stderr
+    assert ("FIFO" if kind == "fifo" else "character device") in lines[0] and "not a regular file" in lines[0]
+    assert not (tmp_path / "out").exists()
+
+
+def test_replay_timeout_covers_reading_the_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--timeout starts before the file is read (a slow file system, or a file that never ends)."""
+    import time
+
+    from orthoverify.engine import replay as replay_mod
+
+    def slow(*args: Any, **kw: Any) -> Any:
+        time.sleep(30)
+        raise AssertionError("the deadline did not cover loading")
+
+    monkeypatch.setattr(replay_mod, "load_json", slow)
+    code, _, err = run("replay", str(REFERENCE), "householder.theorem2_proof", "--timeout", "0.5")
+    assert code == 2 and "did not finish within 0.5 s" in err, err
+
+
+@pytest.mark.parametrize(
+    ("argv", "option"),
+    [
+        (("replay", str(REFERENCE), "householder.theorem2_proof", "--timeout", "1e308"), "--timeout"),
+        (("validate", "orthoverify-householder", "--timeout", "1e308"), "--timeout"),
+        (("validate", "orthoverify-householder", "--memory-limit", "lots"), "--memory-limit"),
+        (("validate", "orthoverify-householder", "--memory-limit", "1M"), "--memory-limit"),
+    ],
+)
+def test_timeouts_and_limits_beyond_what_the_system_takes_are_refused(
+    argv: tuple[str, ...], option: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--timeout 1e308`` overflowed setitimer (replay) or made every call of the target fail at once
+    (validate: every check `error`); now each is refused before any work, naming the option."""
+    code, out, err = run(*argv)
+    err += capsys.readouterr().err
+    assert code == 2 and option in err and "Traceback" not in err and not out, err
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [  # each raised a raw exception before, or ran and refuted orthoverify's own adapter (timeout=nan)
+        (lambda: orthoverify.validate(123), "target: expected"),  # AttributeError
+        (lambda: orthoverify.validate("orthoverify-householder", timeout=math.nan), "timeout"),
+        (lambda: orthoverify.validate("orthoverify-householder", timeout=1e308), "timeout"),
+        (lambda: orthoverify.validate("orthoverify-householder", timeout="soon"), "timeout"),
+        (lambda: unitary.permutation_matrix([math.inf, 0, 1, 2]), "perm"),  # OverflowError
+        (lambda: unitary.permutation_matrix(5), "perm"),  # TypeError
+    ],
+)
+def test_bad_arguments_of_the_python_api_are_named_errors(call: Any, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        call()

@@ -8,8 +8,10 @@ fields and counterexample inputs.
 
 from __future__ import annotations
 
+import io
 import json
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from orthoverify.cli import main
 from orthoverify.report import render_report
 from orthoverify.report.markdown import code, ident, text
 from orthoverify.report.model import find_proofs_dir, known_paper, proof_entry, proof_file
@@ -299,3 +302,55 @@ def test_any_strings_leave_the_markdown_skeleton_unchanged(texts: list[str], lab
     assert _skeleton(hostile_md) == _skeleton(plain_md)
     prose = _outside_code(hostile_md)
     assert set(re.findall(r"(?<!\\)(?:\\\\)*<(/?[A-Za-z]+)", prose)) <= {"details", "/details", "summary", "/summary"}
+
+
+CONTROLS = "\x1b[2J\x1b[31mred\x1b[0m\rover\x07bell\u202eevil\x9bcsi\x00nul"
+"""An ANSI clear-screen and colour, a carriage return, a bell, a bidi override, a C1 CSI, a NUL."""
+
+
+def _raw_controls(text: str) -> set[str]:
+    """The control and format characters in ``text`` (newlines and tabs allowed)."""
+    return {c for c in text if c not in "\n\t" and unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")}
+
+
+def test_control_characters_from_a_result_file_show_as_escapes_in_the_report(tmp_path: Path) -> None:
+    """Before: the ESC, CR, BEL and U+202E of a result file's strings went into report.html and
+    report.md as they were (a terminal showing the Markdown acted on them)."""
+    claim = _hostile_claim("hostile.c0" + CONTROLS, "householder")
+    claim.update(statement=CONTROLS, notes=CONTROLS, where=CONTROLS)
+    claim["counterexample"].update(quantity=CONTROLS, value=CONTROLS)
+    claim["evidence"][0].update(notes=CONTROLS, error=CONTROLS)
+    data = {"orthoverify": "0.1.0", "profile": "quick", "seed": 0, "environment": {"platform": CONTROLS}}
+    data["claims"] = [claim]
+    path = tmp_path / "controls.json"
+    path.write_text(json.dumps(data))
+    out = tmp_path / "out"
+    render_report([path], out_dir=out, labels=["run" + CONTROLS], name="report")
+    for doc in ((out / "report.html").read_text(), (out / "report.md").read_text()):
+        assert not _raw_controls(doc), _raw_controls(doc)
+        assert "\\x1b[31mred" in doc and "\\u202eevil" in doc and "\\x0dover" in doc
+
+
+def test_control_characters_in_a_replayed_counterexample_show_as_escapes(tmp_path: Path) -> None:
+    reference = json.loads((Path(__file__).resolve().parents[2] / "reference" / "check-default.json").read_text())
+    for c in reference["claims"]:
+        if c["id"] == "householder.algorithm2_float":
+            c["counterexample"]["quantity"] = CONTROLS
+            c["counterexample"]["value"] = CONTROLS
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(reference))
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["replay", str(path), "householder.algorithm2_float"], out=out, err=err)
+    assert code == 0 and not _raw_controls(out.getvalue()) and "\\x1b[2J" in out.getvalue(), out.getvalue()
+
+
+@pytest.mark.parametrize("name", ["a\nb", "report\x1b[2J", "r\rx", "x/y", ".hidden"])
+def test_report_name_refuses_newlines_and_control_characters(
+    tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    reference = str(Path(__file__).resolve().parents[2] / "reference" / "check-default.json")
+    with pytest.raises(SystemExit) as exc:
+        main(["report", reference, "--out", str(tmp_path / "out"), "--name", name])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "--name" in err and "control character" in err, err
+    assert not _raw_controls(err.splitlines()[-1]) and not (tmp_path / "out").exists()

@@ -46,7 +46,10 @@ def _write(tmp_path: Path, data: dict[str, Any]) -> Path:
 
 def _cli(*args: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
-    code = main(list(args), out=out, err=err)
+    try:
+        code = main(list(args), out=out, err=err)
+    except SystemExit as exc:  # argparse refuses an option's value: exit 2 naming the option
+        code = int(exc.code or 0)
     return code, out.getvalue(), err.getvalue()
 
 
@@ -116,6 +119,37 @@ def test_a_crafted_counterexample_is_refused_naming_the_field(
     code, _, err = _cli("replay", str(path), claim_id)
     assert code == 2 and "orthoverify: error:" in err and "Traceback" not in err
     assert time.monotonic() - start < 10
+
+
+SVD_GRID = "svd.hprod"  # exact inputs h, u (matrices)
+
+
+@pytest.mark.parametrize(
+    ("claim_id", "edit", "message"),
+    [  # each raised a raw exception from inside a check before (named on the right)
+        # ZeroDivisionError: at 1000 digits the unit roundoff underflowed to 0.0 (the arithmetic passed for exact)
+        ("svd.corollary1", lambda cx: cx.__setitem__("precision_digits", 1000), "precision_digits"),
+        (DIGITS_ID, lambda cx: cx["inputs"].__setitem__("A", "1.5"), "cannot replay the recorded inputs (IndexError"),
+        (SVD_GRID, lambda cx: cx["inputs"].__setitem__("h", "2"), "cannot replay the recorded inputs (IndexError"),
+        ("svd.table3", lambda cx: cx["inputs"].__setitem__("row", "no such row"), "(KeyError"),
+        ("cayley.init", lambda cx: cx["inputs"].__setitem__("n", ["2"]), "(TypeError"),
+        ("svd.proposition1", lambda cx: cx["inputs"].__setitem__("B", "1"), "(NotImplementedError"),
+    ],
+)
+def test_inputs_a_check_cannot_take_are_a_named_error(tmp_path: Path, claim_id: str, edit: Any, message: str) -> None:
+    """A scalar where a vector is expected, an unknown label, a precision beyond the arithmetic's:
+    a usage error naming the claim and what went wrong, never a traceback."""
+    path = _write(tmp_path, _with(_reference(), claim_id, edit))
+    code, _, err = _cli("replay", str(path), claim_id)
+    assert code == 2 and message in err and (claim_id in err or str(path) in err), err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_highest_precision_a_replay_takes_gives_a_finite_answer(tmp_path: Path) -> None:
+    """At the bound (300 digits), svd.corollary1's counterexample replays and reproduces."""
+    path = _write(tmp_path, _with(_reference(), "svd.corollary1", lambda cx: cx.__setitem__("precision_digits", 300)))
+    code, out, _ = _cli("replay", str(path), "svd.corollary1")
+    assert code == 0 and "at 300 digits: breaks the claim" in out
 
 
 def test_replaying_a_validate_result_never_imports_the_target_it_names(tmp_path: Path) -> None:

@@ -1,0 +1,97 @@
+"""Targets that attack the verifier's containment (issue 26): each is a wrong map (the negated
+reflection, refuted) that also leaves processes behind, takes the result's path, or eats memory.
+
+The paths they attack are relative to the working directory (the verifier's, which the target's
+process starts in): JSON_PATH (the test's ``--json`` path) and PIDS (a file where each process it
+starts writes its pid). Not the environment: a forkserver started by an earlier test keeps its own.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import torch
+
+from tests.planted.conformance_targets import householder, householder_wrong_sign
+
+JSON_PATH = "out/v.json"
+PIDS = "pids"
+
+_STARTED: list[int] = []
+
+FORGER = """
+import json, os, sys, time
+path, pids = sys.argv[1], sys.argv[2]
+with open(pids, "a") as f:
+    f.write(f"{os.getpid()}\\n")
+end = time.time() + 120
+while time.time() < end:  # rewrite every result JSON beside the path to all-verified
+    folder = os.path.dirname(path) or "."
+    try:
+        for name in os.listdir(folder):
+            p = os.path.join(folder, name)
+            if name.endswith(".json") and os.path.isfile(p):
+                with open(p, "w") as f:
+                    json.dump({"forged": True, "summary": {"verified": 99}}, f)
+    except OSError:
+        pass
+    time.sleep(0.1)
+"""
+
+
+def leaves_forgers(u: torch.Tensor) -> torch.Tensor:
+    """The negated reflection; on its first call it starts two forgers that outlive it and rewrite
+    the result JSON: a double-forked, setsid grandchild and a new-session subprocess with an empty
+    environment."""
+    if not _STARTED:
+        _STARTED.append(1)
+        path, pids = os.path.abspath(JSON_PATH), os.path.abspath(PIDS)
+        subprocess.Popen(
+            [sys.executable, "-c", FORGER, path, pids],
+            start_new_session=True,
+            env={},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        pid = os.fork()
+        if pid == 0:  # the intermediate: a new session, a grandchild, then gone
+            try:
+                os.setsid()
+                if os.fork() == 0:
+                    sys.argv = ["forger", path, pids]
+                    exec(compile(FORGER, "forger", "exec"), {"__name__": "forger"})
+            finally:
+                os._exit(0)
+        os.waitpid(pid, 0)
+    return householder_wrong_sign(u)
+
+
+def takes_the_json_path(u: torch.Tensor) -> torch.Tensor:
+    """The negated reflection; on its first call it turns the ``--json`` path into a folder."""
+    path = Path(JSON_PATH)
+    if not path.is_dir():
+        path.unlink(missing_ok=True)
+        path.mkdir(parents=True)
+    return householder_wrong_sign(u)
+
+
+HOARD_BYTES = 2 * 2**30
+"""What :func:`hoards` tries to hold (touched, so it is really taken): under a cap of 768 MiB it fails."""
+
+
+def hoards(u: torch.Tensor) -> torch.Tensor:
+    """Takes HOARD_BYTES of memory in 64 MiB blocks (then lets go), and returns the right answer."""
+    blocks = [torch.ones(2**26, dtype=torch.uint8) for _ in range(HOARD_BYTES // 2**26)]
+    del blocks
+    return householder(u)
+
+
+
+def attacks_the_result(u: torch.Tensor) -> torch.Tensor:
+    """Both: leaves forgers behind and turns the ``--json`` path into a folder."""
+    takes_the_json_path(u)
+    return leaves_forgers(u)

@@ -1,0 +1,153 @@
+"""A hostile target's attacks on containment (issue 26): processes it leaves behind are killed and
+listed, memory exhaustion is a finding, and a result path it takes over does not lose the run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+import orthoverify
+from orthoverify.cli import FALLBACK_SUFFIX
+from orthoverify.conformance.calls import CallFailure
+from orthoverify.conformance.isolate import ProcessRunner, Reply, op_forward
+from orthoverify.errors import InputError
+from tests.planted import containment_targets
+
+ROOT = Path(__file__).resolve().parents[2]
+T = "tests.planted.containment_targets:"
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds processes through /proc")
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2] != "Z"
+
+
+def _gone(pids: list[int], wait: float = 10.0) -> bool:
+    end = time.monotonic() + wait
+    while any(_alive(p) for p in pids) and time.monotonic() < end:
+        time.sleep(0.1)
+    return not any(_alive(p) for p in pids)
+
+
+def _pids(path: Path, count: int, wait: float = 30.0) -> list[int]:
+    end = time.monotonic() + wait
+    while time.monotonic() < end:
+        pids = [int(x) for x in path.read_text().split()] if path.exists() else []
+        if len(pids) >= count:
+            return pids
+        time.sleep(0.1)
+    raise AssertionError(f"the forgers did not start: {path.read_text() if path.exists() else 'no pid file'}")
+
+
+def test_processes_the_target_leaves_behind_are_killed_and_listed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A grandchild in a session of its own (double fork, setsid, orphaned at once) and a
+    new-session subprocess with an empty environment both outlive the call; closing the target
+    kills them and names them."""
+    monkeypatch.chdir(tmp_path)  # where the target's process starts, and writes
+    monkeypatch.syspath_prepend(str(ROOT))
+    runner = ProcessRunner(T + "leaves_forgers", "householder-product")
+    runner.start()
+    try:
+        res = runner.request(op_forward, [torch.randn(3, 2, dtype=torch.float64)], {}, 60.0, "cpu")
+        assert isinstance(res, Reply), res
+        pids = _pids(tmp_path / containment_targets.PIDS, 2)
+        assert all(_alive(p) for p in pids)
+    finally:
+        runner.close()
+    assert _gone(pids), [p for p in pids if _alive(p)]
+    listed = " ".join(runner.left_behind)
+    assert len(runner.left_behind) == 2 and all(f"pid {p}:" in listed for p in pids), runner.left_behind
+
+
+def test_memory_exhaustion_is_a_finding_under_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A target that takes 2 GiB under a cap of 768 MiB: the call fails with the cap named (the
+    machine's memory is not filled), and the process still answers afterwards."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    runner = ProcessRunner(T + "hoards", "householder-product", memory_limit=768 * 2**20)
+    runner.start()
+    try:
+        res = runner.request(op_forward, [torch.randn(3, 2, dtype=torch.float64)], {}, 60.0, "cpu")
+        assert isinstance(res, CallFailure) and res.kind in ("raised", "died"), res
+        assert "memory limit" in res.message or res.kind == "died", res
+    finally:
+        runner.close()
+
+
+@pytest.mark.parametrize("bad", ["12", "lots", "-1G", "1e400G", 1.5])
+def test_a_bad_memory_limit_is_refused_by_name(bad: object) -> None:
+    with pytest.raises(InputError, match="memory_limit"):
+        orthoverify.validate("orthoverify-householder", memory_limit=bad)  # type: ignore[arg-type]
+
+
+def test_a_target_that_takes_the_json_path_and_leaves_forgers(tmp_path: Path) -> None:
+    """The whole attack through the command line: the target turns the --json path into a folder
+    and leaves two forgers that rewrite every JSON beside it. The run still ends with the wrong
+    map refuted (exit 1), its complete result at the named fallback, the forgers killed and
+    listed before anything was written, and the result unchanged after the command returned."""
+    json_path, pids_file = tmp_path / containment_targets.JSON_PATH, tmp_path / containment_targets.PIDS
+    out = json_path.parent
+    out.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    argv = [sys.executable, "-m", "orthoverify", "validate", T + "attacks_the_result", "--kind", "householder-product"]
+    argv += ["--profile", "quick", "--dtype", "float64", "--json", str(json_path), "--memory-limit", "4G"]
+    proc = subprocess.run(argv, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=400, check=False)
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    pids = _pids(pids_file, 2, wait=1.0)
+    assert not any(_alive(p) for p in pids), "a forger outlived validate"
+    fallbacks = sorted(out.glob("*" + FALLBACK_SUFFIX))
+    assert len(fallbacks) == 1 and str(fallbacks[0]) in proc.stderr and "cannot write" in proc.stderr, proc.stderr
+    text = fallbacks[0].read_text()
+    time.sleep(1.0)  # a forger still alive would have rewritten it by now
+    assert fallbacks[0].read_text() == text
+    data = json.loads(text)
+    assert data["summary"]["refuted"] >= 1 and len(data["claims"]) == sum(data["summary"].values())
+    assert data["validate"]["memory_limit"] == 4 * 2**30
+    left = data["validate"]["left_behind"]
+    assert len(left) == 2 and all(any(f"pid {p}:" in x for x in left) for p in pids), left
+    assert "left 2 process(es) behind" in proc.stderr
+
+
+VERIFIER_KILLED = """
+import os, signal, sys, threading, time
+import torch
+from orthoverify.conformance.isolate import ProcessRunner, op_forward
+runner = ProcessRunner("tests.planted.conformance_targets:hangs", "orthogonal-map")
+runner.start()
+print(runner.proc.pid, flush=True)
+threading.Thread(target=runner.request, args=(op_forward, [torch.eye(3)], {}, 600.0, "cpu"), daemon=True).start()
+time.sleep(1.0)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_target_hung_in_a_call_dies_with_a_verifier_killed_by_sigkill(tmp_path: Path) -> None:
+    """No clean-up runs in a verifier killed with SIGKILL, and the forkserver the target came from
+    lives on while the target does: the target's own watch thread kills its group."""
+    printed = tmp_path / "stdout"
+    with printed.open("w") as stdout:  # a file, not a pipe: the forkserver inherits it and outlives the verifier
+        proc = subprocess.run(
+            [sys.executable, "-c", VERIFIER_KILLED],
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            cwd=tmp_path,
+            stdout=stdout,
+            stderr=subprocess.DEVNULL,
+            timeout=300,
+            check=False,
+        )
+    assert proc.returncode == -9, proc
+    target = int(printed.read_text().split()[0])
+    assert _gone([target], wait=20.0), f"the target {target} outlived its verifier"
