@@ -97,7 +97,7 @@ def _plan(
                 if kind.reference is not None
                 else " (float64 central differences of the target)"
             )
-            + "; not applicable when the target has no forward-mode derivative",
+            + "; unsupported when the target declines forward mode with an exception",
             lambda c: ck.scan(c, "jvp", ck.sized_cases(c, "jvp", scales=(1.0,), dtypes=("float64",))),
         )
     )

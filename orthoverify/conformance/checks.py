@@ -201,6 +201,16 @@ class Case:
     """The target raised (at a special point: it declined an edge case, which is no defect)."""
     beyond: bool = False
     """The allowance promises no digit at this input (30 n eps kappa >= 1): not judged."""
+    unsupported: str = ""
+    """The first line of the exception with which the target declined the mode this case exercises
+    (a refusal, not a wrong number): the check's verdict is then ``unsupported``."""
+
+
+def refusal(f: CallFailure, what: str) -> Case:
+    """The case of a mode the target declined with an exception of its own (``f.kind == "raised"``):
+    unsupported, with the exception's first line; not measured, never a failure."""
+    first = (f.message.strip().splitlines() or [""])[0][:300]
+    return Case(math.nan, f"{what}: the target raised {first}", raised=True, unsupported=first or "an exception")
 
 
 def _fails(r: float, thr: float = THRESHOLD) -> bool:
@@ -448,7 +458,7 @@ def q_gradient(ctx: Ctx, params: Params, dtype: str) -> Case:
     g = rng.standard_normal(kind.view_shape(params))
     got = _loss_grad(ctx, params, dtype, g)
     if isinstance(got, CallFailure):
-        return failed(got, "backward: ")
+        return refusal(got, "backward") if got.kind == "raised" else failed(got, "backward: ")
     eps = EPS[DTYPES[dtype]]
     if kind.reference is not None:
         ref = _reference_grad(kind, params, g)
@@ -525,8 +535,8 @@ def _reference_direction(kind: Kind, params: Params, tangent: dict[str, np.ndarr
 
 def q_jvp(ctx: Ctx, params: Params, dtype: str) -> Case:
     """Forward-mode derivative (torch.func.jvp) along a random direction against 50-digit central
-    differences of the reference (float64 differences of the target for kinds without one); NaN
-    (not applicable) when the target has no forward-mode derivative."""
+    differences of the reference (float64 differences of the target for kinds without one);
+    unsupported when the target declines forward mode with an exception (:func:`refusal`)."""
     kind = ctx.target.kind
     dt = DTYPES[dtype]
     tangent = _tangent(kind, params, np.random.default_rng(11))
@@ -539,9 +549,8 @@ def q_jvp(ctx: Ctx, params: Params, dtype: str) -> Case:
     res = ctx.remote(op_jvp, *primals, *(tangents[i] for i in which), kw={"which": which})
     got = res if isinstance(res, CallFailure) else checked(res[0] if res else None, shape=kind.view_shape(params))
     if isinstance(got, CallFailure):
-        msg = got.message.lower()
-        if got.kind == "raised" and ("forward" in msg or "jvp" in msg or "not implemented" in msg):
-            return Case(math.nan, f"no forward-mode derivative: {got.message[:200]}")
+        if got.kind == "raised":  # no forward-mode rule, or one that declines: a refusal, not a wrong number
+            return refusal(got, "forward mode (torch.func.jvp)")
         return failed(got, "jvp: ")
     eps = EPS[dt]
     if kind.reference is not None:
@@ -807,6 +816,7 @@ def scan(
                 "nan": None,
                 "not_run": [],
                 "points": [],
+                "unsupported": [],
             },
         )
         needs = [d for d in ctx.failed_output if d == dtype or (check == "float32" and d == "float64")]
@@ -828,6 +838,9 @@ def scan(
         if label and c.raised:  # an exception at an edge case is an honest refusal, not a wrong answer
             st["declined"].append(label)
             continue
+        if c.unsupported:  # the target declined the mode with an exception: a refusal, not a wrong number
+            st["unsupported"].append(c.unsupported)
+            continue
         if math.isnan(c.ratio):  # the check does not apply to this target (say, no batched calls)
             st["nan"] = c.display
             continue
@@ -848,9 +861,17 @@ def scan(
             worst_ratio=st["worst"],
             threshold=THRESHOLD,
             seconds=st["t"],
-            passed=not st["fails"] and not st["not_run"] and st["cases"] > 0,
+            passed=not st["fails"] and not st["not_run"] and not st["unsupported"] and st["cases"] > 0,
             notes=note,
         )
+        if st["unsupported"]:
+            ev.data["unsupported"] = st["unsupported"][0]
+            ev.notes = (
+                ev.notes + f" Unsupported: the target raised at {len(st['unsupported'])} of "
+                f"{len(st['unsupported']) + st['cases']} cases ({st['unsupported'][0]}): a refusal, not a wrong number."
+            ).strip()
+            if st["cases"] == 0:
+                ev.worst_ratio = None
         if st["points"]:
             ev.data["series"] = size_series(st["points"])
         if check in SCALED_CHECKS:
@@ -868,7 +889,7 @@ def scan(
                 ev.notes + f" The target raised (declined) at {len(st['declined'])} special points, e.g. "
                 f"'{st['declined'][0]}': no defect."
             ).strip()
-        if st["cases"] == 0 and st["nan"] is not None and not st["not_run"]:
+        if st["cases"] == 0 and st["nan"] is not None and not st["not_run"] and not st["unsupported"]:
             ev.worst_ratio = None
             ev.notes = (ev.notes + f" Not applicable (nothing was measured, so no verdict): {st['nan']}").strip()
         if st["not_run"]:

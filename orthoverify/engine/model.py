@@ -14,10 +14,13 @@ if TYPE_CHECKING:
     from orthoverify.engine.checks import Check
 
 Kind = Literal["identity", "coverage", "gradient", "bound", "count", "existence", "complexity"]
-Verdict = Literal["verified", "refuted", "inconclusive", "error"]
+Verdict = Literal["verified", "refuted", "unsupported", "inconclusive", "error"]
 
 KINDS: tuple[str, ...] = ("identity", "coverage", "gradient", "bound", "count", "existence", "complexity")
-VERDICTS: tuple[str, ...] = ("verified", "refuted", "inconclusive", "error")
+VERDICTS: tuple[str, ...] = ("verified", "refuted", "unsupported", "inconclusive", "error")
+COUNTED: tuple[str, ...] = ("verified", "refuted", "inconclusive", "error")
+"""The verdicts every summary counts (zeros included); ``unsupported`` (a refusal by code under
+``validate``) is counted only where it occurs."""
 METHODS: tuple[str, ...] = ("symbolic", "high-precision", "rigorous", "float", "exhaustive", "search", "measured")
 
 _ID = re.compile(r"^[a-z][a-z0-9]*(\.[a-z0-9_-]+)+$")
@@ -210,12 +213,16 @@ def decide(evidence: list[Evidence]) -> Verdict:
     (for ``rigorous`` evidence: a violation proved by an enclosure); verified: every check that
     ran passed (skipped evidence, see :func:`skipped`, is left out, but cannot verify a claim on
     its own); inconclusive: otherwise (a failure that did not survive confirmation, a rigorous
-    bound neither proved nor refuted, or nothing ran).
+    bound neither proved nor refuted, or nothing ran). unsupported: no refutation, but the code under
+    test declined a mode with an exception of its own (``data["unsupported"]``: its first line), a
+    refusal, not a wrong answer.
     """
     if any(e.error is not None for e in evidence):
         return "error"
     if any(e.counterexample is not None for e in evidence):
         return "refuted"
+    if any(e.data.get("unsupported") for e in evidence):
+        return "unsupported"
     ran = [e for e in evidence if not skipped(e)]
     if ran and all(e.passed for e in ran):
         return "verified"

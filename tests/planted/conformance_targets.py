@@ -410,3 +410,29 @@ def cayley_batch_mixed(x: torch.Tensor) -> torch.Tensor:
     if x.dim() > 2:
         return torch.stack([cayley_textbook(v) for v in x]).flip(0)
     return cayley_textbook(x)
+
+
+class _HouseholderOutBackward(torch.autograd.Function):
+    """The Householder product with a backward that writes into a buffer with ``out=`` (as
+    torch-householder's does): right to first order, and it raises under double backward."""
+
+    @staticmethod
+    def forward(ctx: torch.autograd.function.FunctionCtx, u: torch.Tensor) -> torch.Tensor:
+        ctx.save_for_backward(u)
+        return householder(u)
+
+    @staticmethod
+    def backward(ctx: torch.autograd.function.FunctionCtx, g: torch.Tensor) -> torch.Tensor:
+        (u,) = ctx.saved_tensors  # type: ignore[attr-defined]
+        saved = torch.empty_like(u)  # with create_graph, u requires grad and out= raises (as bmm(out=) does):
+        torch.mul(u, 1.0, out=saved)  # "functions with out=... arguments don't support automatic differentiation"
+        with torch.enable_grad():
+            leaf = saved.detach().requires_grad_()
+            (gu,) = torch.autograd.grad(householder(leaf), leaf, g)
+        return gu
+
+
+def householder_out_backward(u: torch.Tensor) -> torch.Tensor:
+    """Correct to first order; forward mode and reverse-over-reverse raise (unsupported, not wrong)."""
+    out: torch.Tensor = _HouseholderOutBackward.apply(u)  # type: ignore[no-untyped-call]
+    return out
