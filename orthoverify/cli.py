@@ -181,6 +181,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     pv.add_argument("--json", dest="json_path", type=_path, default=None, metavar="PATH")
     pv.add_argument("--report", dest="report_dir", type=_path, default=None, metavar="DIR")
+    pv.add_argument(
+        "--baseline",
+        type=_path,
+        default=None,
+        metavar="FILE",
+        help="findings acknowledged in FILE (written by --write-baseline) do not set the exit status; "
+        "both the acknowledged and the new ones are listed",
+    )
+    pv.add_argument(
+        "--write-baseline",
+        dest="write_baseline",
+        type=_path,
+        default=None,
+        metavar="FILE",
+        help="write this run's findings to FILE, to be reviewed and passed to --baseline later",
+    )
 
     pb = sub.add_parser("bench", help="time implementations as ratios against baselines measured in the same run")
     pb.add_argument("cases", nargs="*", metavar="CASE-GLOB", help="case names or globs (default: all)")
@@ -444,7 +460,7 @@ EXIT_JUDGE = 4
 
 
 def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from orthoverify.conformance import TargetLoadError, listing, validate
+    from orthoverify.conformance import TargetLoadError, baseline, listing, validate
     from orthoverify.engine.executors import open_executor
     from orthoverify.engine.result import dumps
 
@@ -459,6 +475,9 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     _check_writable(path, "--json")
     if args.report_dir is not None:
         _check_writable(args.report_dir, "--report", folder=True)
+    if args.write_baseline is not None:
+        _check_writable(args.write_baseline, "--write-baseline")
+    acknowledged = baseline.load(args.baseline) if args.baseline is not None else set()
     _check_device(args.device)
     path = os.path.abspath(path)  # the target may change its working directory (it runs elsewhere, but still)
     options: dict[str, Any] = {
@@ -479,18 +498,36 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except TargetLoadError as exc:
         err.write(f"orthoverify: cannot load the target: {exc}\n")
         return EXIT_TARGET
+    new, known = baseline.split(result, acknowledged)
+    if args.baseline is not None:
+        result.meta.setdefault("validate", {})["baseline"] = {
+            "file": str(args.baseline),
+            "acknowledged": [f"{f.claim} [{f.backend}]" for f in known],
+            "new": [f"{f.claim} [{f.backend}]" for f in new],
+        }
     out.write(summary_table(result) + "\n")
     for c in result.claims:
         for e in c.evidence:
             if not e.passed and (e.notes or e.error):
                 out.write(f"  {c.claim.id} [{e.backend}]: {(e.error or e.notes).strip().splitlines()[0]}\n")
+    if args.baseline is not None:
+        out.write(
+            f"baseline {args.baseline}: {len(known)} finding{'' if len(known) == 1 else 's'} acknowledged, "
+            f"{len(new)} new\n"
+        )
+        for label, group in (("acknowledged", known), ("NEW", new)):
+            for f in group:
+                out.write(f"  {label}: {f.claim} [{f.backend}] ({f.verdict})\n")
     written, reports = _write_outputs(path, dumps(result), args.report_dir, err, name=f"validate-{name}")
     out.write(f"JSON result: {written}\n")
     for p in reports:
         out.write(f"report: {p}\n")
-    # 0: no defect found (inconclusive, say no forward mode or a check not run, is shown above);
-    # 1: a defect found (refuted); 4: orthoverify itself failed on a check (error), no defect found
-    if any(c.verdict == "refuted" for c in result.claims):
+    if args.write_baseline is not None:
+        out.write(f"baseline written: {baseline.write(result, args.write_baseline, args.target)}\n")
+    # 0: no defect found (inconclusive, say no forward mode or a check not run, is shown above), or
+    # only findings the --baseline acknowledges; 1: a new defect found (refuted); 4: orthoverify
+    # itself failed on a check (error), no defect found
+    if new:
         return EXIT_ERROR
     return EXIT_JUDGE if any(c.verdict == "error" for c in result.claims) else EXIT_OK
 

@@ -39,3 +39,49 @@ def test_a_declined_mode_is_unsupported_with_its_exception_and_exits_0(tmp_path:
     assert "unsupported" in out and "Unsupported: the target raised" in out
     html = next(tmp_path.glob("*.html")).read_text()
     assert "unsupported" in html
+
+
+def test_a_baseline_acknowledges_known_findings_and_still_fails_on_new_ones(tmp_path: Path) -> None:
+    """A Cayley map built on torch.linalg.solve is refuted on second_ff (torch's nested forward mode
+    through solve): with a baseline acknowledging that finding it exits 0, and a newly introduced
+    defect (batch members mixed) still exits 1, the summary and the JSON listing both."""
+    common = ("--kind", "orthogonal-map", "--profile", "quick", "--dtype", "float64")
+    base = tmp_path / "baseline.json"
+    code, out, _ = run("validate", T + "cayley_textbook", *common, "--json", str(tmp_path / "a.json"),
+                       "--write-baseline", str(base))  # fmt: skip
+    assert code == 1 and "baseline written" in out
+    text = base.read_text()
+    assert "conformance.orthogonal-map.second_ff" in text and "import" not in text
+    code, out, _ = run("validate", T + "cayley_textbook", *common, "--json", str(tmp_path / "b.json"),
+                       "--baseline", str(base))  # fmt: skip
+    assert code == 0, out
+    assert "1 finding acknowledged, 0 new" in out and "acknowledged: conformance.orthogonal-map.second_ff" in out
+    data = load_json(tmp_path / "b.json")
+    assert data["validate"]["baseline"]["acknowledged"] and not data["validate"]["baseline"]["new"]
+    code, out, _ = run("validate", T + "cayley_batch_mixed", *common, "--json", str(tmp_path / "c.json"),
+                       "--baseline", str(base))  # fmt: skip
+    assert code == 1, out
+    assert "NEW: conformance.orthogonal-map.batch" in out
+    assert "acknowledged: conformance.orthogonal-map.second_ff" in out
+
+
+def test_a_bad_baseline_is_a_named_input_error_before_any_run(tmp_path: Path) -> None:
+    common = ("validate", T + "cayley_textbook", "--kind", "orthogonal-map", "--json", str(tmp_path / "r.json"))
+    big = tmp_path / "big.json"
+    big.write_text(" " * (2 << 20))
+    cases = {
+        tmp_path / "nosuch.json": "no such file",
+        tmp_path: "not a regular file",
+        big: "bytes, more than",
+    }
+    for name, text in {"notjson.json": "{", "wrong.json": '{"findings": []}', "nan.json": '{"format": NaN}'}.items():
+        (tmp_path / name).write_text(text)
+    cases[tmp_path / "notjson.json"] = "not JSON"
+    cases[tmp_path / "wrong.json"] = "not an orthoverify baseline"
+    cases[tmp_path / "nan.json"] = "not JSON"
+    (tmp_path / "bad.json").write_text('{"format": "orthoverify-baseline", "version": 1, "findings": [{"claim": 1}]}')
+    cases[tmp_path / "bad.json"] = "findings[0] must be an object"
+    for path, message in cases.items():
+        code, _, err = run(*common, "--baseline", str(path))
+        assert code == 2 and message in err and "--baseline" in err, (path, err)
+    assert not (tmp_path / "r.json").exists()  # nothing ran, nothing was written
