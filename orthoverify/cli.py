@@ -182,6 +182,13 @@ def build_parser() -> argparse.ArgumentParser:
     pv.add_argument("--json", dest="json_path", type=_path, default=None, metavar="PATH")
     pv.add_argument("--report", dest="report_dir", type=_path, default=None, metavar="DIR")
     pv.add_argument(
+        "--bitwise-determinism",
+        dest="bitwise_determinism",
+        action="store_true",
+        help="the determinism check asks for bitwise equal repeated calls (default: equal to the kind's allowance, "
+        "so a varying evaluation order that only changes rounding passes, with the size of the difference noted)",
+    )
+    pv.add_argument(
         "--baseline",
         type=_path,
         default=None,
@@ -487,6 +494,7 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         "profile": args.profile,
         "seed": args.seed,
         "timeout": args.timeout,
+        "bitwise_determinism": args.bitwise_determinism,
     }
     try:
         if args.executor is None:

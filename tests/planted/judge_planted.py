@@ -66,6 +66,9 @@ CORRECT = [
     Planted("expm_scaled", "orthogonal-map"),
     Planted("reflections", "orthogonal-map"),
     Planted("circulant", "orthogonal-map", otherwise={"coverage": "inconclusive"}),
+    # two accurate evaluation orders taking turns / picked at random per call: deterministic up to rounding
+    Planted("nondeterministic", "orthogonal-map"),
+    Planted("cayley_jitter", "orthogonal-map"),
     # forward mode and double backward raise (as torch-householder's bmm(out=) does): unsupported, not refuted
     Planted(
         "householder_out_backward",
@@ -100,7 +103,8 @@ BROKEN = [
     Planted("reflections_nan_at_zero_column", "orthogonal-map", "orthogonal"),
     Planted("forges_norm", "orthogonal-map", "orthogonal", {"coverage": "inconclusive"}),
     Planted("cayley_batch_mixed", "orthogonal-map", "batch"),
-    Planted("nondeterministic", "orthogonal-map", "determinism"),
+    # repeated calls drift by 1e-9 (stale state): beyond the allowance; batch's single calls repeat earlier ones
+    Planted("cayley_drifts_on_repeat", "orthogonal-map", "determinism", {"batch": "refuted"}),
     Planted("changes_directory", "orthogonal-map", "side_effects"),
     Planted("floods", "orthogonal-map", "side_effects"),
     # float32 works: its own checks pass, the float64 half of each is not run (so: inconclusive)

@@ -8,6 +8,8 @@ import io
 from pathlib import Path
 
 from orthoverify.cli import main
+from orthoverify.conformance import checks as ck
+from orthoverify.conformance.adapters import load_target
 from orthoverify.engine.result import load_json
 
 T = "tests.planted.conformance_targets:"
@@ -85,3 +87,24 @@ def test_a_bad_baseline_is_a_named_input_error_before_any_run(tmp_path: Path) ->
         code, _, err = run(*common, "--baseline", str(path))
         assert code == 2 and message in err and "--baseline" in err, (path, err)
     assert not (tmp_path / "r.json").exists()  # nothing ran, nothing was written
+
+
+def test_determinism_is_judged_against_the_allowance_and_bitwise_only_when_asked() -> None:
+    """Two accurate evaluation orders taking turns: within the allowance by default (verified, the
+    size of the difference noted); refuted when bitwise equality is asked for."""
+    t = load_target(T + "nondeterministic", "orthogonal-map")
+    ctx = ck.Ctx(t, ("float64",), profile="quick")
+    ev = ck.check_determinism(ctx)[0]
+    assert ev.passed and ev.worst_ratio is not None and 0 < ev.worst_ratio <= 30
+    assert "Deterministic up to rounding" in ev.notes and 0 < ev.data["max_difference"] < 1e-12
+    ctx = ck.Ctx(t, ("float64",), profile="quick", bitwise_determinism=True)
+    ev = ck.check_determinism(ctx)[0]
+    assert not ev.passed and ev.counterexample is not None and "bitwise equality asked for" in ev.notes
+
+
+def test_bitwise_determinism_is_an_option_of_the_command(tmp_path: Path) -> None:
+    common = ("validate", T + "nondeterministic", "--kind", "orthogonal-map", "--profile", "quick")
+    code, out, _ = run(*common, "--dtype", "float64", "--json", str(tmp_path / "a.json"), "--bitwise-determinism")
+    assert code == 1 and "bitwise equality asked for" in out
+    by = {c["id"].rsplit(".", 1)[1]: c for c in load_json(tmp_path / "a.json")["claims"]}
+    assert by["determinism"]["verdict"] == "refuted" and "bitwise" in by["determinism"]["statement"]
