@@ -182,6 +182,12 @@ def build_parser() -> argparse.ArgumentParser:
     pv.add_argument("--json", dest="json_path", type=_path, default=None, metavar="PATH")
     pv.add_argument("--report", dest="report_dir", type=_path, default=None, metavar="DIR")
     pv.add_argument(
+        "--strict",
+        action="store_true",
+        help="fragile findings (failures only outside the kind's ordinary domain: subnormal or near-overflow "
+        "parameters) set the exit status too (default: listed, exit 0)",
+    )
+    pv.add_argument(
         "--bitwise-determinism",
         dest="bitwise_determinism",
         action="store_true",
@@ -506,7 +512,7 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except TargetLoadError as exc:
         err.write(f"orthoverify: cannot load the target: {exc}\n")
         return EXIT_TARGET
-    new, known = baseline.split(result, acknowledged)
+    new, known = baseline.split(result, acknowledged, args.strict)
     if args.baseline is not None:
         result.meta.setdefault("validate", {})["baseline"] = {
             "file": str(args.baseline),
@@ -533,7 +539,8 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.write_baseline is not None:
         out.write(f"baseline written: {baseline.write(result, args.write_baseline, args.target)}\n")
     # 0: no defect found (inconclusive, say no forward mode or a check not run, is shown above), or
-    # only findings the --baseline acknowledges; 1: a new defect found (refuted); 4: orthoverify
+    # only fragile findings (without --strict) or findings the --baseline acknowledges; 1: a new
+    # defect found (refuted; fragile with --strict); 4: orthoverify
     # itself failed on a check (error), no defect found
     if new:
         return EXIT_ERROR

@@ -692,6 +692,16 @@ def magnitude(kind: Kind, params: Params) -> float:
     return max(vals, default=0.0)
 
 
+def extreme(kind: Kind, params: Params) -> bool:
+    """True where the parameters lie outside the kind's ordinary domain (``Kind.ordinary``): their
+    magnitude max|x_ij| is nonzero and below it (subnormal, say) or above it (near overflow)."""
+    if not any(k in params for k in kind.scaled):
+        return False  # a case of another shape (a lifecycle step, a mode's settings)
+    m = magnitude(kind, params)
+    lo, hi = kind.ordinary
+    return (0.0 < m < lo) or m > hi
+
+
 def _where(kind: Kind, params: Params) -> str:
     """Where a failure is, as a maintainer reads it: the parameters' magnitude and the size n; for
     a case of another shape (a lifecycle step, a mode's settings: scalars only), its settings."""
@@ -719,11 +729,12 @@ def _order(kind: Kind, params: Params) -> tuple[float, float]:
     return (round(dist), _size(kind, params) + m * 1e-300)
 
 
-def _telling(kind: Kind, fail: tuple[Params, Case, str]) -> tuple[float, int, float]:
-    """Sort key of failures: ordinary magnitude first, a random draw before a special point of the
-    same magnitude (a special point's name would suggest a cause it may not have), then size."""
+def _telling(kind: Kind, fail: tuple[Params, Case, str]) -> tuple[int, float, int, float]:
+    """Sort key of failures: inside the ordinary domain first, then ordinary magnitude (closest to 1),
+    a random draw before a special point of the same magnitude (a special point's name would
+    suggest a cause it may not have), then size."""
     dist, size = _order(kind, fail[0])
-    return (dist, int(bool(fail[2])), size)
+    return (int(extreme(kind, fail[0])), dist, int(bool(fail[2])), size)
 
 
 def _rescaled(kind: Kind, params: Params, t: float) -> dict[str, np.ndarray]:
@@ -747,8 +758,9 @@ def shrink(
     ctx: Ctx, q: Callable[[Ctx, Params, str], Case], params: Params, dtype: str, c: Case, budget: int = 30
 ) -> tuple[Params, Case, list[str]]:
     """A smaller failing case near ``params``: fewer rows (fresh draws of a smaller size at the
-    same magnitude), a smaller magnitude (halving while it still fails), fewer digits. Returns
-    the case, its measurement and the steps taken."""
+    same magnitude), a magnitude closer to 1 (rescaled to magnitude 1, else bisected in log scale
+    towards it: never deeper into the subnormal or near-overflow range), fewer digits. Returns the
+    case, its measurement and the steps taken."""
     kind = ctx.target.kind
     best, best_c, steps = dict(params), c, []
     calls = 0
@@ -775,14 +787,33 @@ def shrink(
             best, best_c = found
             steps.append(f"size {n}")
             break
-    for _ in range(12):
-        cand = _rescaled(kind, best, 0.5)
-        got = attempt(cand)
-        if got is None:
-            break
-        best, best_c = cand, got
-        if not steps or not steps[-1].startswith("scaled"):
-            steps.append("scaled down")
+    m = magnitude(kind, best)
+    if m > 0 and math.isfinite(m) and abs(math.log10(m)) >= 0.25:  # towards magnitude 1, never further out
+        base, lm = best, math.log10(m)
+
+        def at(x: float) -> dict[str, np.ndarray]:
+            half = 10.0 ** ((x - lm) / 2)  # in two steps: 10^(x - lm) alone overflows from a subnormal base
+            return _rescaled(kind, _rescaled(kind, base, half), half)
+
+        one = at(0.0)
+        got = attempt(one)
+        if got is not None:
+            best, best_c = one, got
+            steps.append("rescaled to magnitude 1")
+        else:  # bisect log10 of the magnitude between where it fails (far) and 1 (near), where it passes
+            far, near, moved = lm, 0.0, False
+            for _ in range(8):
+                mid = (far + near) / 2
+                if abs(far - mid) < 0.25:
+                    break
+                cand = at(mid)
+                got = attempt(cand)
+                if got is not None:
+                    best, best_c, far, moved = cand, got, mid, True
+                else:
+                    near = mid
+            if moved:
+                steps.append("moved towards magnitude 1")
     for digits in (2, 4):
         cand = _round_sig(best, kind, digits)
         got = attempt(cand)
@@ -1002,6 +1033,11 @@ def _counterexample(
     ev.notes = (
         ev.notes + f" Failure {where}: {c.display}{confirm}" + ("" if confirmed else " (not measured)") + cause
     ).strip()
+    if confirmed and extreme(kind, params):  # every failure is outside the ordinary domain (they sort first)
+        lo, hi = kind.ordinary
+        domain = f"max|x_ij| of {', '.join(kind.scaled)} zero or in [{lo:g}, {hi:g}]"
+        ev.data["fragile"] = f"fails only outside the ordinary domain ({domain})"
+        ev.notes = f"Fragile: {ev.data['fragile']}; every ordinary case passed. {ev.notes}"
     m0 = magnitude(kind, params)
     others: list[dict[str, Any]] = []
     for p, oc, lab in fails[1:]:

@@ -14,13 +14,13 @@ if TYPE_CHECKING:
     from orthoverify.engine.checks import Check
 
 Kind = Literal["identity", "coverage", "gradient", "bound", "count", "existence", "complexity"]
-Verdict = Literal["verified", "refuted", "unsupported", "inconclusive", "error"]
+Verdict = Literal["verified", "refuted", "fragile", "unsupported", "inconclusive", "error"]
 
 KINDS: tuple[str, ...] = ("identity", "coverage", "gradient", "bound", "count", "existence", "complexity")
-VERDICTS: tuple[str, ...] = ("verified", "refuted", "unsupported", "inconclusive", "error")
+VERDICTS: tuple[str, ...] = ("verified", "refuted", "fragile", "unsupported", "inconclusive", "error")
 COUNTED: tuple[str, ...] = ("verified", "refuted", "inconclusive", "error")
-"""The verdicts every summary counts (zeros included); ``unsupported`` (a refusal by code under
-``validate``) is counted only where it occurs."""
+"""The verdicts every summary counts (zeros included); ``fragile`` and ``unsupported`` (findings
+about code under ``validate``) are counted only where they occur."""
 METHODS: tuple[str, ...] = ("symbolic", "high-precision", "rigorous", "float", "exhaustive", "search", "measured")
 
 _ID = re.compile(r"^[a-z][a-z0-9]*(\.[a-z0-9_-]+)+$")
@@ -215,12 +215,15 @@ def decide(evidence: list[Evidence]) -> Verdict:
     its own); inconclusive: otherwise (a failure that did not survive confirmation, a rigorous
     bound neither proved nor refuted, or nothing ran). unsupported: no refutation, but the code under
     test declined a mode with an exception of its own (``data["unsupported"]``: its first line), a
-    refusal, not a wrong answer.
+    refusal, not a wrong answer. fragile: refuted, but every counterexample lies outside the
+    ordinary domain of the code under ``validate`` (``data["fragile"]``: subnormal or near-overflow
+    parameters).
     """
     if any(e.error is not None for e in evidence):
         return "error"
-    if any(e.counterexample is not None for e in evidence):
-        return "refuted"
+    found = [e for e in evidence if e.counterexample is not None]
+    if found:
+        return "fragile" if all(e.data.get("fragile") for e in found) else "refuted"
     if any(e.data.get("unsupported") for e in evidence):
         return "unsupported"
     ran = [e for e in evidence if not skipped(e)]

@@ -38,6 +38,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .v{display:inline-block;padding:0 7px;border-radius:10px;font-size:.85em;font-weight:600;color:#fff;
 white-space:nowrap}
 .v-verified{background:var(--ok)}.v-refuted{background:var(--bad)}.v-inconclusive{background:var(--warn)}.v-unsupported{background:var(--warn)}
+.v-fragile{background:var(--warn)}
 .v-error{background:var(--err)}.v-absent{background:#8c959f}
 .r-pass{color:var(--ok)}.r-counterexample{color:var(--bad);font-weight:600}.r-fail{color:var(--warn)}
 .r-error{color:var(--err);font-weight:600}

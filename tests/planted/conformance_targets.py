@@ -478,3 +478,17 @@ def cayley_drifts_on_repeat(x: torch.Tensor) -> torch.Tensor:
     k = _SEEN.get(key, 0)
     _SEEN[key] = k + 1
     return _cayley_lu(x * (1.0 + 1e-9 * k))
+
+
+def householder_unscaled(u: torch.Tensor) -> torch.Tensor:
+    """Fragile: prod_j (I - 2 u_j u_j' / u_j'u_j) with u'u formed unscaled (as nflows' and pyro's
+    Householder flows do): right at every ordinary magnitude, NaN where u'u underflows (a column of
+    subnormal entries) or overflows. LAPACK's dlarfg rescales first (_reflect above)."""
+    if u.dim() > 2:
+        return torch.stack([householder_unscaled(x) for x in u])
+    n = u.shape[0]
+    q = torch.eye(n, dtype=u.dtype, device=u.device)
+    for j in range(u.shape[1]):
+        v = torch.tril(u)[:, j]
+        q = q @ (torch.eye(n, dtype=u.dtype, device=u.device) - 2 * torch.outer(v, v) / (v @ v))
+    return q

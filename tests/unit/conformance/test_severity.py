@@ -7,9 +7,12 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import numpy as np
+
 from orthoverify.cli import main
 from orthoverify.conformance import checks as ck
 from orthoverify.conformance.adapters import load_target
+from orthoverify.conformance.kinds import Params
 from orthoverify.engine.result import load_json
 
 T = "tests.planted.conformance_targets:"
@@ -108,3 +111,39 @@ def test_bitwise_determinism_is_an_option_of_the_command(tmp_path: Path) -> None
     assert code == 1 and "bitwise equality asked for" in out
     by = {c["id"].rsplit(".", 1)[1]: c for c in load_json(tmp_path / "a.json")["claims"]}
     assert by["determinism"]["verdict"] == "refuted" and "bitwise" in by["determinism"]["statement"]
+
+
+def test_a_failure_only_at_subnormal_parameters_is_fragile_and_strict_makes_it_count(tmp_path: Path) -> None:
+    """A Householder product forming u'u unscaled (nflows', pyro's) gives NaN only at subnormal columns:
+    fragile (listed with its counterexample, exit 0); --strict exits 1; a map wrong at ordinary
+    inputs stays refuted (tests/planted/judge_planted.py pins both)."""
+    common = ("validate", T + "householder_unscaled", "--kind", "householder-product", "--profile", "quick")
+    code, out, _ = run(*common, "--dtype", "float64", "--json", str(tmp_path / "a.json"))
+    assert code == 0, out
+    by = {c["id"].rsplit(".", 1)[1]: c for c in load_json(tmp_path / "a.json")["claims"]}
+    assert by["orthogonal"]["verdict"] == by["forward"]["verdict"] == "fragile"
+    cx = by["orthogonal"]["counterexample"]
+    assert cx is not None and "subnormal" in cx["value"] and "Fragile" in out
+    assert by["gradient"]["verdict"] == "verified"
+    code, out, _ = run(*common, "--dtype", "float64", "--json", str(tmp_path / "b.json"), "--strict")
+    assert code == 1, out
+
+
+def test_the_shrinker_moves_towards_magnitude_1_never_deeper_into_the_extreme_range() -> None:
+    """A quantity that fails below magnitude 1e-150 (u'u underflowing), found at 1e-310: the shrunk case
+    is at a magnitude between the two, within a factor 10^0.5 of the boundary, never below 1e-310."""
+    t = load_target(T + "householder", "householder-product")
+    ctx = ck.Ctx(t, ("float64",), profile="quick")
+    kind = t.kind
+
+    def q(_ctx: ck.Ctx, p: Params, _dtype: str) -> ck.Case:
+        m = ck.magnitude(kind, p)
+        return ck.Case(100.0 if 0 < m < 1e-150 else 1.0, f"m = {m:.3g}")
+
+    params = {"U": np.tril(np.random.default_rng(1).standard_normal((4, 4))) * 1e-310}
+    found, c, steps = ck.shrink(ctx, q, params, "float64", q(ctx, params, "float64"))
+    m = ck.magnitude(kind, found)
+    assert 10**-150.5 < m < 1e-150 and c.ratio == 100.0 and "moved towards magnitude 1" in steps, (m, steps)
+    assert ck.extreme(kind, found)  # still outside the ordinary domain: the finding stays fragile
+    ordinary = {"U": params["U"] * 1e155 * 1e155}
+    assert not ck.extreme(kind, ordinary) and not ck.extreme(kind, {"U": np.zeros((2, 2))})
