@@ -473,7 +473,7 @@ EXIT_JUDGE = 4
 
 
 def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from orthoverify.conformance import TargetLoadError, baseline, listing, validate
+    from orthoverify.conformance import TargetLoadError, baseline, causes, listing, validate
     from orthoverify.engine.executors import open_executor
     from orthoverify.engine.result import dumps
 
@@ -524,6 +524,9 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for e in c.evidence:
             if not e.passed and (e.notes or e.error):
                 out.write(f"  {c.claim.id} [{e.backend}]: {(e.error or e.notes).strip().splitlines()[0]}\n")
+    per_cause = causes.summary(result)
+    if per_cause:
+        out.write("Findings, one per cause (the JSON keeps every check's evidence):\n" + "\n".join(per_cause) + "\n")
     if args.baseline is not None:
         out.write(
             f"baseline {args.baseline}: {len(known)} finding{'' if len(known) == 1 else 's'} acknowledged, "

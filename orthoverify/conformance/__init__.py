@@ -15,6 +15,7 @@ from typing import Any
 
 import torch
 
+from orthoverify.conformance import causes
 from orthoverify.conformance import checks as ck
 from orthoverify.conformance.adapters import ADAPTERS, TargetLoadError, load_target, resolve_kind
 from orthoverify.conformance.calls import DEFAULT_TIMEOUT
@@ -357,6 +358,7 @@ def _validate(
             "target_output": {"bytes": seen.written, "head": seen.head[:500]},
             "target_deaths": seen.deaths,
             "declaration": declared_data(t),  # what the target declares it supports (None: nothing)
+            "findings": [f.to_json() for f in causes.findings(res)],  # one per cause (every claim kept above)
         }
     }
     return res

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 
 from orthoverify.cli import main
+from orthoverify.conformance import causes
 from orthoverify.conformance import checks as ck
 from orthoverify.conformance.adapters import load_target
 from orthoverify.conformance.kinds import Params
@@ -147,3 +150,54 @@ def test_the_shrinker_moves_towards_magnitude_1_never_deeper_into_the_extreme_ra
     assert ck.extreme(kind, found)  # still outside the ordinary domain: the finding stays fragile
     ordinary = {"U": params["U"] * 1e155 * 1e155}
     assert not ck.extreme(kind, ordinary) and not ck.extreme(kind, {"U": np.zeros((2, 2))})
+
+
+def _fake(verdicts: dict[str, str]) -> Any:
+    """A run result with one claim per check (only what causes.findings reads)."""
+    claims = []
+    for check, verdict in verdicts.items():
+        evidence = [
+            SimpleNamespace(backend=f"torch-{d}-cpu", counterexample=object() if verdict != "verified" else None)
+            for d in ("float32", "float64")
+        ]
+        claims.append(
+            SimpleNamespace(claim=SimpleNamespace(id=f"conformance.k.{check}"), verdict=verdict, evidence=evidence)
+        )
+    return SimpleNamespace(claims=claims)
+
+
+def test_one_finding_per_cause_names_the_first_failing_check_in_dependency_order() -> None:
+    r = _fake(
+        {"output": "verified", "orthogonal": "refuted", "forward": "refuted", "gradient": "refuted", "jvp": "refuted",
+         "batch": "refuted", "coverage": "refuted", "second_ff": "refuted", "second_rr": "refuted",
+         "determinism": "verified"}
+    )  # fmt: skip
+    got = causes.findings(r)
+    assert [(f.check, f.explains) for f in got] == [
+        ("forward", ["orthogonal", "gradient", "jvp", "second_ff", "second_rr", "coverage"]),
+        ("batch", []),
+    ]
+    assert got[0].backend == "torch-float64-cpu"  # float64 before float32
+    only_second = causes.findings(_fake({"gradient": "verified", "second_ff": "refuted", "second_fr": "fragile"}))
+    assert [(f.check, f.verdict, f.explains) for f in only_second] == [
+        ("second_ff", "refuted", []),
+        ("second_fr", "fragile", []),
+    ]
+
+
+def test_a_forward_defect_failing_seven_checks_is_one_finding_in_the_summary(tmp_path: Path) -> None:
+    """The uRNN with an unnormalised FFT: orthogonal, forward, gradient, jvp and the three
+    second-order checks are refuted (tests/planted/judge_planted.py); the summary shows one finding
+    rooted at forward, the JSON keeps every claim and the grouping."""
+    code, out, _ = run(
+        "validate", T + "urnn_unnormalised_fft", "--kind", "unitary-composition", "--profile", "quick",
+        "--dtype", "float64", "--json", str(tmp_path / "r.json"),
+    )  # fmt: skip
+    assert code == 1
+    data = load_json(tmp_path / "r.json")
+    refuted = [c["id"] for c in data["claims"] if c["verdict"] == "refuted"]
+    assert len(refuted) == 7, refuted
+    found = data["validate"]["findings"]
+    assert len(found) == 1 and found[0]["check"] == "forward" and len(found[0]["explains"]) == 6
+    section = out.split("Findings, one per cause")[1]
+    assert section.count(": refuted") == 1 and "forward [torch-float64-cpu]: refuted; the same cause" in section
