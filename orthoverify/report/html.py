@@ -37,8 +37,7 @@ th{background:var(--panel)}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .v{display:inline-block;padding:0 7px;border-radius:10px;font-size:.85em;font-weight:600;color:#fff;
 white-space:nowrap}
-.v-verified{background:var(--ok)}.v-refuted{background:var(--bad)}.v-inconclusive{background:var(--warn)}.v-unsupported{background:var(--warn)}
-.v-fragile{background:var(--warn)}
+.v-verified{background:var(--ok)}.v-refuted{background:var(--bad)}.v-inconclusive{background:var(--warn)}
 .v-error{background:var(--err)}.v-absent{background:#8c959f}
 .r-pass{color:var(--ok)}.r-counterexample{color:var(--bad);font-weight:600}.r-fail{color:var(--warn)}
 .r-error{color:var(--err);font-weight:600}
@@ -84,7 +83,8 @@ def esc(x: object) -> str:
 def badge(verdict: str | None) -> str:
     if verdict is None:
         return '<span class="v v-absent">not run</span>'
-    return f'<span class="v v-{esc(verdict)}">{esc(verdict)}</span>'
+    style = "inconclusive" if verdict in ("unsupported", "fragile") else verdict  # findings of validate, no defect
+    return f'<span class="v v-{esc(style)}">{esc(verdict)}</span>'
 
 
 def claim_anchor(claim_id: str) -> str:
