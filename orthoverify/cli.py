@@ -211,6 +211,35 @@ def build_parser() -> argparse.ArgumentParser:
     )
     pv.add_argument("--json", dest="json_path", type=_path, default=None, metavar="PATH")
     pv.add_argument("--report", dest="report_dir", type=_path, default=None, metavar="DIR")
+    pv.add_argument(
+        "--strict",
+        action="store_true",
+        help="fragile findings (failures only outside the kind's ordinary domain: subnormal or near-overflow "
+        "parameters) set the exit status too (default: listed, exit 0)",
+    )
+    pv.add_argument(
+        "--bitwise-determinism",
+        dest="bitwise_determinism",
+        action="store_true",
+        help="the determinism check asks for bitwise equal repeated calls (default: equal to the kind's allowance, "
+        "so a varying evaluation order that only changes rounding passes, with the size of the difference noted)",
+    )
+    pv.add_argument(
+        "--baseline",
+        type=_path,
+        default=None,
+        metavar="FILE",
+        help="findings acknowledged in FILE (written by --write-baseline) do not set the exit status; "
+        "both the acknowledged and the new ones are listed",
+    )
+    pv.add_argument(
+        "--write-baseline",
+        dest="write_baseline",
+        type=_path,
+        default=None,
+        metavar="FILE",
+        help="write this run's findings to FILE, to be reviewed and passed to --baseline later",
+    )
 
     pb = sub.add_parser("bench", help="time implementations as ratios against baselines measured in the same run")
     pb.add_argument("cases", nargs="*", metavar="CASE-GLOB", help="case names or globs (default: all)")
@@ -508,7 +537,7 @@ EXIT_JUDGE = 4
 
 
 def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from orthoverify.conformance import TargetLoadError, listing, validate
+    from orthoverify.conformance import TargetLoadError, baseline, causes, listing, validate
     from orthoverify.engine.executors import open_executor
     from orthoverify.engine.result import dumps
 
@@ -523,6 +552,9 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     _check_writable(path, "--json")
     if args.report_dir is not None:
         _check_writable(args.report_dir, "--report", folder=True)
+    if args.write_baseline is not None:
+        _check_writable(args.write_baseline, "--write-baseline")
+    acknowledged = baseline.load(args.baseline) if args.baseline is not None else set()
     _check_device(args.device)
     path = os.path.abspath(path)  # the target may change its working directory (it runs elsewhere, but still)
     options: dict[str, Any] = {
@@ -533,6 +565,7 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         "seed": args.seed,
         "timeout": args.timeout,
         "memory_limit": args.memory_limit,
+        "bitwise_determinism": args.bitwise_determinism,
     }
     try:
         if args.executor is None:
@@ -544,6 +577,13 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except TargetLoadError as exc:
         err.write(f"orthoverify: cannot load the target: {exc}\n")
         return EXIT_TARGET
+    new, known = baseline.split(result, acknowledged, args.strict)
+    if args.baseline is not None:
+        result.meta.setdefault("validate", {})["baseline"] = {
+            "file": str(args.baseline),
+            "acknowledged": [f"{f.claim} [{f.backend}]" for f in known],
+            "new": [f"{f.claim} [{f.backend}]" for f in new],
+        }
     out.write(summary_table(result) + "\n")
     for c in result.claims:
         for e in c.evidence:
@@ -553,9 +593,22 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     left = result.meta.get("validate", {}).get("left_behind") or []
     if left:
         err.write(f"orthoverify: the target left {len(left)} process(es) behind; killed: {'; '.join(left)}\n")
-    # 0: no defect found (inconclusive, say no forward mode or a check not run, is shown above);
-    # 1: a defect found (refuted); 4: orthoverify itself failed on a check (error), no defect found
-    if any(c.verdict == "refuted" for c in result.claims):
+    per_cause = causes.summary(result)
+    if per_cause:
+        out.write("Findings, one per cause (the JSON keeps every check's evidence):\n" + "\n".join(per_cause) + "\n")
+    if args.baseline is not None:
+        out.write(
+            f"baseline {args.baseline}: {len(known)} finding{'' if len(known) == 1 else 's'} acknowledged, "
+            f"{len(new)} new\n"
+        )
+        for label, group in (("acknowledged", known), ("NEW", new)):
+            for f in group:
+                out.write(f"  {label}: {f.claim} [{f.backend}] ({f.verdict})\n")
+    # 0: no defect found (inconclusive, say no forward mode or a check not run, is shown above), or
+    # only fragile findings (without --strict) or findings the --baseline acknowledges; 1: a new
+    # defect found (refuted; fragile with --strict); 4: orthoverify itself failed on a check (error),
+    # no defect found
+    if new:
         code = EXIT_ERROR
     else:
         code = EXIT_JUDGE if any(c.verdict == "error" for c in result.claims) else EXIT_OK
@@ -563,16 +616,16 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         written, reports = _write_outputs(path, text, args.report_dir, err, name=f"validate-{name}")
     except OSError as exc:  # checked writable before the run: the target changed it since (it runs as the user)
-        fallback = _write_fallback(path, text)
+        written, reports = _write_fallback(path, text), []
         err.write(
             f"orthoverify: cannot write the JSON result to {path} ({exc.strerror or exc}); "
-            f"wrote it to {fallback} instead{'; no report written' if args.report_dir else ''}\n"
+            f"wrote it to {written} instead{'; no report written' if args.report_dir else ''}\n"
         )
-        out.write(f"JSON result: {fallback}\n")
-        return code
     out.write(f"JSON result: {written}\n")
     for p in reports:
         out.write(f"report: {p}\n")
+    if args.write_baseline is not None:
+        out.write(f"baseline written: {baseline.write(result, args.write_baseline, args.target)}\n")
     return code
 
 

@@ -76,6 +76,8 @@ class Ctx:
     """How the target is called (None: in a thread of this process, for a Target given directly)."""
     failed_output: dict[str, str] = field(default_factory=dict)
     """dtype -> why the ``output`` check failed there: checks needing that output are not run."""
+    bitwise_determinism: bool = False
+    """The ``determinism`` check asks for bitwise equal repeated calls (default: equal to the allowance)."""
 
     def __post_init__(self) -> None:
         if self.runner is None:
@@ -201,6 +203,16 @@ class Case:
     """The target raised (at a special point: it declined an edge case, which is no defect)."""
     beyond: bool = False
     """The allowance promises no digit at this input (30 n eps kappa >= 1): not judged."""
+    unsupported: str = ""
+    """The first line of the exception with which the target declined the mode this case exercises
+    (a refusal, not a wrong number): the check's verdict is then ``unsupported``."""
+
+
+def refusal(f: CallFailure, what: str) -> Case:
+    """The case of a mode the target declined with an exception of its own (``f.kind == "raised"``):
+    unsupported, with the exception's first line; not measured, never a failure."""
+    first = (f.message.strip().splitlines() or [""])[0][:300]
+    return Case(math.nan, f"{what}: the target raised {first}", raised=True, unsupported=first or "an exception")
 
 
 def _fails(r: float, thr: float = THRESHOLD) -> bool:
@@ -288,14 +300,46 @@ def q_float32(ctx: Ctx, params: Params, dtype: str = "float32") -> Case:
 
 
 def q_determinism(ctx: Ctx, params: Params, dtype: str) -> Case:
+    """Three calls at the same parameters. By default they must agree to the kind's allowance (two
+    computations, each allowed its own rounding error: a test ratio, as for ``batch``), so a target
+    whose evaluation order varies from call to call (threaded reductions, GPU atomics) is
+    deterministic up to rounding; with ``ctx.bitwise_determinism`` they must be bitwise equal."""
     outs = [ctx.run(params, dtype) for _ in range(3)]
     for out in outs:
         if isinstance(out, CallFailure):
             return failed(out)
     arrays = [as_np(o) for o in outs if isinstance(o, torch.Tensor)]
-    same = all(np.array_equal(arrays[0], a) for a in arrays[1:])
+    if all(np.array_equal(arrays[0], a) for a in arrays[1:]):
+        return Case(0.0, "bitwise equal")
     diff = max(float(np.max(np.abs(arrays[0] - a))) for a in arrays[1:])
-    return Case(0.0 if same else math.inf, "bitwise equal" if same else f"repeated calls differ by up to {diff:.3g}")
+    if ctx.bitwise_determinism:
+        return Case(math.inf, f"repeated calls differ by up to {diff:.3g} (bitwise equality asked for)")
+    kappa = _kappa(ctx.target.kind, params)
+    r = max(agreement(a, arrays[0], EPS[DTYPES[dtype]]) for a in arrays[1:]) / (2 * kappa)
+    jitter: dict[str, float] = vars(ctx).setdefault("_jitter", {})
+    jitter[dtype] = max(jitter.get(dtype, 0.0), diff)
+    ratio = f"max ||f_i - f_1|| / (2 n eps{_kappa_text(kappa)} ||f_1||) = {r:.6g}"
+    return Case(r, f"repeated calls differ by up to {diff:.3g}: {ratio}")
+
+
+def check_determinism(ctx: Ctx) -> list[Evidence]:
+    """Repeated calls agree (to the allowance, or bitwise when asked); a passing row whose calls were
+    not bitwise equal says so, with the size of the difference ("deterministic up to rounding")."""
+    vars(ctx)["_jitter"] = {}
+    evidence = scan(ctx, "determinism", sized_cases(ctx, "determinism", scales=(1.0,)))
+    jitter: dict[str, float] = vars(ctx)["_jitter"]
+    for ev in evidence:
+        if not ctx.bitwise_determinism:
+            ev.data["allowance"] = ctx.target.kind.allowance
+        dtype = ev.backend.split("-")[1]
+        if dtype in jitter:
+            ev.data["max_difference"] = jitter[dtype]
+            if ev.passed:
+                ev.notes = (
+                    f"Deterministic up to rounding: repeated calls differ by up to {jitter[dtype]:.3g}, within the "
+                    f"allowance (worst ratio {ev.worst_ratio:.3g}); not bitwise equal. {ev.notes}"
+                ).strip()
+    return evidence
 
 
 def q_batch(ctx: Ctx, params: Params, dtype: str) -> Case:
@@ -448,7 +492,7 @@ def q_gradient(ctx: Ctx, params: Params, dtype: str) -> Case:
     g = rng.standard_normal(kind.view_shape(params))
     got = _loss_grad(ctx, params, dtype, g)
     if isinstance(got, CallFailure):
-        return failed(got, "backward: ")
+        return refusal(got, "backward") if got.kind == "raised" else failed(got, "backward: ")
     eps = EPS[DTYPES[dtype]]
     if kind.reference is not None:
         ref = _reference_grad(kind, params, g)
@@ -525,8 +569,8 @@ def _reference_direction(kind: Kind, params: Params, tangent: dict[str, np.ndarr
 
 def q_jvp(ctx: Ctx, params: Params, dtype: str) -> Case:
     """Forward-mode derivative (torch.func.jvp) along a random direction against 50-digit central
-    differences of the reference (float64 differences of the target for kinds without one); NaN
-    (not applicable) when the target has no forward-mode derivative."""
+    differences of the reference (float64 differences of the target for kinds without one);
+    unsupported when the target declines forward mode with an exception (:func:`refusal`)."""
     kind = ctx.target.kind
     dt = DTYPES[dtype]
     tangent = _tangent(kind, params, np.random.default_rng(11))
@@ -539,9 +583,8 @@ def q_jvp(ctx: Ctx, params: Params, dtype: str) -> Case:
     res = ctx.remote(op_jvp, *primals, *(tangents[i] for i in which), kw={"which": which})
     got = res if isinstance(res, CallFailure) else checked(res[0] if res else None, shape=kind.view_shape(params))
     if isinstance(got, CallFailure):
-        msg = got.message.lower()
-        if got.kind == "raised" and ("forward" in msg or "jvp" in msg or "not implemented" in msg):
-            return Case(math.nan, f"no forward-mode derivative: {got.message[:200]}")
+        if got.kind == "raised":  # no forward-mode rule, or one that declines: a refusal, not a wrong number
+            return refusal(got, "forward mode (torch.func.jvp)")
         return failed(got, "jvp: ")
     eps = EPS[dt]
     if kind.reference is not None:
@@ -649,6 +692,16 @@ def magnitude(kind: Kind, params: Params) -> float:
     return max(vals, default=0.0)
 
 
+def extreme(kind: Kind, params: Params) -> bool:
+    """True where the parameters lie outside the kind's ordinary domain (``Kind.ordinary``): their
+    magnitude max|x_ij| is nonzero and below it (subnormal, say) or above it (near overflow)."""
+    if not any(k in params for k in kind.scaled):
+        return False  # a case of another shape (a lifecycle step, a mode's settings)
+    m = magnitude(kind, params)
+    lo, hi = kind.ordinary
+    return (0.0 < m < lo) or m > hi
+
+
 def _where(kind: Kind, params: Params) -> str:
     """Where a failure is, as a maintainer reads it: the parameters' magnitude and the size n; for
     a case of another shape (a lifecycle step, a mode's settings: scalars only), its settings."""
@@ -676,11 +729,12 @@ def _order(kind: Kind, params: Params) -> tuple[float, float]:
     return (round(dist), _size(kind, params) + m * 1e-300)
 
 
-def _telling(kind: Kind, fail: tuple[Params, Case, str]) -> tuple[float, int, float]:
-    """Sort key of failures: ordinary magnitude first, a random draw before a special point of the
-    same magnitude (a special point's name would suggest a cause it may not have), then size."""
+def _telling(kind: Kind, fail: tuple[Params, Case, str]) -> tuple[int, float, int, float]:
+    """Sort key of failures: inside the ordinary domain first, then ordinary magnitude (closest to 1),
+    a random draw before a special point of the same magnitude (a special point's name would
+    suggest a cause it may not have), then size."""
     dist, size = _order(kind, fail[0])
-    return (dist, int(bool(fail[2])), size)
+    return (int(extreme(kind, fail[0])), dist, int(bool(fail[2])), size)
 
 
 def _rescaled(kind: Kind, params: Params, t: float) -> dict[str, np.ndarray]:
@@ -704,8 +758,9 @@ def shrink(
     ctx: Ctx, q: Callable[[Ctx, Params, str], Case], params: Params, dtype: str, c: Case, budget: int = 30
 ) -> tuple[Params, Case, list[str]]:
     """A smaller failing case near ``params``: fewer rows (fresh draws of a smaller size at the
-    same magnitude), a smaller magnitude (halving while it still fails), fewer digits. Returns
-    the case, its measurement and the steps taken."""
+    same magnitude), a magnitude closer to 1 (rescaled to magnitude 1, else bisected in log scale
+    towards it: never deeper into the subnormal or near-overflow range), fewer digits. Returns the
+    case, its measurement and the steps taken."""
     kind = ctx.target.kind
     best, best_c, steps = dict(params), c, []
     calls = 0
@@ -732,14 +787,33 @@ def shrink(
             best, best_c = found
             steps.append(f"size {n}")
             break
-    for _ in range(12):
-        cand = _rescaled(kind, best, 0.5)
-        got = attempt(cand)
-        if got is None:
-            break
-        best, best_c = cand, got
-        if not steps or not steps[-1].startswith("scaled"):
-            steps.append("scaled down")
+    m = magnitude(kind, best)
+    if m > 0 and math.isfinite(m) and abs(math.log10(m)) >= 0.25:  # towards magnitude 1, never further out
+        base, lm = best, math.log10(m)
+
+        def at(x: float) -> dict[str, np.ndarray]:
+            half = 10.0 ** ((x - lm) / 2)  # in two steps: 10^(x - lm) alone overflows from a subnormal base
+            return _rescaled(kind, _rescaled(kind, base, half), half)
+
+        one = at(0.0)
+        got = attempt(one)
+        if got is not None:
+            best, best_c = one, got
+            steps.append("rescaled to magnitude 1")
+        else:  # bisect log10 of the magnitude between where it fails (far) and 1 (near), where it passes
+            far, near, moved = lm, 0.0, False
+            for _ in range(8):
+                mid = (far + near) / 2
+                if abs(far - mid) < 0.25:
+                    break
+                cand = at(mid)
+                got = attempt(cand)
+                if got is not None:
+                    best, best_c, far, moved = cand, got, mid, True
+                else:
+                    near = mid
+            if moved:
+                steps.append("moved towards magnitude 1")
     for digits in (2, 4):
         cand = _round_sig(best, kind, digits)
         got = attempt(cand)
@@ -807,6 +881,7 @@ def scan(
                 "nan": None,
                 "not_run": [],
                 "points": [],
+                "unsupported": [],
             },
         )
         needs = [d for d in ctx.failed_output if d == dtype or (check == "float32" and d == "float64")]
@@ -828,6 +903,9 @@ def scan(
         if label and c.raised:  # an exception at an edge case is an honest refusal, not a wrong answer
             st["declined"].append(label)
             continue
+        if c.unsupported:  # the target declined the mode with an exception: a refusal, not a wrong number
+            st["unsupported"].append(c.unsupported)
+            continue
         if math.isnan(c.ratio):  # the check does not apply to this target (say, no batched calls)
             st["nan"] = c.display
             continue
@@ -848,9 +926,17 @@ def scan(
             worst_ratio=st["worst"],
             threshold=THRESHOLD,
             seconds=st["t"],
-            passed=not st["fails"] and not st["not_run"] and st["cases"] > 0,
+            passed=not st["fails"] and not st["not_run"] and not st["unsupported"] and st["cases"] > 0,
             notes=note,
         )
+        if st["unsupported"]:
+            ev.data["unsupported"] = st["unsupported"][0]
+            ev.notes = (
+                ev.notes + f" Unsupported: the target raised at {len(st['unsupported'])} of "
+                f"{len(st['unsupported']) + st['cases']} cases ({st['unsupported'][0]}): a refusal, not a wrong number."
+            ).strip()
+            if st["cases"] == 0:
+                ev.worst_ratio = None
         if st["points"]:
             ev.data["series"] = size_series(st["points"])
         if check in SCALED_CHECKS:
@@ -868,7 +954,7 @@ def scan(
                 ev.notes + f" The target raised (declined) at {len(st['declined'])} special points, e.g. "
                 f"'{st['declined'][0]}': no defect."
             ).strip()
-        if st["cases"] == 0 and st["nan"] is not None and not st["not_run"]:
+        if st["cases"] == 0 and st["nan"] is not None and not st["not_run"] and not st["unsupported"]:
             ev.worst_ratio = None
             ev.notes = (ev.notes + f" Not applicable (nothing was measured, so no verdict): {st['nan']}").strip()
         if st["not_run"]:
@@ -947,6 +1033,11 @@ def _counterexample(
     ev.notes = (
         ev.notes + f" Failure {where}: {c.display}{confirm}" + ("" if confirmed else " (not measured)") + cause
     ).strip()
+    if confirmed and extreme(kind, params):  # every failure is outside the ordinary domain (they sort first)
+        lo, hi = kind.ordinary
+        domain = f"max|x_ij| of {', '.join(kind.scaled)} zero or in [{lo:g}, {hi:g}]"
+        ev.data["fragile"] = f"fails only outside the ordinary domain ({domain})"
+        ev.notes = f"Fragile: {ev.data['fragile']}; every ordinary case passed. {ev.notes}"
     m0 = magnitude(kind, params)
     others: list[dict[str, Any]] = []
     for p, oc, lab in fails[1:]:

@@ -46,6 +46,8 @@ class FamilyRef:
     dtypes: tuple[str, ...]
     device: str = "cpu"
     timeout: float = DEFAULT_TIMEOUT
+    bitwise_determinism: bool = False
+    """The ``determinism`` check asks for bitwise equal repeated calls (default: to the allowance)."""
 
     @contextmanager
     def opened(self) -> Iterator[Family]:
@@ -86,7 +88,7 @@ class Family:
 
         self.ref, self.target = ref, target
         kind = target.kind.name
-        plan = _plan(kind, ref.dtypes, target.inverse is not None, ref.device, target)
+        plan = _plan(kind, ref.dtypes, target.inverse is not None, ref.device, target, ref.bitwise_determinism)
         self.claims = [
             Claim(
                 id=f"conformance.{kind}.{name}",
@@ -135,6 +137,7 @@ class Family:
             ctx = ck.Ctx(
                 self.target, r.dtypes, r.device, profile, seed, r.timeout, EXAMPLES[profile], runner=self.target.runner
             )
+            ctx.bitwise_determinism = r.bitwise_determinism
             ctx.other_device = other_device(r.device) or ctx.other_device
             self._sessions[key] = _Session(ctx, set())
         return self._sessions[key]
@@ -146,6 +149,7 @@ class Family:
             return next(reversed(self._sessions.values())).ctx
         if self._replay_ctx is None:
             self._replay_ctx = ck.Ctx(self.target, self.ref.dtypes, self.ref.device, timeout=self.ref.timeout)
+            self._replay_ctx.bitwise_determinism = self.ref.bitwise_determinism
         return self._replay_ctx
 
 

@@ -53,6 +53,11 @@ class Kind:
     """What ``condition`` is, as the evidence states it: the error a correct evaluation may have."""
     scaled: tuple[str, ...] = ()
     """Parameters the magnitude of a draw applies to (the search scales and shrinks these only)."""
+    ordinary: tuple[float, float] = (1e-8, 1e8)
+    """The ordinary domain: magnitudes max|x_ij| of the scaled parameters that a trained model
+    reaches (zero included). A failure only outside it (subnormal or near-overflow parameters) is
+    "fragile", a lower finding than "refuted"; the shrinker moves a counterexample towards
+    magnitude 1, never further out."""
     tril: tuple[str, ...] = ()
     """Parameters read on eq. 9's lower-trapezoidal pattern (entries above the diagonal are not
     parameters: gradients and tangents there are not compared)."""

@@ -8,7 +8,8 @@ reverse (``jvp`` of ``torch.func.grad``, the Hessian-vector recipe) and reverse-
 reference never shares the target's code: four-point central differences of orthoverify's
 reference at 50 digits (h = 1e-15: error ~1e-30), or, for kinds without a formula, of the target's
 own float64 output (Richardson-extrapolated; a point where the two step sizes disagree is not
-smooth there and is skipped). A mode the target has no rule for is "not applicable".
+smooth there and is skipped). A mode the target declines with an exception (and does not declare)
+is "unsupported" (:func:`~orthoverify.conformance.checks.refusal`).
 """
 
 from __future__ import annotations
@@ -39,31 +40,6 @@ SECOND_ORDER: dict[str, str] = {
 FD_EPS = 1e-7
 """The unit the second-order ratio uses against float64 differences of the target (their error
 after Richardson extrapolation is ~1e-10 relative; h = 1e-3)."""
-
-_UNSUPPORTED = (
-    "forward",
-    "jvp",
-    "not implemented",
-    "setup_context",
-    "does not require grad",
-    "does not have a grad_fn",
-    "double backward",
-    "twice",
-    "vmap",
-    "batching rule",
-    "functorch",
-    "data-dependent",
-    "doesn't have storage",
-    "not supported",
-    "randomness",
-)
-"""Words of an exception that says a transform is unsupported (not that the maths is wrong)."""
-
-
-def unsupported(failure: CallFailure) -> bool:
-    """The call raised because the target has no rule for the mode (an exception, not a wrong answer)."""
-    msg = failure.message.lower()
-    return failure.kind == "raised" and any(w in msg for w in _UNSUPPORTED)
 
 
 def record(ctx: ck.Ctx, check: str, n: int, ratio: float, params: Params, dtype: str) -> None:
@@ -241,8 +217,8 @@ def q_second(mode: str) -> Callable[[ck.Ctx, Params, str], ck.Case]:
         n = kind.view_shape(params)[0]
         got = _target_second(ctx, params, mode)
         if isinstance(got, CallFailure):
-            if unsupported(got) and mode not in declared_modes(ctx):
-                return ck.Case(math.nan, f"no {SECOND_ORDER[mode]} derivative: {got.message[:200]}")
+            if got.kind == "raised" and mode not in declared_modes(ctx):  # declined: unsupported, not wrong
+                return ck.refusal(got, SECOND_ORDER[mode])
             record(ctx, mode, n, math.inf, params, dtype)
             return ck.Case(math.inf, f"{SECOND_ORDER[mode]}: {got}")
         if kind.reference is not None:
@@ -267,7 +243,7 @@ def q_second(mode: str) -> Callable[[ck.Ctx, Params, str], ck.Case]:
 
 
 def declared_modes(ctx: ck.Ctx) -> tuple[str, ...]:
-    """The modes the target declares it supports (a failure there is a defect, not 'not applicable')."""
+    """The modes the target declares it supports (a failure there, an exception included, is a defect)."""
     from orthoverify.conformance.declare import declaration_of
 
     d = declaration_of(ctx.target)
@@ -324,8 +300,8 @@ def q_vmap(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
     )
     n = kind.view_shape(params)[0]
     if isinstance(out, CallFailure):
-        if unsupported(out) and "vmap" not in declared_modes(ctx):
-            return ck.Case(math.nan, f"torch.func.vmap does not run the target: {out.message[:200]}")
+        if out.kind == "raised" and "vmap" not in declared_modes(ctx):
+            return ck.refusal(out, "torch.func.vmap")
         record(ctx, "vmap", n, math.inf, params, dtype)
         return ck.Case(math.inf, f"torch.func.vmap: {out}")
     out = kind.view(out)
@@ -365,6 +341,8 @@ def q_low_precision(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
     got = ctx.call(ctx.target.fn, *kind.args(params, low, ctx.device), shape=kind.out_shape(params), dtype=out_dtype)
     if isinstance(got, CallFailure):
         if dtype not in declared_dtypes(ctx):
+            if got.kind == "raised":
+                return ck.refusal(got, f"{dtype} (not declared)")
             return ck.Case(math.nan, f"the target does not run in {dtype} (not declared): {got.message[:200]}")
         record(ctx, "low_precision", n, math.inf, params, dtype)
         return ck.Case(math.inf, f"{dtype} (declared): {got}")
@@ -413,8 +391,8 @@ def plan(kind: Kind, target: ck.Target | None) -> list[PlanEntry]:
                 (
                     mode,
                     "gradient",
-                    f"the target's second derivative v'Hw of sum(f(P) * G) by {what} equals {how}; not applicable "
-                    "when the target has no rule for this mode",
+                    f"the target's second derivative v'Hw of sum(f(P) * G) by {what} equals {how}; unsupported "
+                    "when the target declines this mode with an exception",
                     check_second(mode),
                 )
             )

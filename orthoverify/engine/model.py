@@ -14,11 +14,14 @@ if TYPE_CHECKING:
     from orthoverify.engine.checks import Check
 
 Kind = Literal["identity", "coverage", "gradient", "bound", "count", "existence", "complexity"]
-Verdict = Literal["verified", "refuted", "inconclusive", "error"]
+Verdict = Literal["verified", "refuted", "fragile", "unsupported", "inconclusive", "error"]
 Origin = Literal["catalogue", "added", "corrected"]
 
 KINDS: tuple[str, ...] = ("identity", "coverage", "gradient", "bound", "count", "existence", "complexity")
-VERDICTS: tuple[str, ...] = ("verified", "refuted", "inconclusive", "error")
+VERDICTS: tuple[str, ...] = ("verified", "refuted", "fragile", "unsupported", "inconclusive", "error")
+COUNTED: tuple[str, ...] = ("verified", "refuted", "inconclusive", "error")
+"""The verdicts every summary counts (zeros included); ``fragile`` and ``unsupported`` (findings
+about code under ``validate``) are counted only where they occur."""
 ORIGINS: tuple[str, ...] = ("catalogue", "added", "corrected")
 """Where a claim comes from: the claim catalogue (stable public ids), added by orthoverify from
 the paper (a proof's lines, an implicit numerical claim, a boundary), or the ``.corrected`` twin
@@ -297,12 +300,19 @@ def decide(evidence: list[Evidence]) -> Verdict:
     (for ``rigorous`` evidence: a violation proved by an enclosure); verified: every check that
     ran passed (skipped evidence, see :func:`skipped`, is left out, but cannot verify a claim on
     its own); inconclusive: otherwise (a failure that did not survive confirmation, a rigorous
-    bound neither proved nor refuted, or nothing ran).
+    bound neither proved nor refuted, or nothing ran). unsupported: no refutation, but the code under
+    test declined a mode with an exception of its own (``data["unsupported"]``: its first line), a
+    refusal, not a wrong answer. fragile: refuted, but every counterexample lies outside the
+    ordinary domain of the code under ``validate`` (``data["fragile"]``: subnormal or near-overflow
+    parameters).
     """
     if any(e.error is not None for e in evidence):
         return "error"
-    if any(e.counterexample is not None for e in evidence):
-        return "refuted"
+    found = [e for e in evidence if e.counterexample is not None]
+    if found:
+        return "fragile" if all(e.data.get("fragile") for e in found) else "refuted"
+    if any(e.data.get("unsupported") for e in evidence):
+        return "unsupported"
     ran = [e for e in evidence if not skipped(e)]
     if ran and all(e.passed for e in ran):
         return "verified"

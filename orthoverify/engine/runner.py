@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 from orthoverify.backends import get_backend
 from orthoverify.engine.checks import RunContext, derive_seed, select_backends
-from orthoverify.engine.model import Claim, Counterexample, Evidence, Verdict, decide
+from orthoverify.engine.model import COUNTED, VERDICTS, Claim, Counterexample, Evidence, Verdict, decide
 from orthoverify.engine.profiles import get_profile
 from orthoverify.engine.registry import DEFAULT_MODULES, get_registry
 from orthoverify.errors import BackendError, InputError
@@ -278,7 +278,7 @@ class RunResult:
         return any(c.verdict == "error" for c in self.claims)
 
     def counts(self) -> dict[str, int]:
-        out = {v: 0 for v in ("verified", "refuted", "inconclusive", "error")}
+        out = {v: 0 for v in VERDICTS if v in COUNTED or any(c.verdict == v for c in self.claims)}
         for c in self.claims:
             out[c.verdict] += 1
         return out

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orthoverify.engine.model import VERDICTS
+from orthoverify.engine.model import COUNTED, VERDICTS
 from orthoverify.engine.ratios import THRESHOLD
 from orthoverify.report.model import (
     ClaimRow,
@@ -71,7 +71,7 @@ def run_rows(report: Report) -> list[tuple[str, list[str]]]:
 def verdict_rows(report: Report) -> list[tuple[str, list[int]]]:
     """Counts per verdict, one column per run, and the total."""
     counts = [r.counts() for r in report.runs]
-    rows = [(v, [c.get(v, 0) for c in counts]) for v in VERDICTS]
+    rows = [(v, [c.get(v, 0) for c in counts]) for v in VERDICTS if v in COUNTED or any(c.get(v) for c in counts)]
     rows.append(("total", [len(r.data["claims"]) for r in report.runs]))
     return rows
 

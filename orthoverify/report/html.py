@@ -83,7 +83,8 @@ def esc(x: object) -> str:
 def badge(verdict: str | None) -> str:
     if verdict is None:
         return '<span class="v v-absent">not run</span>'
-    return f'<span class="v v-{esc(verdict)}">{esc(verdict)}</span>'
+    style = "inconclusive" if verdict in ("unsupported", "fragile") else verdict  # findings of validate, no defect
+    return f'<span class="v v-{esc(style)}">{esc(verdict)}</span>'
 
 
 def claim_anchor(claim_id: str) -> str:

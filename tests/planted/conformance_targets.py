@@ -377,8 +377,9 @@ _TURNS = [0]
 
 def nondeterministic(x: torch.Tensor) -> torch.Tensor:
     """A correct map whose calls take turns between two accurate evaluations (a solve, and an
-    explicit inverse times I - A): always orthogonal to rounding, not bitwise repeatable (any
-    three calls in a row include both; a random choice would make the finding itself flaky)."""
+    explicit inverse times I - A): always orthogonal to rounding, deterministic up to rounding
+    (verified), not bitwise repeatable (refuted with --bitwise-determinism: any three calls in a
+    row include both)."""
     if x.dim() > 2:
         return torch.stack([nondeterministic(v) for v in x])
     a = _skew(x)
@@ -410,3 +411,84 @@ def cayley_batch_mixed(x: torch.Tensor) -> torch.Tensor:
     if x.dim() > 2:
         return torch.stack([cayley_textbook(v) for v in x]).flip(0)
     return cayley_textbook(x)
+
+
+class _HouseholderOutBackward(torch.autograd.Function):
+    """The Householder product with a backward that writes into a buffer with ``out=`` (as
+    torch-householder's does): right to first order, and it raises under double backward."""
+
+    @staticmethod
+    def forward(ctx: torch.autograd.function.FunctionCtx, u: torch.Tensor) -> torch.Tensor:
+        ctx.save_for_backward(u)
+        return householder(u)
+
+    @staticmethod
+    def backward(ctx: torch.autograd.function.FunctionCtx, g: torch.Tensor) -> torch.Tensor:
+        (u,) = ctx.saved_tensors  # type: ignore[attr-defined]
+        saved = torch.empty_like(u)  # with create_graph, u requires grad and out= raises (as bmm(out=) does):
+        torch.mul(u, 1.0, out=saved)  # "functions with out=... arguments don't support automatic differentiation"
+        with torch.enable_grad():
+            leaf = saved.detach().requires_grad_()
+            (gu,) = torch.autograd.grad(householder(leaf), leaf, g)
+        return gu
+
+
+def householder_out_backward(u: torch.Tensor) -> torch.Tensor:
+    """Correct to first order; forward mode and reverse-over-reverse raise (unsupported, not wrong)."""
+    out: torch.Tensor = _HouseholderOutBackward.apply(u)  # type: ignore[no-untyped-call]
+    return out
+
+
+@_batched
+def cayley_jitter(x: torch.Tensor) -> torch.Tensor:
+    """Correct: the Cayley map of A = X - X' by one of two evaluation orders picked at random per call,
+    (I + A)^-1 (I - A) or ((I - A)^-1 (I + A))' (equal in exact arithmetic: a few ulps apart, as a
+    threaded reduction or GPU atomics give). LU factors, not torch.linalg.solve (pytorch/pytorch#196695)."""
+    import random
+
+    a = _skew(x)
+    eye = torch.eye(x.shape[-1], dtype=x.dtype, device=x.device)
+    if random.random() < 0.5:
+        lu, piv = torch.linalg.lu_factor(eye + a)
+        return torch.linalg.lu_solve(lu, piv, eye - a)
+    lu, piv = torch.linalg.lu_factor(eye - a)
+    return torch.linalg.lu_solve(lu, piv, eye + a).transpose(-1, -2)
+
+
+def _cayley_lu(x: torch.Tensor) -> torch.Tensor:
+    eye = torch.eye(x.shape[-1], dtype=x.dtype, device=x.device)
+    a = _skew(x)
+    lu, piv = torch.linalg.lu_factor(eye + a)
+    return torch.linalg.lu_solve(lu, piv, eye - a)
+
+
+_SEEN: dict[bytes, int] = {}
+
+
+def cayley_drifts_on_repeat(x: torch.Tensor) -> torch.Tensor:
+    """Broken: the k-th call with the same parameters (k = 0, 1, ...) returns the Cayley map of
+    X (1 + 1e-9 k), as a stale state that drifts each time it is reused would: orthogonal, but
+    repeated calls differ far beyond rounding. The first call at any parameters is correct (LU-based)."""
+    if x.dim() > 2:
+        return torch.stack([_cayley_lu(v) for v in x])
+    try:
+        key = str(x.dtype).encode() + x.detach().cpu().numpy().tobytes()
+    except (RuntimeError, TypeError):  # a tensor of a transform (no storage): no state
+        return _cayley_lu(x)
+    k = _SEEN.get(key, 0)
+    _SEEN[key] = k + 1
+    return _cayley_lu(x * (1.0 + 1e-9 * k))
+
+
+def householder_unscaled(u: torch.Tensor) -> torch.Tensor:
+    """Fragile: prod_j (I - 2 u_j u_j' / u_j'u_j) with u'u formed unscaled (as nflows' and pyro's
+    Householder flows do): right at every ordinary magnitude, NaN where u'u underflows (a column of
+    subnormal entries) or overflows. LAPACK's dlarfg rescales first (_reflect above)."""
+    if u.dim() > 2:
+        return torch.stack([householder_unscaled(x) for x in u])
+    n = u.shape[0]
+    q = torch.eye(n, dtype=u.dtype, device=u.device)
+    for j in range(u.shape[1]):
+        v = torch.tril(u)[:, j]
+        q = q @ (torch.eye(n, dtype=u.dtype, device=u.device) - 2 * torch.outer(v, v) / (v @ v))
+    return q

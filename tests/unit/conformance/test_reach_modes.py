@@ -49,7 +49,7 @@ def test_a_wrong_second_order_rule_is_caught_by_the_second_order_checks() -> Non
     """First-order rules right (gradient and jvp verified), second derivative zero."""
     v = reach_verdicts(R + "householder_flat_second_order", "householder-product", SECOND)
     assert v["second_ff"] == v["second_fr"] == "refuted", v
-    assert v["second_rr"] in ("refuted", "inconclusive"), v  # torch refuses the detached double backward
+    assert v["second_rr"] in ("refuted", "unsupported"), v  # torch refuses the detached double backward
     t = load_target(R + "householder_flat_second_order", "householder-product")
     ctx = ck.Ctx(t, ("float64",), profile="quick")
     for check in ("gradient", "jvp"):
@@ -76,19 +76,21 @@ def test_torch_householder_product_is_refuted_on_forward_over_forward(tmp_path: 
     ).reproduced
 
 
-def test_a_mode_without_a_rule_is_not_applicable() -> None:
-    """An old-style autograd.Function (no setup_context) has no functorch rule: inconclusive, with the reason."""
+def test_a_mode_without_a_rule_is_unsupported() -> None:
+    """An old-style autograd.Function (no setup_context) has no functorch rule: the call raises, so the
+    mode is unsupported (not refuted), with the exception's first line."""
     t = load_target(T + "cayley_missing_gradient_term", "scaled-cayley")
     ctx = ck.Ctx(t, ("float64",), profile="quick")
     ev = next(e for e in plan([], t.kind, t, None) if e[0] == "second_ff")[3](ctx)[0]
-    assert ev.cases == 0 and "Not applicable" in ev.notes and "no forward-over-forward" in ev.notes
+    assert ev.cases == 0 and not ev.passed and ev.counterexample is None and decide([ev]) == "unsupported"
+    assert "setup_context" in ev.data["unsupported"] and "Unsupported" in ev.notes
 
 
 def test_vmap_mixing_batch_members_is_caught_by_vmap_only() -> None:
     v = reach_verdicts(R + "householder_vmap_mixes_batch", "householder-product")
     assert v["vmap"] == "refuted", v
     assert v["second_rr"] == "verified", v
-    assert v["second_ff"] == v["second_fr"] == "inconclusive", v  # no forward-mode rule: not applicable
+    assert v["second_ff"] == v["second_fr"] == "unsupported", v  # no forward-mode rule: the call raises
 
 
 def test_vmap_is_planned_only_where_declared() -> None:

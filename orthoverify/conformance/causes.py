@@ -1,0 +1,84 @@
+"""One finding per cause: a ``validate`` run's refuted (and fragile) checks grouped under a root.
+
+A map that computes the wrong matrix fails ``forward`` and, through it, every check that
+differentiates or inverts the same formula (orthogonal, gradient, jvp, the three second-order
+modes, coverage): the maintainer has one bug, not seven. The root of a group is the first failing
+check in dependency order (:data:`ORDER`: forward before orthogonal before gradient before jvp
+before second order), its row float64 before float32; it lists the later failing checks of the
+chain as the ones it may explain. Every other failing check is a finding of its own. The grouping
+is a reading aid for the summary: the JSON keeps every check's evidence and verdict.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from orthoverify.engine.runner import RunResult
+
+ORDER: tuple[str, ...] = ("output", "forward", "orthogonal", "gradient", "jvp", "second_ff", "second_fr", "second_rr")
+"""The dependency order of the checks one formula feeds: a failure early explains later ones."""
+
+FOLLOWS_FORWARD: tuple[str, ...] = ("coverage",)
+"""Checks a wrong output also fails (preimages of the wrong matrix), explained by a forward or
+orthogonal root."""
+
+
+@dataclass
+class Finding:
+    """A root failing check, its verdict and evidence row, and the later checks it may explain."""
+
+    check: str
+    verdict: str
+    backend: str
+    explains: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"check": self.check, "verdict": self.verdict, "backend": self.backend, "explains": self.explains}
+
+
+def _name(claim_id: str) -> str:
+    return claim_id.rsplit(".", 1)[1]
+
+
+def _row(evidence: list[Any]) -> str:
+    rows = [e.backend for e in evidence if e.counterexample is not None] or [e.backend for e in evidence]
+    rows.sort(key=lambda b: ("float64" not in b, b))  # float64 before float32
+    return rows[0] if rows else ""
+
+
+def findings(result: RunResult, verdicts: tuple[str, ...] = ("refuted", "fragile")) -> list[Finding]:
+    """The run's failing checks (``verdicts``), one finding per cause, in plan order of the roots."""
+    failing = {_name(c.claim.id): c for c in result.claims if c.verdict in verdicts}
+    out: list[Finding] = []
+    for verdict in verdicts:  # a refuted root never explains a fragile check, nor the other way round
+        mine = {k: c for k, c in failing.items() if c.verdict == verdict}
+        chain = [k for k in ORDER if k in mine]
+        explained: set[str] = set()
+        if chain:
+            root = chain[0]
+            explains = chain[1:]
+            if root in ("output", "forward", "orthogonal"):
+                explains += [k for k in FOLLOWS_FORWARD if k in mine]
+            out.append(Finding(root, verdict, _row(mine[root].evidence), explains))
+            explained = {root, *explains}
+        for k, c in mine.items():
+            if k not in explained:
+                out.append(Finding(k, verdict, _row(c.evidence)))
+    order = [_name(c.claim.id) for c in result.claims]
+    out.sort(key=lambda f: (f.verdict != "refuted", order.index(f.check) if f.check in order else len(order)))
+    return out
+
+
+def summary(result: RunResult) -> list[str]:
+    """The lines the command prints: one per cause."""
+    lines = []
+    for f in findings(result):
+        line = f"  {f.check} [{f.backend}]: {f.verdict}"
+        if f.explains:
+            line += f"; the same cause may explain {', '.join(f.explains)} (later checks of the same formula)"
+        lines.append(line)
+    return lines
+
+
+__all__ = ["ORDER", "Finding", "findings", "summary"]
