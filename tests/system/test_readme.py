@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -251,3 +252,57 @@ def test_check_help_lists_flint_and_one_claim_is_singular(
     argv = ["check", "planted.true_reflection_orthogonal", "--profile", "quick", "--workers", "1", "--quiet"]
     assert main([*argv, "--json", str(tmp_path / "one.json")], out, err) == 0
     assert "\n1 claim: 1 verified" in out.getvalue()
+
+
+# ------------------------------------------------------------------------------ the worked example
+def _myflow() -> tuple[str, str, str]:
+    """The README's myflow.py, the validate command printed under it, and the sentence after."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    rest = text.split("A worked example, `myflow.py`:", 1)[1]
+    block = rest.split("```python\n", 1)[1].split("```", 1)[0]
+    m = re.search(r"`(orthoverify validate myflow:flow [^`]*)` gives (.*?)Keywords", rest, re.S)
+    assert m is not None
+    return block, m.group(1), " ".join(m.group(2).split())
+
+
+def _validate_myflow(tmp_path: Path, source: str, command: str) -> tuple[int, dict[str, str], dict[str, Any]]:
+    (tmp_path / "myflow.py").write_text(source, encoding="utf-8")
+    argv = [sys.executable, "-m", *command.split()]
+    run = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert run.returncode in (0, 1), run.stdout + run.stderr
+    data = json.loads((tmp_path / "out" / "validate-myflow-flow.json").read_text())
+    verdicts = {c["id"].rsplit(".", 1)[1]: c["verdict"] for c in data["claims"]}
+    return run.returncode, verdicts, data
+
+
+@pytest.mark.slow
+def test_the_worked_example_gives_what_the_readme_says(tmp_path: Path) -> None:
+    """myflow.py saved verbatim and validated by the README's own command, in the file's folder: the
+    full verdict and the exit status as the README states them; and without its scaling lines, the
+    refutation the README describes (NaN where u'u underflows at the subnormal special point)."""
+    source, command, says = _myflow()
+    (tmp_path / "scaled").mkdir()
+    code, verdicts, data = _validate_myflow(tmp_path / "scaled", source, command)
+    total = len(verdicts)
+    verified = sum(v == "verified" for v in verdicts.values())
+    assert says.startswith(f"{total} claims: {verified} verified, `batch` inconclusive"), (says, verdicts)
+    assert "exits 0" in says and code == 0
+    assert {k for k, v in verdicts.items() if v != "verified"} == {"batch"} and verdicts["batch"] == "inconclusive"
+    assert data["validate"]["declaration"]["second_entry_point"] == "forward(I)"
+    scaling = "        u = u / u.abs().max()"
+    unscaled = "".join(line for line in source.splitlines(keepends=True) if not line.startswith(scaling))
+    assert source.count(scaling) == 2 and unscaled.count("u.abs().max()") == 0
+    (tmp_path / "plain").mkdir()
+    code, verdicts, data = _validate_myflow(tmp_path / "plain", unscaled, command)
+    refuted = {k for k, v in verdicts.items() if v == "refuted"}
+    assert code == 1 and refuted == {"orthogonal", "forward"} and "it exits 1" in says
+    rest = {k: v for k, v in verdicts.items() if k not in refuted}
+    n_ok = sum(v == "verified" for v in rest.values())
+    assert f"{n_ok} verified, `batch` inconclusive" in says and set(rest) - {"batch"} == {
+        k for k, v in rest.items() if v == "verified"
+    }
+    for c in data["claims"]:
+        if c["verdict"] == "refuted":
+            rows = [e for e in c["evidence"] if not e["passed"]]
+            assert {e["backend"].split("-")[1] for e in rows} == {"float32", "float64"}
+            assert all("'subnormal columns" in e["notes"] and "NaN" in e["notes"] for e in rows), rows
