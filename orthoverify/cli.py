@@ -100,7 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"orthoverify {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    pl = sub.add_parser("list", help="list every registered claim")
+    pl = sub.add_parser("list", help="list the registered claims")
+    pl.add_argument("claims", nargs="*", metavar="ID-OR-GLOB", help="claim ids or globs (default: all)")
     pl.add_argument("--json", action="store_true", help="print the claims as JSON")
 
     pc = sub.add_parser("check", help="run the checks of claims and decide their verdicts")
@@ -261,7 +262,7 @@ def _check_device(device: str, option: str = "--device") -> None:
 def _list(args: argparse.Namespace, out: TextIO) -> int:
     from orthoverify.engine.registry import default_modules, get_registry
 
-    claims = list(get_registry(default_modules()))
+    claims = get_registry(default_modules()).select(args.claims or None)
     if args.json:
         json.dump([c.describe() for c in claims], out, indent=1)
         out.write("\n")
