@@ -106,7 +106,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     pc = sub.add_parser("check", help="run the checks of claims and decide their verdicts")
     pc.add_argument("claims", nargs="*", metavar="ID-OR-GLOB", help="claim ids or globs (default: all)")
-    pc.add_argument("--profile", default="default", choices=["quick", "default", "thorough"])
+    pc.add_argument(
+        "--profile",
+        default="default",
+        choices=["quick", "default", "thorough"],
+        help="how much work each check does: quick, default or thorough (default: default)",
+    )
     pc.add_argument(
         "--backend",
         type=_names,
@@ -115,7 +120,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="restrict to these backends (numpy-float32, numpy-float64, torch-float32, torch-float64, "
         "mpmath or mpmath-D, flint or flint-D (Arb balls; pip install 'orthoverify[flint]'), sympy, flops)",
     )
-    pc.add_argument("--device", type=_device, default="cpu", help="device for torch backends: cpu or cuda")
+    pc.add_argument(
+        "--device", type=_device, default="cpu", help="device for torch backends: cpu or cuda (default: cpu)"
+    )
     pc.add_argument("--seed", type=_seed, default=0, help=f"0 to {SEED_MAX} (default 0)")
     pc.add_argument("--workers", type=_positive_int, default=None, help="processes (default: CPU count)")
     pc.add_argument(
@@ -146,8 +153,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     pp = sub.add_parser("report", help="render result files as HTML and Markdown reports (runs side by side)")
-    pp.add_argument("results", nargs="+", metavar="RESULT.json")
-    pp.add_argument("--format", dest="formats", type=_csv, default=["html", "md"], metavar="html,md")
+    pp.add_argument("results", nargs="+", metavar="RESULT.json", help="result files of check or validate")
+    pp.add_argument(
+        "--format",
+        dest="formats",
+        type=_csv,
+        default=["html", "md"],
+        metavar="html,md",
+        help="formats to write (default: html,md)",
+    )
     pp.add_argument(
         "--out", type=_path, default=OUT_DIR, metavar="DIR", help=f"folder to write into (default: {OUT_DIR})"
     )
@@ -165,14 +179,32 @@ def build_parser() -> argparse.ArgumentParser:
         "--list",
         dest="list_kinds",
         action="store_true",
-        help="print the kinds (signature, conventions, allowance) and the built-in adapters, and exit",
+        help="print the kinds (signature, conventions, allowance, checks), the checks, the built-in adapters, "
+        "the declaration keywords and named domains, and exit",
     )
     pv.add_argument("--kind", default=None, help="what the target computes (see `orthoverify validate --list`)")
-    pv.add_argument("--dtype", type=_csv, default=["float32", "float64"], metavar="float32,float64")
-    pv.add_argument("--device", type=_device, default="cpu", help="cpu or cuda")
-    pv.add_argument("--profile", default="default", choices=["quick", "default", "thorough"])
+    pv.add_argument(
+        "--dtype",
+        type=_csv,
+        default=["float32", "float64"],
+        metavar="float32,float64",
+        help="dtypes to check the target in (default: float32,float64)",
+    )
+    pv.add_argument("--device", type=_device, default="cpu", help="cpu or cuda (default: cpu)")
+    pv.add_argument(
+        "--profile",
+        default="default",
+        choices=["quick", "default", "thorough"],
+        help="how many cases each check tries: quick, default or thorough (default: default)",
+    )
     pv.add_argument("--seed", type=_seed, default=0, help=f"0 to {SEED_MAX} (default 0)")
-    pv.add_argument("--timeout", type=_seconds, default=30.0, help="seconds one call of the target may take")
+    pv.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=30.0,
+        metavar="S",
+        help="seconds one call of the target may take before it counts as a hang (default: %(default)g)",
+    )
     pv.add_argument(
         "--executor",
         default=None,
@@ -180,17 +212,38 @@ def build_parser() -> argparse.ArgumentParser:
         help="where the checks run: this process (the default), serial, local, dask://HOST:PORT or dask-local:N "
         "(each check a task that loads the target by name on its worker; the same evidence for the same seed)",
     )
-    pv.add_argument("--json", dest="json_path", type=_path, default=None, metavar="PATH")
-    pv.add_argument("--report", dest="report_dir", type=_path, default=None, metavar="DIR")
+    pv.add_argument(
+        "--json",
+        dest="json_path",
+        type=_path,
+        default=None,
+        metavar="PATH",
+        help="where to write the JSON result (default: out/validate-<target>.json, ':' and '/' as '-')",
+    )
+    pv.add_argument(
+        "--report",
+        dest="report_dir",
+        type=_path,
+        default=None,
+        metavar="DIR",
+        help="also write the HTML and Markdown reports of this run into DIR (DIR/validate-<target>.html, .md), "
+        "as `orthoverify report` does",
+    )
 
     pb = sub.add_parser("bench", help="time implementations as ratios against baselines measured in the same run")
     pb.add_argument("cases", nargs="*", metavar="CASE-GLOB", help="case names or globs (default: all)")
-    pb.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    pb.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="cpu or cuda (default: cpu)")
     pb.add_argument(
         "--json", dest="json_path", type=_path, default=None, metavar="PATH", help="default: out/bench-<device>.json"
     )
     pb.add_argument("--quick", action="store_true", help="small sizes only (a smoke run)")
-    pb.add_argument("--budget", type=_seconds, default=2.0, metavar="SECONDS", help="timing budget per measurement")
+    pb.add_argument(
+        "--budget",
+        type=_seconds,
+        default=2.0,
+        metavar="SECONDS",
+        help="timing budget per measurement (default: %(default)g)",
+    )
     pb.add_argument(
         "--repeats",
         type=_positive_int,
@@ -201,8 +254,8 @@ def build_parser() -> argparse.ArgumentParser:
     pb.add_argument("--list", dest="list_cases", action="store_true", help="list the cases and exit")
 
     pr = sub.add_parser("replay", help="replay a recorded counterexample")
-    pr.add_argument("result", metavar="RESULT.json")
-    pr.add_argument("claim", metavar="CLAIM_ID")
+    pr.add_argument("result", metavar="RESULT.json", help="a result file of check or validate")
+    pr.add_argument("claim", metavar="CLAIM_ID", help="the claim whose recorded counterexample to replay")
     pr.add_argument("--json", action="store_true", help="print the replay as JSON (every input in full)")
     pr.add_argument(
         "--target",
@@ -445,13 +498,15 @@ EXIT_JUDGE = 4
 
 
 def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from orthoverify.conformance import TargetLoadError, listing, validate
+    if args.list_kinds:  # from the recorded listing: no torch to import, so it answers at once
+        from orthoverify import validate_listing
+
+        out.write(validate_listing.render(validate_listing.load()) + "\n")
+        return EXIT_OK
+    from orthoverify.conformance import TargetLoadError, validate
     from orthoverify.engine.executors import open_executor
     from orthoverify.engine.result import dumps
 
-    if args.list_kinds:
-        out.write(listing() + "\n")
-        return EXIT_OK
     if not args.target:
         err.write("orthoverify: error: validate needs a TARGET (see `orthoverify validate --list`)\n")
         return EXIT_USAGE

@@ -8,6 +8,7 @@ so ``orthoverify report`` renders it and ``orthoverify replay`` re-runs its coun
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
@@ -15,10 +16,12 @@ from typing import Any
 
 import torch
 
+from orthoverify import validate_listing
 from orthoverify.conformance import checks as ck
 from orthoverify.conformance.adapters import ADAPTERS, TargetLoadError, load_target, resolve_kind
 from orthoverify.conformance.calls import DEFAULT_TIMEOUT, CallFailure
 from orthoverify.conformance.declare import apply as apply_declaration
+from orthoverify.conformance.declare import listing as declared_listing
 from orthoverify.conformance.isolate import ProcessRunner, op_inverse
 from orthoverify.conformance.kinds import KINDS
 from orthoverify.conformance.reach import declared_data
@@ -167,29 +170,29 @@ def _plan(
     return reach_plan(p, kind, target, other_device(device))  # second order, vmap, declared checks, lifecycle
 
 
+def listing_data() -> dict[str, Any]:
+    """What ``validate --list`` shows, as JSON data computed from the code: the declaration
+    listing (:func:`orthoverify.conformance.declare.listing`) with each kind's allowance and checks
+    (as planned without a declaration). ``devices`` is left out (planned only where a GPU is
+    present) and so is each adapter's ``installed`` (decided where the listing is printed), so that
+    the data is the same on every machine: ``orthoverify/validate_listing.json`` records it for
+    the command line, which then needs no torch."""
+    data = declared_listing()
+    data["checks"].pop("devices", None)
+    for name, k in KINDS.items():
+        plan = _plan(name, ("float32", "float64"), k.inverse is not None)
+        data["kinds"][name]["allowance"] = k.allowance
+        data["kinds"][name]["checks"] = [c for c, *_ in plan if c != "devices"]
+    for a in data["adapters"].values():
+        a.pop("installed", None)
+    result: dict[str, Any] = json.loads(json.dumps(data))  # as recorded: lists, not tuples
+    return result
+
+
 def listing() -> str:
     """What ``orthoverify validate --list`` prints: every kind (signature, conventions, allowance,
     checks) and every built-in adapter (kind, what it wraps, whether its package is installed)."""
-    import importlib.util
-    import textwrap
-
-    lines = ["Kinds (orthoverify validate TARGET --kind KIND):", ""]
-    for k in KINDS.values():
-        checks = [name for name, *_ in _plan(k.name, ("float32", "float64"), k.inverse is not None)]
-        lines.append(f"{k.name}")
-        lines.append(f"  signature:  {k.signature}")
-        lines += textwrap.wrap(k.conventions, 100, initial_indent="  conventions: ", subsequent_indent="    ")
-        lines.append(f"  allowance:  {k.allowance}")
-        lines.append(f"  checks:     {', '.join(checks)}")
-        lines.append("")
-    lines.append("Built-in adapters (orthoverify validate ADAPTER):")
-    lines.append("")
-    for a in ADAPTERS.values():
-        missing = a.requires is not None and importlib.util.find_spec(a.requires) is None
-        state = f" [needs {a.requires}: not installed]" if missing else ""
-        lines.append(f"{a.name}  ({a.kind}){state}")
-        lines += textwrap.wrap(a.description, 100, initial_indent="    ", subsequent_indent="    ")
-    return "\n".join(lines)
+    return validate_listing.render(validate_listing.with_installed(listing_data()))
 
 
 VERIFIER_SIDE = frozenset(

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from orthoverify.cli import main
@@ -28,6 +30,20 @@ def test_list_prints_every_kind_and_adapter() -> None:
     for name in ADAPTERS:
         assert name in out
     assert run("validate")[0] == 2  # no target, no --list: usage
+
+
+def test_list_answers_without_importing_torch() -> None:
+    """`validate --list` prints the recorded listing (orthoverify/validate_listing.json, checked
+    against the code in test_reach_declare): no torch, no conformance layer to import."""
+    code = (
+        "import sys, io; from orthoverify.cli import main; out = io.StringIO(); "
+        "assert main(['validate', '--list'], out, io.StringIO()) == 0; "
+        "assert 'torch' not in sys.modules and 'orthoverify.conformance' not in sys.modules, 'imported'; "
+        "print(out.getvalue())"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "householder-product" in run.stdout and "Declaration keywords" in run.stdout
 
 
 def test_exit_status_zero_without_defect_one_with(tmp_path: Path) -> None:

@@ -3,11 +3,13 @@ entry point and a module; what they add to the plan and to validate --list's dat
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import torch
 
-from orthoverify.conformance import _plan
+from orthoverify.conformance import KINDS, _plan
 from orthoverify.conformance.adapters import ADAPTERS, load_target
 from orthoverify.conformance.declare import DOMAINS, declaration_of, declare, listing, make_declaration
 from orthoverify.errors import OrthoverifyError
@@ -85,6 +87,20 @@ def test_listing_describes_kinds_checks_adapters_and_declarations() -> None:
     assert {"second_ff", "vmap", "weight_decay", "entry_points"} <= set(data["checks"])
     assert "unit pivot" in data["domains"] and "module" in data["declarations"]
     assert set(ADAPTERS) == set(data["adapters"])
+
+
+def test_the_recorded_listing_is_what_the_code_computes() -> None:
+    """orthoverify/validate_listing.json (what `validate --list` prints, without torch) equals the
+    listing computed from the kinds, plans and adapters; the printed text is its rendering."""
+    from orthoverify import validate_listing
+    from orthoverify.conformance import listing as printed
+    from orthoverify.conformance import listing_data
+
+    recorded = json.loads(validate_listing.DATA_FILE.read_text(encoding="utf-8"))
+    assert recorded == listing_data(), "stale: run python tools/validate_listing.py"
+    assert validate_listing.render(validate_listing.load()) == printed()
+    for k in KINDS.values():
+        assert recorded["kinds"][k.name]["allowance"] == k.allowance
 
 
 def test_declared_batches_decide_whether_a_refused_stack_is_a_defect() -> None:
