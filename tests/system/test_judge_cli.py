@@ -61,6 +61,20 @@ def test_exit_status_zero_without_defect_one_with(tmp_path: Path) -> None:
         "replay", str(tmp_path / "b.json"), "conformance.orthogonal-map.orthogonal", "--target", T + "expm_truncated"
     )
     assert code == 0 and "reproduced: yes" in out, out
+    # the inputs are printed, as check's replay and the pytest plugin print them
+    (claim,) = [c for c in data["claims"] if c["id"] == "conformance.orthogonal-map.orthogonal"]
+    lines = out.splitlines()
+    assert lines[2:4] == [f"check: {claim['counterexample']['check']}", "inputs:"], out
+    assert {ln.split(" = ", 1)[0].strip() for ln in lines if ln.startswith("  ")} == set(
+        claim["counterexample"]["inputs"]
+    ), out
+    assert f"quantity: {claim['counterexample']['quantity']}" in lines
+    code, out, _ = run(
+        "replay", str(tmp_path / "b.json"), "conformance.orthogonal-map.orthogonal", "--target", T + "expm_truncated",
+        "--json",
+    )  # fmt: skip
+    doc = json.loads(out)
+    assert code == 0 and doc["reproduced"] is True and doc["inputs"] == claim["counterexample"]["inputs"]
 
 
 def test_torch_matrix_exp_is_refuted_at_an_ordinary_size_blaming_the_single_call(tmp_path: Path) -> None:
