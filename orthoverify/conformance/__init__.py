@@ -311,6 +311,7 @@ def validate(
     timeout: float = DEFAULT_TIMEOUT,
     executor: Executor | None = None,
     executor_name: str | None = None,
+    checks: Sequence[str] | None = None,
 ) -> RunResult:
     """Run the conformance checks of ``kind`` on ``target`` and return the result (JSON-ready).
 
@@ -322,6 +323,8 @@ def validate(
     engine task that rebuilds the family where it runs, loading the target by name, so ``target``
     must then be a spec string; the evidence is the same as in this process for the same seed.
     ``executor_name`` is what the result records about it (default: serial, or the class name).
+    ``checks`` names the checks to run (default: every check planned for the target; the output
+    check still runs first where another check needs to know which dtypes work, as in a whole run).
     """
     if executor is not None and not isinstance(target, str):
         raise OrthoverifyError("with an executor the target must be given by name (an adapter or module:attribute)")
@@ -334,7 +337,7 @@ def validate(
         raise BackendError("--device cuda, but torch.cuda.is_available() is False")
     t = open_target(target, kind, device, timeout) if isinstance(target, str) else target
     try:
-        return _validate(t, tuple(dtypes), device, profile, seed, timeout, executor, executor_name)
+        return _validate(t, tuple(dtypes), device, profile, seed, timeout, executor, executor_name, checks)
     finally:
         if t.runner is not None and isinstance(target, str):
             t.runner.close()
@@ -349,22 +352,30 @@ def _validate(
     timeout: float,
     executor: Executor | None,
     executor_name: str | None,
+    checks: Sequence[str] | None = None,
 ) -> RunResult:
     from orthoverify.conformance.family import Family, FamilyRef
     from orthoverify.engine.runner import SerialExecutor, plan, run_tasks
 
     ref = FamilyRef(t.spec, t.kind.name, dtypes, device, timeout)
     fam = Family(ref, t)
-    tasks = plan(fam.claims, profile=profile, seed=seed, device=device, backends=None, modules=(), family=ref)
+    claims = list(fam.claims)
+    if checks is not None:
+        names = [c.id.rsplit(".", 1)[1] for c in claims]
+        unknown = sorted(set(checks) - set(names))
+        if unknown:
+            raise OrthoverifyError(f"no check {', '.join(unknown)} for {t.spec}; its checks: {', '.join(names)}")
+        claims = [c for c, name in zip(claims, names, strict=True) if name in checks]
+    tasks = plan(claims, profile=profile, seed=seed, device=device, backends=None, modules=(), family=ref)
     options: dict[str, Any] = {"profile": profile, "seed": seed, "device": device, "executor_name": executor_name}
     if executor is None:  # the tasks run here, in order, in the session of the target opened above
         with fam.live():
-            res = run_tasks(fam.claims, tasks, executor=SerialExecutor(), **options)
+            res = run_tasks(claims, tasks, executor=SerialExecutor(), **options)
             res.executor = executor_name or "serial"
     else:
         if t.runner is not None:
             t.runner.close()  # each task starts the target where it runs
-        res = run_tasks(fam.claims, tasks, executor=executor, **options)
+        res = run_tasks(claims, tasks, executor=executor, **options)
         res.executor = executor_name or type(executor).__name__
     res.backends = [f"torch-{d}" for d in dtypes]
     ctx = fam.session(profile, seed)

@@ -196,11 +196,31 @@ def _pytest(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
 
 
+SPY = """
+import json
+
+import orthoverify.conformance as conformance
+
+_validate = conformance.validate
+
+
+def spy(*args, **kw):
+    result = _validate(*args, **kw)
+    with open("ran.json", "w") as fh:
+        json.dump([c.claim.id for c in result.claims], fh)
+    return result
+
+
+conformance.validate = spy
+"""
+"""A conftest.py that records the claims of the plugin's validate run (the plugin looks validate up when it runs)."""
+
+
 @pytest.mark.slow
 def test_pytest_plugin_collects_names_and_reruns_its_checks(tmp_path: Path) -> None:
     """The plugin on a small correct and a small broken map: one test per check beside the user's own,
     counted by `collected`; a refutation fails its test with the counterexample; a printed node id runs
-    that one check when passed back; torch's deprecations stay out; without a target it adds nothing."""
+    that one check (and no other) when passed back; torch's deprecations stay out; without a target it adds nothing."""
     from orthoverify.conformance import _plan
 
     (tmp_path / "test_own.py").write_text("def test_own():\n    assert True\n")
@@ -215,10 +235,13 @@ def test_pytest_plugin_collects_names_and_reruns_its_checks(tmp_path: Path) -> N
                   "--orthoverify-kind", "complex-to-real")  # fmt: skip
     assert bad.returncode == 1 and f"FAILED {node}" in bad.stdout, bad.stdout + bad.stderr
     assert "complex-to-real.forward: refuted" in bad.stdout and "counterexample:" in bad.stdout
+    (tmp_path / "conftest.py").write_text(SPY)  # records which checks the run made
     again = _pytest(tmp_path, node, "--orthoverify-target", "tests.planted.conformance_targets:embed_wrong_block",
                     "--orthoverify-kind", "complex-to-real")  # fmt: skip
     assert again.returncode == 1 and f"collected {len(checks)} items / {len(checks) - 1} deselected" in again.stdout
     assert "1 failed" in again.stdout and "test_own" not in again.stdout, again.stdout
+    assert json.loads((tmp_path / "ran.json").read_text()) == ["conformance.complex-to-real.forward"]
+    (tmp_path / "conftest.py").unlink()
     plain = _pytest(tmp_path)
     assert plain.returncode == 0 and "1 passed" in plain.stdout, plain.stdout  # no target: the plugin adds nothing
 
