@@ -236,7 +236,12 @@ def build_parser() -> argparse.ArgumentParser:
     pb.add_argument(
         "--json", dest="json_path", type=_path, default=None, metavar="PATH", help="default: out/bench-<device>.json"
     )
-    pb.add_argument("--quick", action="store_true", help="small sizes only (a smoke run)")
+    pb.add_argument(
+        "--quick",
+        action="store_true",
+        help="a smoke run of about a minute: small sizes, one repeat unless --repeats (the suite.* cases, which "
+        "rerun the whole suite, run only when named)",
+    )
     pb.add_argument(
         "--budget",
         type=_seconds,
@@ -247,9 +252,10 @@ def build_parser() -> argparse.ArgumentParser:
     pb.add_argument(
         "--repeats",
         type=_positive_int,
-        default=3,
+        default=None,
         metavar="N",
-        help="run each case N times; rows keep the median and min/median/max, and warn when too noisy (default 3)",
+        help="run each case N times; rows keep the median and min/median/max, and warn when too noisy "
+        "(default: 3, or 1 with --quick)",
     )
     pb.add_argument("--list", dest="list_cases", action="store_true", help="list the cases and exit")
 
@@ -571,13 +577,15 @@ def _bench(args: argparse.Namespace, out: TextIO) -> int:
     path = args.json_path or os.path.join(OUT_DIR, f"bench-{args.device}.json")
     _check_writable(path, "--json")
     _check_device(args.device)
+    out.write(f"rows go to {path} as each case ends (an interrupted run keeps them)\n")
     doc = run_bench(
         args.cases,
         device=args.device,
         quick=args.quick,
         budget_s=args.budget,
         progress=progress,
-        repeats=args.repeats,
+        repeats=args.repeats if args.repeats is not None else (1 if args.quick else 3),
+        save=lambda partial: write_bench_json(partial, path),
     )
     if doc["noisy"]:
         out.write(f"WARNING: {len(doc['noisy'])} row(s) too noisy to trust (see 'noisy' in the JSON)\n")
