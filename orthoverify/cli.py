@@ -337,22 +337,45 @@ def _clock(seconds: float) -> str:
     return f"{s}s" if s < 60 else f"{s // 60}m{s % 60:02d}s"
 
 
-def _progress(stream: TextIO, *, bar: bool | None = None, clock: Any = None) -> Any:
+def _progress(
+    stream: TextIO,
+    *,
+    bar: bool | None = None,
+    clock: Any = None,
+    expected: Sequence[tuple[str, str, float]] = (),
+    workers: int = 1,
+) -> Any:
     """Progress of a run: on a terminal a bar redrawn in place (with findings printed above it),
     else one plain line per finished check; each with the time elapsed and an estimate of what is
-    left (the mean time per finished check times the checks still to run, so a rough one)."""
+    left. ``expected`` gives each task's recorded duration (claim, check, seconds: see
+    :func:`orthoverify.timings.expected_seconds`): the estimate is then the recorded work not yet
+    done shared by ``workers``, scaled by the run's own pace once a quarter of that work is done.
+    Without a record it is the mean time per finished check times the checks left (rough: the
+    first checks to finish are the short ones)."""
     import time
 
     now = clock if clock is not None else time.monotonic
     tty = bar if bar is not None else bool(getattr(stream, "isatty", lambda: False)())
     start = now()
     width = 24
+    share = {(claim, check): seconds for claim, check, seconds in expected}
+    work = sum(seconds for _c, _k, seconds in expected)
+    finished = [0.0]  # recorded seconds of the tasks finished so far
+
+    def left(done: int, total: int, elapsed: float) -> float:
+        if not work:
+            return elapsed / done * (total - done)
+        rest = max(work - finished[0], 0.0) / max(workers, 1)
+        if finished[0] >= 0.25 * work:  # the run's own pace against the record (a slower or busier machine)
+            return rest * elapsed / (finished[0] / max(workers, 1))
+        return rest
 
     def report(done: int, total: int, ev: Any) -> None:
         mark = "ERROR" if ev.error else ("pass" if ev.passed else ("REFUTED" if ev.counterexample else "fail"))
+        finished[0] += share.get((ev.claim, ev.check), 0.0)
         elapsed = now() - start
-        left = "" if done >= total else f", about {_clock(elapsed / done * (total - done))} left"
-        timing = f"{_clock(elapsed)} elapsed{left}"
+        rest = "" if done >= total else f", about {_clock(left(done, total, elapsed))} left"
+        timing = f"{_clock(elapsed)} elapsed{rest}"
         line = f"{ev.claim} :: {ev.check} [{ev.backend}] {mark} ({ev.seconds:.1f}s)"
         if not tty:
             stream.write(f"[{done:>3}/{total}] {line}  ({timing})\n")
@@ -428,18 +451,19 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         _check_writable(args.report_dir, "--report", folder=True)
     _check_device(args.device)
 
+    workers = args.workers or os.cpu_count() or 1
     common: dict[str, Any] = {
         "profile": args.profile,
         "seed": args.seed,
         "backends": args.backend,
         "device": args.device,
         "modules": default_modules(),
-        "progress": None if args.quiet else _progress(err),
+        "progress": None if args.quiet else _progress(err, expected=_recorded_durations(args), workers=workers),
     }
     with warnings.catch_warnings():  # the command says it itself, below, and exits 1
         warnings.filterwarnings("ignore", message="every check of this run erred", category=RuntimeWarning)
         if args.executor is None:  # the local pool (one process per CPU unless --workers), sized to the run
-            result = run_checks(args.claims or None, workers=args.workers or os.cpu_count() or 1, **common)
+            result = run_checks(args.claims or None, workers=workers, **common)
         else:
             with open_executor(args.executor, args.workers) as opened:
                 if not args.quiet:
@@ -472,6 +496,25 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if evidence and all(e.error for e in evidence):
         err.write(f"orthoverify: every check of this run erred ({len(evidence)}): nothing was decided\n")
     return EXIT_ERROR if result.errored else EXIT_OK
+
+
+def _recorded_durations(args: argparse.Namespace) -> list[tuple[str, str, float]]:
+    """Each task of this run with its recorded duration on the profile (orthoverify/timings.json),
+    for the progress estimate; empty when the profile has no record."""
+    from orthoverify import timings
+    from orthoverify.engine.registry import default_modules, get_registry
+    from orthoverify.engine.runner import plan
+
+    mods = default_modules()
+    where = {"profile": args.profile, "seed": args.seed, "device": args.device, "modules": mods}
+    try:
+        claims = get_registry(mods).select(args.claims or None)
+        tasks = [(t.claim, t.check) for t in plan(claims, backends=args.backend, **where)]
+        every = [(t.claim, t.check) for t in plan(claims, backends=None, **where)]
+    except OrthoverifyError:  # an unknown claim or backend: the run itself says so
+        return []
+    seconds = timings.expected_seconds(tasks, every, args.profile)
+    return [(c, k, s) for (c, k), s in zip(tasks, seconds, strict=True)] if seconds else []
 
 
 def _warn_to(err: TextIO) -> Any:

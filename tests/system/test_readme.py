@@ -190,6 +190,42 @@ def test_progress_says_elapsed_and_what_is_left() -> None:
     assert text.endswith("[########################] 2/2  5s elapsed\n")
 
 
+def test_progress_estimate_starts_from_the_recorded_durations() -> None:
+    """With recorded durations (4 tasks of 10, 10, 20 and 40 s on 2 workers: 40 s of wall time) the
+    first estimate is the recorded work left shared by the workers, not the pace of the first,
+    short, task; once a quarter of the work is done, the run's own pace scales it (fake clock)."""
+    from orthoverify.cli import _progress
+
+    clock = _Clock()
+    out = io.StringIO()
+    expected = [("a.b", "c", 10.0), ("a.d", "c", 10.0), ("a.e", "c", 20.0), ("a.f", "c", 40.0)]
+    report = _progress(out, bar=False, clock=clock, expected=expected, workers=2)
+    clock.t = 1.0
+    report(1, 4, _Ev("a.b"))  # 10 of 80 recorded seconds done: (80 - 10) / 2 = 35 s left
+    clock.t = 20.0
+    report(2, 4, _Ev("a.e"))  # 30 of 80 done, in 20 s where the record says 15: pace 4/3, 50 / 2 * 4/3
+    lines = out.getvalue().splitlines()
+    assert lines[0].endswith("(1s elapsed, about 35s left)"), lines
+    assert lines[1].endswith("(20s elapsed, about 33s left)"), lines
+
+
+def test_recorded_durations_cover_every_task_of_both_profiles() -> None:
+    """The record the estimate starts from (orthoverify/timings.json) has a duration for every
+    claim::check of the quick and default profiles, and the command finds it for its run."""
+    import argparse
+
+    from orthoverify import timings
+    from orthoverify.cli import _recorded_durations
+    from orthoverify.engine.registry import get_registry
+
+    keys = {f"{c.id}::{k.name}" for c in get_registry() for k in c.checks}
+    for profile in ("quick", "default"):
+        assert set(timings.task_seconds(profile)) == keys, profile
+        args = argparse.Namespace(claims=["householder.*"], profile=profile, seed=0, device="cpu", backend=None)
+        rows = _recorded_durations(args)
+        assert rows and all(c.startswith("householder.") and s >= 0 for c, _k, s in rows)
+
+
 def _pytest(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist", *args]
