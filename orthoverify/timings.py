@@ -48,3 +48,29 @@ def expected_seconds(
     shares = {k: v / count.get(k, 1) for k, v in recorded.items()}
     fallback = statistics.median(shares.values())
     return [shares.get(f"{claim}::{check}", fallback) for claim, check in tasks]
+
+
+def about(seconds: float) -> str:
+    """A duration as the README states it: ``about 90 s`` (to 10 s) under two minutes, else
+    ``about 14 minutes`` (to the minute)."""
+    if seconds < 120:
+        return f"about {max(10, round(seconds, -1)):.0f} s"
+    return f"about {round(seconds / 60)} minutes"
+
+
+def readme_table(data: dict[str, Any] | None = None) -> str:
+    """The README's table of the recorded runs (between its ``<!-- timings -->`` markers)."""
+    data = load() if data is None else data
+    rows = [
+        "| run | command | wall time, s: median (min to max) | CPU time, s: median (min to max) | runs "
+        "| load average before |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, r in data["runs"].items():
+        w, c = r["wall_s"], r["cpu_s"]
+        load_avg = ", ".join(f"{x:g}" for x in r["load_before"])
+        rows.append(
+            f"| `{name}` | `{r['command']}` | {w['median']:g} ({w['min']:g} to {w['max']:g}) | "
+            f"{c['median']:g} ({c['min']:g} to {c['max']:g}) | {len(w['samples'])} | {load_avg} |"
+        )
+    return "\n".join(rows)

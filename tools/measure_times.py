@@ -15,7 +15,8 @@ Runs (``--runs`` picks some; the others already in the file are kept):
 ``check.quick`` (``orthoverify check --profile quick``), and ``family.quick.<family>`` for every
 claim family (``orthoverify check '<family>.*' --profile quick``).
 
-tests/system/test_readme_figures.py checks every duration the README states against this file.
+tests/system/test_readme_figures.py checks every duration the README states against this file;
+the tool rewrites the README's table of runs (between its ``<!-- timings -->`` markers) itself.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+
+from orthoverify import _atomic, timings
 
 ROOT = Path(__file__).resolve().parents[1]
 FILE = ROOT / "orthoverify" / "timings.json"
@@ -122,8 +125,6 @@ def _write(
     note: str,
     commit: str | None,
 ) -> None:
-    from orthoverify import _atomic
-
     if commit is None:
         git = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
         commit = git.stdout.strip()
@@ -150,6 +151,13 @@ def _write(
     out = {k: doc[k] for k in ("about", "machine", "runs", "tasks")}
     _atomic.write_text(FILE, json.dumps(out, indent=1) + "\n")
     print(f"wrote {FILE}", flush=True)
+    readme = ROOT / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    if "<!-- timings -->\n" in text and "\n<!-- /timings -->" in text:  # the README's table of runs
+        head, rest = text.split("<!-- timings -->\n", 1)
+        tail = rest.split("\n<!-- /timings -->", 1)[1]
+        _atomic.write_text(readme, f"{head}<!-- timings -->\n{timings.readme_table(out)}\n<!-- /timings -->{tail}")
+        print(f"wrote the table of {readme}; check the figures its prose states (tests/system/test_readme_figures.py)")
     return 0
 
 
