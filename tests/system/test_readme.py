@@ -365,3 +365,28 @@ def test_the_worked_example_gives_what_the_readme_says(tmp_path: Path) -> None:
             rows = [e for e in c["evidence"] if not e["passed"]]
             assert {e["backend"].split("-")[1] for e in rows} == {"float32", "float64"}
             assert all("'subnormal columns" in e["notes"] and "NaN" in e["notes"] for e in rows), rows
+
+
+def test_every_inline_command_is_one_the_command_line_accepts() -> None:
+    """Each `orthoverify SUBCOMMAND ARGS` written inline in the README and the guide (placeholders
+    such as RESULT.json included) is accepted by the parser as written: no unrecognized argument,
+    no missing one. A bare `orthoverify report` is a mention of the command, not an example; the
+    guide's shell block runs in tests/claims/test_adding_a_claim.py."""
+    import shlex
+
+    from orthoverify.cli import build_parser
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8") + (ROOT / "docs" / "adding-a-claim.md").read_text()
+    commands = re.findall(r"`((?:[A-Z_]+=\S+ )*(?:\.venv/bin/)?orthoverify [^`]+)`", text)
+    parser = build_parser()
+    checked = 0
+    for command in commands:
+        words = [w for w in shlex.split(command) if "=" not in w or w.startswith("-")]
+        if len(words) < 3:
+            continue
+        try:
+            parser.parse_args(words[1:])
+        except SystemExit:
+            pytest.fail(f"the README's command is not accepted: {command!r}")
+        checked += 1
+    assert checked >= 20, commands
