@@ -13,7 +13,8 @@ repeats), from which ``orthoverify check`` starts its estimate of the time left.
 Runs (``--runs`` picks some; the others already in the file are kept):
 ``check.default`` (README command (1): ``orthoverify check --report out``, the default profile),
 ``check.quick`` (``orthoverify check --profile quick``), and ``family.quick.<family>`` for every
-claim family (``orthoverify check '<family>.*' --profile quick``).
+claim family (``orthoverify check '<family>.*' --profile quick``), and ``bench.quick``
+(``orthoverify bench --quick``, the benchmarks' smoke run).
 
 tests/system/test_readme_figures.py checks every duration the README states against this file;
 the tool rewrites the README's table of runs (between its ``<!-- timings -->`` markers) itself.
@@ -45,6 +46,7 @@ RUNS: dict[str, list[str]] = {
     "check.default": ["check", "--report", "out"],
     "check.quick": ["check", "--profile", "quick"],
     **{f"family.quick.{f}": ["check", f"{f}.*", "--profile", "quick"] for f in FAMILIES},
+    "bench.quick": ["bench", "--quick"],
 }
 TASK_PROFILE = {"check.default": "default", "check.quick": "quick"}
 """Runs whose JSON results give a profile's per-task durations."""
@@ -74,7 +76,7 @@ def measure(argv: list[str]) -> tuple[float, float, float, dict[str, Any]]:
         wall, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
         if run.returncode != 0:
             raise SystemExit(f"orthoverify {' '.join(argv)} exited {run.returncode}:\n{run.stderr[-2000:]}")
-        (result,) = (Path(tmp) / "out").glob("check-*.json")
+        (result,) = (Path(tmp) / "out").glob("*.json")
         return wall, cpu, load, json.loads(result.read_text())
 
 
@@ -131,7 +133,7 @@ def _write(
     for name in names:
         doc["runs"][name] = {
             "command": "orthoverify " + " ".join(f"'{a}'" if "*" in a else a for a in RUNS[name]),
-            "workers": results[name][0]["workers"],
+            "workers": results[name][0].get("workers", 1),
             "wall_s": _stats(samples[name]["wall"]),
             "cpu_s": _stats(samples[name]["cpu"]),
             "load_before": samples[name]["load"],

@@ -28,6 +28,10 @@ FIGURES = {
         rf"`orthoverify check 'unitary\.\*'`: [^()]*\([^()]*recorded on quick: (?P<wall>{ABOUT}) of wall time, "
         rf"(?P<cpu>{ABOUT}) of CPU time\)"
     ],
+    "bench.quick": [
+        rf"`orthoverify bench --quick` is a smoke run [^()]*\(recorded: (?P<wall>{ABOUT}) of wall time, "
+        rf"(?P<cpu>{ABOUT}) of CPU time\)"
+    ],
 }
 """Where the README states each recorded run's duration (its text with line breaks and the shell
 block's comment marks folded into single spaces)."""
@@ -68,7 +72,7 @@ def test_the_record_is_complete_and_consistent() -> None:
         for figure in ("wall_s", "cpu_s"):
             f = run[figure]
             assert f["min"] <= f["median"] <= f["max"] and len(f["samples"]) == len(run["load_before"]) >= 1
-        assert run["command"].startswith("orthoverify check") and run["workers"] >= 1
+        assert run["command"].startswith(("orthoverify check", "orthoverify bench")) and run["workers"] >= 1
 
 
 def test_about_rounds_as_the_readme_states() -> None:
