@@ -119,12 +119,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"orthoverify {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    pl = sub.add_parser("list", help="list every registered claim")
+    pl = sub.add_parser("list", help="list the registered claims")
+    pl.add_argument("claims", nargs="*", metavar="ID-OR-GLOB", help="claim ids or globs (default: all)")
     pl.add_argument("--json", action="store_true", help="print the claims as JSON")
 
     pc = sub.add_parser("check", help="run the checks of claims and decide their verdicts")
     pc.add_argument("claims", nargs="*", metavar="ID-OR-GLOB", help="claim ids or globs (default: all)")
-    pc.add_argument("--profile", default="default", choices=["quick", "default", "thorough"])
+    pc.add_argument(
+        "--profile",
+        default="default",
+        choices=["quick", "default", "thorough"],
+        help="how much work each check does: quick, default or thorough (default: default)",
+    )
     pc.add_argument(
         "--backend",
         type=_names,
@@ -133,7 +139,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="restrict to these backends (numpy-float32, numpy-float64, torch-float32, torch-float64, "
         "mpmath or mpmath-D, flint or flint-D (Arb balls; pip install 'orthoverify[flint]'), sympy, flops)",
     )
-    pc.add_argument("--device", type=_device, default="cpu", help="device for torch backends: cpu or cuda")
+    pc.add_argument(
+        "--device", type=_device, default="cpu", help="device for torch backends: cpu or cuda (default: cpu)"
+    )
     pc.add_argument("--seed", type=_seed, default=0, help=f"0 to {SEED_MAX} (default 0)")
     pc.add_argument("--workers", type=_positive_int, default=None, help="processes (default: CPU count)")
     pc.add_argument(
@@ -164,8 +172,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     pp = sub.add_parser("report", help="render result files as HTML and Markdown reports (runs side by side)")
-    pp.add_argument("results", nargs="+", metavar="RESULT.json")
-    pp.add_argument("--format", dest="formats", type=_csv, default=["html", "md"], metavar="html,md")
+    pp.add_argument("results", nargs="+", metavar="RESULT.json", help="result files of check or validate")
+    pp.add_argument(
+        "--format",
+        dest="formats",
+        type=_csv,
+        default=["html", "md"],
+        metavar="html,md",
+        help="formats to write (default: html,md)",
+    )
     pp.add_argument(
         "--out", type=_path, default=OUT_DIR, metavar="DIR", help=f"folder to write into (default: {OUT_DIR})"
     )
@@ -184,15 +199,31 @@ def build_parser() -> argparse.ArgumentParser:
         "--list",
         dest="list_kinds",
         action="store_true",
-        help="print the kinds (signature, conventions, allowance) and the built-in adapters, and exit",
+        help="print the kinds (signature, conventions, allowance, checks), the checks, the built-in adapters, "
+        "the declaration keywords and named domains, and exit",
     )
     pv.add_argument("--kind", default=None, help="what the target computes (see `orthoverify validate --list`)")
-    pv.add_argument("--dtype", type=_csv, default=["float32", "float64"], metavar="float32,float64")
-    pv.add_argument("--device", type=_device, default="cpu", help="cpu or cuda")
-    pv.add_argument("--profile", default="default", choices=["quick", "default", "thorough"])
+    pv.add_argument(
+        "--dtype",
+        type=_csv,
+        default=["float32", "float64"],
+        metavar="float32,float64",
+        help="dtypes to check the target in (default: float32,float64)",
+    )
+    pv.add_argument("--device", type=_device, default="cpu", help="cpu or cuda (default: cpu)")
+    pv.add_argument(
+        "--profile",
+        default="default",
+        choices=["quick", "default", "thorough"],
+        help="how many cases each check tries: quick, default or thorough (default: default)",
+    )
     pv.add_argument("--seed", type=_seed, default=0, help=f"0 to {SEED_MAX} (default 0)")
     pv.add_argument(
-        "--timeout", type=_seconds, default=30.0, help="seconds one call of the target may take (at most 86400)"
+        "--timeout",
+        type=_seconds,
+        default=30.0,
+        metavar="S",
+        help="seconds one call of the target may take before it counts as a hang (at most 86400; default: %(default)g)",
     )
     pv.add_argument(
         "--memory-limit",
@@ -209,8 +240,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="where the checks run: this process (the default), serial, local, dask://HOST:PORT or dask-local:N "
         "(each check a task that loads the target by name on its worker; the same evidence for the same seed)",
     )
-    pv.add_argument("--json", dest="json_path", type=_path, default=None, metavar="PATH")
-    pv.add_argument("--report", dest="report_dir", type=_path, default=None, metavar="DIR")
+    pv.add_argument(
+        "--json",
+        dest="json_path",
+        type=_path,
+        default=None,
+        metavar="PATH",
+        help="where to write the JSON result (default: out/validate-<target>.json, ':' and '/' as '-')",
+    )
+    pv.add_argument(
+        "--report",
+        dest="report_dir",
+        type=_path,
+        default=None,
+        metavar="DIR",
+        help="also write the HTML and Markdown reports of this run into DIR (DIR/validate-<target>.html, .md), "
+        "as `orthoverify report` does",
+    )
     pv.add_argument(
         "--strict",
         action="store_true",
@@ -243,24 +289,36 @@ def build_parser() -> argparse.ArgumentParser:
 
     pb = sub.add_parser("bench", help="time implementations as ratios against baselines measured in the same run")
     pb.add_argument("cases", nargs="*", metavar="CASE-GLOB", help="case names or globs (default: all)")
-    pb.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    pb.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="cpu or cuda (default: cpu)")
     pb.add_argument(
         "--json", dest="json_path", type=_path, default=None, metavar="PATH", help="default: out/bench-<device>.json"
     )
-    pb.add_argument("--quick", action="store_true", help="small sizes only (a smoke run)")
-    pb.add_argument("--budget", type=_seconds, default=2.0, metavar="SECONDS", help="timing budget per measurement")
+    pb.add_argument(
+        "--quick",
+        action="store_true",
+        help="a smoke run of about a minute: small sizes, one repeat unless --repeats (the suite.* cases, which "
+        "rerun the whole suite, run only when named)",
+    )
+    pb.add_argument(
+        "--budget",
+        type=_seconds,
+        default=2.0,
+        metavar="SECONDS",
+        help="timing budget per measurement (default: %(default)g)",
+    )
     pb.add_argument(
         "--repeats",
         type=_positive_int,
-        default=3,
+        default=None,
         metavar="N",
-        help="run each case N times; rows keep the median and min/median/max, and warn when too noisy (default 3)",
+        help="run each case N times; rows keep the median and min/median/max, and warn when too noisy "
+        "(default: 3, or 1 with --quick)",
     )
     pb.add_argument("--list", dest="list_cases", action="store_true", help="list the cases and exit")
 
     pr = sub.add_parser("replay", help="replay a recorded counterexample")
-    pr.add_argument("result", metavar="RESULT.json")
-    pr.add_argument("claim", metavar="CLAIM_ID")
+    pr.add_argument("result", metavar="RESULT.json", help="a result file of check or validate")
+    pr.add_argument("claim", metavar="CLAIM_ID", help="the claim whose recorded counterexample to replay")
     pr.add_argument("--json", action="store_true", help="print the replay as JSON (every input in full)")
     pr.add_argument(
         "--target",
@@ -318,7 +376,7 @@ def _check_device(device: str, option: str = "--device") -> None:
 def _list(args: argparse.Namespace, out: TextIO) -> int:
     from orthoverify.engine.registry import default_modules, get_registry
 
-    claims = list(get_registry(default_modules()))
+    claims = get_registry(default_modules()).select(args.claims or None)
     if args.json:
         json.dump([c.describe() for c in claims], out, indent=1)
         out.write("\n")
@@ -334,22 +392,45 @@ def _clock(seconds: float) -> str:
     return f"{s}s" if s < 60 else f"{s // 60}m{s % 60:02d}s"
 
 
-def _progress(stream: TextIO, *, bar: bool | None = None, clock: Any = None) -> Any:
+def _progress(
+    stream: TextIO,
+    *,
+    bar: bool | None = None,
+    clock: Any = None,
+    expected: Sequence[tuple[str, str, float]] = (),
+    workers: int = 1,
+) -> Any:
     """Progress of a run: on a terminal a bar redrawn in place (with findings printed above it),
     else one plain line per finished check; each with the time elapsed and an estimate of what is
-    left (the mean time per finished check times the checks still to run, so a rough one)."""
+    left. ``expected`` gives each task's recorded duration (claim, check, seconds: see
+    :func:`orthoverify.timings.expected_seconds`): the estimate is then the recorded work not yet
+    done shared by ``workers``, scaled by the run's own pace once a quarter of that work is done.
+    Without a record it is the mean time per finished check times the checks left (rough: the
+    first checks to finish are the short ones)."""
     import time
 
     now = clock if clock is not None else time.monotonic
     tty = bar if bar is not None else bool(getattr(stream, "isatty", lambda: False)())
     start = now()
     width = 24
+    share = {(claim, check): seconds for claim, check, seconds in expected}
+    work = sum(seconds for _c, _k, seconds in expected)
+    finished = [0.0]  # recorded seconds of the tasks finished so far
+
+    def left(done: int, total: int, elapsed: float) -> float:
+        if not work:
+            return elapsed / done * (total - done)
+        rest = max(work - finished[0], 0.0) / max(workers, 1)
+        if finished[0] >= 0.25 * work:  # the run's own pace against the record (a slower or busier machine)
+            return rest * elapsed / (finished[0] / max(workers, 1))
+        return rest
 
     def report(done: int, total: int, ev: Any) -> None:
         mark = "ERROR" if ev.error else ("pass" if ev.passed else ("REFUTED" if ev.counterexample else "fail"))
+        finished[0] += share.get((ev.claim, ev.check), 0.0)
         elapsed = now() - start
-        left = "" if done >= total else f", about {_clock(elapsed / done * (total - done))} left"
-        timing = f"{_clock(elapsed)} elapsed{left}"
+        rest = "" if done >= total else f", about {_clock(left(done, total, elapsed))} left"
+        timing = f"{_clock(elapsed)} elapsed{rest}"
         line = f"{ev.claim} :: {ev.check} [{ev.backend}] {mark} ({ev.seconds:.1f}s)"
         if not tty:
             stream.write(f"[{done:>3}/{total}] {line}  ({timing})\n")
@@ -444,18 +525,19 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         _check_writable(args.report_dir, "--report", folder=True)
     _check_device(args.device)
 
+    workers = args.workers or os.cpu_count() or 1
     common: dict[str, Any] = {
         "profile": args.profile,
         "seed": args.seed,
         "backends": args.backend,
         "device": args.device,
         "modules": default_modules(),
-        "progress": None if args.quiet else _progress(err),
+        "progress": None if args.quiet else _progress(err, expected=_recorded_durations(args), workers=workers),
     }
     with warnings.catch_warnings():  # the command says it itself, below, and exits 1
         warnings.filterwarnings("ignore", message="every check of this run erred", category=RuntimeWarning)
         if args.executor is None:  # the local pool (one process per CPU unless --workers), sized to the run
-            result = run_checks(args.claims or None, workers=args.workers or os.cpu_count() or 1, **common)
+            result = run_checks(args.claims or None, workers=workers, **common)
         else:
             with open_executor(args.executor, args.workers, device=args.device) as opened:
                 if not args.quiet:
@@ -507,6 +589,25 @@ def _next_steps(result: Any, json_path: str, reports: list[Path]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _recorded_durations(args: argparse.Namespace) -> list[tuple[str, str, float]]:
+    """Each task of this run with its recorded duration on the profile (orthoverify/timings.json),
+    for the progress estimate; empty when the profile has no record."""
+    from orthoverify import timings
+    from orthoverify.engine.registry import default_modules, get_registry
+    from orthoverify.engine.runner import plan
+
+    mods = default_modules()
+    where = {"profile": args.profile, "seed": args.seed, "device": args.device, "modules": mods}
+    try:
+        claims = get_registry(mods).select(args.claims or None)
+        tasks = [(t.claim, t.check) for t in plan(claims, backends=args.backend, **where)]
+        every = [(t.claim, t.check) for t in plan(claims, backends=None, **where)]
+    except OrthoverifyError:  # an unknown claim or backend: the run itself says so
+        return []
+    seconds = timings.expected_seconds(tasks, every, args.profile)
+    return [(c, k, s) for (c, k), s in zip(tasks, seconds, strict=True)] if seconds else []
+
+
 def _warn_to(err: TextIO) -> Any:
     def notify(message: str) -> None:
         err.write(f"orthoverify: warning: {printable(message, newlines=False)}\n")
@@ -537,13 +638,15 @@ EXIT_JUDGE = 4
 
 
 def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from orthoverify.conformance import TargetLoadError, baseline, causes, listing, validate
+    if args.list_kinds:  # from the recorded listing: no torch to import, so it answers at once
+        from orthoverify import validate_listing
+
+        out.write(validate_listing.render(validate_listing.load()) + "\n")
+        return EXIT_OK
+    from orthoverify.conformance import TargetLoadError, baseline, causes, validate
     from orthoverify.engine.executors import open_executor
     from orthoverify.engine.result import dumps
 
-    if args.list_kinds:
-        out.write(listing() + "\n")
-        return EXIT_OK
     if not args.target:
         err.write("orthoverify: error: validate needs a TARGET (see `orthoverify validate --list`)\n")
         return EXIT_USAGE
@@ -674,13 +777,15 @@ def _bench(args: argparse.Namespace, out: TextIO) -> int:
     path = args.json_path or os.path.join(OUT_DIR, f"bench-{args.device}.json")
     _check_writable(path, "--json")
     _check_device(args.device)
+    out.write(f"rows go to {path} as each case ends (an interrupted run keeps them)\n")
     doc = run_bench(
         args.cases,
         device=args.device,
         quick=args.quick,
         budget_s=args.budget,
         progress=progress,
-        repeats=args.repeats,
+        repeats=args.repeats if args.repeats is not None else (1 if args.quick else 3),
+        save=lambda partial: write_bench_json(partial, path),
     )
     if doc["noisy"]:
         out.write(f"WARNING: {len(doc['noisy'])} row(s) too noisy to trust (see 'noisy' in the JSON)\n")

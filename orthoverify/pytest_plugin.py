@@ -5,7 +5,8 @@ Registered through the ``pytest11`` entry point, so installing orthoverify (and 
 ``pip install 'orthoverify[pytest]'``) is enough; without ``--orthoverify-target`` it does
 nothing. The tests are collected as pytest collects any (``collected N items`` counts them), with
 node ids ``orthoverify[TARGET]::KIND::CHECK`` that run that one check when passed back to pytest.
-The checks run once (on the first test that needs them), with torch's own deprecation warnings
+The selected checks (all, or those named by node id or kept by ``-k``) run once, on the first
+test that needs them, with torch's own deprecation warnings
 kept out of the user's run; each test passes when its check is verified, is skipped when the
 check does not apply to the target (inconclusive: say, no forward-mode derivative), and otherwise
 fails with the check's evidence and the counterexample.
@@ -47,7 +48,7 @@ class ConformanceItem(pytest.Item):
     def runtest(self) -> None:
         if self.load_error is not None:
             raise ConformanceFailure(f"cannot load the target: {self.load_error}")
-        result = _result(self.config)
+        result = _result(self)
         for c in result.claims:
             if c.claim.id.rsplit(".", 1)[1] != self.check:
                 continue
@@ -87,16 +88,27 @@ def _options(config: pytest.Config) -> dict[str, Any]:
     }
 
 
-def _result(config: pytest.Config) -> Any:
+def _result(item: ConformanceItem) -> Any:
+    """The validate run of the checks this session runs (those of the items left after selection
+    by node id or ``-k``), made once, on the first test that needs it."""
+    config = item.config
     cached = getattr(config, "_orthoverify_result", None)
     if cached is None:
         from orthoverify.conformance import validate
 
         o = _options(config)
+        checks = [i.check for i in item.session.items if isinstance(i, ConformanceItem) and i.check]
         with warnings.catch_warnings():  # torch's internal deprecations are not the user's business
             warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"torch(\.|$)")
             warnings.filterwarnings("ignore", category=FutureWarning, module=r"torch(\.|$)")
-            cached = validate(o["target"], kind=o["kind"], dtypes=o["dtypes"], profile=o["profile"], seed=o["seed"])
+            cached = validate(
+                o["target"],
+                kind=o["kind"],
+                dtypes=o["dtypes"],
+                profile=o["profile"],
+                seed=o["seed"],
+                checks=checks or None,
+            )
         config._orthoverify_result = cached  # type: ignore[attr-defined]
     return cached
 

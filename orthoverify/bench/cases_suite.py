@@ -7,10 +7,12 @@ suite seconds``, and ``extra["machine_units"] = 1 / ratio`` is the suite's time 
 comparable across machines. The checks run in this process through
 :func:`~orthoverify.engine.runner.run_checks` with the local executor (a process pool).
 
-- ``suite.profile.quick`` / ``.default`` / ``.thorough``: every registered claim on that profile
-  (default and thorough run only when named, e.g. ``orthoverify bench 'suite.profile.*'``);
+- ``suite.profile.quick`` / ``.default`` / ``.thorough``: every registered claim on that profile;
 - ``suite.family``: one row per claim family (claims module: householder, cayley, svd, unitary, ...)
   on the quick profile.
+
+Each reruns the whole suite (minutes), so they run only when a glob names them (``orthoverify
+bench 'suite.*'``), never in the default selection or a ``--quick`` smoke run.
 
 ``extra`` holds the verdict counts and the number of claims and tasks.
 """
@@ -95,7 +97,7 @@ def _profile_case(profile: str) -> None:
         f"suite.profile.{profile}",
         f"every claim on the {profile} profile (local process pool), timed in machine units: "
         f"ratio = unit / suite seconds ({UNIT}); extra: verdict counts",
-        in_default=profile == "quick",
+        in_default=False,
     )(run)
 
 
@@ -107,6 +109,7 @@ for _profile in ("quick", "default", "thorough"):
     "suite.family",
     "wall time of each claim family (householder, cayley, svd, unitary, ...) on the quick profile, in machine "
     f"units: ratio = unit / family seconds ({UNIT}); extra: verdict counts",
+    in_default=False,
 )
 def family(ctx: BenchContext) -> list[BenchResult]:
     """One row per claims module, in registry order."""

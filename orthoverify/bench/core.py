@@ -215,10 +215,15 @@ def run_bench(
     budget_s: float = 2.0,
     progress: Callable[[str], None] | None = None,
     repeats: int = 3,
+    save: Callable[[dict[str, Any]], object] | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> dict[str, Any]:
     """Run the selected cases ``repeats`` times each and return the JSON document (``results``
     holds every row, merged over the repeats by :func:`merge_repeats`; ``noisy`` names the rows
-    the machine's noise makes untrustworthy)."""
+    the machine's noise makes untrustworthy). Progress says ``[k/N]`` per case with the time
+    elapsed and a rough estimate of the rest (the mean time of the cases done so far). ``save``
+    receives the document after every case (``complete`` false until the last), so that an
+    interrupted run keeps the rows it measured."""
     if repeats < 1:
         raise InputError(f"repeats must be at least 1, got {repeats}")
     if device not in ("cpu", "cuda"):
@@ -232,43 +237,79 @@ def run_bench(
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     rows: list[BenchResult] = []
     skipped: list[dict[str, str]] = []
-    t0 = time.perf_counter()
-    for case in select_cases(globs):
+    environment = _environment(device)
+    chosen = select_cases(globs)
+    t0 = clock()
+
+    def document(done: int) -> dict[str, Any]:
+        return {
+            "kind": "orthoverify-bench",
+            "started": started,
+            "seconds": clock() - t0,
+            "quick": quick,
+            "repeats": repeats,
+            "complete": done == len(chosen),
+            "cases_done": done,
+            "cases": len(chosen),
+            "environment": environment,
+            "results": [r.to_json() for r in rows],
+            "skipped": skipped,
+            "noisy": [f"{r.case} [{_params(r)}] {r.impl} vs {r.baseline}" for r in rows if r.noisy],
+        }
+
+    for k, case in enumerate(chosen, start=1):
+        if progress:
+            timing = _timing(clock() - t0, k - 1, len(chosen))
+            progress(f"[{k}/{len(chosen)}] {case.name}: {case.description}  ({timing})")
         if device not in case.devices:
             skipped.append({"case": case.name, "why": f"not run on {device}"})
-            continue
+        else:
+            rows.extend(_run_case(case, ctx, repeats, skipped, progress))
+        if save is not None:
+            save(document(k))
+    return document(len(chosen))
+
+
+def _run_case(
+    case: BenchCase,
+    ctx: BenchContext,
+    repeats: int,
+    skipped: list[dict[str, str]],
+    progress: Callable[[str], None] | None,
+) -> list[BenchResult]:
+    """The rows of one case over its repeats (none when it skips itself), each printed."""
+    runs: list[list[BenchResult]] = []
+    try:
+        for _ in range(repeats):
+            runs.append(case.fn(ctx))
+    except SkipCase as exc:
+        skipped.append({"case": case.name, "why": str(exc)})
         if progress:
-            progress(f"{case.name}: {case.description}")
-        runs: list[list[BenchResult]] = []
-        try:
-            for _ in range(repeats):
-                runs.append(case.fn(ctx))
-        except SkipCase as exc:
-            skipped.append({"case": case.name, "why": str(exc)})
-            if progress:
-                progress(f"  skipped: {exc}")
-            continue
-        got = merge_repeats(runs)
-        for r in got:
-            r.device_name = r.device_name or _gpu_name(device)
-        for r in got:
-            if progress:
-                progress("  " + format_row(r))
-                if r.noisy:
-                    progress("  " + noisy_warning(r))
-        rows.extend(got)
-    noisy = [r for r in rows if r.noisy]
-    return {
-        "kind": "orthoverify-bench",
-        "started": started,
-        "seconds": time.perf_counter() - t0,
-        "quick": quick,
-        "repeats": repeats,
-        "environment": _environment(device),
-        "results": [r.to_json() for r in rows],
-        "skipped": skipped,
-        "noisy": [f"{r.case} [{_params(r)}] {r.impl} vs {r.baseline}" for r in noisy],
-    }
+            progress(f"  skipped: {exc}")
+        return []
+    got = merge_repeats(runs)
+    for r in got:
+        r.device_name = r.device_name or _gpu_name(ctx.device)
+    for r in got:
+        if progress:
+            progress("  " + format_row(r))
+            if r.noisy:
+                progress("  " + noisy_warning(r))
+    return got
+
+
+def _timing(elapsed: float, done: int, total: int) -> str:
+    """``12s elapsed, about 40s left``: the estimate is the mean time of the cases done so far
+    times the cases left (rough: cases differ), none before the first case ends."""
+    text = f"{_clock(elapsed)} elapsed"
+    if done and done < total:
+        text += f", about {_clock(elapsed / done * (total - done))} left"
+    return text
+
+
+def _clock(seconds: float) -> str:
+    s = round(seconds)
+    return f"{s}s" if s < 60 else f"{s // 60}m{s % 60:02d}s"
 
 
 def _gpu_name(device: str) -> str | None:

@@ -8,6 +8,7 @@ so ``orthoverify report`` renders it and ``orthoverify replay`` re-runs its coun
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
@@ -15,12 +16,13 @@ from typing import Any
 
 import torch
 
-from orthoverify import _limits
+from orthoverify import _limits, validate_listing
 from orthoverify.conformance import causes
 from orthoverify.conformance import checks as ck
 from orthoverify.conformance.adapters import ADAPTERS, TargetLoadError, load_target, resolve_kind
 from orthoverify.conformance.calls import DEFAULT_TIMEOUT
 from orthoverify.conformance.declare import apply as apply_declaration
+from orthoverify.conformance.declare import listing as declared_listing
 from orthoverify.conformance.isolate import ProcessRunner, op_inverse
 from orthoverify.conformance.kinds import KINDS
 from orthoverify.conformance.reach import declared_data
@@ -173,29 +175,29 @@ def _plan(
     return reach_plan(p, kind, target, other_device(device))  # second order, vmap, declared checks, lifecycle
 
 
+def listing_data() -> dict[str, Any]:
+    """What ``validate --list`` shows, as JSON data computed from the code: the declaration
+    listing (:func:`orthoverify.conformance.declare.listing`) with each kind's allowance and checks
+    (as planned without a declaration). ``devices`` is left out (planned only where a GPU is
+    present) and so is each adapter's ``installed`` (decided where the listing is printed), so that
+    the data is the same on every machine: ``orthoverify/validate_listing.json`` records it for
+    the command line, which then needs no torch."""
+    data = declared_listing()
+    data["checks"].pop("devices", None)
+    for name, k in KINDS.items():
+        plan = _plan(name, ("float32", "float64"), k.inverse is not None)
+        data["kinds"][name]["allowance"] = k.allowance
+        data["kinds"][name]["checks"] = [c for c, *_ in plan if c != "devices"]
+    for a in data["adapters"].values():
+        a.pop("installed", None)
+    result: dict[str, Any] = json.loads(json.dumps(data))  # as recorded: lists, not tuples
+    return result
+
+
 def listing() -> str:
     """What ``orthoverify validate --list`` prints: every kind (signature, conventions, allowance,
     checks) and every built-in adapter (kind, what it wraps, whether its package is installed)."""
-    import importlib.util
-    import textwrap
-
-    lines = ["Kinds (orthoverify validate TARGET --kind KIND):", ""]
-    for k in KINDS.values():
-        checks = [name for name, *_ in _plan(k.name, ("float32", "float64"), k.inverse is not None)]
-        lines.append(f"{k.name}")
-        lines.append(f"  signature:  {k.signature}")
-        lines += textwrap.wrap(k.conventions, 100, initial_indent="  conventions: ", subsequent_indent="    ")
-        lines.append(f"  allowance:  {k.allowance}")
-        lines.append(f"  checks:     {', '.join(checks)}")
-        lines.append("")
-    lines.append("Built-in adapters (orthoverify validate ADAPTER):")
-    lines.append("")
-    for a in ADAPTERS.values():
-        missing = a.requires is not None and importlib.util.find_spec(a.requires) is None
-        state = f" [needs {a.requires}: not installed]" if missing else ""
-        lines.append(f"{a.name}  ({a.kind}){state}")
-        lines += textwrap.wrap(a.description, 100, initial_indent="    ", subsequent_indent="    ")
-    return "\n".join(lines)
+    return validate_listing.render(validate_listing.with_installed(listing_data()))
 
 
 def _evidence(ctx: ck.Ctx, cid: str, name: str, fn: Callable[[ck.Ctx], list[Evidence]]) -> list[Evidence]:
@@ -305,6 +307,7 @@ def validate(
     executor_name: str | None = None,
     memory_limit: int | str | None = "default",
     bitwise_determinism: bool = False,
+    checks: Sequence[str] | None = None,
 ) -> RunResult:
     """Run the conformance checks of ``kind`` on ``target`` and return the result (JSON-ready).
 
@@ -324,6 +327,9 @@ def validate(
 
     ``bitwise_determinism``: the ``determinism`` check asks for bitwise equal repeated calls (by
     default they must agree to the kind's allowance: deterministic up to rounding).
+
+    ``checks`` names the checks to run (default: every check planned for the target; the output
+    check still runs first where another check needs to know which dtypes work, as in a whole run).
     """
     if not isinstance(target, (str, ck.Target)):
         raise InputError(
@@ -342,7 +348,9 @@ def validate(
         raise BackendError("--device cuda, but torch.cuda.is_available() is False")
     t = open_target(target, kind, device, timeout, cap) if isinstance(target, str) else target
     try:
-        res = _validate(t, tuple(dtypes), device, profile, seed, timeout, executor, executor_name, bitwise_determinism)
+        res = _validate(
+            t, tuple(dtypes), device, profile, seed, timeout, executor, executor_name, bitwise_determinism, checks
+        )
     finally:
         if t.runner is not None and isinstance(target, str):
             t.runner.close()
@@ -361,22 +369,30 @@ def _validate(
     executor: Executor | None,
     executor_name: str | None,
     bitwise_determinism: bool = False,
+    checks: Sequence[str] | None = None,
 ) -> RunResult:
     from orthoverify.conformance.family import Family, FamilyRef
     from orthoverify.engine.runner import SerialExecutor, plan, run_tasks
 
     ref = FamilyRef(t.spec, t.kind.name, dtypes, device, timeout, bitwise_determinism)
     fam = Family(ref, t)
-    tasks = plan(fam.claims, profile=profile, seed=seed, device=device, backends=None, modules=(), family=ref)
+    claims = list(fam.claims)
+    if checks is not None:
+        names = [c.id.rsplit(".", 1)[1] for c in claims]
+        unknown = sorted(set(checks) - set(names))
+        if unknown:
+            raise OrthoverifyError(f"no check {', '.join(unknown)} for {t.spec}; its checks: {', '.join(names)}")
+        claims = [c for c, name in zip(claims, names, strict=True) if name in checks]
+    tasks = plan(claims, profile=profile, seed=seed, device=device, backends=None, modules=(), family=ref)
     options: dict[str, Any] = {"profile": profile, "seed": seed, "device": device, "executor_name": executor_name}
     if executor is None:  # the tasks run here, in order, in the session of the target opened above
         with fam.live():
-            res = run_tasks(fam.claims, tasks, executor=SerialExecutor(), **options)
+            res = run_tasks(claims, tasks, executor=SerialExecutor(), **options)
             res.executor = executor_name or "serial"
     else:
         if t.runner is not None:
             t.runner.close()  # each task starts the target where it runs
-        res = run_tasks(fam.claims, tasks, executor=executor, **options)
+        res = run_tasks(claims, tasks, executor=executor, **options)
         res.executor = executor_name or type(executor).__name__
     res.backends = [f"torch-{d}" for d in dtypes]
     ctx = fam.session(profile, seed)

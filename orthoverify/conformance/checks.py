@@ -1388,8 +1388,15 @@ def check_coverage_by_optimisation(ctx: Ctx) -> list[Evidence]:
     missed = [
         f"det {'+1' if d > 0 else '-1'} at n = {n}" for (n, d), r in reached.items() if r == 0 and n not in nothing
     ]
-    if missed:
+    # a component is named outside the image only when the optimisation settled every size; beside a
+    # size where it reached nothing, a miss is what the optimisation did not do, no fact about the map
+    if missed and not nothing:
         ev.notes += f". Never reached (a component of O(n) outside the image): {', '.join(missed)}"
+    elif missed:
+        ev.notes += (
+            f". Not reached by the optimisation: {', '.join(missed)} (the optimisation did not settle n = "
+            f"{', '.join(map(str, nothing))}, so this is no fact about the map: no verdict on the image)"
+        )
     if nothing:
         ev.notes += (
             f". No target of either determinant was reached at n = {', '.join(map(str, nothing))}: the optimisation "

@@ -274,7 +274,9 @@ class TargetCheck(Check):
             values += [(line.partition(": ")[0], line.partition(": ")[2]) for line in m.note.splitlines()]
             if dt == dtype:
                 reproduced = _fails(m.ratio) and not math.isnan(m.ratio)
-        return ConformanceReplay(claim, self.family.target.spec, values, cx.value, reproduced)
+        return ConformanceReplay(
+            claim, self.family.target.spec, values, cx.value, reproduced, cx.check, cx.quantity, dict(cx.inputs)
+        )
 
 
 def nan_on_finite_input(cx: Counterexample) -> bool:

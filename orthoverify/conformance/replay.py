@@ -5,9 +5,11 @@ measuring routine (see :func:`orthoverify.engine.replay.replay_from_file`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from orthoverify.engine.model import jsonable
+from orthoverify.engine.replay import abbreviate
 from orthoverify.errors import ReplayError
 
 if TYPE_CHECKING:
@@ -23,13 +25,34 @@ class ConformanceReplay:
     values: list[tuple[str, str]]
     recorded: str
     reproduced: bool
+    check: str = ""
+    quantity: str = ""
+    inputs: dict[str, Any] = field(default_factory=dict)
+    """The recorded case (parameters and dtype, as decimal strings), as ``check``'s replay prints them."""
 
     def lines(self) -> list[str]:
-        out = [f"claim: {self.claim}", f"target: {self.target}"]
+        """What ``orthoverify replay --target`` prints: the case's inputs (long ones abbreviated),
+        the quantity, the target's values, what was recorded and whether it reproduces."""
+        out = [f"claim: {self.claim}", f"target: {self.target}", f"check: {self.check}", "inputs:"]
+        out += [f"  {name} = {abbreviate(value)}" for name, value in self.inputs.items()]
+        out.append(f"quantity: {self.quantity}")
         out += [f"{label}: {text}" for label, text in self.values]
         out.append(f"recorded: {self.recorded}")
         out.append("reproduced: yes" if self.reproduced else "reproduced: NO")
         return out
+
+    def to_json(self) -> dict[str, Any]:
+        """The replay for scripts (``--json``): every input in full."""
+        return {
+            "claim": self.claim,
+            "target": self.target,
+            "check": self.check,
+            "inputs": jsonable(self.inputs),
+            "quantity": self.quantity,
+            "values": [{"label": label, "value": text} for label, text in self.values],
+            "recorded": self.recorded,
+            "reproduced": self.reproduced,
+        }
 
 
 def family_of_result(meta: Any, claim_id: str, target: str | None) -> FamilyRef:

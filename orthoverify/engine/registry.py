@@ -10,6 +10,7 @@ from __future__ import annotations
 import fnmatch
 import importlib
 import os
+import sys
 from collections.abc import Iterator, Sequence
 
 from orthoverify.engine.model import Claim, Paper
@@ -30,8 +31,12 @@ EXTRA_ENV = "ORTHOVERIFY_EXTRA_CLAIMS"
 
 
 def default_modules() -> tuple[str, ...]:
-    """orthoverify's claim modules plus any named in ``$ORTHOVERIFY_EXTRA_CLAIMS``."""
+    """orthoverify's claim modules plus any named in ``$ORTHOVERIFY_EXTRA_CLAIMS``; those are
+    importable from the working directory, as ``validate``'s targets are (and as ``python -m``
+    makes them): the working directory goes first on ``sys.path`` (a spawned worker inherits it)."""
     extra = tuple(m.strip() for m in os.environ.get(EXTRA_ENV, "").split(",") if m.strip())
+    if extra and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
     return DEFAULT_MODULES + tuple(m for m in extra if m not in DEFAULT_MODULES)
 
 

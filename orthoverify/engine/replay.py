@@ -87,7 +87,7 @@ class Replay:
         its value in each arithmetic that applies, the comparison with the threshold."""
         cx = self.counterexample
         out = [f"claim: {self.claim}", f"check: {cx.check}", "inputs:"]
-        out += [f"  {name} = {_abbreviate(value)}" for name, value in cx.inputs.items()]
+        out += [f"  {name} = {abbreviate(value)}" for name, value in cx.inputs.items()]
         out.append(f"quantity: {cx.quantity}")
         for label, m, text in self.arithmetics():
             shown = m is not None and m.value is not None and self.digits != "exact"
@@ -416,7 +416,7 @@ def _fmt(x: float) -> str:
     return f"{x:.6g}"
 
 
-def _abbreviate(value: Any, limit: int = 160) -> str:
+def abbreviate(value: Any, limit: int = 160) -> str:
     """An input as one line: in full when short, else its shape, its first entries and an ellipsis
     (``--json`` prints every digit)."""
     text = value if isinstance(value, str) else json.dumps(value, separators=(", ", ": "))

@@ -3,7 +3,10 @@ module it is verified, and with a planted defect it is refuted with an exact cou
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -47,3 +50,42 @@ def test_guide_example_refutes_a_planted_defect(tmp_path: Path, monkeypatch: pyt
     (c,) = result.claims
     assert c.verdict == "refuted"
     assert c.counterexample is not None and c.counterexample.precision_digits == "exact"
+
+
+def shell_commands() -> list[str]:
+    """The guide's shell commands: each line of its ```bash blocks, and the inline one that sets
+    ORTHOVERIFY_EXTRA_CLAIMS, without their comments."""
+    text = GUIDE.read_text()
+    lines = [ln.split("#", 1)[0].strip() for b in re.findall(r"```bash\n(.*?)```", text, re.S) for ln in b.splitlines()]
+    inline = re.findall(r"`(ORTHOVERIFY_EXTRA_CLAIMS=\w+ orthoverify [^`]+)`", text)
+    return [ln for ln in lines if ln] + inline
+
+
+@pytest.mark.slow
+def test_guide_shell_commands_run_as_written(tmp_path: Path) -> None:
+    """Each shell command of the guide, run by the installed `orthoverify` script (not `python -m`,
+    which would put the folder on sys.path itself) in the folder of `my_claims.py`, the example
+    file: the extra claims module imports from there, `list` takes a pattern, `check` verifies."""
+    script = Path(sys.executable).with_name("orthoverify")
+    assert script.is_file(), "the orthoverify script is installed beside this Python"
+    (tmp_path / "my_claims.py").write_text(example_source())
+    commands = shell_commands()
+    assert len(commands) == 3, commands
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "ORTHOVERIFY_EXTRA_CLAIMS")}
+    env["ORTHOVERIFY_EXTRA_CLAIMS"] = "my_claims"  # the block's commands run after the claim is registered
+    for command in commands:
+        words = shlex.split(command)
+        k = 0
+        while re.fullmatch(r"[A-Z_]+=\S*", words[k]):  # leading VAR=value assignments
+            k += 1
+        assert words[k] == "orthoverify", command
+        assigned = dict(w.split("=", 1) for w in words[:k])
+        run = subprocess.run(
+            [str(script), *words[k + 1 :]], cwd=tmp_path, env={**env, **assigned}, capture_output=True, text=True
+        )
+        assert run.returncode == 0, (command, run.stdout + run.stderr)
+        if words[k + 1] == "list":
+            ids = re.findall(r"^(\S+)$", run.stdout, re.M)
+            assert "householder.involution" in ids and all(i.startswith("householder.") for i in ids), ids
+        else:
+            assert re.search(r"^householder\.involution\s+verified\s", run.stdout, re.M), run.stdout

@@ -33,6 +33,37 @@ def test_list_text_and_json() -> None:
     assert "householder.flops.corrected" in {c["id"] for c in claims}
 
 
+def test_list_takes_patterns() -> None:
+    code, out, _ = run("list", "householder.theorem*", "--json")
+    ids = {c["id"] for c in json.loads(out)}
+    assert code == 0 and ids and all(i.startswith("householder.theorem") for i in ids)
+    assert run("list", "nothing.*")[0] == 2
+
+
+def test_every_option_has_help_and_its_default() -> None:
+    """`orthoverify COMMAND --help` explains every argument, and names the default of each option
+    that has one (validate's --json, --report and --timeout had none)."""
+    import argparse
+
+    from orthoverify.cli import build_parser
+
+    (sub,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    missing = []
+    for command, parser in sub.choices.items():
+        for action in parser._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            name = f"{command} {'/'.join(action.option_strings) or action.dest}"
+            if not action.help:
+                missing.append(f"{name}: no help")
+            elif action.default not in (None, False) and "default" not in action.help:
+                missing.append(f"{name}: default {action.default!r} not shown")
+    assert not missing, missing
+    for command, parser in sub.choices.items():  # the help renders, %(default)s substituted
+        assert "%(" not in parser.format_help(), command
+    assert "(default: 30)" in " ".join(sub.choices["validate"].format_help().split())
+
+
 def test_check_writes_json_and_summary(tmp_path: Path) -> None:
     path = tmp_path / "r.json"
     code, out, err = run(

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from orthoverify.cli import main
@@ -30,6 +32,20 @@ def test_list_prints_every_kind_and_adapter() -> None:
     assert run("validate")[0] == 2  # no target, no --list: usage
 
 
+def test_list_answers_without_importing_torch() -> None:
+    """`validate --list` prints the recorded listing (orthoverify/validate_listing.json, checked
+    against the code in test_reach_declare): no torch, no conformance layer to import."""
+    code = (
+        "import sys, io; from orthoverify.cli import main; out = io.StringIO(); "
+        "assert main(['validate', '--list'], out, io.StringIO()) == 0; "
+        "assert 'torch' not in sys.modules and 'orthoverify.conformance' not in sys.modules, 'imported'; "
+        "print(out.getvalue())"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "householder-product" in run.stdout and "Declaration keywords" in run.stdout
+
+
 def test_exit_status_zero_without_defect_one_with(tmp_path: Path) -> None:
     good = run("validate", T + "expm_scaled", "--kind", "orthogonal-map", "--profile", "quick",
                "--dtype", "float64", "--json", str(tmp_path / "g.json"))  # fmt: skip
@@ -45,6 +61,20 @@ def test_exit_status_zero_without_defect_one_with(tmp_path: Path) -> None:
         "replay", str(tmp_path / "b.json"), "conformance.orthogonal-map.orthogonal", "--target", T + "expm_truncated"
     )
     assert code == 0 and "reproduced: yes" in out, out
+    # the inputs are printed, as check's replay and the pytest plugin print them
+    (claim,) = [c for c in data["claims"] if c["id"] == "conformance.orthogonal-map.orthogonal"]
+    lines = out.splitlines()
+    assert lines[2:4] == [f"check: {claim['counterexample']['check']}", "inputs:"], out
+    assert {ln.split(" = ", 1)[0].strip() for ln in lines if ln.startswith("  ")} == set(
+        claim["counterexample"]["inputs"]
+    ), out
+    assert f"quantity: {claim['counterexample']['quantity']}" in lines
+    code, out, _ = run(
+        "replay", str(tmp_path / "b.json"), "conformance.orthogonal-map.orthogonal", "--target", T + "expm_truncated",
+        "--json",
+    )  # fmt: skip
+    doc = json.loads(out)
+    assert code == 0 and doc["reproduced"] is True and doc["inputs"] == claim["counterexample"]["inputs"]
 
 
 def test_torch_matrix_exp_is_refuted_at_an_ordinary_size_blaming_the_single_call(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -189,17 +190,75 @@ def test_progress_says_elapsed_and_what_is_left() -> None:
     assert text.endswith("[########################] 2/2  5s elapsed\n")
 
 
+def test_progress_estimate_starts_from_the_recorded_durations() -> None:
+    """With recorded durations (4 tasks of 10, 10, 20 and 40 s on 2 workers: 40 s of wall time) the
+    first estimate is the recorded work left shared by the workers, not the pace of the first,
+    short, task; once a quarter of the work is done, the run's own pace scales it (fake clock)."""
+    from orthoverify.cli import _progress
+
+    clock = _Clock()
+    out = io.StringIO()
+    expected = [("a.b", "c", 10.0), ("a.d", "c", 10.0), ("a.e", "c", 20.0), ("a.f", "c", 40.0)]
+    report = _progress(out, bar=False, clock=clock, expected=expected, workers=2)
+    clock.t = 1.0
+    report(1, 4, _Ev("a.b"))  # 10 of 80 recorded seconds done: (80 - 10) / 2 = 35 s left
+    clock.t = 20.0
+    report(2, 4, _Ev("a.e"))  # 30 of 80 done, in 20 s where the record says 15: pace 4/3, 50 / 2 * 4/3
+    lines = out.getvalue().splitlines()
+    assert lines[0].endswith("(1s elapsed, about 35s left)"), lines
+    assert lines[1].endswith("(20s elapsed, about 33s left)"), lines
+
+
+def test_recorded_durations_cover_the_tasks_of_both_profiles() -> None:
+    """The record the estimate starts from (orthoverify/timings.json) has a duration for (nearly)
+    every claim::check of the quick and default profiles (a check added since the last measurement
+    gets the median until tools/measure_times.py runs again), and the command finds it for its run."""
+    import argparse
+
+    from orthoverify import timings
+    from orthoverify.cli import _recorded_durations
+    from orthoverify.engine.registry import get_registry
+
+    keys = {f"{c.id}::{k.name}" for c in get_registry() for k in c.checks}
+    for profile in ("quick", "default"):
+        recorded = set(timings.task_seconds(profile))
+        assert len(keys & recorded) >= 0.9 * len(keys), (profile, sorted(keys - recorded))
+        args = argparse.Namespace(claims=["householder.*"], profile=profile, seed=0, device="cpu", backend=None)
+        rows = _recorded_durations(args)
+        assert rows and all(c.startswith("householder.") and s >= 0 for c, _k, s in rows)
+
+
 def _pytest(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist", *args]
     return subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
 
 
+SPY = """
+import json
+
+import orthoverify.conformance as conformance
+
+_validate = conformance.validate
+
+
+def spy(*args, **kw):
+    result = _validate(*args, **kw)
+    with open("ran.json", "w") as fh:
+        json.dump([c.claim.id for c in result.claims], fh)
+    return result
+
+
+conformance.validate = spy
+"""
+"""A conftest.py that records the claims of the plugin's validate run (the plugin looks validate up when it runs)."""
+
+
 @pytest.mark.slow
 def test_pytest_plugin_collects_names_and_reruns_its_checks(tmp_path: Path) -> None:
     """The plugin on a small correct and a small broken map: one test per check beside the user's own,
     counted by `collected`; a refutation fails its test with the counterexample; a printed node id runs
-    that one check when passed back; torch's deprecations stay out; without a target it adds nothing."""
+    that one check (and no other) when passed back; torch's deprecations stay out; without a target it adds nothing."""
     from orthoverify.conformance import _plan
 
     (tmp_path / "test_own.py").write_text("def test_own():\n    assert True\n")
@@ -214,10 +273,13 @@ def test_pytest_plugin_collects_names_and_reruns_its_checks(tmp_path: Path) -> N
                   "--orthoverify-kind", "complex-to-real")  # fmt: skip
     assert bad.returncode == 1 and f"FAILED {node}" in bad.stdout, bad.stdout + bad.stderr
     assert "complex-to-real.forward: refuted" in bad.stdout and "counterexample:" in bad.stdout
+    (tmp_path / "conftest.py").write_text(SPY)  # records which checks the run made
     again = _pytest(tmp_path, node, "--orthoverify-target", "tests.planted.conformance_targets:embed_wrong_block",
                     "--orthoverify-kind", "complex-to-real")  # fmt: skip
     assert again.returncode == 1 and f"collected {len(checks)} items / {len(checks) - 1} deselected" in again.stdout
     assert "1 failed" in again.stdout and "test_own" not in again.stdout, again.stdout
+    assert json.loads((tmp_path / "ran.json").read_text()) == ["conformance.complex-to-real.forward"]
+    (tmp_path / "conftest.py").unlink()
     plain = _pytest(tmp_path)
     assert plain.returncode == 0 and "1 passed" in plain.stdout, plain.stdout  # no target: the plugin adds nothing
 
@@ -251,3 +313,82 @@ def test_check_help_lists_flint_and_one_claim_is_singular(
     argv = ["check", "planted.true_reflection_orthogonal", "--profile", "quick", "--workers", "1", "--quiet"]
     assert main([*argv, "--json", str(tmp_path / "one.json")], out, err) == 0
     assert "\n1 claim: 1 verified" in out.getvalue()
+
+
+# ------------------------------------------------------------------------------ the worked example
+def _myflow() -> tuple[str, str, str]:
+    """The README's myflow.py, the validate command printed under it, and the sentence after."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    rest = text.split("A worked example, `myflow.py`:", 1)[1]
+    block = rest.split("```python\n", 1)[1].split("```", 1)[0]
+    m = re.search(r"`(orthoverify validate myflow:flow [^`]*)` gives (.*?)Keywords", rest, re.S)
+    assert m is not None
+    return block, m.group(1), " ".join(m.group(2).split())
+
+
+def _validate_myflow(tmp_path: Path, source: str, command: str) -> tuple[int, dict[str, str], dict[str, Any]]:
+    (tmp_path / "myflow.py").write_text(source, encoding="utf-8")
+    argv = [sys.executable, "-m", *command.split()]
+    run = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert run.returncode in (0, 1), run.stdout + run.stderr
+    data = json.loads((tmp_path / "out" / "validate-myflow-flow.json").read_text())
+    verdicts = {c["id"].rsplit(".", 1)[1]: c["verdict"] for c in data["claims"]}
+    return run.returncode, verdicts, data
+
+
+@pytest.mark.slow
+def test_the_worked_example_gives_what_the_readme_says(tmp_path: Path) -> None:
+    """myflow.py saved verbatim and validated by the README's own command, in the file's folder: the
+    full verdict and the exit status as the README states them; and without its scaling lines, the
+    refutation the README describes (NaN where u'u underflows at the subnormal special point)."""
+    source, command, says = _myflow()
+    (tmp_path / "scaled").mkdir()
+    code, verdicts, data = _validate_myflow(tmp_path / "scaled", source, command)
+    total = len(verdicts)
+    verified = sum(v == "verified" for v in verdicts.values())
+    assert says.startswith(f"{total} claims: {verified} verified, `batch` inconclusive"), (says, verdicts)
+    assert "exits 0" in says and code == 0
+    assert {k for k, v in verdicts.items() if v != "verified"} == {"batch"} and verdicts["batch"] == "inconclusive"
+    assert data["validate"]["declaration"]["second_entry_point"] == "forward(I)"
+    scaling = "        u = u / u.abs().max()"
+    unscaled = "".join(line for line in source.splitlines(keepends=True) if not line.startswith(scaling))
+    assert source.count(scaling) == 2 and unscaled.count("u.abs().max()") == 0
+    (tmp_path / "plain").mkdir()
+    code, verdicts, data = _validate_myflow(tmp_path / "plain", unscaled, command)
+    refuted = {k for k, v in verdicts.items() if v == "refuted"}
+    assert code == 1 and refuted == {"orthogonal", "forward"} and "it exits 1" in says
+    rest = {k: v for k, v in verdicts.items() if k not in refuted}
+    n_ok = sum(v == "verified" for v in rest.values())
+    assert f"{n_ok} verified, `batch` inconclusive" in says and set(rest) - {"batch"} == {
+        k for k, v in rest.items() if v == "verified"
+    }
+    for c in data["claims"]:
+        if c["verdict"] == "refuted":
+            rows = [e for e in c["evidence"] if not e["passed"]]
+            assert {e["backend"].split("-")[1] for e in rows} == {"float32", "float64"}
+            assert all("'subnormal columns" in e["notes"] and "NaN" in e["notes"] for e in rows), rows
+
+
+def test_every_inline_command_is_one_the_command_line_accepts() -> None:
+    """Each `orthoverify SUBCOMMAND ARGS` written inline in the README and the guide (placeholders
+    such as RESULT.json included) is accepted by the parser as written: no unrecognized argument,
+    no missing one. A bare `orthoverify report` is a mention of the command, not an example; the
+    guide's shell block runs in tests/claims/test_adding_a_claim.py."""
+    import shlex
+
+    from orthoverify.cli import build_parser
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8") + (ROOT / "docs" / "adding-a-claim.md").read_text()
+    commands = re.findall(r"`((?:[A-Z_]+=\S+ )*(?:\.venv/bin/)?orthoverify [^`]+)`", text)
+    parser = build_parser()
+    checked = 0
+    for command in commands:
+        words = [w for w in shlex.split(command) if "=" not in w or w.startswith("-")]
+        if len(words) < 3:
+            continue
+        try:
+            parser.parse_args(words[1:])
+        except SystemExit:
+            pytest.fail(f"the README's command is not accepted: {command!r}")
+        checked += 1
+    assert checked >= 20, commands

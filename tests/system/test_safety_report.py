@@ -332,7 +332,7 @@ def test_control_characters_from_a_result_file_show_as_escapes_in_the_report(tmp
 
 
 def test_control_characters_in_a_replayed_counterexample_show_as_escapes(tmp_path: Path) -> None:
-    reference = json.loads((Path(__file__).resolve().parents[2] / "reference" / "check-default.json").read_text())
+    reference = json.loads((Path(__file__).resolve().parents[2] / "reports" / "check-default.json").read_text())
     for c in reference["claims"]:
         if c["id"] == "householder.algorithm2_float":
             c["counterexample"]["quantity"] = CONTROLS
@@ -348,7 +348,7 @@ def test_control_characters_in_a_replayed_counterexample_show_as_escapes(tmp_pat
 def test_report_name_refuses_newlines_and_control_characters(
     tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    reference = str(Path(__file__).resolve().parents[2] / "reference" / "check-default.json")
+    reference = str(Path(__file__).resolve().parents[2] / "reports" / "check-default.json")
     with pytest.raises(SystemExit) as exc:
         main(["report", reference, "--out", str(tmp_path / "out"), "--name", name])
     err = capsys.readouterr().err

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -59,12 +60,68 @@ def test_list_names_the_cases() -> None:
     assert "machine unit" in out
 
 
-def test_default_selection_leaves_out_the_long_suite_profiles() -> None:
+def test_default_selection_leaves_out_the_whole_suite_cases() -> None:
+    """The suite.* cases rerun the whole suite: only an explicit glob runs them, never the default
+    selection, so never a --quick smoke run."""
     from orthoverify.bench import select_cases
 
     default = {c.name for c in select_cases([])}
-    assert "suite.profile.quick" in default and "cayley.inverse" in default
-    assert not {"suite.profile.default", "suite.profile.thorough"} & default
+    assert "cayley.inverse" in default and not any(name.startswith("suite.") for name in default)
+    assert {c.name for c in select_cases(["suite.*"])} == {
+        "suite.profile.quick",
+        "suite.profile.default",
+        "suite.profile.thorough",
+        "suite.family",
+    }
+
+
+def _fake_cases(monkeypatch: pytest.MonkeyPatch, clock: list[float], interrupt_at: str | None = None) -> None:
+    """Three registered cases test.a, test.b, test.c, each 10 s on the fake clock (nothing timed)."""
+    from orthoverify.bench import core
+    from orthoverify.cli import Interrupted
+
+    def case(name: str) -> core.BenchCase:
+        def fn(_ctx: core.BenchContext) -> list[BenchResult]:
+            if name == interrupt_at:
+                raise Interrupted(signal.SIGTERM)  # what the command's SIGTERM handler raises
+            clock[0] += 10.0
+            return [BenchResult(name, {"n": 2}, "impl", "base", 1.0, 2.0)]
+
+        return core.BenchCase(name, f"fake case {name}", fn)
+
+    for name in ("test.a", "test.b", "test.c"):
+        monkeypatch.setitem(core._CASES, name, case(name))
+
+
+def test_progress_counts_cases_and_estimates_the_rest(monkeypatch: pytest.MonkeyPatch) -> None:
+    from orthoverify.bench import run_bench
+
+    clock = [0.0]
+    _fake_cases(monkeypatch, clock)
+    lines: list[str] = []
+    saved: list[dict[str, Any]] = []
+    doc = run_bench(["test.*"], repeats=1, progress=lines.append, save=saved.append, clock=lambda: clock[0])
+    heads = [ln for ln in lines if ln.startswith("[")]
+    assert heads == [
+        "[1/3] test.a: fake case test.a  (0s elapsed)",
+        "[2/3] test.b: fake case test.b  (10s elapsed, about 20s left)",
+        "[3/3] test.c: fake case test.c  (20s elapsed, about 10s left)",
+    ]
+    assert [d["cases_done"] for d in saved] == [1, 2, 3] and [len(d["results"]) for d in saved] == [1, 2, 3]
+    assert doc["complete"] and not saved[1]["complete"] and saved[2] == doc | {"seconds": saved[2]["seconds"]}
+
+
+def test_an_interrupted_bench_keeps_the_rows_it_measured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGTERM (or Ctrl-C) during the third case: exit 143, and the JSON holds the first two cases'
+    rows, marked incomplete (written atomically after each case)."""
+    _fake_cases(monkeypatch, [0.0], interrupt_at="test.c")
+    path = tmp_path / "b.json"
+    code, out, err = run("bench", "test.*", "--repeats", "1", "--json", str(path))
+    assert code == 143 and "terminated by SIGTERM" in err
+    doc = json.loads(path.read_text())
+    assert [r["case"] for r in doc["results"]] == ["test.a", "test.b"]
+    assert doc["complete"] is False and doc["cases_done"] == 2 and doc["cases"] == 3
+    assert f"rows go to {path}" in out and "[3/3] test.c" in out
 
 
 def test_unknown_glob_exits_2(tmp_path: Path) -> None:

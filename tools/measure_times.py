@@ -1,0 +1,167 @@
+"""Measure the durations the README states and record them in orthoverify/timings.json.
+
+    python tools/measure_times.py [--repeats N] [--runs NAME,...] [--note TEXT]
+
+Each run is an ``orthoverify check`` command line, run as written in a fresh temporary folder
+(its ``out/`` there), ``--repeats`` times (default 3), taking turns with the other runs; the file
+keeps, per run, the wall time and the CPU time of the command (its processes and their children)
+as median, min and max with every sample, and the machine's load average before each sample
+(a busy machine inflates wall time: say so in ``--note``). From the runs' JSON results it also
+keeps each profile's per-task durations (seconds per ``claim::check``, the median over the
+repeats), from which ``orthoverify check`` starts its estimate of the time left.
+
+Runs (``--runs`` picks some; the others already in the file are kept):
+``check.default`` (README command (1): ``orthoverify check --report out``, the default profile),
+``check.quick`` (``orthoverify check --profile quick``), and ``family.quick.<family>`` for every
+claim family (``orthoverify check '<family>.*' --profile quick``), and ``bench.quick``
+(``orthoverify bench --quick``, the benchmarks' smoke run).
+
+tests/system/test_readme_figures.py checks every duration the README states against this file;
+the tool rewrites the README's table of runs (between its ``<!-- timings -->`` markers) itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from orthoverify import _atomic, timings
+
+ROOT = Path(__file__).resolve().parents[1]
+FILE = ROOT / "orthoverify" / "timings.json"
+FAMILIES = ("householder", "cayley", "svd", "unitary")
+
+RUNS: dict[str, list[str]] = {
+    "check.default": ["check", "--report", "out"],
+    "check.quick": ["check", "--profile", "quick"],
+    **{f"family.quick.{f}": ["check", f"{f}.*", "--profile", "quick"] for f in FAMILIES},
+    "bench.quick": ["bench", "--quick"],
+}
+TASK_PROFILE = {"check.default": "default", "check.quick": "quick"}
+"""Runs whose JSON results give a profile's per-task durations."""
+
+
+def _stats(samples: list[float]) -> dict[str, Any]:
+    return {
+        "median": round(statistics.median(samples), 1),
+        "min": round(min(samples), 1),
+        "max": round(max(samples), 1),
+        "samples": [round(s, 1) for s in samples],
+    }
+
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def measure(argv: list[str]) -> tuple[float, float, float, dict[str, Any]]:
+    """Run ``orthoverify ARGV`` in a fresh folder: wall seconds, CPU seconds, the load average
+    before, and its JSON result."""
+    with tempfile.TemporaryDirectory() as tmp:
+        load = os.getloadavg()[0]
+        cpu0, t0 = _children_cpu(), time.perf_counter()
+        run = subprocess.run([sys.executable, "-m", "orthoverify", *argv], cwd=tmp, capture_output=True, text=True)
+        wall, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
+        if run.returncode != 0:
+            raise SystemExit(f"orthoverify {' '.join(argv)} exited {run.returncode}:\n{run.stderr[-2000:]}")
+        (result,) = (Path(tmp) / "out").glob("*.json")
+        return wall, cpu, load, json.loads(result.read_text())
+
+
+def task_seconds(results: list[dict[str, Any]]) -> dict[str, float]:
+    """Seconds per ``claim::check`` (summed over its backends), the median over the results."""
+    per: dict[str, list[float]] = {}
+    for res in results:
+        sums: dict[str, float] = {}
+        for c in res["claims"]:
+            for e in c["evidence"]:
+                key = f"{c['id']}::{e['check']}"
+                sums[key] = sums.get(key, 0.0) + float(e.get("seconds") or 0.0)
+        for k, v in sums.items():
+            per.setdefault(k, []).append(v)
+    return {k: round(statistics.median(v), 2) for k, v in per.items()}
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--runs", default=",".join(RUNS), help="comma-separated run names")
+    p.add_argument("--note", default="", help="how the machine was (other work on it, ...)")
+    p.add_argument("--commit", default=None, help="the commit measured (default: git's HEAD)")
+    args = p.parse_args()
+    names = [n for n in args.runs.split(",") if n]
+    unknown = sorted(set(names) - set(RUNS))
+    if unknown:
+        raise SystemExit(f"unknown runs {unknown}; runs: {', '.join(RUNS)}")
+    doc: dict[str, Any] = json.loads(FILE.read_text()) if FILE.exists() else {"runs": {}, "tasks": {}}
+    samples: dict[str, dict[str, list[float]]] = {n: {"wall": [], "cpu": [], "load": []} for n in names}
+    results: dict[str, list[dict[str, Any]]] = {n: [] for n in names}
+    for k in range(args.repeats):  # the runs take turns, so that load from elsewhere hits each alike
+        for name in names:
+            wall, cpu, load, result = measure(RUNS[name])
+            samples[name]["wall"].append(wall)
+            samples[name]["cpu"].append(cpu)
+            samples[name]["load"].append(round(load, 2))
+            results[name].append(result)
+            print(f"[{k + 1}/{args.repeats}] {name}: {wall:.1f} s wall, {cpu:.1f} s CPU (load {load:.2f})", flush=True)
+        _write(doc, names, samples, results, args.note, args.commit)  # each round: an interrupted run keeps its rounds
+
+
+def _write(
+    doc: dict[str, Any],
+    names: list[str],
+    samples: dict[str, dict[str, list[float]]],
+    results: dict[str, list[dict[str, Any]]],
+    note: str,
+    commit: str | None,
+) -> None:
+    if commit is None:
+        git = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+        commit = git.stdout.strip()
+    for name in names:
+        doc["runs"][name] = {
+            "command": "orthoverify " + " ".join(f"'{a}'" if "*" in a else a for a in RUNS[name]),
+            "workers": results[name][0].get("workers", 1),
+            "wall_s": _stats(samples[name]["wall"]),
+            "cpu_s": _stats(samples[name]["cpu"]),
+            "load_before": samples[name]["load"],
+            "measured": datetime.now(timezone.utc).isoformat(timespec="minutes"),
+            "commit": commit,
+            "note": note,
+        }
+        if name in TASK_PROFILE:
+            doc["tasks"][TASK_PROFILE[name]] = task_seconds(results[name])
+    doc["about"] = (
+        "Durations the README states, written by tools/measure_times.py (median, min and max over the "
+        "repeats; wall time of the command line and CPU time of its processes); tasks: seconds per "
+        "claim::check by profile, from which `orthoverify check` estimates the time left."
+    )
+    doc["machine"] = {"cpu_count": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()}
+    doc["runs"] = dict(sorted(doc["runs"].items()))
+    out = {k: doc[k] for k in ("about", "machine", "runs", "tasks")}
+    _atomic.write_text(FILE, json.dumps(out, indent=1) + "\n")
+    print(f"wrote {FILE}", flush=True)
+    readme = ROOT / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    if "<!-- timings -->\n" in text and "\n<!-- /timings -->" in text:  # the README's table of runs
+        head, rest = text.split("<!-- timings -->\n", 1)
+        tail = rest.split("\n<!-- /timings -->", 1)[1]
+        _atomic.write_text(readme, f"{head}<!-- timings -->\n{timings.readme_table(out)}\n<!-- /timings -->{tail}")
+        print(f"wrote the table of {readme}; check the figures its prose states (tests/system/test_readme_figures.py)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
