@@ -223,7 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=_seconds,
         default=30.0,
         metavar="S",
-        help="seconds one call of the target may take before it counts as a hang (at most 86400; default: %(default)g)",
+        help="seconds one call of the target may take before it counts as a hang, at most 86400 (default: %(default)g)",
     )
     pv.add_argument(
         "--memory-limit",
