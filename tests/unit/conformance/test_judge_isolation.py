@@ -178,6 +178,7 @@ def test_after_a_timeout_later_calls_still_reach_the_target() -> None:
         assert c.verdict == "verified" and c.evidence[0].cases > 0, later  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 def test_a_first_call_s_one_time_cost_is_not_charged_to_the_timeout() -> None:
     """The first jvp of a process takes twice the timeout, later ones none: its one-time cost is
     not a finding (the warm-up allowance). A jvp that slow on every call is still a timeout."""
