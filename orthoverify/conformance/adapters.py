@@ -41,14 +41,18 @@ class Adapter:
 
 def _per_dtype(make: Callable[[int, torch.dtype, str], Any]) -> Callable[[torch.Tensor], torch.Tensor]:
     """A map X -> module(X) with one module per (n, dtype, device), built by ``make`` after
-    ``torch.manual_seed(0)`` (a library's parametrisation holds state such as a base point)."""
+    ``torch.manual_seed(0)`` (a library's parametrisation holds state such as a base point).
+    The module is built outside any torch.func transform: its first call may come under ``jvp``
+    (the first call a process started again gets), and building torch's orthogonal
+    parametrisation there raises (it sets ``.data``)."""
     cache: dict[tuple[int, torch.dtype, str], Any] = {}
 
     def f(x: torch.Tensor) -> torch.Tensor:
         key = (x.shape[-1], x.dtype, str(x.device))
         if key not in cache:
             torch.manual_seed(0)
-            cache[key] = make(*key)
+            with torch._C._DisableFuncTorch():
+                cache[key] = make(*key)
         out: torch.Tensor = cache[key](x)
         return out
 

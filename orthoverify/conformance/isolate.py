@@ -55,6 +55,13 @@ KEEP_BYTES = 2000
 RESTARTS_PER_CHECK = 3
 """Deaths and timeouts one check may cause before its remaining calls are not made (not run)."""
 
+WARM_UP_TIMEOUT = STARTUP_TIMEOUT
+"""Seconds the first call of each operation (and second-order mode) in a target's process may take:
+its one-time cost (compilation, torch.func set-up of the operations it reaches) is not charged to
+the per-call timeout. Granted only to a target that has already answered a call (one that answers
+nothing is judged at the plain timeout), and once per operation: a first call that exceeds it is a
+timeout, and that operation's later first calls (in restarted processes) get the plain timeout."""
+
 
 # ------------------------------------------------------------------------------ wire format
 encode, decode3, _raw = make_codec()
@@ -162,13 +169,17 @@ class _Capture:
 
 def _warm_up() -> None:
     """The first torch.func and autograd calls of a process initialise lazily (seconds on a loaded
-    machine): done before the first timed call, so no target is charged for it."""
+    machine): done before the first timed call, so no target is charged for it. Forward mode
+    through ``linalg.solve`` has a one-time cost of its own (about 1 s on an idle core, measured;
+    other linalg operations' first jvp take milliseconds), so it is warmed here too."""
     from torch.func import jvp, vmap
 
     x = torch.ones(2, 2, dtype=torch.float64, requires_grad=True)
     (x @ x).sum().backward()
     jvp(lambda y: y @ y, (x.detach(),), (torch.ones(2, 2, dtype=torch.float64),))
     vmap(lambda y: y * 2)(torch.ones(2, 2))
+    eye = torch.eye(2, dtype=torch.float64)
+    jvp(lambda y: torch.linalg.solve(2 * eye + y, y), (eye,), (eye,))
 
 
 def child_main(
@@ -251,11 +262,39 @@ class Observed:
             self.head += str(reply.get("head", ""))[: KEEP_BYTES - len(self.head)]
 
 
+def warm_key(op: str, kw: dict[str, Any]) -> str:
+    """What a first call warms: the operation, and for ``second`` its mode (each its own path)."""
+    mode = kw.get("mode")
+    return f"{op}:{mode}" if op == "second" and isinstance(mode, str) else op
+
+
 class Runner:
-    """Runs operations on a target and says what they gave."""
+    """Runs operations on a target and says what they gave. The first call of each operation in
+    a process gets the warm-up allowance (:data:`WARM_UP_TIMEOUT`), see :meth:`allowance`."""
 
     observed: Observed
     isolated: bool = False
+    warm: set[str]
+    """Operations answered in the target's current process (emptied when it is started again)."""
+    spent: set[str]
+    """Operations whose first call exceeded the warm-up allowance (no second one)."""
+    answered: bool = False
+    """Whether the target has answered any call (a target that never answers gets no allowance)."""
+
+    def allowance(self, key: str, timeout: float) -> tuple[float, bool]:
+        """(seconds this call may take, whether that is the warm-up allowance)."""
+        if self.answered and key not in self.warm and key not in self.spent and timeout < WARM_UP_TIMEOUT:
+            return WARM_UP_TIMEOUT, True
+        return timeout, False
+
+    def settled(self, key: str, timed_out: bool, warming: bool) -> None:
+        """Record how a call ended: answered (its operation is warm), or a timeout of a first call."""
+        if timed_out:
+            if warming:
+                self.spent.add(key)
+        else:
+            self.warm.add(key)
+            self.answered = True
 
     def request(
         self, op: str, tensors: Sequence[torch.Tensor], kw: dict[str, Any], timeout: float, device: str
@@ -304,6 +343,7 @@ class InProcessRunner(Runner):
         self.execute = make_executor()
         self.observed = Observed()
         self.hung = ""
+        self.warm, self.spent = set(), set()
 
     def request(
         self, op: str, tensors: Sequence[torch.Tensor], kw: dict[str, Any], timeout: float, device: str
@@ -317,12 +357,16 @@ class InProcessRunner(Runner):
         def work() -> None:
             box["res"] = self.execute(self.subject, op, args, dict(kw))
 
+        key = warm_key(op, kw)
+        limit, warming = self.allowance(key, timeout)
         th = threading.Thread(target=work, daemon=True, name="orthoverify-target-call")
         th.start()
-        th.join(timeout)
+        th.join(limit)
         if th.is_alive():
-            self.hung = f"no answer within {timeout:g} s"
+            self.settled(key, True, warming)
+            self.hung = f"no answer within {limit:g} s" + (" (its first call, warm-up allowance)" if warming else "")
             return CallFailure("timeout", self.hung)
+        self.settled(key, False, warming)
         res, items = box["res"]
         header, outs, devices = decode3(encode(res, items))  # the same bytes as from a process of its own
         reply, res = _reply(header, outs, devices, sent)
@@ -388,6 +432,9 @@ class ProcessRunner(Runner):
         self.hello: dict[str, Any] = {}
         self.restarts = 0
         self.check = ""
+        self.warm, self.spent = set(), set()
+        self.primers: dict[str, tuple[str, list[torch.Tensor], dict[str, Any], str]] = {}
+        """The first call of each operation the target answered (what warms it in a new process)."""
 
     def start(self) -> dict[str, Any]:
         """Start the target's process and wait for it to load the target; raises
@@ -421,6 +468,7 @@ class ProcessRunner(Runner):
             self._bury(proc)
             raise TargetLoadError(str(hello.get("error", "cannot load the target")))
         self.proc, self.conn, self.hello = proc, parent, hello
+        self.warm = set()  # a fresh process: every operation's first call is to come
         self.observed.add(hello, "loading the target")
         return hello
 
@@ -459,43 +507,84 @@ class ProcessRunner(Runner):
     def begin_check(self, name: str) -> None:
         self.check, self.restarts = name, 0
 
-    def request(
-        self, op: str, tensors: Sequence[torch.Tensor], kw: dict[str, Any], timeout: float, device: str
-    ) -> Reply | CallFailure:
+    def _started(self) -> CallFailure | None:
+        """Start the target's process again if it is not running (None: it runs)."""
         from orthoverify.errors import OrthoverifyError
 
-        if self.proc is None:
-            if self.restarts >= RESTARTS_PER_CHECK:
-                return CallFailure(
-                    "not-run",
-                    f"not called: the target's process died or hung {self.restarts} times in this check",
-                )
-            try:
-                self.start()
-            except OrthoverifyError as exc:
-                self.restarts += 1
-                return CallFailure("died", f"the target's process could not be started again: {exc}")
-        sent = [x.detach().clone().cpu() for x in tensors]
+        if self.proc is not None:
+            return None
+        if self.restarts >= RESTARTS_PER_CHECK:
+            return CallFailure(
+                "not-run",
+                f"not called: the target's process died or hung {self.restarts} times in this check",
+            )
+        try:
+            self.start()
+        except OrthoverifyError as exc:
+            self.restarts += 1
+            return CallFailure("died", f"the target's process could not be started again: {exc}")
+        return None
+
+    def _exchange(
+        self, op: str, sent: list[torch.Tensor], kw: dict[str, Any], device: str, limit: float, where: str
+    ) -> tuple[dict[str, Any], list[torch.Tensor | None], list[str | None]] | CallFailure:
+        """One operation sent to the running process and its raw answer; a process that does not
+        answer within ``limit`` seconds or dies is stopped (started again by the next call)."""
         try:
             self.conn.send_bytes(encode({"op": op, "kw": kw, "device": device}, sent))
-            answered = self.conn.poll(timeout)
-            if not answered:
+            if not self.conn.poll(limit):
                 self._stop(kill=True)
                 self.restarts += 1
-                self.observed.deaths.append(f"timeout in {self.check or op}")
+                self.observed.deaths.append(f"timeout in {where}")
                 return CallFailure(
-                    "timeout", f"no answer within {timeout:g} s (the target's process was killed and restarted)"
+                    "timeout", f"no answer within {limit:g} s (the target's process was killed and restarted)"
                 )
-            res, outs, devices = decode3(self.conn.recv_bytes())
+            return decode3(self.conn.recv_bytes())
         except (EOFError, OSError, ValueError, struct.error) as exc:
             code = self._stop(kill=True)
             self.restarts += 1
             what = _exit_text(code) if not isinstance(exc, ValueError) else f"an unreadable answer ({exc})"
-            self.observed.deaths.append(f"{what} in {self.check or op}")
+            self.observed.deaths.append(f"{what} in {where}")
             return CallFailure("died", f"the target's process died during the call ({what})")
-        reply, res = _reply(res, outs, devices, sent)
+
+    def _prime(self, key: str) -> None:
+        """Warm ``key`` in a process started again: the call of it the target answered first is
+        made once more under the warm-up allowance, its answer dropped, so that the call to be
+        judged next (perhaps one that made the last process hang) gets the plain timeout."""
+        op, sent, kw, device = self.primers[key]
+        got = self._exchange(op, sent, kw, device, WARM_UP_TIMEOUT, f"warming up {key} for {self.check or op}")
+        if isinstance(got, CallFailure):
+            self.spent.add(key)
+            return
+        self.warm.add(key)
+        self.observed.add(_reply(got[0], got[1], got[2], sent)[1], self.check or op)
+
+    def request(
+        self, op: str, tensors: Sequence[torch.Tensor], kw: dict[str, Any], timeout: float, device: str
+    ) -> Reply | CallFailure:
+        sent = [x.detach().clone().cpu() for x in tensors]
+        key = warm_key(op, kw)
+        fail = self._started()
+        if fail is None and key in self.primers and key not in self.warm | self.spent:
+            self._prime(key)
+            fail = self._started()
+        if fail is not None:
+            return fail
+        limit, warming = self.allowance(key, timeout)
+        got = self._exchange(op, sent, kw, device, limit, self.check or op)
+        if isinstance(got, CallFailure):
+            if got.kind == "timeout":
+                self.settled(key, True, warming)
+            if warming and got.kind == "timeout":
+                return CallFailure("timeout", f"{got.message}; it was the first call, given the warm-up allowance")
+            return got
+        self.settled(key, False, warming)
+        reply, res = _reply(*got, sent)
         self.observed.add(res, self.check or op)
-        return self._memory_note(reply) if isinstance(reply, CallFailure) else reply
+        if isinstance(reply, CallFailure):
+            return self._memory_note(reply)
+        self.primers.setdefault(key, (op, sent, dict(kw), device))
+        return reply
 
     def _memory_note(self, fail: CallFailure) -> CallFailure:
         """A failed allocation says that it hit the cap (so the finding reads as what it is)."""

@@ -492,3 +492,34 @@ def householder_unscaled(u: torch.Tensor) -> torch.Tensor:
         v = torch.tril(u)[:, j]
         q = q @ (torch.eye(n, dtype=u.dtype, device=u.device) - 2 * torch.outer(v, v) / (v @ v))
     return q
+
+
+
+_WARMED: list[int] = [0]
+
+
+def _plain_jvp(x: torch.Tensor) -> bool:
+    """Whether ``x`` is the input of a plain ``torch.func.jvp`` (one forward-mode level, nothing else)."""
+    from torch._functorch.pyfunctorch import retrieve_all_functorch_interpreters
+
+    return [str(i.key()) for i in retrieve_all_functorch_interpreters()] == ["TransformType.Jvp"]
+
+
+def cayley_slow_first_jvp(x: torch.Tensor) -> torch.Tensor:
+    """A correct map whose first jvp in a process takes 4 s (a one-time set-up, as torch's first
+    jvp through linalg.solve), later ones no time: not refuted at a 2 s timeout."""
+    import time
+
+    if _plain_jvp(x) and not _WARMED[0]:
+        _WARMED[0] = 1
+        time.sleep(4.0)
+    return cayley_textbook(x)
+
+
+def cayley_slow_jvp(x: torch.Tensor) -> torch.Tensor:
+    """A correct map whose every jvp takes 4 s: jvp refuted (a timeout) at a 2 s timeout."""
+    import time
+
+    if _plain_jvp(x):
+        time.sleep(4.0)
+    return cayley_textbook(x)

@@ -178,6 +178,18 @@ def test_after_a_timeout_later_calls_still_reach_the_target() -> None:
         assert c.verdict == "verified" and c.evidence[0].cases > 0, later  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
+def test_a_first_call_s_one_time_cost_is_not_charged_to_the_timeout() -> None:
+    """The first jvp of a process takes twice the timeout, later ones none: its one-time cost is
+    not a finding (the warm-up allowance). A jvp that slow on every call is still a timeout."""
+    by = claims(T + "cayley_slow_first_jvp", timeout=2.0)
+    assert by["jvp"].verdict == "verified" and by["jvp"].evidence[0].cases > 0  # type: ignore[attr-defined]
+    slow = claims(T + "cayley_slow_jvp", timeout=2.0)
+    assert slow["jvp"].verdict == "refuted"  # type: ignore[attr-defined]
+    assert "timeout" in slow["jvp"].counterexample.value  # type: ignore[attr-defined]
+    assert slow["gradient"].verdict == "verified"  # type: ignore[attr-defined]
+
+
 def test_a_target_that_hangs_everywhere_verifies_nothing() -> None:
     by = claims(T + "hangs", timeout=0.5)
     assert by["output"].verdict == "refuted"  # type: ignore[attr-defined]
