@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ABOUT = r"about \d+ (?:s|minutes)"
 FIGURES = {
     "check.default": [
-        rf"on its default profile \(recorded here: (?P<wall>{ABOUT}) of wall time on 2 cores shared with other work, "
+        rf"on its default profile \(recorded here: (?P<wall>{ABOUT}) of wall time on 2 idle cores, "
         rf"(?P<cpu>{ABOUT}) of CPU time",
         rf"`default` \((?P<wall>{ABOUT}) of wall time, (?P<cpu>{ABOUT}) of CPU time;",
     ],
