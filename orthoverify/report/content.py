@@ -382,9 +382,12 @@ _TYPESET: list[tuple[re.Pattern[str], str]] = [
 
 def typeset(text: str) -> str:
     """Mathematics written in ASCII (``C~'h'``, ``Cbar'``, ``||x|| <= 1``, ``sigma``) in Unicode
-    (``C̃′h′``, ``C̄′``, ``‖x‖ ≤ 1``, ``σ``): plain text, no markup, no network. Identifiers
-    joined by underscores (check names, ``sigma_min``) are left alone."""
-    out = str(text)
+    (``C̃′h′``, ``C̄′``, ``‖x‖ ≤ 1``, ``σ``), SymPy's powers ``s**2`` as s²: plain text, no markup,
+    no network. Identifiers joined by underscores (check names, ``sigma_min``) are left alone. A SymPy root
+    (``CRootOf(p, k) = v``) reads as its value and polynomial, as in :func:`sympy_text`."""
+    out = _CROOT.sub(_root, str(text))
+    out = re.sub(r"(?<=[\w)])\*\*\(?(-?\d+)\)?", lambda m: m.group(1).translate(_SUPERSCRIPT), out)  # s**2 -> s²
+    out = re.sub(r"(?<=\d)\*(?=[A-Za-z])", "", out)  # 6*s -> 6s
     for pattern, repl in _TYPESET:
         if repl:
             out = pattern.sub(repl, out)

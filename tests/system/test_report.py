@@ -356,6 +356,9 @@ def test_errata_speak_the_papers_language(rendered: Path) -> None:
         theorem5 = errata.split("svd.theorem5", 2)[-1]
         assert "R(W*) − R(W′) = 0.953015" in theorem5.replace("\\*", "*"), name
         assert "test ratio 2.33e+49: the error is 2.33e+49 times what rounding in mpmath-50 allows" in theorem5, name
+    for name in ("report.html", "report.md"):  # the evidence notes under every claim too, not only the errata
+        whole = (rendered / name).read_text().replace("\\*", "*")
+        assert "CRootOf" not in whole and re.search(r"[\w)]\*\*\(?-?\d", whole) is None, name
     md = (rendered / "report.md").read_text()
     assert "`check-default`)" not in md and "` (run check-default)" in md  # a space before "(run ...)"
 
