@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from orthoverify import _atomic
+from orthoverify._files import FileTooLargeError, NotRegularFileError, read_regular
 from orthoverify.engine.runner import RunResult
 from orthoverify.errors import InputError
 
@@ -80,22 +80,13 @@ def load(path: str | os.PathLike[str]) -> set[Key]:
     and the problem for anything that is not a baseline written by ``--write-baseline``."""
     p = Path(path)
     try:
-        st = p.stat()
+        raw = read_regular(p, MAX_BYTES)
     except FileNotFoundError:
         raise InputError(f"--baseline {p}: no such file") from None
+    except (NotRegularFileError, FileTooLargeError) as exc:
+        raise InputError(f"--baseline {exc}") from None
     except OSError as exc:
         raise InputError(f"--baseline {p}: cannot read it ({exc.strerror or exc})") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise InputError(f"--baseline {p}: not a regular file")
-    if st.st_size > MAX_BYTES:
-        raise InputError(f"--baseline {p}: {st.st_size} bytes, more than the {MAX_BYTES} a baseline may have")
-    try:
-        with open(p, "rb") as fh:
-            raw = fh.read(MAX_BYTES + 1)
-    except OSError as exc:
-        raise InputError(f"--baseline {p}: cannot read it ({exc.strerror or exc})") from None
-    if len(raw) > MAX_BYTES:
-        raise InputError(f"--baseline {p}: more than the {MAX_BYTES} bytes a baseline may have")
     try:
         data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
