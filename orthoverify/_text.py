@@ -50,3 +50,9 @@ def printable_data(obj: Any) -> Any:
 def has_controls(text: str) -> bool:
     """Whether ``text`` holds a character :func:`printable` would escape (newlines and tabs included)."""
     return any(_unsafe(c) for c in text)
+
+
+def duration_text(seconds: float) -> str:
+    """A duration as progress lines show it: ``42s``, ``3m05s``."""
+    s = round(seconds)
+    return f"{s}s" if s < 60 else f"{s // 60}m{s % 60:02d}s"

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from orthoverify import OUT_DIR, __version__, _limits
-from orthoverify._text import has_controls, printable
+from orthoverify._text import duration_text, has_controls, printable
 from orthoverify.errors import InputError, OrthoverifyError
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
@@ -386,11 +386,6 @@ def _list(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
-def _clock(seconds: float) -> str:
-    """``42s``, ``3m05s``."""
-    s = round(seconds)
-    return f"{s}s" if s < 60 else f"{s // 60}m{s % 60:02d}s"
-
 
 def _progress(
     stream: TextIO,
@@ -429,8 +424,8 @@ def _progress(
         mark = "ERROR" if ev.error else ("pass" if ev.passed else ("REFUTED" if ev.counterexample else "fail"))
         finished[0] += share.get((ev.claim, ev.check), 0.0)
         elapsed = now() - start
-        rest = "" if done >= total else f", about {_clock(left(done, total, elapsed))} left"
-        timing = f"{_clock(elapsed)} elapsed{rest}"
+        rest = "" if done >= total else f", about {duration_text(left(done, total, elapsed))} left"
+        timing = f"{duration_text(elapsed)} elapsed{rest}"
         line = f"{ev.claim} :: {ev.check} [{ev.backend}] {mark} ({ev.seconds:.1f}s)"
         if not tty:
             stream.write(f"[{done:>3}/{total}] {line}  ({timing})\n")

@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from orthoverify._text import duration_text
 from orthoverify.errors import InputError
 
 #: Modules whose import registers the cases (in the order ``orthoverify bench`` lists them).
@@ -301,15 +302,11 @@ def _run_case(
 def _timing(elapsed: float, done: int, total: int) -> str:
     """``12s elapsed, about 40s left``: the estimate is the mean time of the cases done so far
     times the cases left (rough: cases differ), none before the first case ends."""
-    text = f"{_clock(elapsed)} elapsed"
+    text = f"{duration_text(elapsed)} elapsed"
     if done and done < total:
-        text += f", about {_clock(elapsed / done * (total - done))} left"
+        text += f", about {duration_text(elapsed / done * (total - done))} left"
     return text
 
-
-def _clock(seconds: float) -> str:
-    s = round(seconds)
-    return f"{s}s" if s < 60 else f"{s // 60}m{s % 60:02d}s"
 
 
 def _gpu_name(device: str) -> str | None:
