@@ -385,9 +385,7 @@ def typeset(text: str) -> str:
     (``C̃′h′``, ``C̄′``, ``‖x‖ ≤ 1``, ``σ``), SymPy's powers ``s**2`` as s²: plain text, no markup,
     no network. Identifiers joined by underscores (check names, ``sigma_min``) are left alone. A SymPy root
     (``CRootOf(p, k) = v``) reads as its value and polynomial, as in :func:`sympy_text`."""
-    out = _CROOT.sub(_root, str(text))
-    out = re.sub(r"(?<=[\w)])\*\*\(?(-?\d+)\)?", lambda m: m.group(1).translate(_SUPERSCRIPT), out)  # s**2 -> s²
-    out = re.sub(r"(?<=\d)\*(?=[A-Za-z])", "", out)  # 6*s -> 6s
+    out = _powers(_CROOT.sub(_root, str(text)))
     for pattern, repl in _TYPESET:
         if repl:
             out = pattern.sub(repl, out)
@@ -423,11 +421,24 @@ _NUMBER_ONLY = re.compile(rf"[-+]?\s*{_TERM}(?:\s*[-+*/]\s*{_TERM})*")
 """An exact value that is a bare number (``-6``, ``2``, ``3/5``, ``1 - sqrt(2)``)."""
 
 
+def _superscripts(text: str) -> str:
+    """SymPy's powers as superscripts: ``x**3`` as x³, ``x**(-1)`` as x⁻¹."""
+    return re.sub(r"\*\*\(?(-?\d+)\)?", lambda m: m.group(1).translate(_SUPERSCRIPT), text)
+
+
+def _juxtaposed(text: str) -> str:
+    """A number times a symbol or a bracket written side by side: ``20*x`` as 20x, ``6*(`` as 6(."""
+    return re.sub(r"(?<=\d)\*(?=[A-Za-z(])", "", text)
+
+
+def _powers(text: str) -> str:
+    """SymPy's powers and numeric products as a reader writes them (``6*s**2`` as 6s²)."""
+    return _juxtaposed(_superscripts(text))
+
+
 def _polynomial(text: str) -> str:
     """SymPy's ``20*x**3 - 10*x - 1`` as ``20x³ − 10x − 1``."""
-    out = re.sub(r"\*\*\(?(-?\d+)\)?", lambda m: m.group(1).translate(_SUPERSCRIPT), text)
-    out = re.sub(r"(?<=\d)\*(?=[A-Za-z(])", "", out)
-    return out.replace(" - ", " − ")
+    return _powers(text).replace(" - ", " − ")
 
 
 def _root(m: re.Match[str]) -> str:
@@ -444,11 +455,10 @@ def sympy_text(text: str) -> str:
     """SymPy's printing of an exact value in the paper's notation: roots by value and polynomial,
     ``x**3`` as x³, ``20*x`` as 20x, ``(a)*(b)`` as (a)(b), other products with ·, ``sqrt(2)`` as
     √2, ``4*I/5`` as 4i/5, ``lam`` as λ. Plain text in, plain text out; nothing is evaluated."""
-    out = _CROOT.sub(_root, str(text))
-    out = re.sub(r"\*\*\(?(-?\d+)\)?", lambda m: m.group(1).translate(_SUPERSCRIPT), out)
+    out = _superscripts(_CROOT.sub(_root, str(text)))
     out = re.sub(r"(\d)\*I\b", r"\1i", out)
     out = re.sub(r"(?<=[\[ ,-])I(?=[\],])", "i", out)
-    out = re.sub(r"(?<=\d)\*(?=[A-Za-z(])", "", out)
+    out = _juxtaposed(out)
     out = out.replace(")*(", ")(")
     out = re.sub(r"(?<=[\w)⁰¹²³⁴⁵⁶⁷⁸⁹])\*(?=[\w(])", "·", out)
     out = re.sub(r"\bsqrt\((\d+)\)", r"√\1", out)
