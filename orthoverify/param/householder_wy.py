@@ -156,7 +156,8 @@ class _Blocks(NamedTuple):
     """The m reflections, prepared once per forward and kept for backward.
 
     ``y`` is n x pk: U's columns divided by their largest magnitudes ``amax`` (with ``lower``
-    the lower triangle only), zero columns padding m to pk. ``ys[i]`` is block i's columns on
+    the lower triangle only), zero columns padding m to pk, rows :data:`_LD_PAD` entries
+    apart beyond pk (see :func:`_padded`). ``ys[i]`` is block i's columns on
     the rows it touches (ik.. with ``lower``, else all), ``yts[i]`` its transpose (views of y);
     ``r`` (p x k x k) holds ``T_i^-1``."""
 
@@ -168,6 +169,18 @@ class _Blocks(NamedTuple):
     k: int
     m: int
     lower: bool
+
+
+_LD_PAD = 8
+"""Extra entries between the rows of Y and of dL/dY (n x pk buffers). With rows a power of two
+apart (pk = 512 doubles: 4 KiB) the products with Y's transposed column blocks ran about 1.7x
+slower on the CPU (cache-set conflicts of the strided reads); 8 entries (one 64-byte line)
+apart they run at the speed of a contiguous copy."""
+
+
+def _padded(ref: Tensor, n: int, cols: int) -> Tensor:
+    """An uninitialised n x cols tensor like ``ref`` whose rows are ``cols + _LD_PAD`` apart."""
+    return ref.new_empty_strided((n, cols), (cols + _LD_PAD, 1))
 
 
 def _plan(m: int, block: int) -> tuple[int, int]:
@@ -195,22 +208,28 @@ def _prepare(u: Tensor, x2: Tensor, block: int, zero_identity: bool, lower: bool
     ``T_i = striu(Y_i'Y_i) + diag(Y_i'Y_i) / 2``. The Gram diagonals lie in [1, n] for nonzero
     columns; a zero one (a zero column, padding) gets T_jj = 1/4: its column is zero, so its
     reflection is the identity. With ``validate`` the one read-back (:func:`_check_values`)."""
-    m = u.shape[1]
+    n, m = u.shape
     p, k = _plan(m, block)
-    y = torch.tril(u) if lower else u
+    y = _padded(u, n, p * k)
+    if p * k > m:
+        y[:, m:].zero_()
+    yu = y[:, :m] if p * k > m else y
+    yu.copy_(u)
+    if lower:
+        yu.tril_()  # in place: writes only the zeros (torch.tril(U) takes several times longer)
     # max |Y_ij| per column without an n x m |Y| temporary (NaN propagates through all three);
-    # on the CPU ~10x faster than vector_norm(ord=inf) or aminmax
-    amax = torch.maximum(y.amax(0), y.amin(0).neg_())
+    # on the CPU ~10x faster than vector_norm(ord=inf) or aminmax, ~1.5x faster than abs().amax()
+    amax = torch.maximum(yu.amax(0), yu.amin(0).neg_())
     if validate:
         _check_values(u, x2, amax, zero_identity, lower)
     if zero_identity:
         amax = amax.masked_fill(amax == 0, 1.0)
-    y = y.div_(amax) if lower else y / amax  # tril made a copy already
-    if p * k > m:
-        y = torch.nn.functional.pad(y, (0, p * k - m))
+    yu.div_(amax)
     ys, yts = _views(y, p, k, lower)
     gram = torch.stack([t @ s for t, s in zip(yts, ys, strict=True)])
-    gram.diagonal(dim1=-2, dim2=-1).mul_(0.5).clamp_min_(0.25)  # gram's upper triangle is now T
+    diag = gram.diagonal(dim1=-2, dim2=-1).mul_(0.5)  # gram's upper triangle is now T
+    if zero_identity or p * k > m:  # zero columns can occur (else a zero column is already NaN)
+        diag.clamp_min_(0.25)
     eye = torch.eye(k, dtype=u.dtype, device=u.device)
     return _Blocks(y, ys, yts, torch.linalg.solve_triangular(gram, eye, upper=True), amax, k, m, lower)
 
@@ -220,19 +239,22 @@ def _order(p: int, transpose: bool) -> range:
     return range(p) if transpose else range(p - 1, -1, -1)
 
 
-def _wy_forward(bl: _Blocks, x: Tensor, transpose: bool, q: Tensor | None) -> Tensor:
+def _wy_forward(bl: _Blocks, x: Tensor, transpose: bool, q: list[Tensor] | None) -> Tensor:
     """``W X`` (or ``W' X``): per block ``Z <- Z - Y_i F_i`` with ``F_i = R_i Y_i' Z``
     (``R_i = T_i^-1``, or its transpose for W'), on rows ik.. only with ``lower`` (row slices
-    of a row-major Z: views, no copies). With ``q`` (p x k x B) each F_i is written to q[i]."""
+    of a row-major Z: views, no copies). With ``q`` (a list) the F_i are appended to it in
+    block order."""
     z = x.clone(memory_format=torch.contiguous_format)
     rs = (bl.r.mT if transpose else bl.r).unbind(0)
-    qs = q.unbind(0) if q is not None else None
-    for i in _order(len(bl.ys), transpose):
+    p = len(bl.ys)
+    fs: list[Tensor] = [z] * p
+    for i in _order(p, transpose):
         r0 = _rows(i, bl.k, bl.lower)
         zi = z[r0:] if r0 else z
-        a = bl.yts[i] @ zi
-        f = rs[i] @ a if qs is None else torch.mm(rs[i], a, out=qs[i])
-        zi.addmm_(bl.ys[i], f, alpha=-1)
+        fs[i] = rs[i] @ (bl.yts[i] @ zi)
+        zi.addmm_(bl.ys[i], fs[i], alpha=-1)
+    if q is not None:
+        q.extend(fs)
     return z
 
 
@@ -265,7 +287,7 @@ def _wy_backward(bl: _Blocks, q: Tensor | None, c: Tensor, g: Tensor, transpose:
     v = torch.cat([-q, q, q], dim=2)  # [-F | E (written below) | F]
     ve = v[:, :, bsz : 2 * bsz]
     heads, es, tails = v[:, :, : 2 * bsz].unbind(0), ve.unbind(0), v[:, :, bsz:].mT.unbind(0)
-    du = c.new_empty(c.shape[0], p * k)  # every entry is written (above the diagonal by tril_ with lower)
+    du = _padded(c, c.shape[0], p * k)  # every entry is written (above the diagonal by tril_ with lower)
     cols = du.split(k, 1) if p > 1 else (du,)
     dys = [d[rows[i] :] if rows[i] else d for i, d in enumerate(cols)]
     for i in order:
@@ -279,8 +301,8 @@ def _wy_backward(bl: _Blocks, q: Tensor | None, c: Tensor, g: Tensor, transpose:
         dys[i].addmm_(bl.ys[i], ms[i], beta=-1)  # Y M - Z_out E' - G F'
     if bl.lower:
         du.tril_()
-    du = du[:, : bl.m] / bl.amax if p * k > bl.m else du.div_(bl.amax)
-    return du, gv
+    du = (du[:, : bl.m] if p * k > bl.m else du).div_(bl.amax)
+    return du.clone(memory_format=torch.contiguous_format), gv
 
 
 # --------------------------------------------------------------------------- autograd
@@ -372,8 +394,9 @@ def _run(
             vector_or_columns(_torch_backend(x2), x2, "X", n)  # NonFiniteError
         return x2.clone(), vec, None, None
     bl = _prepare(u, x2, block, zero_identity, lower, validate)
-    q = x2.new_empty(len(bl.ys), bl.k, x2.shape[1]) if save else None
-    return _wy_forward(bl, x2, transpose, q), vec, bl, q
+    fs: list[Tensor] | None = [] if save else None
+    c = _wy_forward(bl, x2, transpose, fs)
+    return c, vec, bl, (torch.stack(fs) if fs is not None else None)
 
 
 def _apply(

@@ -23,6 +23,7 @@ from orthoverify.param import svd
 from orthoverify.param.householder import reflector_product
 from orthoverify.param.householder_torch import Algorithm1Function, householder_apply
 from orthoverify.param.householder_wy import (
+    _LD_PAD,
     CPU_BLOCK,
     CUDA_BLOCK,
     HouseholderWYFunction,
@@ -457,11 +458,13 @@ def test_saved_memory_is_o_nm_plus_nb(lower: bool, tril: bool) -> None:
     """Forward keeps Y (U's columns divided by their largest magnitudes: n x m, whatever U's
     layout), the m column maxima, T^-1 per block (block x block), the coefficients F (block x
     B per block: m x B <= n x B) and C (n x B). So O(nm + nB), and growing m at large B costs
-    far less than Algorithm 1's "store" strategy (n x (m+1) x B)."""
+    far less than Algorithm 1's "store" strategy (n x (m+1) x B). Y's rows are _LD_PAD
+    entries apart beyond m (here m is a multiple of the block)."""
     n, block, item = 64, 16, 8
     fast = {(m, b): saved_bytes(wy(block, lower=lower), n, m, b, tril) for m in (16, 64) for b in (1, 64)}
     for (m, b), got in fast.items():
-        assert got == item * (n * m + m + m * block + m * b + n * b)  # Y, maxima, T^-1, F, C
+        y = n * m + (n - 1) * _LD_PAD
+        assert got == item * (y + m + m * block + m * b + n * b)  # Y, maxima, T^-1, F, C
         assert got <= item * 2 * (n * m + n * b)
     store = {m: saved_bytes(lambda u, x: Algorithm1Function.apply(u, x, "store"), n, m, 64) for m in (16, 63)}
     assert store[63] - store[16] > 10 * (fast[64, 64] - fast[16, 64])
