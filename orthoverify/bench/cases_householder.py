@@ -283,7 +283,7 @@ def householder_fwd_bwd(ctx: BenchContext) -> list[BenchResult]:
     return _householder("householder.fwd_bwd", ctx, backward=True)
 
 
-BLOCK_SIZES = (16, 32, 64, 128, 256, 512, 1024)
+BLOCK_SIZES = (16, 24, 32, 64, 128, 256, 512, 1024)
 BLOCK_NS = (256, 512, 1024)
 BLOCK_NS_QUICK = (128,)
 

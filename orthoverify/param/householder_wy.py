@@ -68,10 +68,12 @@ __all__ = [
     "svd_wy_apply",
 ]
 
-CPU_BLOCK = 64
-"""Reflections per block on the CPU, where arithmetic dominates: near the batch widths trained
-with (B = 32), so the T terms (about 2 n m k flops) stay below the products with X (7 n m B);
-measured by ``orthoverify bench householder.blocks`` (README, "Fast Householder products")."""
+CPU_BLOCK = 24
+"""Reflections per block on the CPU, where arithmetic dominates: block k adds about 2 n m k
+flops (the Gram and Y M terms) to the 7 n m B of the products with X (B = 32 in training),
+and each block costs about 15 operations of a microsecond or two; 24 was the fastest of the
+blocks 16 to 64 in the forward plus backward at n = m = 512 and 1024, B = 32, float64
+(README, "Fast Householder products"; ``orthoverify bench householder.blocks``)."""
 
 CUDA_BLOCK = 1024
 """Reflections per block on CUDA, where each operation's launch dominates (a forward plus
