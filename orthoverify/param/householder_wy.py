@@ -303,8 +303,9 @@ def _wy_backward(bl: _Blocks, q: Tensor | None, c: Tensor, g: Tensor, transpose:
         dys[i].addmm_(bl.ys[i], ms[i], beta=-1)  # Y M - Z_out E' - G F'
     if bl.lower:
         du.tril_()
-    du = (du[:, : bl.m] if p * k > bl.m else du).div_(bl.amax)
-    return du.clone(memory_format=torch.contiguous_format), gv
+    # divided while copied out of the padded buffer: one pass, a contiguous gradient
+    out = c.new_empty(c.shape[0], bl.m)
+    return torch.div(du[:, : bl.m] if p * k > bl.m else du, bl.amax, out=out), gv
 
 
 # --------------------------------------------------------------------------- autograd
