@@ -272,7 +272,7 @@ def test_one_thread_pins_blas_and_torch_and_restores() -> None:
     import torch
     from threadpoolctl import threadpool_info
 
-    from orthoverify.engine.executors import one_thread
+    from orthoverify.engine.workers import one_thread
 
     torch_before = torch.get_num_threads()
     blas_before = [p["num_threads"] for p in threadpool_info()]
