@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 PACKAGE = Path(__file__).resolve().parents[2] / "orthoverify"
 
 TORCH_ON_USE = "loads torch (and, for conformance, the checks: about 3 s) only where it is used"
@@ -96,3 +98,18 @@ def test_the_scan_sees_an_import_inside_a_function(tmp_path: Path) -> None:
     targets = [t for node in imports for t in _target(node, "orthoverify.bench.core")]
     assert targets == ["orthoverify.engine", "orthoverify.bench"]
     assert _target(ast.parse("import numpy").body[0], "orthoverify.cli") == []  # type: ignore[arg-type]
+
+
+def test_every_module_has_a_layer() -> None:
+    """Each top-level module and subpackage of orthoverify is placed in exactly one layer of the
+    import-linter contract, so that a new one cannot stay outside the layering unnoticed."""
+    tomllib = pytest.importorskip("tomllib")
+    config = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    (layers,) = [c for c in config["tool"]["importlinter"]["contracts"] if c["type"] == "layers"]
+    placed = [name.strip() for layer in layers["layers"] for name in layer.replace(":", "|").split("|")]
+    members = sorted(
+        p.stem if p.is_file() else p.name
+        for p in PACKAGE.iterdir()
+        if (p.suffix == ".py" and p.name != "__init__.py") or (p.is_dir() and (p / "__init__.py").is_file())
+    )
+    assert sorted(placed) == members
