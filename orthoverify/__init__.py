@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from orthoverify._package import OUT_DIR, __version__
 from orthoverify.errors import (
     BackendError,
     ConvergenceError,
@@ -27,12 +28,6 @@ from orthoverify.errors import (
 if TYPE_CHECKING:
     from orthoverify.conformance import validate as validate
 
-__version__ = "0.1.0"
-
-# Default folder of every generated output (results, reports, benchmarks), relative to the working
-# directory; the repository's .gitignore keeps it untracked. The committed reference lives in
-# reports/ and is rewritten only on purpose.
-OUT_DIR = "out"
 
 __all__ = [
     "OUT_DIR",

@@ -21,9 +21,20 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from orthoverify import OUT_DIR, __version__, _limits
+from orthoverify import _atomic, _limits, timings, validate_listing
+from orthoverify._package import OUT_DIR, __version__
 from orthoverify._text import duration_text, has_controls, printable
-from orthoverify.errors import InputError, OrthoverifyError
+from orthoverify.backends import get_backend
+from orthoverify.bench import all_cases, run_bench, select_cases, write_bench_json
+from orthoverify.claims import MODULES
+from orthoverify.engine import replay_from_file, run_checks
+from orthoverify.engine.executors import open_executor
+from orthoverify.engine.registry import get_registry, with_extra_modules
+from orthoverify.engine.result import dumps
+from orthoverify.engine.runner import plan
+from orthoverify.errors import BackendError, InputError, OrthoverifyError
+from orthoverify.report import plan_report, render_report
+from orthoverify.report.content import math_text, shorten
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -364,9 +375,6 @@ def _check_writable(path: str, option: str, *, folder: bool = False) -> None:
 def _check_device(device: str, option: str = "--device") -> None:
     """Fail before any work when ``--device cuda`` has no CUDA device here."""
     if device == "cuda":
-        from orthoverify.backends import get_backend
-        from orthoverify.errors import BackendError
-
         try:
             get_backend("torch-float64", device)
         except BackendError as exc:
@@ -374,9 +382,7 @@ def _check_device(device: str, option: str = "--device") -> None:
 
 
 def _list(args: argparse.Namespace, out: TextIO) -> int:
-    from orthoverify.engine.registry import default_modules, get_registry
-
-    claims = get_registry(default_modules()).select(args.claims or None)
+    claims = get_registry(claim_modules()).select(args.claims or None)
     if args.json:
         json.dump([c.describe() for c in claims], out, indent=1)
         out.write("\n")
@@ -452,8 +458,6 @@ def _refuting_figure(c: Any) -> str:
     """What refutes a refuted claim, for the summary's last column: the counterexample's test ratio
     against its threshold at the confirming precision, or its exact value in the paper's notation
     (the worst ratio of the evidence that passed would say nothing about why it is refuted)."""
-    from orthoverify.report.content import math_text, shorten
-
     cx = c.counterexample
     if c.verdict != "refuted" or cx is None:
         return _fmt_ratio(c.worst_ratio)
@@ -490,15 +494,11 @@ def _write_outputs(
 ) -> tuple[Path, list[Path]]:
     """Write the result JSON and (with ``--report``) its report as one atomic set: a run killed
     while writing leaves the previous outputs or the new ones, never a mix."""
-    from orthoverify import _atomic
-
     _raise_if_interrupted()  # a signal whose exception was swallowed on the way: write nothing
     files: dict[Path, str | bytes] = {Path(json_path): text}
     stale: list[Path] = []
     reports: list[Path] = []
     if report_dir is not None:
-        from orthoverify.report import plan_report
-
         plan = plan_report(
             [json_path], out_dir=report_dir, name=name, notify=_warn_to(err), data={json_path: json.loads(text)}
         )
@@ -509,11 +509,6 @@ def _write_outputs(
 
 
 def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from orthoverify.engine import run_checks
-    from orthoverify.engine.executors import open_executor
-    from orthoverify.engine.registry import default_modules
-    from orthoverify.engine.result import dumps
-
     path = args.json_path or os.path.join(OUT_DIR, f"check-{args.profile}.json")
     _check_writable(path, "--json")
     if args.report_dir is not None:
@@ -526,7 +521,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         "seed": args.seed,
         "backends": args.backend,
         "device": args.device,
-        "modules": default_modules(),
+        "modules": claim_modules(),
         "progress": None if args.quiet else _progress(err, expected=_recorded_durations(args), workers=workers),
     }
     with warnings.catch_warnings():  # the command says it itself, below, and exits 1
@@ -587,11 +582,7 @@ def _next_steps(result: Any, json_path: str, reports: list[Path]) -> str:
 def _recorded_durations(args: argparse.Namespace) -> list[tuple[str, str, float]]:
     """Each task of this run with its recorded duration on the profile (orthoverify/timings.json),
     for the progress estimate; empty when the profile has no record."""
-    from orthoverify import timings
-    from orthoverify.engine.registry import default_modules, get_registry
-    from orthoverify.engine.runner import plan
-
-    mods = default_modules()
+    mods = claim_modules()
     where = {"profile": args.profile, "seed": args.seed, "device": args.device, "modules": mods}
     try:
         claims = get_registry(mods).select(args.claims or None)
@@ -611,8 +602,6 @@ def _warn_to(err: TextIO) -> Any:
 
 
 def _report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from orthoverify.report import render_report
-
     _check_writable(args.out, "--out", folder=True)
     written = render_report(
         args.results,
@@ -634,13 +623,10 @@ EXIT_JUDGE = 4
 
 def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.list_kinds:  # from the recorded listing: no torch to import, so it answers at once
-        from orthoverify import validate_listing
 
         out.write(validate_listing.render(validate_listing.load()) + "\n")
         return EXIT_OK
     from orthoverify.conformance import TargetLoadError, baseline, causes, validate
-    from orthoverify.engine.executors import open_executor
-    from orthoverify.engine.result import dumps
 
     if not args.target:
         err.write("orthoverify: error: validate needs a TARGET (see `orthoverify validate --list`)\n")
@@ -737,8 +723,6 @@ def _write_fallback(path: str, text: str) -> Path:
     exclusively), so nothing planted there can take its place. Raises OSError when none works."""
     import tempfile
 
-    from orthoverify import _atomic
-
     stem = Path(path).name or "result"
     last: OSError | None = None
     for folder in (Path(path).parent, Path.cwd(), Path(tempfile.gettempdir())):
@@ -757,8 +741,6 @@ def _target_file_name(target: str) -> str:
 
 
 def _bench(args: argparse.Namespace, out: TextIO) -> int:
-    from orthoverify.bench import all_cases, run_bench, select_cases, write_bench_json
-
     if args.list_cases:
         chosen = select_cases(args.cases) if args.cases else list(all_cases().values())
         for c in chosen:
@@ -788,11 +770,34 @@ def _bench(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
-def _replay(args: argparse.Namespace, out: TextIO) -> int:
-    from orthoverify.engine import replay_from_file
-    from orthoverify.engine.registry import default_modules
+def claim_modules() -> tuple[str, ...]:
+    """The claims modules this command line runs: orthoverify's families (``orthoverify.claims``)
+    and any named in ``$ORTHOVERIFY_EXTRA_CLAIMS``."""
+    return with_extra_modules(MODULES)
 
-    rep = replay_from_file(args.result, args.claim, modules=default_modules(), target=args.target, timeout=args.timeout)
+
+def _validate_family(data: Any, claim_id: str, target: str | None) -> Any:
+    """The family of a validate result's claims: its kind's, over ``target`` (imports torch, so
+    only for a validate result; see tests/unit/test_layers.py's allow-list)."""
+    from orthoverify.conformance.replay import family_of_result
+
+    return family_of_result(data, claim_id, target)
+
+
+RESULT_FAMILIES = {"validate": _validate_family}
+"""The top-level keys of a result file that say its claims are not registered ones, and the
+resolver of each (passed to :func:`orthoverify.engine.replay_from_file`)."""
+
+
+def _replay(args: argparse.Namespace, out: TextIO) -> int:
+    rep = replay_from_file(
+        args.result,
+        args.claim,
+        modules=claim_modules(),
+        families=RESULT_FAMILIES,
+        target=args.target,
+        timeout=args.timeout,
+    )
     if args.json:
         doc = rep.to_json() if hasattr(rep, "to_json") else {"lines": rep.lines(), "reproduced": rep.reproduced}
         json.dump(doc, out, indent=1)

@@ -39,7 +39,6 @@ from torch import Tensor, nn
 
 from orthoverify.backends import infer_backend
 from orthoverify.backends.torch_backend import float_tensor
-from orthoverify.engine.ratios import THRESHOLD
 from orthoverify.errors import (
     ConvergenceError,
     DomainError,
@@ -54,6 +53,7 @@ from orthoverify.param import cayley, householder, svd, unitary
 from orthoverify.param._validate import integer, orthogonality_ratio, real, size
 from orthoverify.param.cayley_torch import scaled_cayley_weight
 from orthoverify.param.householder_torch import householder_apply
+from orthoverify.tolerance import THRESHOLD
 
 __all__ = [
     "THRESHOLD",

@@ -3,13 +3,18 @@ per conformance check of the target to a project's own test run.
 
 Registered through the ``pytest11`` entry point, so installing orthoverify (and pytest:
 ``pip install 'orthoverify[pytest]'``) is enough; without ``--orthoverify-target`` it does
-nothing. The tests are collected as pytest collects any (``collected N items`` counts them), with
-node ids ``orthoverify[TARGET]::KIND::CHECK`` that run that one check when passed back to pytest.
+nothing, and costs every pytest session only this module and ``orthoverify.errors``: the
+conformance checks (and torch, about 3 s to import) load only when a target is given, by the
+imports inside ``_result``, ``ConformanceCollector.collect`` and ``pytest_collection_modifyitems``
+(on the allow-list of tests/unit/test_layers.py).
+
+The tests are collected as pytest collects any (``collected N items`` counts them), with node
+ids ``orthoverify[TARGET]::KIND::CHECK`` that run that one check when passed back to pytest.
 The selected checks (all, or those named by node id or kept by ``-k``) run once, on the first
-test that needs them, with torch's own deprecation warnings
-kept out of the user's run; each test passes when its check is verified, is skipped when the
-check does not apply to the target (inconclusive: say, no forward-mode derivative), and otherwise
-fails with the check's evidence and the counterexample.
+test that needs them, with torch's own deprecation warnings kept out of the user's run; each
+test passes when its check is verified, is skipped when the check does not apply to the target
+(inconclusive: say, no forward-mode derivative), and otherwise fails with the check's evidence
+and the counterexample.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ import warnings
 from typing import Any
 
 import pytest
+
+from orthoverify.errors import OrthoverifyError
 
 _NODE_ID = re.compile(r"^orthoverify\[(?P<target>.+)\](::[^:\[\]]+)?::(?P<test>[^:\[\]]+)$")
 _SELECTED = pytest.StashKey[list[str]]()
@@ -153,7 +160,6 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if not o["target"]:
         return
     from orthoverify.conformance.adapters import load_target
-    from orthoverify.errors import OrthoverifyError
 
     name = f"orthoverify[{o['target']}]"
     try:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from orthoverify.backends import get_backend
 from orthoverify.errors import DomainError, SingularError
 from orthoverify.param._validate import integer, matrix, size
 
@@ -28,8 +29,6 @@ def haar_orthogonal(rng: np.random.Generator, n: int) -> np.ndarray:
 
 def cayley(a: np.ndarray) -> np.ndarray:
     """``(I - A)(I + A)^-1`` for skew-symmetric A: orthogonal, with no eigenvalue -1."""
-    from orthoverify.backends import get_backend
-
     a = matrix(get_backend("numpy-float64"), a, "A", square=True)
     n = a.shape[0]
     eye = np.eye(n)

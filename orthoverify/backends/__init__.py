@@ -8,6 +8,11 @@ evidence; torch runs on ``--device cpu`` or ``cuda``), ``mpmath`` (50 digits) or
 (Arb ball arithmetic; ``high-precision`` evidence, and the enclosures behind ``rigorous``
 evidence; needs the optional extra ``pip install 'orthoverify[flint]'``), ``sympy`` (exact,
 ``symbolic``).
+
+The torch backend's module, and torch with it (1.3 to 1.7 s to import on this project's machine),
+loads when a torch backend is first asked for, not with this package: the engine, the claims and
+the report run without torch, and so does every pool worker until it runs a torch task. Those two
+imports inside functions are on the allow-list of tests/unit/test_layers.py.
 """
 
 from __future__ import annotations
@@ -18,6 +23,9 @@ from typing import Any
 import numpy as np
 
 from orthoverify.backends.base import Array, Backend, Scalar, host_array, reject_dtype
+from orthoverify.backends.flint_backend import FlintBackend
+from orthoverify.backends.flint_backend import flint_available as _available
+from orthoverify.backends.flops import FlopBackend
 from orthoverify.backends.mpmath_backend import DEFAULT_DIGITS, MpmathBackend
 from orthoverify.backends.numpy_backend import NumpyBackend
 from orthoverify.backends.sympy_backend import SympyBackend
@@ -47,8 +55,6 @@ __all__ = [
 
 def flint_available() -> bool:
     """True when python-flint (the optional ``flint`` extra) imports."""
-    from orthoverify.backends.flint_backend import flint_available as _available
-
     return _available()
 
 
@@ -67,7 +73,7 @@ def rigorous_backend_names() -> tuple[str, ...]:
 
 def cuda_available() -> bool:
     """True when torch sees a CUDA device."""
-    from orthoverify.backends.torch_backend import cuda_available as _cuda
+    from orthoverify.backends.torch_backend import cuda_available as _cuda  # torch on first use (module docstring)
 
     return _cuda()
 
@@ -104,7 +110,7 @@ def _get_backend(name: str, device: str) -> Backend:
     if name in ("numpy-float32", "numpy-float64"):
         return NumpyBackend(name.split("-")[1])
     if name in ("torch-float32", "torch-float64"):
-        from orthoverify.backends.torch_backend import TorchBackend
+        from orthoverify.backends.torch_backend import TorchBackend  # torch on first use (module docstring)
 
         return TorchBackend(name.split("-")[1], device)
     if name == "mpmath":
@@ -112,16 +118,12 @@ def _get_backend(name: str, device: str) -> Backend:
     if name.startswith("mpmath-"):
         return MpmathBackend(_digits(name))
     if name == "flint" or name.startswith("flint-"):
-        from orthoverify.backends.flint_backend import FlintBackend
-
         if name == "flint":
             return FlintBackend(DEFAULT_DIGITS)
         return FlintBackend(_digits(name))
     if name == "sympy":
         return SympyBackend()
     if name == "flops":
-        from orthoverify.backends.flops import FlopBackend
-
         return FlopBackend()
     raise BackendError(
         f"unknown backend {name!r}; known backends: {', '.join(ALL_BACKENDS)}, flops, flint "
@@ -150,8 +152,6 @@ def infer_backend(x: Any) -> Backend:
             digits = int(ctx.dps) if ctx is not None else DEFAULT_DIGITS
             return get_backend("mpmath" if digits == DEFAULT_DIGITS else f"mpmath-{digits}")
         if getattr(type(first), "_orthoverify_ball", False):
-            from orthoverify.backends.flint_backend import FlintBackend
-
             for digits in range(int(type(first).prec * 0.30103), 0, -1):  # the digits whose precision made it
                 if FlintBackend.prec_of(digits) == type(first).prec:
                     return get_backend("flint" if digits == DEFAULT_DIGITS else f"flint-{digits}")

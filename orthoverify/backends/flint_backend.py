@@ -31,6 +31,7 @@ import numpy as np
 from mpmath.libmp import dps_to_prec
 
 from orthoverify.backends.base import Array, Scalar, nested_map
+from orthoverify.backends.mpmath_backend import MpmathBackend
 from orthoverify.backends.object_backend import ObjectBackend
 from orthoverify.errors import BackendError, SingularError
 
@@ -218,6 +219,8 @@ class FlintBackend(ObjectBackend):
         self.ball = ball_class(self.prec)
         self.name = "flint" if digits == DEFAULT_DIGITS else f"flint-{digits}"
         self.eps = math.ldexp(1.0, -self.prec)
+        self.mpmath = MpmathBackend(digits)
+        """mpmath at this precision, for what Arb lacks (the SVD)."""
 
     @staticmethod
     def prec_of(digits: int) -> int:
@@ -394,9 +397,7 @@ class FlintBackend(ObjectBackend):
 
     def svd(self, a: Array) -> tuple[Array, Array, Array]:
         """The SVD of the midpoints, computed by mpmath at this precision (Arb has no SVD)."""
-        from orthoverify.backends import get_backend
-
-        hp = get_backend(f"mpmath-{self.digits}")
+        hp = self.mpmath
         u, s, v = hp.svd(hp.asarray(np.asarray(a, dtype=object)))
         return self.asarray(u), self.asarray(s), self.asarray(v)
 

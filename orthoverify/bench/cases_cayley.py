@@ -21,6 +21,9 @@ import numpy as np
 
 from orthoverify.bench.core import BenchContext, BenchResult, bench_case
 from orthoverify.bench.timing import slope, take_turns
+from orthoverify.param.cayley import scaled_cayley_inverse
+from orthoverify.param.cayley_torch import scaled_cayley_weight
+from orthoverify.samples import haar_orthogonal
 
 INVERSE_SIZES = (32, 64, 128, 256, 512, 1024)
 INVERSE_SIZES_QUICK = (32, 64)
@@ -46,8 +49,6 @@ def _exponent(ns: list[int], secs: list[float]) -> float | None:
 def fwd_bwd(ctx: BenchContext) -> list[BenchResult]:
     """One row per n (float64 on the context's device)."""
     import torch
-
-    from orthoverify.param.cayley_torch import scaled_cayley_weight
 
     rows: list[BenchResult] = []
     dtype = torch.float64
@@ -91,8 +92,6 @@ def fwd_bwd(ctx: BenchContext) -> list[BenchResult]:
 )
 def inverse(ctx: BenchContext) -> list[BenchResult]:
     """One row per n; every row's ``extra`` carries the growth exponents of the whole series."""
-    from orthoverify.param.cayley import scaled_cayley_inverse
-    from orthoverify.samples import haar_orthogonal
 
     rows: list[BenchResult] = []
     for n in INVERSE_SIZES_QUICK if ctx.quick else INVERSE_SIZES:

@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from orthoverify.backends import flint_available, get_backend
+from orthoverify.backends.flint_backend import exact_decimal
 from orthoverify.bench.core import BenchContext, BenchResult, SkipCase, bench_case
 from orthoverify.bench.timing import median_seconds
 
@@ -33,8 +35,6 @@ DIGITS = (50, 100)
 
 
 def _flint(digits: int) -> Any:
-    from orthoverify.backends import flint_available, get_backend
-
     if not flint_available():
         raise SkipCase("python-flint is not installed: pip install 'orthoverify[flint]'")
     return get_backend(f"flint-{digits}")
@@ -48,8 +48,6 @@ def _system(n: int) -> tuple[np.ndarray, np.ndarray]:
 def _agree(flint_out: Any, mp_out: Any, digits: int, what: str) -> float:
     """The largest relative difference of the two answers; raises when it exceeds the precision."""
     import mpmath
-
-    from orthoverify.backends.flint_backend import exact_decimal
 
     ctx = mpmath.MPContext()
     ctx.dps = digits + 10

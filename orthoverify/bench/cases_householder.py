@@ -58,6 +58,7 @@ from orthoverify.bench.timing import ops_per_call, peak_bytes, take_turns
 from orthoverify.errors import OrthoverifyError
 from orthoverify.param.householder_torch import Strategy, householder_apply
 from orthoverify.param.householder_wy import choose_block, householder_wy_apply, svd_wy_apply
+from orthoverify.param.svd import m_k1k2
 from orthoverify.tolerance import THRESHOLD
 
 EPS = 2.0**-53  # float64 unit roundoff
@@ -411,8 +412,6 @@ def _columns(vs: list[torch.Tensor], n: int) -> torch.Tensor:
 )
 def svd_fwd_bwd(ctx: BenchContext) -> list[BenchResult]:
     """One row per n (n reflections per side, B = 32), checked against the dense product first."""
-    from orthoverify.param.svd import m_k1k2
-
     rows = []
     bsz = 32
     for n in (64,) if ctx.quick else (64, 256, 512):

@@ -25,6 +25,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from orthoverify.bench.core import BenchContext, BenchResult, bench_case
+from orthoverify.claims import MODULES
+from orthoverify.engine.runner import run_checks
 
 UNIT_N = 512
 UNIT_REPS = 8
@@ -36,7 +38,7 @@ WORKERS: int | None = None
 """Processes of the local executor (None: the CPU count)."""
 
 FAMILY_MODULES: Sequence[str] | None = None
-"""Claims modules timed by ``suite.family`` (None: orthoverify's own, ``DEFAULT_MODULES``)."""
+"""Claims modules timed by ``suite.family`` (None: orthoverify's own, ``MODULES``)."""
 
 
 def machine_unit() -> tuple[float, int]:
@@ -60,8 +62,6 @@ def _run(
     ctx: BenchContext, case: str, profile: str, modules: Sequence[str], label: str, params: dict[str, Any]
 ) -> BenchResult:
     """Time one run of the checks of ``modules`` against the machine unit measured just before it."""
-    from orthoverify.engine.runner import run_checks
-
     unit, samples = machine_unit()
     t0 = time.perf_counter()
     result = run_checks(None, profile=profile, seed=SEED, device=ctx.device, workers=WORKERS, modules=modules)
@@ -88,10 +88,8 @@ def _profile_case(profile: str) -> None:
     """Register ``suite.profile.<profile>``."""
 
     def run(ctx: BenchContext) -> list[BenchResult]:
-        from orthoverify.engine.registry import DEFAULT_MODULES
-
         label = f"orthoverify check --profile {profile}"
-        return [_run(ctx, f"suite.profile.{profile}", profile, DEFAULT_MODULES, label, {})]
+        return [_run(ctx, f"suite.profile.{profile}", profile, MODULES, label, {})]
 
     bench_case(
         f"suite.profile.{profile}",
@@ -113,10 +111,8 @@ for _profile in ("quick", "default", "thorough"):
 )
 def family(ctx: BenchContext) -> list[BenchResult]:
     """One row per claims module, in registry order."""
-    from orthoverify.engine.registry import DEFAULT_MODULES
-
     rows = []
-    for module in FAMILY_MODULES if FAMILY_MODULES is not None else DEFAULT_MODULES:
+    for module in FAMILY_MODULES if FAMILY_MODULES is not None else MODULES:
         name = module.rsplit(".", 1)[-1]
         rows.append(_run(ctx, "suite.family", "quick", (module,), f"{name} claims", {"family": name}))
     return rows

@@ -25,9 +25,11 @@ from typing import Any
 
 import numpy as np
 
+from orthoverify.backends import get_backend
 from orthoverify.bench.core import BenchContext, BenchResult, bench_case
 from orthoverify.bench.timing import slope, take_turns
 from orthoverify.errors import OrthoverifyError
+from orthoverify.param.unitary import CArray, FFTPath, urnn_apply, urnn_matrix, urnn_parameters, urnn_random
 from orthoverify.tolerance import THRESHOLD
 
 SIZES = tuple(2**k for k in range(6, 14))  # 64 .. 8192
@@ -44,9 +46,6 @@ BIG_N = 1024
 def parameters(n: int, seed: int = 0) -> tuple[Any, Any]:
     """The same uRNN parameters (Sec. 3.4's initialisation) on the NumPy and torch float64 backends."""
     import torch
-
-    from orthoverify.backends import get_backend
-    from orthoverify.param.unitary import urnn_parameters, urnn_random
 
     raw = urnn_random(np.random.default_rng([seed, n]), n)
     p_np = urnn_parameters(**raw, backend=get_backend("numpy-float64"))
@@ -68,8 +67,6 @@ def parameters(n: int, seed: int = 0) -> tuple[Any, Any]:
 
 def dense_w(p: Any, chunk: int = 512) -> np.ndarray:
     """W as a complex128 matrix: the numpy-native path applied to the identity, ``chunk`` columns at a time."""
-    from orthoverify.param.unitary import CArray, urnn_apply
-
     n = p.n
     w = np.empty((n, n), dtype=np.complex128)
     for j in range(0, n, chunk):
@@ -88,8 +85,6 @@ def check_ratio(y: np.ndarray, ref: np.ndarray) -> float:
 
 def verify_dense(sizes: tuple[int, ...]) -> dict[int, float]:
     """Test ratio of :func:`dense_w` against the dense factor product, per n."""
-    from orthoverify.param.unitary import urnn_matrix
-
     out = {}
     for n in sizes:
         p, _ = parameters(n)
@@ -101,8 +96,6 @@ def verify_dense(sizes: tuple[int, ...]) -> dict[int, float]:
 def impl_functions(p_np: Any, p_t: Any, h: np.ndarray) -> dict[str, Callable[[], np.ndarray]]:
     """Each path as a call on prepared inputs, returning a complex NumPy result for the check."""
     import torch
-
-    from orthoverify.param.unitary import CArray, FFTPath, urnn_apply
 
     h_np = CArray(np.ascontiguousarray(h.real), np.ascontiguousarray(h.imag))
     h_t = CArray(torch.as_tensor(h_np.re), torch.as_tensor(h_np.im))

@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from orthoverify import _atomic
 from orthoverify._text import duration_text
 from orthoverify.errors import InputError
 
@@ -355,8 +356,6 @@ def format_row(r: BenchResult) -> str:
 
 def write_bench_json(doc: dict[str, Any], path: str | os.PathLike[str]) -> str:
     """Write the document (creating folders) atomically and return the path."""
-    from orthoverify import _atomic
-
     p = os.fspath(path)
     _atomic.write_text(p, json.dumps(doc, indent=1, allow_nan=True) + "\n")
     return p

@@ -1,4 +1,8 @@
-"""The theorem-check engine: claims, checks, verdicts, runs, results and replay."""
+"""The theorem-check engine: claims, checks, verdicts, runs, results and replay.
+
+It names no family of claims: callers pass the claims modules to run (``modules``; orthoverify's
+own are ``orthoverify.claims.MODULES``) and, to replay a result file of another kind, the
+resolvers of its families (``families``)."""
 
 from orthoverify.engine.checks import (
     Case,
@@ -13,13 +17,12 @@ from orthoverify.engine.checks import (
 from orthoverify.engine.model import Claim, Counterexample, Evidence, decide
 from orthoverify.engine.profiles import PROFILES, Profile, get_profile
 from orthoverify.engine.ratios import THRESHOLD, Measure, agreement, residual
-from orthoverify.engine.registry import DEFAULT_MODULES, Registry, get_registry
+from orthoverify.engine.registry import Registry, get_registry
 from orthoverify.engine.replay import Replay, replay_counterexample, replay_from_file
 from orthoverify.engine.result import load_json, to_json, write_json
 from orthoverify.engine.runner import ClaimResult, RunResult, SerialExecutor, run_checks
 
 __all__ = [
-    "DEFAULT_MODULES",
     "PROFILES",
     "THRESHOLD",
     "Case",

@@ -36,8 +36,9 @@ import numpy as np
 
 from orthoverify.backends import Backend, get_backend
 from orthoverify.backends.base import Method
+from orthoverify.backends.sympy_backend import expr_is_zero, nonzero_point
 from orthoverify.engine.model import Counterexample, Evidence
-from orthoverify.engine.profiles import Profile
+from orthoverify.engine.profiles import Profile, get_profile
 from orthoverify.engine.ratios import THRESHOLD, Measure, as_measure
 
 Case = Mapping[str, Any]
@@ -413,8 +414,6 @@ class SymbolicCheck(Check):
         return "symbolic"
 
     def run(self, ctx: RunContext) -> Evidence:
-        from orthoverify.backends.sympy_backend import expr_is_zero
-
         count = 0
         labels: list[str] = []
         for label, expr in self.build(ctx):
@@ -456,15 +455,11 @@ class SymbolicCheck(Check):
 
 
 def _replay_profile() -> Profile:
-    from orthoverify.engine.profiles import get_profile
-
     return get_profile("quick")
 
 
 def _witness(expr: Any) -> tuple[dict[str, Any], str]:
     """A rational point where ``expr`` is nonzero, and its exact value there."""
-    from orthoverify.backends.sympy_backend import nonzero_point
-
     found = nonzero_point(expr)
     if found is None:
         return {}, str(expr)

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from orthoverify.engine.runner import SerialExecutor, local_executor
+from orthoverify.engine.workers import stop_workers
 from orthoverify.errors import InputError, OrthoverifyError
 
 DASK_PORT = 8786
@@ -101,50 +103,6 @@ def parse_executor(spec: str | None) -> ExecutorSpec:
         netloc = f"[{host}]" if ":" in host else host
         return ExecutorSpec("dask", address=f"tcp://{netloc}:{port or DASK_PORT}")
     raise InputError(f"unknown executor {spec!r}; expected one of: {SPEC_HELP}")
-
-
-@contextlib.contextmanager
-def one_thread() -> Iterator[None]:
-    """Run the block with one BLAS thread (NumPy's OpenBLAS or MKL, through threadpoolctl) and one
-    torch thread, restoring the previous counts after. Every task runs so, in whatever executor:
-    a BLAS kernel's rounding depends on how many threads split the work, and a pool worker, this
-    process (``--workers 1``, ``serial``) and a Dask worker must give the same evidence, digit for
-    digit, for the same seed."""
-    import torch
-    from threadpoolctl import threadpool_limits
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        with threadpool_limits(limits=1):
-            yield
-    finally:
-        torch.set_num_threads(threads)
-
-
-def stop_workers(executor: Executor) -> None:
-    """Stop an executor now, on an interrupt: queued tasks are cancelled and a process pool's
-    workers are terminated (not waited for), so that no worker process outlives the run."""
-    from concurrent.futures import ProcessPoolExecutor
-
-    parts = getattr(executor, "parts", None)
-    if callable(parts):  # a DeviceRouter: the CPU's pool and the device's
-        for part in parts():
-            stop_workers(part)
-        return
-    if not isinstance(executor, ProcessPoolExecutor):
-        executor.shutdown(wait=False, cancel_futures=True)
-        return
-    procs = list((getattr(executor, "_processes", None) or {}).values())
-    executor.shutdown(wait=False, cancel_futures=True)
-    for p in procs:
-        if p.is_alive():
-            p.terminate()
-    for p in procs:
-        p.join(timeout=5)
-        if p.is_alive():
-            p.kill()
-            p.join()
 
 
 def _timeout(timeout: float | None) -> float:
@@ -247,8 +205,6 @@ def open_executor(
     pool only): on a device other than the CPU, a few of the local processes own it and run every
     torch task (see :func:`~orthoverify.engine.runner.local_executor`).
     """
-    from orthoverify.engine.runner import SerialExecutor, local_executor
-
     parsed = parse_executor(spec)
     if workers is not None and workers < 1:
         raise InputError(f"workers must be a positive integer, got {workers}")

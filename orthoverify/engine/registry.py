@@ -2,7 +2,9 @@
 
 A claims module exposes ``CLAIMS``, a list of :class:`~orthoverify.engine.model.Claim`. A
 registry is named by the modules it imports, so that worker processes can rebuild exactly
-the same registry from that tuple of names.
+the same registry from that tuple of names. The engine names no family of its own: the caller
+says which modules to register (orthoverify's command line and pytest plugin pass
+``orthoverify.claims.MODULES``).
 """
 
 from __future__ import annotations
@@ -16,34 +18,25 @@ from collections.abc import Iterator, Sequence
 from orthoverify.engine.model import Claim, Paper
 from orthoverify.errors import RegistryError
 
-
-def _families() -> tuple[str, ...]:
-    from orthoverify.claims import FAMILIES
-
-    return tuple(f"orthoverify.claims.{name}" for name in FAMILIES)
-
-
-DEFAULT_MODULES: tuple[str, ...] = _families()
-"""The claim families registered in orthoverify (``orthoverify.claims.FAMILIES``), one module per paper key."""
-
 EXTRA_ENV = "ORTHOVERIFY_EXTRA_CLAIMS"
 """Environment variable naming extra claims modules (comma-separated) for the command line."""
 
 
-def default_modules() -> tuple[str, ...]:
-    """orthoverify's claim modules plus any named in ``$ORTHOVERIFY_EXTRA_CLAIMS``; those are
+def with_extra_modules(modules: Sequence[str]) -> tuple[str, ...]:
+    """``modules`` plus any named in ``$ORTHOVERIFY_EXTRA_CLAIMS``; those are
     importable from the working directory, as ``validate``'s targets are (and as ``python -m``
     makes them): the working directory goes first on ``sys.path`` (a spawned worker inherits it)."""
     extra = tuple(m.strip() for m in os.environ.get(EXTRA_ENV, "").split(",") if m.strip())
     if extra and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
-    return DEFAULT_MODULES + tuple(m for m in extra if m not in DEFAULT_MODULES)
+    base = tuple(modules)
+    return base + tuple(m for m in extra if m not in base)
 
 
 class Registry:
     """Claims by id, in registration order."""
 
-    def __init__(self, modules: Sequence[str] = DEFAULT_MODULES) -> None:
+    def __init__(self, modules: Sequence[str]) -> None:
         self.modules = tuple(modules)
         self._claims: dict[str, Claim] = {}
         self.papers: dict[str, Paper] = {}
@@ -107,7 +100,7 @@ class Registry:
 _CACHE: dict[tuple[str, ...], Registry] = {}
 
 
-def get_registry(modules: Sequence[str] = DEFAULT_MODULES) -> Registry:
+def get_registry(modules: Sequence[str]) -> Registry:
     """The registry for ``modules``, built once per process."""
     key = tuple(modules)
     if key not in _CACHE:

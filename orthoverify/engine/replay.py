@@ -13,7 +13,7 @@ import math
 import re
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -25,7 +25,7 @@ from orthoverify.backends import MAX_DIGITS, get_backend
 from orthoverify.backends.numbers import MAX_EXPONENT, parse_exact, parse_float_text
 from orthoverify.engine.model import Counterexample, json_float, jsonable
 from orthoverify.engine.ratios import THRESHOLD, Measure
-from orthoverify.engine.registry import DEFAULT_MODULES, get_registry
+from orthoverify.engine.registry import get_registry
 from orthoverify.engine.result import load_json
 from orthoverify.errors import ParseError, ReplayError
 
@@ -231,7 +231,7 @@ def deadline(seconds: float | None, what: str) -> Iterator[None]:
 
 
 def replay_counterexample(
-    claim_id: str, cx: Counterexample, *, modules: tuple[str, ...] = DEFAULT_MODULES, claims: Any = None
+    claim_id: str, cx: Counterexample, *, modules: tuple[str, ...] = (), claims: Any = None
 ) -> Any:
     """Recompute a counterexample's quantity with the check that recorded it: a registered
     claim's (``modules``), or one of ``claims`` (a family's, by id). A check that measures in
@@ -287,22 +287,22 @@ def _replay_with(check: Any, claim_id: str, cx: Counterexample) -> Any:
     return Replay(claim_id, cx, f64, hp, digits, reproduced)
 
 
-RESULT_FAMILIES: dict[str, str] = {"validate": "orthoverify.conformance.replay:family_of_result"}
-"""Top-level keys of a result file that say which family of claims its claims come from, and the
-function (``module:name``, imported only for such a file) that names that family from the key's
-data, the claim and the target the user names: a validate result's claims are its kind's family
-over a target."""
+FamilyResolver = Callable[[Any, str, str | None], Any]
+"""Names the family a result file's claims come from: called with the data under the file's
+family key, the claim and the target the user names, it returns a
+:class:`~orthoverify.engine.runner.ClaimFamily` (a validate result's claims are its kind's family
+over a target; the CLI passes ``{"validate": orthoverify.conformance.replay.family_of_result}``)."""
 
 
-def family_of(data: dict[str, Any], claim_id: str, target: str | None) -> Any:
+def family_of(
+    data: dict[str, Any], claim_id: str, target: str | None, families: Mapping[str, FamilyResolver]
+) -> Any:
     """The family (a :class:`~orthoverify.engine.runner.ClaimFamily`) the claims of the result
-    ``data`` come from, or None for registered claims."""
-    import importlib
-
-    for key, where in RESULT_FAMILIES.items():
+    ``data`` come from (the resolver of the first of ``families``' keys the file has), or None
+    for registered claims."""
+    for key, resolve in families.items():
         if key in data:
-            module, _, name = where.partition(":")
-            return getattr(importlib.import_module(module), name)(data[key], claim_id, target)
+            return resolve(data[key], claim_id, target)
     return None
 
 
@@ -340,7 +340,8 @@ def replay_from_file(
     path: str | Path,
     claim_id: str,
     *,
-    modules: tuple[str, ...] = DEFAULT_MODULES,
+    modules: tuple[str, ...],
+    families: Mapping[str, FamilyResolver] | None = None,
     target: str | None = None,
     timeout: float | None = None,
 ) -> Any:
@@ -349,14 +350,21 @@ def replay_from_file(
     The file is untrusted: its counterexample is checked field by field before anything runs on
     it, nothing in it is evaluated, and a counterexample of a validate run is replayed on
     ``target`` only (the code the file names is never imported on the file's word alone): the
-    file says which family its claims come from (:data:`RESULT_FAMILIES`), the family is rebuilt
-    over ``target``, and the claim's check replays the counterexample like any other.
-    ``timeout`` bounds the replay's wall time, reading the file included."""
+    file says which family its claims come from (a key of ``families``, whose resolver the caller
+    supplies), the family is rebuilt over ``target``, and the claim's check replays the
+    counterexample like any other. Claims of a file with none of those keys are looked up in the
+    claims ``modules``. ``timeout`` bounds the replay's wall time, reading the file included."""
     with deadline(timeout, f"replay of {claim_id}"):
-        return _replay_file(path, claim_id, modules, target)
+        return _replay_file(path, claim_id, modules, families or {}, target)
 
 
-def _replay_file(path: str | Path, claim_id: str, modules: tuple[str, ...], target: str | None) -> Any:
+def _replay_file(
+    path: str | Path,
+    claim_id: str,
+    modules: tuple[str, ...],
+    families: Mapping[str, FamilyResolver],
+    target: str | None,
+) -> Any:
     data: dict[str, Any] = load_json(path)
     claims = data["claims"]
     if not isinstance(claims, list):
@@ -370,7 +378,7 @@ def _replay_file(path: str | Path, claim_id: str, modules: tuple[str, ...], targ
             )
         where = f"{path}: claims[{i}].counterexample"
         cx = checked_counterexample(c["counterexample"], where)
-        source = family_of(data, claim_id, target)
+        source = family_of(data, claim_id, target, families)
         if source is None:
             rep = replay_counterexample(claim_id, cx, modules=modules)
             return with_float64_case(rep, c, f"{path}: claims[{i}]", modules)

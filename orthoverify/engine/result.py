@@ -10,7 +10,8 @@ from typing import Any
 
 from orthoverify import _atomic
 from orthoverify._files import FileTooLargeError, NotRegularFileError, read_regular
-from orthoverify.engine.model import VERDICTS, json_float
+from orthoverify._package import __version__
+from orthoverify.engine.model import VERDICTS, Paper, json_float
 from orthoverify.engine.runner import ClaimResult, RunResult
 from orthoverify.errors import OrthoverifyError, ReplayError
 
@@ -46,10 +47,25 @@ def claim_json(c: ClaimResult) -> dict[str, Any]:
     }
 
 
+PAPER_FIELDS: tuple[str, ...] = ("authors", "title", "venue", "short", "scope")
+"""The fields of a paper in the result's ``papers`` table (:class:`~orthoverify.engine.model.Paper`
+less its key, which is the table's)."""
+
+
+def paper_json(p: Paper) -> dict[str, str]:
+    """A source paper's entry in the result's ``papers`` table: what a report cites it by."""
+    return {k: getattr(p, k) for k in PAPER_FIELDS}
+
+
+def papers_of(data: dict[str, Any]) -> dict[str, Paper]:
+    """The ``papers`` table of a result file checked by :func:`check_result`, as Papers by key
+    (empty for a file written before results carried it)."""
+    table = data.get("papers") or {}
+    return {key: Paper(key=key, **{k: str(v.get(k, "")) for k in PAPER_FIELDS}) for key, v in table.items()}
+
+
 def to_json(result: RunResult) -> dict[str, Any]:
     """The whole result as a JSON-ready dict (keys documented in the README)."""
-    from orthoverify import __version__
-
     return {
         "orthoverify": __version__,
         "schema": SCHEMA_VERSION,
@@ -62,6 +78,7 @@ def to_json(result: RunResult) -> dict[str, Any]:
         "started": result.started,
         "seconds": round(result.seconds, 2),
         "summary": result.counts(),
+        "papers": {key: paper_json(p) for key, p in result.papers.items()},
         "claims": [claim_json(c) for c in result.claims],
         **result.meta,
     }
@@ -191,6 +208,25 @@ def _show(x: object) -> str:
     return s if len(s) <= 60 else s[:57] + "..."
 
 
+def _check_papers(table: object, fail: Callable[[str], None]) -> None:
+    """The ``papers`` table: absent (an older file), or at most ``MAX_PAPERS`` entries, each a key
+    naming an object whose fields (:data:`PAPER_FIELDS`) are strings."""
+    if table is None:
+        return
+    if not isinstance(table, dict):
+        fail(f"field papers must be an object, got {_show(table)}")
+        return
+    if len(table) > MAX_PAPERS:
+        fail(f"field papers has {len(table)} entries, more than the {MAX_PAPERS} a result file may have")
+    for key, entry in table.items():
+        if not isinstance(entry, dict):
+            fail(f"field papers.{_show(key)} must be an object, got {_show(entry)}")
+            return
+        for k in PAPER_FIELDS:
+            if k in entry and not isinstance(entry[k], str):
+                fail(f"field papers.{_show(key)}.{k} must be a string, got {_show(entry[k])}")
+
+
 def check_result(
     data: object,
     path: str | Path,
@@ -209,6 +245,7 @@ def check_result(
     if not isinstance(data["claims"], list):
         fail(f"field claims must be a list, got {_show(data['claims'])}")
     _fields(data, _TOP, "", fail)
+    _check_papers(data.get("papers"), fail)
     if len(data["claims"]) > MAX_CLAIMS:
         fail(f"field claims has {len(data['claims'])} entries, more than the {MAX_CLAIMS} a result file may have")
     seen: set[str] = set()

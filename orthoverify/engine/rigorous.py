@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from orthoverify.backends import Array, Backend, rigorous_backend_names
+from orthoverify.backends import Array, Backend, get_backend, rigorous_backend_names
+from orthoverify.backends.flint_backend import INSTALL_HINT, frobenius_enclosure, prove_below, upper_bound
 from orthoverify.engine.checks import Case, FunctionCheck, Outcome, RunContext
 from orthoverify.engine.ratios import Measure
 
@@ -22,8 +23,6 @@ def frobenius(b: Backend, x: Array) -> Any:
     """||x||_F: on flint an Arb ball that contains it (every entry's enclosure counted), on
     other backends the value in that arithmetic (how a rigorous counterexample replays)."""
     if b.family == "flint":
-        from orthoverify.backends.flint_backend import frobenius_enclosure
-
         return frobenius_enclosure(x)
     return b.norm(x)
 
@@ -36,8 +35,6 @@ def rigorous_scan(
     backend's digits). A case whose whole ball is above the bound is a proved violation (a
     counterexample); one whose ball straddles it is undecided and fails the check without a
     counterexample. Without python-flint the check is skipped."""
-    from orthoverify.backends import get_backend
-    from orthoverify.backends.flint_backend import INSTALL_HINT, prove_below, upper_bound
 
     if ctx.backend.family != "flint":
         return Outcome(

@@ -21,11 +21,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Protocol
 
+from orthoverify._package import __version__
 from orthoverify.backends import get_backend
 from orthoverify.engine.checks import RunContext, derive_seed, select_backends
-from orthoverify.engine.model import COUNTED, VERDICTS, Claim, Counterexample, Evidence, Verdict, decide
+from orthoverify.engine.model import COUNTED, VERDICTS, Claim, Counterexample, Evidence, Paper, Verdict, decide
 from orthoverify.engine.profiles import get_profile
-from orthoverify.engine.registry import DEFAULT_MODULES, get_registry
+from orthoverify.engine.registry import get_registry
+from orthoverify.engine.workers import one_thread, stop_workers
 from orthoverify.errors import BackendError, InputError
 
 
@@ -86,7 +88,6 @@ def execute(task: Task) -> list[Evidence]:
                 device=task.device,
                 run_seed=task.seed,
             )
-            from orthoverify.engine.executors import one_thread
 
             with one_thread():  # as in every executor, so that every executor gives the same evidence
                 got = check.run(ctx)
@@ -272,6 +273,9 @@ class RunResult:
     """Extra top-level JSON keys (``validate``: the target and kind of a conformance run)."""
     executor: str = "local"
     """Where the tasks ran: local, serial, dask://HOST:PORT, ... (recorded in the JSON)."""
+    papers: dict[str, Paper] = field(default_factory=dict)
+    """The source papers of the claims, by paper key (written to the JSON, so that a report needs
+    no claim code to cite them)."""
 
     @property
     def errored(self) -> bool:
@@ -316,7 +320,6 @@ def environment(device: str) -> dict[str, Any]:
     import sympy
     import torch
 
-    from orthoverify import __version__
 
     dev = "cpu"
     if device.startswith("cuda") and torch.cuda.is_available():
@@ -368,10 +371,11 @@ def run_checks(
     workers: int | None = None,
     executor: Executor | None = None,
     executor_name: str | None = None,
-    modules: Sequence[str] = DEFAULT_MODULES,
+    modules: Sequence[str],
     progress: Progress | None = None,
 ) -> RunResult:
-    """Run the checks of every claim matching ``patterns`` and decide each verdict.
+    """Run the checks of every claim matching ``patterns`` in the claims ``modules`` (orthoverify's
+    own: ``orthoverify.claims.MODULES``) and decide each verdict.
 
     ``executor`` runs the tasks; without one, ``workers`` > 1 starts a local pool of that many
     processes (closed afterwards; a script that asks for one needs ``if __name__ == "__main__":``,
@@ -390,7 +394,8 @@ def run_checks(
         for name in backends:
             get_backend(name, device)  # fail early on an unknown backend
     mods = tuple(modules)
-    claims = get_registry(mods).select(patterns)
+    registry = get_registry(mods)
+    claims = registry.select(patterns)
     tasks = plan(claims, profile=profile, seed=seed, device=device, backends=backends, modules=mods)
     if backends is not None and not tasks:
         used = sorted({b for c in claims for check in c.checks for b in check.backend_names()})
@@ -398,7 +403,7 @@ def run_checks(
             f"no check of the {len(claims)} selected claim(s) runs on {', '.join(backends)}; "
             f"their checks use {', '.join(used)}"
         )
-    return run_tasks(
+    result = run_tasks(
         claims,
         tasks,
         profile=profile,
@@ -410,6 +415,8 @@ def run_checks(
         backends=backends,
         progress=progress,
     )
+    result.papers = {c.paper: registry.papers[c.paper] for c in claims if c.paper in registry.papers}
+    return result
 
 
 def run_tasks(
@@ -453,8 +460,6 @@ def run_tasks(
                 progress(done, len(tasks), evs[0])
     except BaseException:  # an interrupt (SIGINT, SIGTERM) or an error: stop the workers, wait for nothing
         if own:
-            from orthoverify.engine.executors import stop_workers
-
             stop_workers(ex)
         raise
     finally:

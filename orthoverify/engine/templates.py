@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from orthoverify.backends import Array, Backend
+from orthoverify.backends import Array, Backend, get_backend
 from orthoverify.backends.base import Method
 from orthoverify.engine.checks import (
     Case,
@@ -93,8 +93,6 @@ class Agreement:
         case carries a ``label`` naming the identity."""
 
         def build(ctx: RunContext) -> Iterator[Identity]:
-            from orthoverify.backends import get_backend
-
             b = get_backend("sympy")
             for case in cases(ctx):
                 for x, r in zip(_objects(self.left(b, case)), _objects(self.right(b, case)), strict=True):

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orthoverify import OUT_DIR, _atomic
+from orthoverify import _atomic
 from orthoverify._files import read_regular
+from orthoverify._package import OUT_DIR
 from orthoverify._text import has_controls
 from orthoverify.errors import ReportError
 from orthoverify.report.content import sources_mark

@@ -7,11 +7,12 @@ import json
 import math
 import re
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orthoverify.engine.model import COUNTED, VERDICTS
+from orthoverify.engine.model import COUNTED, VERDICTS, Paper
 from orthoverify.engine.ratios import THRESHOLD
 from orthoverify.report.model import (
     ClaimRow,
@@ -24,7 +25,7 @@ from orthoverify.report.model import (
     proof_file,
     relative_link,
 )
-from orthoverify.report.model import paper_title as paper_title  # the citation, from the claim family
+from orthoverify.report.model import paper_title as paper_title  # the citation, from the result's papers
 
 MAX_INPUT_CHARS = 3000
 """Counterexample inputs longer than this are shortened in the report (the JSON has them all)."""
@@ -319,12 +320,10 @@ paper's short name instead ("uRNN Lemma 1"), never the number."""
 _NUMBER = re.compile(r"\b(00[1-4])\b(?=[ ,;.'’]|$)")
 
 
-def display_where(where: str) -> str:
+def display_where(where: str, papers: Mapping[str, Paper]) -> str:
     """A claim's location in the paper's own numbering, with any paper number replaced by the
-    paper's short name (``004 Lemma 1`` reads ``uRNN Lemma 1``)."""
-    from orthoverify.engine.registry import default_modules, get_registry
-
-    papers = get_registry(default_modules()).papers
+    paper's short name (``004 Lemma 1`` reads ``uRNN Lemma 1``) where ``papers`` (the result
+    files' table) describes it."""
 
     def name(m: re.Match[str]) -> str:
         paper = papers.get(_LEGACY_NUMBERS[m.group(1)])
@@ -333,11 +332,10 @@ def display_where(where: str) -> str:
     return _NUMBER.sub(name, where)
 
 
-def paper_short(key: str) -> str:
-    """The paper's short citation: first author et al., venue, and the method's name."""
-    from orthoverify.engine.registry import default_modules, get_registry
-
-    paper = get_registry(default_modules()).papers.get(key)
+def paper_short(key: str, papers: Mapping[str, Paper]) -> str:
+    """The paper's short citation: first author et al., venue, and the method's name (the key
+    itself for a paper the result files do not describe)."""
+    paper = papers.get(key)
     if paper is None:
         return key
     first = paper.authors.split(",")[0].strip()

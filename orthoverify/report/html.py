@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from orthoverify._package import __version__
 from orthoverify.report import content as ct
 from orthoverify.report.figures import Figure, claim_figure, no_report_figures, report_figures
 from orthoverify.report.mdlite import to_html
@@ -124,7 +125,7 @@ def _summary(report: Report) -> str:
         _table(
             ["paper", *labels],
             [
-                [f'<a href="#paper-{esc(p)}">{esc(ct.paper_title(p))}</a>', *(esc(c) for c in cells)]
+                [f'<a href="#paper-{esc(p)}">{esc(ct.paper_title(p, report.paper_info))}</a>', *(esc(c) for c in cells)]
                 for p, cells in ct.paper_rows(report)
             ],
         )
@@ -179,7 +180,7 @@ def _index(report: Report) -> str:
     for p in papers:
         s = _slug(p)
         radios.append(f'<input type="radio" name="fp" id="fp-{esc(s)}" class="flt">')
-        labels_p.append(f'<label for="fp-{esc(s)}">{esc(ct.paper_short(p))}</label>')
+        labels_p.append(f'<label for="fp-{esc(s)}">{esc(ct.paper_short(p, report.paper_info))}</label>')
         rules.append(f"#fp-{s}:checked~.idx li:not(.fp-{s}){{display:none}}")
         rules.append(f'#fp-{s}:checked~.filters label[for="fp-{s}"]{{background:var(--panel);border-color:var(--fg)}}')
     rules.append(
@@ -205,7 +206,7 @@ def _index(report: Report) -> str:
         parts.append(
             f'<li class="{esc(classes)}"><a href="#{esc(target)}"><code>{esc(c.id)}</code></a> '
             + " ".join(badge(v) for v in vs)
-            + f' <span class="where">{esc(ct.display_where(c.where))}</span>'
+            + f' <span class="where">{esc(ct.display_where(c.where, report.paper_info))}</span>'
             + f' <span class="{cls}">{esc(text)}</span></li>'
         )
     parts.append("</ul></section>")
@@ -271,7 +272,8 @@ def _errata(report: Report) -> str:
     for c in errata:
         parts.append(f'<article class="erratum" id="erratum-{esc(c.id)}"><h3>{_claim_link(c)} ')
         parts.append(" ".join(badge(v) for v in c.verdicts()) + "</h3>")
-        parts.append(f'<p class="meta">{esc(ct.display_where(c.where))} · {esc(ct.paper_short(c.paper))}</p>')
+        where, paper = ct.display_where(c.where, report.paper_info), ct.paper_short(c.paper, report.paper_info)
+        parts.append(f'<p class="meta">{esc(where)} · {esc(paper)}</p>')
         parts.append(f"<blockquote>{esc(ct.typeset(c.statement))}</blockquote>")
         parts.append(_why(report, c))
         parts.append(_breaks(report, c))
@@ -318,8 +320,8 @@ def _claim(report: Report, c: ClaimRow, out_dir: Path) -> str:
     notes, evidence (the rows that refute marked), counterexample, figure and proof notes."""
     parts = [f'<details class="claim" id="{esc(claim_anchor(c.id))}"><summary>']
     parts.append(f"<code>{esc(c.id)}</code> {' '.join(badge(v) for v in c.verdicts())}")
-    parts.append(f' <span class="where">{esc(ct.display_where(c.where))}</span></summary>')
-    parts.append(f'<p class="meta">kind: {esc(c.kind)} · {esc(ct.paper_short(c.paper))}</p>')
+    parts.append(f' <span class="where">{esc(ct.display_where(c.where, report.paper_info))}</span></summary>')
+    parts.append(f'<p class="meta">kind: {esc(c.kind)} · {esc(ct.paper_short(c.paper, report.paper_info))}</p>')
     if c.corrects:
         parts.append(
             f'<p class="meta">Corrects <a href="#{esc(claim_anchor(c.corrects))}">'
@@ -393,7 +395,7 @@ def _claim(report: Report, c: ClaimRow, out_dir: Path) -> str:
 def _claims(report: Report, out_dir: Path) -> str:
     parts = ['<section id="claims"><h2>Claims</h2><p class="meta">Each claim folded: open it for its evidence.</p>']
     for p in report.papers():
-        parts.append(f'<h3 id="paper-{esc(p)}">{esc(ct.paper_title(p))}</h3>')
+        parts.append(f'<h3 id="paper-{esc(p)}">{esc(ct.paper_title(p, report.paper_info))}</h3>')
         parts += [_claim(report, c, out_dir) for c in report.claims if c.paper == p]
     parts.append("</section>")
     return "".join(parts)
@@ -401,8 +403,6 @@ def _claims(report: Report, out_dir: Path) -> str:
 
 def render_html(report: Report, out_dir: Path, figures: list[Figure] | None = None) -> str:
     """The whole report as one HTML document (links computed relative to ``out_dir``)."""
-    from orthoverify import __version__
-
     figs = report_figures(report) if figures is None else figures
     runs = ", ".join(r.label for r in report.runs)
     title = f"orthoverify report: {runs}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from orthoverify._package import __version__
 from orthoverify.report import content as ct
 from orthoverify.report.figures import Figure, claim_figure, no_report_figures, report_figures
 from orthoverify.report.model import ClaimRow, Report, github_slug
@@ -116,8 +117,6 @@ def _figure(fig: Figure, fig_dir: str) -> list[str]:
 
 def render_markdown(report: Report, out_dir: Path, fig_dir: str, figures: list[Figure] | None = None) -> str:
     """The whole report as Markdown; figures are referenced as ``fig_dir/<ident>.svg``."""
-    from orthoverify import __version__
-
     figs = report_figures(report) if figures is None else figures
     labels = [r.label for r in report.runs]
     multi = len(labels) > 1
@@ -126,13 +125,15 @@ def render_markdown(report: Report, out_dir: Path, fig_dir: str, figures: list[F
     errata = report.errata()
     errata_heading = f"Errata ({len(errata)})"
     md += ["- [Summary](#summary)", f"- [Errata](#{github_slug(errata_heading)})", "- [Figures](#figures)"]
-    md += [f"- [{text(ct.paper_title(p))}](#{github_slug(ct.paper_title(p))})" for p in report.papers()]
+    titles = [ct.paper_title(p, report.paper_info) for p in report.papers()]
+    md += [f"- [{text(t)}](#{github_slug(t)})" for t in titles]
     heads = [cell(lb) for lb in labels]
     md += ["", "## Summary", ""]
     md += _table(["verdict", *heads], [[cell(v), *(str(n) for n in ns)] for v, ns in ct.verdict_rows(report)])
     md += ["### Per paper", ""]
     md += _table(
-        ["paper", *heads], [[cell(ct.paper_title(p)), *map(cell, cells)] for p, cells in ct.paper_rows(report)]
+        ["paper", *heads],
+        [[cell(ct.paper_title(p, report.paper_info)), *map(cell, cells)] for p, cells in ct.paper_rows(report)],
     )
     md += ["### Runs", ""]
     md += _table(["", *heads], [[cell(k), *(cell(v) for v in vals)] for k, vals in ct.run_rows(report)])
@@ -153,7 +154,7 @@ def render_markdown(report: Report, out_dir: Path, fig_dir: str, figures: list[F
             [
                 claim_link(c, table=True),
                 *(verdict_text(v) for v in c.verdicts()),
-                cell(ct.display_where(c.where)),
+                cell(ct.display_where(c.where, report.paper_info)),
                 why,
             ]
         )
@@ -164,9 +165,9 @@ def render_markdown(report: Report, out_dir: Path, fig_dir: str, figures: list[F
         md += ["No claim was refuted.", ""]
     for c in errata:
         md += [f"### Erratum: {ident(c.id)}", ""]
-        where = text(ct.display_where(c.where))
+        where = text(ct.display_where(c.where, report.paper_info))
         verdicts = " ".join(verdict_text(v) for v in c.verdicts())
-        md += [f"{claim_link(c)} {verdicts} · {where} · {text(ct.paper_short(c.paper))}"]
+        md += [f"{claim_link(c)} {verdicts} · {where} · {text(ct.paper_short(c.paper, report.paper_info))}"]
         found = ct.reason_parts(report, c)
         if len(found) <= 1:
             md += ["", f"**Why:** {text(found[0] if found else '')}", ""]
@@ -196,7 +197,7 @@ def render_markdown(report: Report, out_dir: Path, fig_dir: str, figures: list[F
         md += _figure(f, fig_dir)
 
     for p in report.papers():
-        md += [f"## {text(ct.paper_title(p))}", ""]
+        md += [f"## {text(ct.paper_title(p, report.paper_info))}", ""]
         for c in (c for c in report.claims if c.paper == p):
             md += _claim(report, c, out_dir, fig_dir)
     md += [
@@ -219,7 +220,7 @@ def _claim(report: Report, c: ClaimRow, out_dir: Path, fig_dir: str) -> list[str
     ]
     md += [
         "",
-        f"{text(ct.display_where(c.where))} · kind: {text(c.kind)}"
+        f"{text(ct.display_where(c.where, report.paper_info))} · kind: {text(c.kind)}"
         + (f" · corrects [{code(c.corrects)}](#{github_slug(str(c.corrects))})" if c.corrects else ""),
         "",
     ]

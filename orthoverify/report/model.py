@@ -12,22 +12,22 @@ import re
 import site
 import sys
 import sysconfig
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from orthoverify._text import printable, printable_data
-from orthoverify.engine.model import VERDICTS
+from orthoverify.engine.model import VERDICTS, Paper
+from orthoverify.engine.result import REPORT_KEYS, check_result, load_json, papers_of
 from orthoverify.errors import ReportError
 
 
-def paper_title(key: str) -> str:
-    """The citation of the paper with this key (from its claim family's ``PAPER_INFO``); a key that
-    no registered family carries is shown as itself."""
-    from orthoverify.engine.registry import default_modules, get_registry
-
-    paper = get_registry(default_modules()).papers.get(key)
+def paper_title(key: str, papers: Mapping[str, Paper]) -> str:
+    """The citation of the paper with this key (from the result files' ``papers`` tables, which
+    the run copied from the claim family's ``PAPER_INFO``); a key no file describes (a file
+    written before results carried the table) is shown as itself."""
+    paper = papers.get(key)
     return paper.citation() if paper is not None else key
 
 
@@ -109,6 +109,9 @@ class Report:
     runs: list[Run]
     claims: list[ClaimRow]
     proofs_dir: Path | None = None
+    paper_info: dict[str, Paper] = field(default_factory=dict)
+    """The source papers by key, from the runs' ``papers`` tables (the first run that describes a
+    key wins)."""
     drawn: dict[str, Any] = field(default_factory=dict, repr=False)
     """Figures already drawn, by id (each format of a report reuses them)."""
 
@@ -153,8 +156,6 @@ def load_run(path: str | Path, label: str | None = None, data: dict[str, Any] | 
     """Read one result file (or take its already-parsed ``data``), checked field by field
     (:func:`~orthoverify.engine.result.check_result`); a malformed one raises ReportError naming
     the file and the field."""
-    from orthoverify.engine.result import REPORT_KEYS, check_result, load_json
-
     p = Path(path)
     if data is None:
         data = load_json(p, error=ReportError, required=REPORT_KEYS)
@@ -193,7 +194,11 @@ def load_report(
                 row.entries = [None] * len(runs)
                 rows[c["id"]] = row
             row.entries[i] = c
-    return Report(runs, list(rows.values()), find_proofs_dir())
+    papers: dict[str, Paper] = {}
+    for run in runs:
+        for key, paper in papers_of(run.data).items():
+            papers.setdefault(key, paper)
+    return Report(runs, list(rows.values()), find_proofs_dir(), papers)
 
 
 def find_proofs_dir() -> Path | None:
@@ -242,15 +247,17 @@ _PAPER_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 
 
 def known_paper(paper: object) -> bool:
-    """Whether ``paper`` is the key of a registered paper (``PAPER_INFO`` of a claims family). A
-    result file's ``paper`` field is untrusted: only such a key ever names a file to read."""
-    from orthoverify.engine.registry import default_modules, get_registry
+    """Whether ``paper`` is the key of a paper whose proof notes orthoverify ships (a file
+    ``<key>.md`` of :func:`find_proofs_dir`). A result file's ``paper`` field is untrusted: only
+    such a key ever names a file to read."""
+    return isinstance(paper, str) and _PAPER_KEY.fullmatch(paper) is not None and paper in shipped_papers()
 
-    return (
-        isinstance(paper, str)
-        and _PAPER_KEY.fullmatch(paper) is not None
-        and paper in get_registry(default_modules()).papers
-    )
+
+def shipped_papers() -> frozenset[str]:
+    """The keys of the papers whose proof notes orthoverify ships: the names of the ``*.md`` files
+    of :func:`find_proofs_dir` (listed, so that no name from a result file reaches the file system)."""
+    shipped = find_proofs_dir()
+    return frozenset(p.stem for p in shipped.glob("*.md") if p.is_file()) if shipped is not None else frozenset()
 
 
 def proof_file(proofs_dir: Path | None, paper: object) -> Path | None:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from filelock import FileLock
 
+from orthoverify.claims import MODULES as CLAIM_MODULES
 from orthoverify.engine import get_registry, run_checks, write_json
 
 
@@ -18,7 +19,7 @@ def expected_verdicts(paper: str | None = None) -> dict[str, str]:
     """What the evidence says today, claim id -> verdict (of ``paper``'s claims, or all), read from
     each claim's declaration (``Claim.expected``, its one home). A change that flips one must be explained."""
     out: dict[str, str] = {}
-    for c in get_registry():
+    for c in get_registry(CLAIM_MODULES):
         if paper is None or c.paper == paper:
             assert c.expected is not None, f"{c.id} declares no expected verdict"
             out[c.id] = c.expected
@@ -36,7 +37,7 @@ def quick_run(paper: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = base / f"quick-{paper}.json"
     with FileLock(f"{path}.lock"):
         if not path.exists():  # write_json is atomic: a file that exists is whole
-            write_json(run_checks([f"{paper}.*"], profile="quick", seed=0, workers=2), path)
+            write_json(run_checks([f"{paper}.*"], profile="quick", seed=0, workers=2, modules=CLAIM_MODULES), path)
     return path
 
 
@@ -45,7 +46,7 @@ def assert_verdict(path: Path, claim_id: str) -> None:
     of a verified claim passed."""
     data = json.loads(path.read_text())
     (c,) = [c for c in data["claims"] if c["id"] == claim_id]
-    assert c["verdict"] == get_registry()[claim_id].expected, f"{claim_id}: {c['verdict']}"
+    assert c["verdict"] == get_registry(CLAIM_MODULES)[claim_id].expected, f"{claim_id}: {c['verdict']}"
     assert all(e["error"] is None for e in c["evidence"]), claim_id
     if c["verdict"] == "verified":
         assert all(e["passed"] for e in c["evidence"]), claim_id
@@ -58,13 +59,13 @@ def assert_counterexamples_replay(path: Path) -> None:
     data = json.loads(path.read_text())
     for c in data["claims"]:
         if c["verdict"] == "refuted":
-            assert replay_from_file(path, c["id"]).reproduced, c["id"]
+            assert replay_from_file(path, c["id"], modules=CLAIM_MODULES).reproduced, c["id"]
 
 
 def assert_rerun_identical(path: Path, ids: list[str]) -> None:
     """Running ``ids`` again (quick, seed 0, one process) gives the result's verdicts,
     counterexamples and worst ratios exactly: the same seed, the same cases (same code path)."""
-    again = run_checks(ids, profile="quick", seed=0, workers=1)
+    again = run_checks(ids, profile="quick", seed=0, workers=1, modules=CLAIM_MODULES)
     before = {c["id"]: c for c in json.loads(path.read_text())["claims"]}
     for c in again.claims:
         old = before[c.claim.id]

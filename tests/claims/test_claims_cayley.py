@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from orthoverify.claims import MODULES as CLAIM_MODULES
 from orthoverify.engine import replay_from_file
 from tests.claims.claims_common import assert_rerun_identical, expected_verdicts, quick_run
 
@@ -47,7 +48,7 @@ def test_every_counterexample_replays(quick: Path) -> None:
     assert {c["id"] for c in refuted} == {k for k, v in EXPECTED.items() if v == "refuted"}
     for c in refuted:
         assert c["counterexample"]["precision_digits"] == "exact"
-        rep = replay_from_file(quick, c["id"])
+        rep = replay_from_file(quick, c["id"], modules=CLAIM_MODULES)
         assert rep.reproduced, c["id"]
 
 

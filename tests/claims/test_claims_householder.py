@@ -7,15 +7,16 @@ from pathlib import Path
 
 import pytest
 
+from orthoverify.claims import MODULES as CLAIM_MODULES
 from orthoverify.engine import get_registry, replay_from_file
 from tests.claims.claims_common import assert_rerun_identical, quick_run
 
 
 def test_every_claim_has_statement_location_and_checks() -> None:
-    for c in get_registry():
+    for c in get_registry(CLAIM_MODULES):
         assert c.statement and c.where and c.checks
         if c.corrects:
-            assert c.corrects in get_registry()
+            assert c.corrects in get_registry(CLAIM_MODULES)
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +41,7 @@ def test_every_counterexample_replays(quick: Path) -> None:
     for c in refuted:
         cx = c["counterexample"]
         assert cx["precision_digits"] == "exact" or cx["precision_digits"] >= 50
-        rep = replay_from_file(quick, c["id"])
+        rep = replay_from_file(quick, c["id"], modules=CLAIM_MODULES)
         assert rep.reproduced, c["id"]
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from orthoverify.backends import get_backend
+from orthoverify.claims import MODULES as CLAIM_MODULES
 from orthoverify.engine import get_registry
 from orthoverify.engine.checks import Check
 from tests.claims.claims_common import family_tests
@@ -40,7 +41,7 @@ def test_printed_modrelu_indices_fail_for_every_n() -> None:
 
 def _check(claim_id: str, name: str) -> Check:
     """The check ``name`` of registered claim ``claim_id``."""
-    claim = next(c for c in get_registry() if c.id == claim_id)
+    claim = next(c for c in get_registry(CLAIM_MODULES) if c.id == claim_id)
     return next(c for c in claim.checks if c.name == name)
 
 

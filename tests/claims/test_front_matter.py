@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import pytest
 
+from orthoverify.claims import MODULES as CLAIM_MODULES
 from orthoverify.engine import get_registry
 from orthoverify.engine.model import Claim, Place
 from orthoverify.errors import RegistryError
 
 
 def test_every_claim_declares_its_front_matter() -> None:
-    for c in get_registry():
+    for c in get_registry(CLAIM_MODULES):
         assert c.place is not None and c.where == c.place.render(), c.id
         assert c.expected in ("verified", "refuted", "inconclusive"), c.id
         assert c.origin in ("catalogue", "added", "corrected"), c.id
@@ -22,13 +23,13 @@ def test_every_claim_declares_its_front_matter() -> None:
 
 
 def test_corrected_twins_are_of_origin_corrected() -> None:
-    for c in get_registry():
+    for c in get_registry(CLAIM_MODULES):
         assert (c.origin == "corrected") == (c.corrects is not None) == c.id.endswith(".corrected"), c.id
 
 
 def test_each_family_has_catalogue_claims() -> None:
     by_paper: dict[str, set[str]] = {}
-    for c in get_registry():
+    for c in get_registry(CLAIM_MODULES):
         by_paper.setdefault(c.paper, set()).add(str(c.origin))
     assert by_paper and all("catalogue" in origins for origins in by_paper.values())
 

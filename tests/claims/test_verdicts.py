@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import pytest
 
+from orthoverify.claims import MODULES as CLAIM_MODULES
 from orthoverify.engine import get_registry
 from tests.claims.claims_common import assert_verdict, quick_run
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("claim_id", [pytest.param(c.id, id=c.id) for c in get_registry()])
+@pytest.mark.parametrize("claim_id", [pytest.param(c.id, id=c.id) for c in get_registry(CLAIM_MODULES)])
 def test_verdict(claim_id: str, tmp_path_factory: pytest.TempPathFactory) -> None:
-    claim = get_registry()[claim_id]
+    claim = get_registry(CLAIM_MODULES)[claim_id]
     assert_verdict(quick_run(claim.paper, tmp_path_factory), claim_id)

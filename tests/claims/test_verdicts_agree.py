@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from orthoverify.claims import MODULES as CLAIM_MODULES
 from orthoverify.engine import get_registry
 from orthoverify.engine.model import Claim
 
@@ -66,7 +67,7 @@ def mismatches(found: dict[str, tuple[str, bool]], claims: list[Claim], *, every
     return out
 
 
-CLAIMS = list(get_registry())
+CLAIMS = list(get_registry(CLAIM_MODULES))
 
 
 @pytest.mark.skipif(not REFERENCE.exists(), reason="no committed reference result")

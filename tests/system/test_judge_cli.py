@@ -9,9 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from orthoverify.cli import main
+from orthoverify.claims import MODULES as CLAIM_MODULES
+from orthoverify.cli import RESULT_FAMILIES, main
 from orthoverify.conformance import ADAPTERS, KINDS, validate
 from orthoverify.engine.replay import replay_from_file
+
+REPLAY = {"modules": CLAIM_MODULES, "families": RESULT_FAMILIES}  # what `orthoverify replay` passes
 
 T = "tests.planted.conformance_targets:"
 
@@ -93,5 +96,5 @@ def test_torch_matrix_exp_is_refuted_at_an_ordinary_size_blaming_the_single_call
 
     path = write_json(r, tmp_path / "m.json")
     assert replay_from_file(
-        path, "conformance.orthogonal-map.orthogonal", target="torch-orthogonal-matrix_exp"
+        path, "conformance.orthogonal-map.orthogonal", target="torch-orthogonal-matrix_exp", **REPLAY
     ).reproduced

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from orthoverify.claims import MODULES as CLAIM_MODULES
 from orthoverify.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -133,8 +134,9 @@ def test_a_run_in_which_every_check_erred_is_loud(monkeypatch: pytest.MonkeyPatc
 def test_an_unguarded_pool_in_a_script_says_what_to_do(tmp_path: Path) -> None:
     script = tmp_path / "pool.py"
     script.write_text(
+        "from orthoverify.claims import MODULES\n"
         "from orthoverify.engine import run_checks\n"
-        "r = run_checks(['householder.reflection'], profile='quick', workers=2)\n"
+        "r = run_checks(['householder.reflection'], profile='quick', workers=2, modules=MODULES)\n"
         "print(r.claims[0].verdict, r.claims[0].evidence[0].error)\n"
     )
     run = subprocess.run([sys.executable, script.name], cwd=tmp_path, capture_output=True, text=True, timeout=300)
@@ -219,7 +221,7 @@ def test_recorded_durations_cover_the_tasks_of_both_profiles() -> None:
     from orthoverify.cli import _recorded_durations
     from orthoverify.engine.registry import get_registry
 
-    keys = {f"{c.id}::{k.name}" for c in get_registry() for k in c.checks}
+    keys = {f"{c.id}::{k.name}" for c in get_registry(CLAIM_MODULES) for k in c.checks}
     for profile in ("quick", "default"):
         recorded = set(timings.task_seconds(profile))
         assert len(keys & recorded) >= 0.9 * len(keys), (profile, sorted(keys - recorded))

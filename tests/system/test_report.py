@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from orthoverify.claims import MODULES as CLAIM_MODULES
 from orthoverify.cli import main
 from orthoverify.engine import get_registry
 from orthoverify.engine.registry import EXTRA_ENV
@@ -260,14 +261,14 @@ def test_proof_notes_render_escaped() -> None:
 
 
 def test_every_claim_has_a_proof_entry_found_by_the_report() -> None:
-    for claim in get_registry():
+    for claim in get_registry(CLAIM_MODULES):
         entry = proof_entry(ROOT / "proofs", claim.paper, claim.id)
         assert entry is not None and entry.body, claim.id
 
 
 # ------------------------------------------------------------------------------ the reference report
 def test_reference_result_matches_the_registry(reference: dict[str, Any]) -> None:
-    assert [c["id"] for c in reference["claims"]] == get_registry().ids()
+    assert [c["id"] for c in reference["claims"]] == get_registry(CLAIM_MODULES).ids()
     assert reference["profile"] == "default" and reference["seed"] == 0
 
 
@@ -378,9 +379,11 @@ def test_typeset_and_where() -> None:
     assert typeset("for any nonzero x in C^n, near-identity") == "for any nonzero x in C^n, near-identity"
     assert typeset("dL/dsigma (or dL/ds), dtheta, delta, dsigmas") == "dL/dσ (or dL/ds), dθ, δ, dsigmas"
     assert typeset("= -||x_{2:}||^2, tril(R,-1), (h~C~') o B', 1e-08") == "= −‖x_{2:}‖², tril(R,−1), (h̃C̃′) ∘ B′, 1e-08"
-    assert display_where("004 Lemma 1") == "uRNN Lemma 1"
-    assert display_where("001 Sec. 3, eq. 5; 004 Sec. 3.1") == "oRNN Sec. 3, eq. 5; uRNN Sec. 3.1"
-    assert display_where("App. A.4, eqs. 19-22") == "App. A.4, eqs. 19-22"
+    papers = get_registry(CLAIM_MODULES).papers  # as a result file's ``papers`` table carries them
+    assert display_where("004 Lemma 1", papers) == "uRNN Lemma 1"
+    assert display_where("001 Sec. 3, eq. 5; 004 Sec. 3.1", papers) == "oRNN Sec. 3, eq. 5; uRNN Sec. 3.1"
+    assert display_where("App. A.4, eqs. 19-22", papers) == "App. A.4, eqs. 19-22"
+    assert display_where("004 Lemma 1", {}) == "004 Lemma 1"  # a file without the table: as written
 
 
 def test_values_in_the_papers_notation() -> None:

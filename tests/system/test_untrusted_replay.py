@@ -17,9 +17,12 @@ import sympy
 
 from orthoverify.backends import get_backend
 from orthoverify.backends.numbers import MAX_EXPONENT, parse_exact, parse_float_text
-from orthoverify.cli import main
+from orthoverify.claims import MODULES as CLAIM_MODULES
+from orthoverify.cli import RESULT_FAMILIES, main
 from orthoverify.engine.replay import replay_from_file
 from orthoverify.errors import ParseError, ReplayError
+
+REPLAY = {"modules": CLAIM_MODULES, "families": RESULT_FAMILIES}  # what `orthoverify replay` passes
 
 REFERENCE = Path(__file__).resolve().parents[2] / "reports" / "check-default.json"
 EXACT_ID = "householder.theorem2_proof"  # an exact counterexample (rationals)
@@ -115,7 +118,7 @@ def test_a_crafted_counterexample_is_refused_naming_the_field(
     path = _write(tmp_path, _with(_reference(), claim_id, edit))
     start = time.monotonic()
     with pytest.raises(ReplayError, match=field.split("[")[0].replace(".", r"\.")):
-        replay_from_file(path, claim_id)
+        replay_from_file(path, claim_id, **REPLAY)
     code, _, err = _cli("replay", str(path), claim_id)
     assert code == 2 and "orthoverify: error:" in err and "Traceback" not in err
     assert time.monotonic() - start < 10
@@ -177,7 +180,7 @@ def test_replaying_a_validate_result_never_imports_the_target_it_names(tmp_path:
     sys.path.insert(0, str(tmp_path))
     try:
         with pytest.raises(ReplayError, match="--target"):
-            replay_from_file(path, "conformance.orthogonal-map.forward")
+            replay_from_file(path, "conformance.orthogonal-map.forward", **REPLAY)
         code, _, err = _cli("replay", str(path), "conformance.orthogonal-map.forward")
         assert code == 2 and "--target" in err
         assert module not in sys.modules
@@ -217,28 +220,28 @@ def _one_claim(claim_id: str, r: str, **top: Any) -> dict[str, Any]:
     return {"orthoverify": "0.1.0", "claims": [{"id": claim_id, "verdict": "refuted", "counterexample": cx}], **top}
 
 
-def test_the_result_file_names_the_family_of_its_claims_not_the_claim_id(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_result_file_names_the_family_of_its_claims_not_the_claim_id(tmp_path: Path) -> None:
     """Replay asks the file which family its claims come from (a top-level key), rebuilds it and
     replays through the claim's check: a claim id of any form, and a ``conformance.`` id without
     a family is an unknown claim like any other."""
-    from orthoverify.engine import replay as rp
-
-    monkeypatch.setattr(rp, "RESULT_FAMILIES", {**rp.RESULT_FAMILIES, "planted_family": f"{__name__}:_planted_family"})
+    planted = {**REPLAY, "families": {**RESULT_FAMILIES, "planted_family": _planted_family}}
     path = _write(tmp_path, _one_claim("planted.ratio", "100", planted_family={}))
-    rep = replay_from_file(path, "planted.ratio")
+    rep = replay_from_file(path, "planted.ratio", **planted)
     assert rep.reproduced and rep.high_precision.ratio == 100.0
     assert not replay_from_file(
-        _write(tmp_path, _one_claim("planted.ratio", "3", planted_family={})), "planted.ratio"
+        _write(tmp_path, _one_claim("planted.ratio", "3", planted_family={})), "planted.ratio", **planted
     ).reproduced
     with pytest.raises(ReplayError, match="not registered"):  # the same claim without its family
-        replay_from_file(_write(tmp_path, _one_claim("planted.ratio", "100")), "planted.ratio")
+        replay_from_file(_write(tmp_path, _one_claim("planted.ratio", "100")), "planted.ratio", **planted)
     with pytest.raises(ReplayError, match="not registered"):  # a conformance id is no family of its own
         replay_from_file(
-            _write(tmp_path, _one_claim("conformance.orthogonal-map.output", "1")), "conformance.orthogonal-map.output"
+            _write(tmp_path, _one_claim("conformance.orthogonal-map.output", "1")),
+            "conformance.orthogonal-map.output",
+            **planted,
         )
     with pytest.raises(ReplayError, match="not a claim of the family"):
         replay_from_file(
-            _write(tmp_path, _one_claim("householder.reflection", "100", planted_family={})), "householder.reflection"
+            _write(tmp_path, _one_claim("householder.reflection", "100", planted_family={})),
+            "householder.reflection",
+            **planted,
         )

@@ -42,6 +42,7 @@ from orthoverify.engine.ratios import Measure, flag, residual, worst
 from orthoverify.engine.templates import identities, witness
 from orthoverify.errors import SingularError
 from orthoverify.param import cayley as cy
+from orthoverify.strategies import skew_wide
 
 
 def q_forward_roundtrip(b: Backend, case: Case) -> Measure:
@@ -172,8 +173,6 @@ def minus_one_excluded(b: Backend, case: Case) -> Measure:
 
 def strategy_skew(ctx: RunContext) -> Any:
     from hypothesis import strategies as st
-
-    from orthoverify.strategies import skew_wide
 
     top = 6 if ctx.backend.eps > 1e-10 else 12
     return st.integers(1, 8).flatmap(lambda n: st.fixed_dictionaries({"A": skew_wide(n, max_exponent=top)}))

@@ -31,6 +31,7 @@ from orthoverify.engine.ratios import Measure, flag, scaled
 from orthoverify.engine.templates import witness
 from orthoverify.param import cayley as cy
 from orthoverify.param import cayley_analysis as ca
+from orthoverify.strategies import skew_wide
 
 
 def q_exhaustive(b: Backend, case: Case) -> Measure:
@@ -172,8 +173,6 @@ def cases_certificate_hp(ctx: RunContext) -> Iterator[Case]:
 
 def strategy_theorem(ctx: RunContext) -> Any:
     from hypothesis import strategies as st
-
-    from orthoverify.strategies import skew_wide
 
     def build(n: int) -> Any:
         signs = st.lists(st.sampled_from([1.0, -1.0]), min_size=n, max_size=n)

@@ -29,6 +29,7 @@ from orthoverify.engine.ratios import Measure, agreement, residual, scaled, wors
 from orthoverify.engine.reference import central_gradient, exact_gradient, fd_eps
 from orthoverify.engine.templates import Gradient
 from orthoverify.param import cayley as cy
+from orthoverify.strategies import skew_wide
 
 GRADIENT = Gradient(
     "||eq. 2 - reference|| / (n eps ||G|| (1 + ||A||))",
@@ -161,8 +162,6 @@ def sym_theorem3_2(ctx: RunContext) -> Iterator[tuple[str, Any]]:
 
 def strategy_gradients(ctx: RunContext) -> Any:
     from hypothesis import strategies as st
-
-    from orthoverify.strategies import skew_wide
 
     def build(n: int) -> Any:
         return st.fixed_dictionaries(

@@ -12,7 +12,7 @@ import numpy as np
 import sympy
 
 from orthoverify import samples
-from orthoverify.backends import Array, Backend
+from orthoverify.backends import Array, Backend, get_backend
 from orthoverify.claims._common import symbol_array
 from orthoverify.engine.checks import Case, Check, RunContext
 from orthoverify.engine.ratios import Measure, agreement, residual, scaled, worst
@@ -20,6 +20,7 @@ from orthoverify.engine.ratios import flag as _flag
 from orthoverify.engine.reference import central_gradient, fd_eps
 from orthoverify.engine.templates import audit
 from orthoverify.param import householder as hh
+from orthoverify.param.householder_proofs import judge
 
 
 # ---------------------------------------------------------------------------- inputs
@@ -102,8 +103,6 @@ def loss(b: Backend, h: Array, c: Array) -> Any:
 def _reference_backend(b: Backend) -> Backend:
     """Where finite-difference references are computed: b itself when it is high precision,
     else 50-digit mpmath (on b's rounded inputs)."""
-    from orthoverify.backends import get_backend
-
     return b if b.method == "high-precision" else get_backend("mpmath")
 
 
@@ -191,8 +190,6 @@ def judged(lines: Iterable[Any], reference: Mapping[str, Any]) -> list[tuple[str
     """Each transcribed line (:class:`orthoverify.param.householder_proofs.ProofLine`) judged
     against the exact truth: where it stands in the paper, what is wrong, and whether it holds
     (evaluates and is equal); the line's internal label stays out of what a reader sees."""
-    from orthoverify.param.householder_proofs import judge
-
     out = []
     for line in lines:
         verdict = judge(line, reference).verdict

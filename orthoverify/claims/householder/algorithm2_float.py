@@ -31,6 +31,7 @@ from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext, Se
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure
 from orthoverify.engine.templates import printed_and_corrected
+from orthoverify.strategies import orthogonal_matrices, well_conditioned
 
 _Q = "max of ||QR - A||, ||tril(R,-1)||, ||Q - M_1(u)|| over n eps ||A||, in the working precision"
 
@@ -66,8 +67,6 @@ def cases_near_aligned(ctx: RunContext) -> Iterator[Case]:
 
 def strategy_near_aligned(ctx: RunContext) -> Any:
     from hypothesis import strategies as st
-
-    from orthoverify.strategies import orthogonal_matrices, well_conditioned
 
     def build(n: int) -> Any:
         return st.builds(

@@ -23,12 +23,11 @@ from orthoverify.claims.householder import PAPER
 from orthoverify.engine.checks import FunctionCheck, Outcome, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.param import householder as hh
+from orthoverify.param.householder_flops import count_sequence
 
 
 def fn_flop_growth(ctx: RunContext) -> Outcome:
     """Flops of T steps of FP and BP (N once) are affine in T and within 15 T n m on the grid."""
-    from orthoverify.param.householder_flops import count_sequence
-
     worst_c = 0.0
     cases = 0
     for n in ctx.profile.growth_sizes:

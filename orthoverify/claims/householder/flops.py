@@ -23,6 +23,7 @@ from orthoverify.claims.householder import PAPER
 from orthoverify.engine.checks import Case, Check, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.templates import Tally, count, printed_and_corrected
+from orthoverify.param.householder_flops import count_algorithm1, count_srnn
 
 
 def _t5_zeros() -> dict[str, str]:
@@ -33,8 +34,6 @@ def _t5_zeros() -> dict[str, str]:
 def printed_items(n: int, m: int, neg: bool) -> list[Tally]:
     """(what, printed value, counted value) for every count the paper prints, at (n, m), counting
     unary negations as flops when ``neg``."""
-    from orthoverify.param.householder_flops import count_algorithm1, count_srnn
-
     def f(x: Any) -> int:
         return int(x.with_neg if neg else x.flops)
 
@@ -69,8 +68,6 @@ def printed_items(n: int, m: int, neg: bool) -> list[Tally]:
 
 def corrected_items(case: Case) -> list[Tally]:
     """The counts under one accounting (binary operations; negation is a sign flip, not a flop)."""
-    from orthoverify.param.householder_flops import count_algorithm1
-
     n, m = int(case["n"]), int(case["m"])
     fixes = {
         "Sec. 4.2: (13n+2)m per step": (13 * n + 1) * m,

@@ -44,6 +44,7 @@ from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.ratios import flag as _flag
 from orthoverify.param import householder as hh
+from orthoverify.strategies import householder_vectors
 
 _Q = "||W'W - I||_F / (n eps)"
 
@@ -72,8 +73,6 @@ def cases_float(ctx: RunContext) -> Iterator[Case]:
 
 def strategy(ctx: RunContext) -> Any:
     from hypothesis import strategies as st
-
-    from orthoverify.strategies import householder_vectors
 
     e = exponent_range(ctx.backend)
 

@@ -29,6 +29,7 @@ from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.templates import Agreement
 from orthoverify.param import householder as hh
+from orthoverify.strategies import householder_vectors
 
 
 def compact_wy(b: Backend, case: Case) -> Array:
@@ -74,8 +75,6 @@ def cases_symbolic(ctx: RunContext) -> Iterator[Case]:
 
 def strategy(ctx: RunContext) -> Any:
     from hypothesis import strategies as st
-
-    from orthoverify.strategies import householder_vectors
 
     return st.integers(2, 16).flatmap(
         lambda n: st.integers(1, n - 1).flatmap(

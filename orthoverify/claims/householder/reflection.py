@@ -35,6 +35,7 @@ from orthoverify.engine.checks import (
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.param import householder as hh
+from orthoverify.strategies import reflection_vector
 
 _Q = "max of ||H'H - I||, ||H - H'||, ||Hv + v||, ||HP - P|| over n eps"
 
@@ -81,8 +82,6 @@ def cases_exact(ctx: RunContext) -> Iterator[Case]:
 
 def strategy(ctx: RunContext) -> Any:
     from hypothesis import strategies as st
-
-    from orthoverify.strategies import reflection_vector
 
     e = exponent_range(ctx.backend)
     return st.integers(2, 8).flatmap(

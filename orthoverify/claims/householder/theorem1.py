@@ -29,6 +29,7 @@ from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.ratios import flag as _flag
 from orthoverify.errors import NotOrthogonalError
 from orthoverify.param import householder as hh
+from orthoverify.strategies import orthogonal_matrices
 from orthoverify.tolerance import THRESHOLD
 
 _Q = "||M_1(u) - Q||_F / (n eps)"
@@ -74,8 +75,6 @@ def cases_float(ctx: RunContext) -> Iterator[Case]:
 
 def strategy(ctx: RunContext) -> Any:
     from hypothesis import strategies as st
-
-    from orthoverify.strategies import orthogonal_matrices
 
     return st.integers(1, 12).flatmap(lambda n: st.fixed_dictionaries({"Q": orthogonal_matrices(n)}))
 

@@ -40,6 +40,7 @@ from orthoverify.engine.ratios import Measure, agreement, worst
 from orthoverify.engine.reference import exact_gradient
 from orthoverify.engine.templates import Gradient
 from orthoverify.param import householder as hh
+from orthoverify.strategies import householder_vectors, reflection_vector
 
 GRADIENT = Gradient(
     "max over columns j of ||dL/dU_j - ref_j|| / (n eps ||h|| ||c|| / ||U_j||), and ||dL/dh - ref|| / (n eps ||c||)"
@@ -128,8 +129,6 @@ def strategy(ctx: RunContext) -> Any:
     entries spread over 10^4, h and c with entries 0 or of magnitude 10^+-20. Every intermediate
     then stays in float64's normal range: a test ratio measures rounding, not under/overflow."""
     from hypothesis import strategies as st
-
-    from orthoverify.strategies import householder_vectors, reflection_vector
 
     def build(n: int, m: int) -> Any:
         return st.fixed_dictionaries(

@@ -35,6 +35,7 @@ from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, scaled
 from orthoverify.engine.templates import witness
+from orthoverify.errors import DomainError
 from orthoverify.param import linear_rnn as lr
 from orthoverify.param import svd
 
@@ -77,8 +78,6 @@ def corollary_case(
     """The counterexample's inputs: the instance, the band, svdRNN parameters p* of the spurious
     minimum W* (smooth there) and p' of the better point W'; None when W* admits no smooth
     parameters (det W* < 0) or a singular value is outside the band."""
-    from orthoverify.errors import DomainError
-
     try:
         p_star = svd.svdrnn_parameters(b, w_star, sigma_star, r, smooth=True)
         p_better = svd.svdrnn_parameters(b, w_better, sigma_star, r, smooth=False)

@@ -30,6 +30,7 @@ from orthoverify.engine.ratios import Measure, agreement
 from orthoverify.engine.templates import Agreement, printed_and_corrected
 from orthoverify.errors import ZeroVectorError
 from orthoverify.param import svd as sv
+from orthoverify.strategies import reflection_vector
 
 
 def _hprod_inputs(b: Backend, case: Case) -> tuple[Array, Array, int]:
@@ -66,8 +67,6 @@ def cases_hprod(ctx: RunContext, zero: bool) -> Iterator[Case]:
 
 def _hprod_strategy(ctx: RunContext) -> Any:
     from hypothesis import strategies as st
-
-    from orthoverify.strategies import reflection_vector
 
     def build(n: int) -> Any:
         hs = st.lists(st.floats(-1e6, 1e6), min_size=n, max_size=n).map(np.array)

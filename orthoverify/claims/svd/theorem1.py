@@ -25,6 +25,7 @@ from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchChe
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual
 from orthoverify.param import svd as sv
+from orthoverify.strategies import orthogonal_matrices
 
 
 def q_theorem1(b: Backend, case: Case) -> Measure:
@@ -58,8 +59,6 @@ def cases_image(ctx: RunContext) -> Iterator[Case]:
 
 def _orthogonal_strategy(ctx: RunContext) -> Any:
     from hypothesis import strategies as st
-
-    from orthoverify.strategies import orthogonal_matrices
 
     top = max(ctx.profile.sizes)
     return st.integers(1, min(top, 12)).flatmap(lambda n: orthogonal_matrices(n).map(lambda q: {"Q": q}))

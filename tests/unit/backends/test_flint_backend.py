@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from orthoverify.backends import flint_available, get_backend, high_precision_backend, infer_backend
+from orthoverify.claims import MODULES as CLAIM_MODULES
 from orthoverify.engine.model import Counterexample, Evidence, decide
 from tests.unit.backends import test_backends as tb
 
@@ -176,7 +177,7 @@ RIGOROUS = [
 def test_rigorous_checks_prove_their_bounds(claim: str, check: str) -> None:
     from orthoverify.engine import get_registry
 
-    c = get_registry()[claim].check(check)
+    c = get_registry(CLAIM_MODULES)[claim].check(check)
     ev = c.run(_ctx(claim, check, c.backend_names()[0]))  # flint, or flint-D the proof needs
     assert ev.method == "rigorous" and ev.passed and ev.counterexample is None
     assert "proved from Arb enclosures" in ev.notes and "< 1e-40" in ev.notes
@@ -187,7 +188,7 @@ def test_rigorous_checks_prove_their_bounds(claim: str, check: str) -> None:
 def test_rigorous_checks_are_skipped_without_flint(claim: str, check: str) -> None:
     from orthoverify.engine import get_registry
 
-    c = get_registry()[claim].check(check)
+    c = get_registry(CLAIM_MODULES)[claim].check(check)
     ev = c.run(_ctx(claim, check, "mpmath"))  # where the check runs when python-flint is missing
     assert not ev.passed and ev.counterexample is None and ev.data.get("skipped")
     assert "orthoverify[flint]" in ev.notes

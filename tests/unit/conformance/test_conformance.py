@@ -13,11 +13,14 @@ from typing import Any
 
 import pytest
 
-from orthoverify.cli import main
+from orthoverify.claims import MODULES as CLAIM_MODULES
+from orthoverify.cli import RESULT_FAMILIES, main
 from orthoverify.conformance import ADAPTERS, validate
 from orthoverify.engine import write_json
 from orthoverify.engine.replay import replay_from_file
 from tests.upstream import DEFECTS, expected_upstream, fixed_upstream, skip_if_fixed_upstream
+
+REPLAY = {"modules": CLAIM_MODULES, "families": RESULT_FAMILIES}  # what `orthoverify replay` passes
 
 T = "tests.planted.conformance_targets:"
 
@@ -132,7 +135,7 @@ def test_built_in_adapter(spec: str, tmp_path: Path) -> None:
     for c in r.claims:
         assert (c.counterexample is not None) == (c.verdict in ("refuted", "fragile")), (spec, c.claim.id)
         if c.counterexample is not None:
-            assert replay_from_file(path, c.claim.id, target=spec).reproduced, (spec, c.claim.id)
+            assert replay_from_file(path, c.claim.id, target=spec, **REPLAY).reproduced, (spec, c.claim.id)
     skip_if_fixed_upstream(fixed_upstream(spec, {k: c.verdict for k, c in by.items()}))
 
 
@@ -314,13 +317,13 @@ def test_a_finding_is_confirmed_and_replayed_through_the_checks_replay(
     calls.clear()
     path = write_json(r, tmp_path / "v.json")
     forward = next(c for c in refuted if c.claim.id.endswith(".forward"))
-    rep = replay_from_file(path, forward.claim.id, target=spec)
+    rep = replay_from_file(path, forward.claim.id, target=spec, **REPLAY)
     assert rep.reproduced and "reproduced: yes" in rep.lines()
     assert calls == [("forward", "torch-float64"), ("forward", "torch-float64")] or calls == [
         ("forward", "torch-float64")
     ]
     # a correct target does not reproduce it: the replay says so
-    assert not replay_from_file(path, forward.claim.id, target=T + "householder").reproduced
+    assert not replay_from_file(path, forward.claim.id, target=T + "householder", **REPLAY).reproduced
 
 
 def test_a_failure_that_does_not_reproduce_is_failed_unconfirmed() -> None:
@@ -371,7 +374,7 @@ def test_a_half_precision_finding_is_confirmed_in_its_own_dtype(tmp_path: Path) 
     assert low.verdict == "refuted" and all(c.verdict != "error" for c in r.claims)
     assert low.counterexample is not None and low.counterexample.inputs["dtype"] == "float16"
     assert any(str(e.data.get("confirmation", "")).startswith("measured again") for e in low.evidence)
-    rep = replay_from_file(write_json(r, tmp_path / "v.json"), low.claim.id, target=spec)
+    rep = replay_from_file(write_json(r, tmp_path / "v.json"), low.claim.id, target=spec, **REPLAY)
     assert rep.reproduced and rep.values[0][0] == "target in float16"
 
 

@@ -12,12 +12,15 @@ from typing import Any
 
 import pytest
 
-from orthoverify.cli import main
+from orthoverify.claims import MODULES as CLAIM_MODULES
+from orthoverify.cli import RESULT_FAMILIES, main
 from orthoverify.conformance import validate
 from orthoverify.conformance.isolate import decode, encode
 from orthoverify.engine import write_json
 from orthoverify.engine.replay import replay_from_file
 from tests.planted.judge_planted import result, verdicts
+
+REPLAY = {"modules": CLAIM_MODULES, "families": RESULT_FAMILIES}  # what `orthoverify replay` passes
 
 T = "tests.planted.conformance_targets:"
 
@@ -151,7 +154,8 @@ def test_side_effects_are_findings(tmp_path: Path) -> None:
     assert "working directory" in by["side_effects"].evidence[0].notes
     assert by["side_effects"].verdict == "refuted" and by["orthogonal"].verdict == "verified"
     path = write_json(result("changes_directory"), tmp_path / "c.json")
-    assert replay_from_file(path, "conformance.orthogonal-map.side_effects", target=T + "changes_directory").reproduced
+    side_effects = "conformance.orthogonal-map.side_effects"
+    assert replay_from_file(path, side_effects, target=T + "changes_directory", **REPLAY).reproduced
 
 
 def test_a_flood_of_output_is_captured_and_truncated(capfd: pytest.CaptureFixture[str]) -> None:

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from orthoverify.claims import MODULES as CLAIM_MODULES
+from orthoverify.cli import RESULT_FAMILIES
 from orthoverify.conformance import _evidence, lifecycle, validate
 from orthoverify.conformance import checks as ck
 from orthoverify.conformance.adapters import load_target
@@ -15,6 +17,8 @@ from orthoverify.engine import write_json
 from orthoverify.engine.model import decide
 from orthoverify.engine.replay import replay_from_file
 from tests.upstream import expected_upstream, fixed_upstream, skip_if_fixed_upstream
+
+REPLAY = {"modules": CLAIM_MODULES, "families": RESULT_FAMILIES}  # what `orthoverify replay` passes
 
 R = "tests.planted.reach_targets:"
 CHECKS = ("weight_decay", "state_dict", "dtype_cast")
@@ -64,7 +68,7 @@ def test_torch_householder_parametrisation_degenerates_under_weight_decay(tmp_pa
     assert data["replay"].endswith("conformance.orthogonal-map.weight_decay --target torch-orthogonal-householder")
     path = write_json(r, tmp_path / "oh.json")
     assert replay_from_file(
-        path, "conformance.orthogonal-map.weight_decay", target="torch-orthogonal-householder"
+        path, "conformance.orthogonal-map.weight_decay", target="torch-orthogonal-householder", **REPLAY
     ).reproduced
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from orthoverify.claims import MODULES as CLAIM_MODULES
+from orthoverify.cli import RESULT_FAMILIES
 from orthoverify.conformance import _evidence, validate
 from orthoverify.conformance import checks as ck
 from orthoverify.conformance.adapters import load_target
@@ -16,6 +18,8 @@ from orthoverify.engine import write_json
 from orthoverify.engine.model import decide
 from orthoverify.engine.replay import replay_from_file
 from tests.upstream import fixed_upstream, skip_if_fixed_upstream
+
+REPLAY = {"modules": CLAIM_MODULES, "families": RESULT_FAMILIES}  # what `orthoverify replay` passes
 
 R = "tests.planted.reach_targets:"
 T = "tests.planted.conformance_targets:"
@@ -72,7 +76,7 @@ def test_torch_householder_product_is_refuted_on_forward_over_forward(tmp_path: 
     assert cx is not None and len(cx.inputs["U"]) == ev.data["smallest_failing_n"] == 2  # the smallest case
     path = write_json(r, tmp_path / "hp.json")
     assert replay_from_file(
-        path, "conformance.householder-product.second_ff", target="torch-householder-product"
+        path, "conformance.householder-product.second_ff", target="torch-householder-product", **REPLAY
     ).reproduced
 
 

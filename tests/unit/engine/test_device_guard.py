@@ -41,6 +41,7 @@ from torch.overrides import TorchFunctionMode
 
 import orthoverify.backends
 from orthoverify.backends import get_backend
+from orthoverify.claims import MODULES as CLAIM_MODULES
 from orthoverify.engine.checks import (
     Case,
     Check,
@@ -53,7 +54,7 @@ from orthoverify.engine.checks import (
 )
 from orthoverify.engine.model import Evidence
 from orthoverify.engine.profiles import get_profile
-from orthoverify.engine.registry import DEFAULT_MODULES, get_registry
+from orthoverify.engine.registry import get_registry
 
 
 class StrayAllocation(BaseException):
@@ -116,7 +117,7 @@ def _where(exc: BaseException) -> str:
 
 def _torch_tasks() -> list[tuple[str, str, str]]:
     out = []
-    for claim in get_registry(DEFAULT_MODULES).select(None):
+    for claim in get_registry(CLAIM_MODULES).select(None):
         for check in claim.checks:
             out.extend((claim.id, check.name, b) for b in select_backends(check, None) if b.startswith("torch"))
     return out
@@ -193,7 +194,7 @@ def _small(check: Check) -> Check:
 
 
 def _run(claim_id: str, check_name: str, backend: str, device: str) -> list[Evidence]:
-    claim = get_registry(DEFAULT_MODULES)[claim_id]
+    claim = get_registry(CLAIM_MODULES)[claim_id]
     ctx = RunContext(
         claim=claim_id,
         check=check_name,

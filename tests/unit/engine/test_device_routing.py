@@ -12,10 +12,12 @@ from typing import Any
 
 import pytest
 
-from orthoverify.engine.executors import open_executor, stop_workers
+from orthoverify.claims import MODULES as CLAIM_MODULES
+from orthoverify.engine.executors import open_executor
 from orthoverify.engine.model import Evidence
-from orthoverify.engine.registry import DEFAULT_MODULES, get_registry
+from orthoverify.engine.registry import get_registry
 from orthoverify.engine.runner import DeviceRouter, SerialExecutor, Task, local_executor, on_device, plan, run_tasks
+from orthoverify.engine.workers import stop_workers
 from orthoverify.errors import InputError
 
 CLAIMS = ("householder.algorithm1", "cayley.theorem3_2", "unitary.coverage")
@@ -23,8 +25,8 @@ CLAIMS = ("householder.algorithm1", "cayley.theorem3_2", "unitary.coverage")
 
 
 def _plan(device: str) -> tuple[list[Any], list[Task]]:
-    claims = get_registry(DEFAULT_MODULES).select(list(CLAIMS))
-    return claims, plan(claims, profile="quick", seed=0, device=device, backends=None, modules=DEFAULT_MODULES)
+    claims = get_registry(CLAIM_MODULES).select(list(CLAIMS))
+    return claims, plan(claims, profile="quick", seed=0, device=device, backends=None, modules=CLAIM_MODULES)
 
 
 class _Recording(Executor):
@@ -42,11 +44,11 @@ class _Recording(Executor):
 
 
 def test_on_device_is_a_torch_task_off_the_cpu() -> None:
-    t = Task("c", "k", "torch-float64", "cuda", "quick", 0, DEFAULT_MODULES)
+    t = Task("c", "k", "torch-float64", "cuda", "quick", 0, CLAIM_MODULES)
     assert on_device(t)
-    assert not on_device(Task("c", "k", "torch-float64", "cpu", "quick", 0, DEFAULT_MODULES))
-    assert not on_device(Task("c", "k", "numpy-float64", "cuda", "quick", 0, DEFAULT_MODULES))
-    assert not on_device(Task("c", "k", "mpmath", "cuda", "quick", 0, DEFAULT_MODULES))
+    assert not on_device(Task("c", "k", "torch-float64", "cpu", "quick", 0, CLAIM_MODULES))
+    assert not on_device(Task("c", "k", "numpy-float64", "cuda", "quick", 0, CLAIM_MODULES))
+    assert not on_device(Task("c", "k", "mpmath", "cuda", "quick", 0, CLAIM_MODULES))
 
 
 def test_router_sends_torch_tasks_to_the_device_and_the_rest_to_the_cpu() -> None:
@@ -145,8 +147,8 @@ def test_cuda_run_routes_and_agrees_with_the_cpu() -> None:
     the device's process, with the CPU's verdicts."""
     from orthoverify.engine import run_checks
 
-    on_gpu = run_checks(list(CLAIMS), profile="quick", device="cuda", workers=3)
-    on_cpu = run_checks(list(CLAIMS), profile="quick", device="cpu", workers=1)
+    on_gpu = run_checks(list(CLAIMS), profile="quick", device="cuda", workers=3, modules=CLAIM_MODULES)
+    on_cpu = run_checks(list(CLAIMS), profile="quick", device="cpu", workers=1, modules=CLAIM_MODULES)
     assert not on_gpu.errored, [e.error for c in on_gpu.claims for e in c.evidence if e.error]
     assert [c.verdict for c in on_gpu.claims] == [c.verdict for c in on_cpu.claims]
     assert "cuda" in on_gpu.environment["device"]

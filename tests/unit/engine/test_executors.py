@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from orthoverify.claims import MODULES as CLAIM_MODULES
 from orthoverify.cli import main
 from orthoverify.engine import Claim, PropertyCheck, RunContext, run_checks, to_json
 from orthoverify.engine.checks import Case
@@ -272,7 +273,7 @@ def test_one_thread_pins_blas_and_torch_and_restores() -> None:
     import torch
     from threadpoolctl import threadpool_info
 
-    from orthoverify.engine.executors import one_thread
+    from orthoverify.engine.workers import one_thread
 
     torch_before = torch.get_num_threads()
     blas_before = [p["num_threads"] for p in threadpool_info()]
@@ -288,7 +289,7 @@ def test_serial_and_pool_give_the_same_evidence_digit_for_digit() -> None:
     """`--workers 1` (this process) and the pool: the same JSON apart from timings. Theorem 3.1's float
     checks run BLAS products up to n = 512, where a multi-threaded BLAS splits the work and rounds
     differently (before, the ratios differed in the third digit between the two)."""
-    options: dict[str, Any] = {"profile": "quick", "seed": 0, "backends": ["numpy-float64"]}
+    options: dict[str, Any] = {"profile": "quick", "seed": 0, "backends": ["numpy-float64"], "modules": CLAIM_MODULES}
     serial = run_checks(["cayley.theorem3_1"], workers=1, **options)
     pool = run_checks(["cayley.theorem3_1"], workers=2, **options)
     assert to_json(serial)["executor"] == "serial" and to_json(pool)["executor"] == "local"

@@ -13,6 +13,7 @@ import sympy
 import torch
 
 from orthoverify.backends import get_backend
+from orthoverify.claims import MODULES as CLAIM_MODULES
 from orthoverify.engine import get_registry, replay_from_file, run_checks
 from orthoverify.engine.model import Counterexample
 from orthoverify.engine.reference import central_gradient, exact_gradient
@@ -23,7 +24,7 @@ from tests.claims.claims_common import quick_run
 
 MODULES = ("orthoverify.claims.svd",)
 IDS = ["svd.claim1", "svd.claim1.corrected", "svd.theorem5", "svd.corollary1"]
-EXPECTED = {cid: get_registry()[cid].expected for cid in IDS}  # declared by each claim (its one home)
+EXPECTED = {cid: get_registry(CLAIM_MODULES)[cid].expected for cid in IDS}  # declared by each claim (its one home)
 
 
 def _instance(rng: np.random.Generator, n: int, d: int, t: int, rank: int | None = None) -> dict[str, np.ndarray]:
