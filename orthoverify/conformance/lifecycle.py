@@ -23,7 +23,7 @@ torch's and geotorch's ``orthogonal``, a ``register_parametrization``) is judged
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -31,12 +31,13 @@ import numpy as np
 import torch
 
 from orthoverify.conformance import checks as ck
+from orthoverify.conformance.build import module_target as module_target  # a layer as a target (re-exported)
 from orthoverify.conformance.calls import CallFailure
 from orthoverify.conformance.declare import Declaration, declaration_of
-from orthoverify.conformance.isolate import op_dtype_cast, op_state_dict, op_to_device, op_weight_decay
 from orthoverify.conformance.kinds import Params
 from orthoverify.conformance.modes import LOW, PlanEntry, record, with_series
 from orthoverify.conformance.program import CASTS, OPTIMISERS
+from orthoverify.conformance.runner import op_dtype_cast, op_state_dict, op_to_device, op_weight_decay
 from orthoverify.engine.model import Evidence
 
 _EPS: dict[torch.dtype, float] = {**ck.EPS, **{dt: u for dt, u in LOW.values()}}
@@ -319,66 +320,3 @@ def plan(target: ck.Target | None, other_device: str | None) -> list[PlanEntry]:
             )
         )
     return out
-
-
-# ------------------------------------------------------------------------------ a module as the target
-PROBE_N = 3
-"""The size a module target is built at when it is loaded, to say at once whether it can be judged."""
-
-
-def _weight_map(m: torch.nn.Module, what: str) -> Callable[[torch.Tensor], torch.Tensor]:
-    """X -> the weight the module's parametrisation computes from X in place of its original (the
-    chain of parametrisations registered on ``weight``); raises ValueError saying why there is none."""
-    from torch.nn.utils import parametrize
-
-    if not isinstance(m, torch.nn.Module):
-        raise ValueError(f"{what} is a {type(m).__name__}, not a torch.nn.Module")
-    if not parametrize.is_parametrized(m, "weight"):
-        raise ValueError(
-            f"{what} has no parametrised weight (torch.nn.utils.parametrize): with a plain weight parameter no map "
-            "takes parameters to an orthogonal weight; declare(module=...) on the map that computes it instead"
-        )
-    plist: Any = m.parametrizations
-    plist = plist.weight
-    chain, shape, w = list(plist), tuple(plist.original.shape), m.weight
-    if len(shape) != 2 or shape[0] != shape[1] or not isinstance(w, torch.Tensor) or tuple(w.shape) != shape:
-        raise ValueError(
-            f"{what}: its parametrised original is {list(shape)} and its weight {list(getattr(w, 'shape', ()))}; a "
-            "module target "
-            "is judged as orthogonal-map, X (n x n) -> Q (n x n)"
-        )
-
-    def f(x: torch.Tensor) -> torch.Tensor:
-        for p in chain:
-            x = p(x)
-        return x
-
-    return f
-
-
-def module_target(factory: Callable[[int], torch.nn.Module], name: str = "the module") -> Callable[..., torch.Tensor]:
-    """A module factory (``n -> module``, or a module class whose constructor takes n) as a target of
-    kind ``orthogonal-map``: X -> the module's weight with X in place of its parametrised original,
-    one module per (n, dtype, device) built in float64 after ``torch.manual_seed(0)`` (as the
-    built-in torch and geotorch adapters), declared with ``module=factory`` so the lifecycle checks
-    run on it. Built once at n = PROBE_N here; a module that cannot be judged so raises
-    :class:`~orthoverify.conformance.adapters.TargetLoadError` saying why."""
-    from orthoverify.conformance.adapters import TargetLoadError, _per_dtype, float64_default
-    from orthoverify.conformance.declare import declare
-
-    def make(n: int, dtype: torch.dtype, device: str) -> Callable[[torch.Tensor], torch.Tensor]:
-        with float64_default():
-            m = factory(n)
-        return _weight_map(m.to(dtype=dtype, device=device) if isinstance(m, torch.nn.Module) else m, name)
-
-    try:
-        with torch.random.fork_rng(devices=[]):  # the caller's random state is left as it was
-            torch.manual_seed(0)
-            make(PROBE_N, torch.float64, "cpu")
-    except ValueError as exc:
-        raise TargetLoadError(str(exc)) from exc
-    except Exception as exc:
-        raise TargetLoadError(f"cannot build {name} at n = {PROBE_N}: {type(exc).__name__}: {exc}") from exc
-    fn = _per_dtype(make)
-    fn.__doc__ = f"{name}: its weight as a function of its parametrised original"
-    return declare(module=factory)(fn)

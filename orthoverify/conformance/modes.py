@@ -20,10 +20,12 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
+from orthoverify.backends import get_backend
 from orthoverify.conformance import checks as ck
 from orthoverify.conformance.calls import CallFailure, checked
-from orthoverify.conformance.isolate import op_second, op_vmap
+from orthoverify.conformance.declare import declaration_of
 from orthoverify.conformance.kinds import Kind, Params
+from orthoverify.conformance.runner import op_second, op_vmap
 from orthoverify.engine.model import Counterexample, Evidence
 from orthoverify.engine.model import Kind as ClaimKind
 
@@ -118,7 +120,6 @@ def reference_second(kind: Kind, params: Params) -> tuple[float, float]:
         return _REF_CACHE[key]
     import mpmath
 
-    from orthoverify.backends import get_backend
 
     assert kind.reference is not None
     g, v, w = _directions(kind, params)
@@ -244,8 +245,6 @@ def q_second(mode: str) -> Callable[[ck.Ctx, Params, str], ck.Case]:
 
 def declared_modes(ctx: ck.Ctx) -> tuple[str, ...]:
     """The modes the target declares it supports (a failure there, an exception included, is a defect)."""
-    from orthoverify.conformance.declare import declaration_of
-
     d = declaration_of(ctx.target)
     return d.modes if d is not None else ()
 
@@ -362,8 +361,6 @@ def q_low_precision(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
 
 
 def declared_dtypes(ctx: ck.Ctx) -> tuple[str, ...]:
-    from orthoverify.conformance.declare import declaration_of
-
     d = declaration_of(ctx.target)
     return d.dtypes if d is not None else ()
 
@@ -398,8 +395,6 @@ def plan(kind: Kind, target: ck.Target | None) -> list[PlanEntry]:
             )
     d = None
     if target is not None:
-        from orthoverify.conformance.declare import declaration_of
-
         d = declaration_of(target)
     if d is not None and "vmap" in d.modes:
         out.append(("vmap", "identity", "torch.func.vmap(f) over stacked parameters equals f on each", check_vmap))

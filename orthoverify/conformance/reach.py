@@ -17,9 +17,9 @@ from orthoverify.conformance import (
 from orthoverify.conformance import checks as ck
 from orthoverify.conformance.calls import CallFailure, checked
 from orthoverify.conformance.declare import declaration_of
-from orthoverify.conformance.isolate import op_also
 from orthoverify.conformance.kinds import Kind, Params
 from orthoverify.conformance.modes import PlanEntry
+from orthoverify.conformance.runner import op_also
 from orthoverify.engine.model import Evidence
 
 

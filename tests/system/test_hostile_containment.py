@@ -16,7 +16,8 @@ import torch
 import orthoverify
 from orthoverify.cli import FALLBACK_SUFFIX
 from orthoverify.conformance.calls import CallFailure
-from orthoverify.conformance.isolate import ProcessRunner, Reply, op_forward
+from orthoverify.conformance.isolate import ProcessRunner
+from orthoverify.conformance.runner import Reply, op_forward
 from orthoverify.errors import InputError
 from tests.planted import containment_targets
 

@@ -4,8 +4,10 @@ defect; torch's Householder parametrisation degenerates under weight decay, and 
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from orthoverify.conformance import _evidence, lifecycle, validate
@@ -81,9 +83,9 @@ def test_an_undeclared_cast_that_fails_is_not_applicable() -> None:
     t = load_target("orthoverify-scaled-cayley")
     ctx = ck.Ctx(t, ("float32",))
     c = lifecycle.q_dtype_cast(
-        ctx, {"n": ck.np.array([3.0]), "cast": ck.np.array([2.0]), "seed": ck.np.array([0.0])}, "float32"
+        ctx, {"n": np.array([3.0]), "cast": np.array([2.0]), "seed": np.array([0.0])}, "float32"
     )
-    assert ck.math.isnan(c.ratio) and "not declared" in c.display
+    assert math.isnan(c.ratio) and "not declared" in c.display
 
 
 def test_the_invariant_names_zero_and_repeated_columns() -> None:
@@ -147,7 +149,7 @@ def test_a_layer_class_of_size_n_is_judged_by_its_weight_and_its_lifecycle() -> 
     ],
 )
 def test_a_module_that_cannot_be_a_target_says_why(spec: str, kind: str, says: str) -> None:
-    from orthoverify.conformance.adapters import TargetLoadError
+    from orthoverify.conformance.target import TargetLoadError
 
     with pytest.raises(TargetLoadError, match=says):
         load_target(R + spec, kind)
