@@ -23,11 +23,12 @@ from orthoverify.conformance.calls import DEFAULT_TIMEOUT
 from orthoverify.conformance.family import Family, FamilyRef, _evidence
 from orthoverify.conformance.kinds import KINDS
 from orthoverify.conformance.opening import memory_cap, open_target
-from orthoverify.conformance.planning import EXAMPLES, other_device, plan_checks
 from orthoverify.conformance.planning import listing as declared_listing
+from orthoverify.conformance.planning import other_device, plan_checks
 from orthoverify.conformance.reach import declared_data
 from orthoverify.conformance.target import TargetLoadError
 from orthoverify.engine.model import Evidence
+from orthoverify.engine.profiles import PROFILES
 from orthoverify.engine.runner import RunResult, SerialExecutor, Task, execute, plan, run_tasks
 from orthoverify.errors import BackendError, InputError, OrthoverifyError
 
@@ -35,7 +36,6 @@ _plan = plan_checks  # the name the pytest plugin and older tests use
 
 __all__ = [
     "ADAPTERS",
-    "EXAMPLES",
     "KINDS",
     "TargetLoadError",
     "_evidence",
@@ -141,8 +141,8 @@ def validate(
     bad = [d for d in dtypes if d not in ck.DTYPES]
     if bad or not dtypes:
         raise OrthoverifyError(f"unknown dtype(s) {bad or list(dtypes)}; choose from float32, float64")
-    if profile not in EXAMPLES:
-        raise OrthoverifyError(f"unknown profile {profile!r}; choose from {', '.join(EXAMPLES)}")
+    if profile not in PROFILES:
+        raise OrthoverifyError(f"unknown profile {profile!r}; choose from {', '.join(PROFILES)}")
     if device.startswith("cuda") and not torch.cuda.is_available():
         raise BackendError("--device cuda, but torch.cuda.is_available() is False")
     t = open_target(target, kind, device, timeout, cap) if isinstance(target, str) else target

@@ -18,7 +18,6 @@ from collections.abc import Callable
 
 from orthoverify.conformance.context import (
     DTYPES,
-    EPS,
     Case,
     Ctx,
     Remeasured,
@@ -60,7 +59,6 @@ from orthoverify.errors import OrthoverifyError
 
 __all__ = [
     "DTYPES",
-    "EPS",
     "MEASURES",
     "QUANTITIES",
     "THRESHOLD",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
@@ -19,11 +19,13 @@ from orthoverify.conformance.isolate import InProcessRunner
 from orthoverify.conformance.kinds import Kind, Params
 from orthoverify.conformance.runner import Runner, op_forward
 from orthoverify.conformance.target import Target
+from orthoverify.engine.checks import seeded_rng
 from orthoverify.engine.model import Evidence
+from orthoverify.engine.model import Kind as ClaimKind
+from orthoverify.engine.profiles import Profile, get_profile
 from orthoverify.engine.ratios import THRESHOLD
 
 DTYPES: dict[str, torch.dtype] = {"float32": torch.float32, "float64": torch.float64}
-EPS: dict[torch.dtype, float] = {torch.float32: 2.0**-24, torch.float64: 2.0**-53}
 
 
 @dataclass
@@ -57,10 +59,13 @@ class Ctx:
         assert self.runner is not None
         return self.runner
 
-    def rng(self, *salt: str) -> np.random.Generator:
-        import zlib
+    @property
+    def effort(self) -> Profile:
+        """The run's profile: how much work each check does (the engine's profile of that name)."""
+        return get_profile(self.profile)
 
-        return np.random.default_rng([self.seed, *(zlib.crc32(s.encode()) for s in salt)])
+    def rng(self, *salt: str) -> np.random.Generator:
+        return seeded_rng(self.seed, *salt)
 
     def label(self, dtype: str) -> str:
         return f"torch-{dtype}-{self.device}"
@@ -142,6 +147,16 @@ def agreement(x: np.ndarray, ref: np.ndarray, eps: float) -> float:
     return float(np.linalg.norm(x - ref)) / (n * eps * scale)
 
 
+class PlanEntry(NamedTuple):
+    """One planned check of a target: its name (the claim is ``conformance.<kind>.<name>``), the
+    claim's kind, the statement it checks and the function that runs it over a session."""
+
+    name: str
+    claim_kind: ClaimKind
+    statement: str
+    run: Callable[[Ctx], list[Evidence]]
+
+
 @dataclass
 class Case:
     """One measured case: the ratio, a display of it, and the failure message when the call failed
@@ -164,10 +179,6 @@ def refusal(f: CallFailure, what: str) -> Case:
     unsupported, with the exception's first line; not measured, never a failure."""
     first = (f.message.strip().splitlines() or [""])[0][:300]
     return Case(math.nan, f"{what}: the target raised {first}", raised=True, unsupported=first or "an exception")
-
-
-def _fails(r: float, thr: float = THRESHOLD) -> bool:
-    return not (r <= thr)
 
 
 def _beyond(kappa: float, eps: float, n: int) -> bool:

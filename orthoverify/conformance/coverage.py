@@ -14,12 +14,9 @@ import torch
 from orthoverify import samples
 from orthoverify.conformance.calls import CallFailure, checked
 from orthoverify.conformance.context import (
-    DTYPES,
-    EPS,
     Ctx,
     Remeasured,
     _ev,
-    _fails,
     agreement,
     as_np,
     blocked,
@@ -29,7 +26,8 @@ from orthoverify.conformance.context import (
 from orthoverify.conformance.kinds import Params
 from orthoverify.conformance.runner import op_inverse, op_reach
 from orthoverify.engine.model import Counterexample, Evidence
-from orthoverify.engine.ratios import THRESHOLD
+from orthoverify.engine.ratios import THRESHOLD, fails
+from orthoverify.tolerance import unit_roundoff
 
 
 def _target_inverse(ctx: Ctx) -> Callable[[np.ndarray], dict[str, np.ndarray] | None]:
@@ -64,8 +62,8 @@ def measure_coverage(ctx: Ctx, params: Params, dtype: str) -> Remeasured:
         if ctx.target.kind.reference is None:
             return Remeasured(False, "returned a tensor (no Q recorded, no reference to compare with)")
         q = reference_np(ctx.target.kind, p)
-    r = agreement(as_np(res), q, EPS[DTYPES[dtype]])
-    return Remeasured(_fails(r), f"||f(preimage) - Q|| ratio {r:.6g}", r)
+    r = agreement(as_np(res), q, unit_roundoff(dtype))
+    return Remeasured(fails(r), f"||f(preimage) - Q|| ratio {r:.6g}", r)
 
 
 def check_coverage(ctx: Ctx) -> list[Evidence]:
@@ -107,7 +105,7 @@ def check_coverage(ctx: Ctx) -> list[Evidence]:
                 continue
             count += 1
             r = m.ratio
-            if _fails(r, worst):
+            if fails(r, worst):
                 worst = r
             if m.failing and failure is None:
                 failure = ({**params, "Q": q}, f"{name}: {m.display}")
@@ -156,8 +154,7 @@ def check_coverage_by_optimisation(ctx: Ctx) -> list[Evidence]:
     if stop is not None:
         return [stop]
     rng = ctx.rng("coverage-opt")
-    steps = {"quick": 100, "default": 200, "thorough": 500}.get(ctx.profile, 200)
-    per = {"quick": 2, "default": 2, "thorough": 4}.get(ctx.profile, 2)
+    steps, per = ctx.effort.optimisation_steps, ctx.effort.optimisation_targets
     t0 = time.perf_counter()
     table: dict[tuple[int, int], list[float]] = {}
     misses: list[tuple[int, int, np.ndarray, float]] = []

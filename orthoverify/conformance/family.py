@@ -29,13 +29,13 @@ import numpy as np
 from orthoverify.backends import Backend, get_backend
 from orthoverify.conformance import checks as ck
 from orthoverify.conformance.calls import DEFAULT_TIMEOUT
-from orthoverify.conformance.context import _fails
 from orthoverify.conformance.opening import open_target
-from orthoverify.conformance.planning import EXAMPLES, other_device, plan_checks
+from orthoverify.conformance.planning import other_device, plan_checks
 from orthoverify.conformance.reach import _batch_declared
 from orthoverify.engine.checks import Check, RunContext
 from orthoverify.engine.model import Claim, Counterexample, Evidence, jsonable
-from orthoverify.engine.ratios import THRESHOLD, Measure
+from orthoverify.engine.profiles import get_profile
+from orthoverify.engine.ratios import THRESHOLD, Measure, fails
 from orthoverify.engine.replay import abbreviate
 
 CheckFn = Callable[[ck.Ctx], list[Evidence]]
@@ -119,9 +119,8 @@ class Family:
         key = (profile, seed)
         if key not in self._sessions:
             r = self.ref
-            ctx = ck.Ctx(
-                self.target, r.dtypes, r.device, profile, seed, r.timeout, EXAMPLES[profile], runner=self.target.runner
-            )
+            examples = get_profile(profile).validate_examples
+            ctx = ck.Ctx(self.target, r.dtypes, r.device, profile, seed, r.timeout, examples, runner=self.target.runner)
             ctx.bitwise_determinism = r.bitwise_determinism
             ctx.other_device = other_device(r.device) or ctx.other_device
             self._sessions[key] = _Session(ctx, set())
@@ -200,7 +199,7 @@ class TargetCheck(Check):
         if math.isnan(m.ratio):  # the call could not be made again: no answer either way, kept as found
             ev.data["confirmation"] = f"not measured again: {m.display}"
             return ev
-        if _fails(m.ratio):
+        if fails(m.ratio):
             ev.data["confirmation"] = f"measured again: {m.display}"
             return ev
         if nan_on_finite_input(cx):  # an observed NaN/Inf on finite input is a defect, seen once or always
@@ -234,7 +233,7 @@ class TargetCheck(Check):
         if not got.measured:
             ratio = math.nan
         elif got.failing:
-            ratio = ratio if _fails(ratio) and not math.isnan(ratio) else math.inf
+            ratio = ratio if fails(ratio) and not math.isnan(ratio) else math.inf
         elif not ratio <= THRESHOLD:
             ratio = 0.0
         return Measure(ratio, got.display, note="\n".join(f"{k}: {v}" for k, v in got.more))
@@ -252,7 +251,7 @@ class TargetCheck(Check):
             values.append((f"target in {dt}", m.display))
             values += [(line.partition(": ")[0], line.partition(": ")[2]) for line in m.note.splitlines()]
             if dt == dtype:
-                reproduced = _fails(m.ratio) and not math.isnan(m.ratio)
+                reproduced = fails(m.ratio) and not math.isnan(m.ratio)
         return ConformanceReplay(
             claim, self.family.target.spec, values, cx.value, reproduced, cx.check, cx.quantity, dict(cx.inputs)
         )

@@ -11,9 +11,10 @@ import torch
 
 from orthoverify.backends import get_backend
 from orthoverify.conformance.calls import CallFailure, checked
-from orthoverify.conformance.context import DTYPES, EPS, Case, Ctx, as_np, failed, refusal, rounded
+from orthoverify.conformance.context import DTYPES, Case, Ctx, as_np, failed, refusal, rounded
 from orthoverify.conformance.kinds import Kind, Params
 from orthoverify.conformance.runner import op_jvp, op_loss_grad
+from orthoverify.tolerance import unit_roundoff
 
 
 def _loss_grad(ctx: Ctx, params: Params, dtype: str, g: np.ndarray) -> dict[str, np.ndarray] | CallFailure:
@@ -90,7 +91,7 @@ def q_gradient(ctx: Ctx, params: Params, dtype: str) -> Case:
     got = _loss_grad(ctx, params, dtype, g)
     if isinstance(got, CallFailure):
         return refusal(got, "backward") if got.kind == "raised" else failed(got, "backward: ")
-    eps = EPS[DTYPES[dtype]]
+    eps = unit_roundoff(dtype)
     if kind.reference is not None:
         ref = _reference_grad(kind, params, g)
         how = "50-digit central differences of the reference"
@@ -183,7 +184,7 @@ def q_jvp(ctx: Ctx, params: Params, dtype: str) -> Case:
         if got.kind == "raised":  # no forward-mode rule, or one that declines: a refusal, not a wrong number
             return refusal(got, "forward mode (torch.func.jvp)")
         return failed(got, "jvp: ")
-    eps = EPS[dt]
+    eps = unit_roundoff(dt)
     if kind.reference is not None:
         ref = _reference_direction(kind, rounded(params, dtype), tangent)
         how, fd_eps = "50-digit central differences of the reference", eps

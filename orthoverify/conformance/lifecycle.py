@@ -33,16 +33,14 @@ import torch
 from orthoverify.conformance import checks as ck
 from orthoverify.conformance.build import module_target as module_target  # a layer as a target (re-exported)
 from orthoverify.conformance.calls import CallFailure
+from orthoverify.conformance.context import PlanEntry
 from orthoverify.conformance.declare import Declaration, declaration_of
 from orthoverify.conformance.kinds import Params
-from orthoverify.conformance.modes import LOW, PlanEntry, record, with_series
+from orthoverify.conformance.modes import record, with_series
 from orthoverify.conformance.program import CASTS, OPTIMISERS
 from orthoverify.conformance.runner import op_dtype_cast, op_state_dict, op_to_device, op_weight_decay
 from orthoverify.engine.model import Evidence
-
-_EPS: dict[torch.dtype, float] = {**ck.EPS, **{dt: u for dt, u in LOW.values()}}
-
-STEPS = {"quick": 5, "default": 10, "thorough": 25}
+from orthoverify.tolerance import UNIT_ROUNDOFF, unit_roundoff
 
 
 def _decl(ctx: ck.Ctx) -> Declaration:
@@ -55,7 +53,7 @@ def invariant(d: Declaration, w: torch.Tensor, eps: float | None = None) -> tupl
     """The weight's test ratio against its declared property (0 when it holds exactly) and what
     was measured, degeneracy (zero or repeated columns) included; ``eps``: the unit roundoff to
     judge by (default: the weight's dtype's)."""
-    eps = eps if eps is not None else _EPS.get(w.dtype, ck.EPS[torch.float64])
+    eps = eps if eps is not None else UNIT_ROUNDOFF.get(str(w.dtype).removeprefix("torch."), UNIT_ROUNDOFF["float64"])
     q = w.detach().to("cpu", torch.float64).numpy()
     n = q.shape[-1]
     if not np.all(np.isfinite(q)):
@@ -137,7 +135,7 @@ def q_state_dict(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
     invariant true. The scenario runs in the target's process; its weights are judged here."""
     d = _decl(ctx)
     n, seed = _n(params), _i(params, "seed")
-    eps = _EPS[ck.DTYPES[dtype]]
+    eps = unit_roundoff(dtype)
     got = _scenario(ctx, op_state_dict, 4, n=n, seed=seed, dtype=dtype)
     c = got if isinstance(got, ck.Case) else ck.Case(*_judge_state_dict(d, got[0], eps))
     record(ctx, "state_dict", n, c.ratio, params, dtype)
@@ -172,7 +170,7 @@ def q_dtype_cast(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
         c = got
     else:
         w, w1 = got[0]
-        eps = max(_EPS[torch.float32], _EPS[dt])
+        eps = max(unit_roundoff(torch.float32), unit_roundoff(dt))
         if w.dtype != dt:
             c = ck.Case(
                 math.inf, f"after .{name}() the weight is {w.dtype}, not {dt} (a buffer or constant kept its dtype)"
@@ -204,7 +202,7 @@ def q_to_device(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
         if devices[1] is None or torch.device(devices[1]).type != torch.device(other).type:
             c = ck.Case(math.inf, f"after .to({other!r}) the weight is on {where}")
         else:
-            r = ck.agreement(ck.as_np(there), ck.as_np(here), _EPS[dt])
+            r = ck.agreement(ck.as_np(there), ck.as_np(here), unit_roundoff(dt))
             ri, ti = invariant(d, after)
             c = ck.Case(
                 max(r, ri), f"weight on {other} against {ctx.device}: ratio {r:.3g}; after one step there: {ti}"
@@ -243,7 +241,7 @@ def _run(ctx: ck.Ctx, check: str, cases: Iterator[tuple[Params, str]], what: str
 
 
 def check_weight_decay(ctx: ck.Ctx) -> list[Evidence]:
-    steps = STEPS.get(ctx.profile, 10)
+    steps = ctx.effort.lifecycle_steps
     cases = (
         (_point(n=n, opt=i, steps=steps, seed=ctx.seed + n), _dtype(ctx))
         for n in _sizes(ctx)
@@ -280,7 +278,7 @@ def plan(target: ck.Target | None, other_device: str | None) -> list[PlanEntry]:
     out: list[PlanEntry] = []
     if "weight_decay" in d.lifecycle:
         out.append(
-            (
+            PlanEntry(
                 "weight_decay",
                 "bound",
                 f"from the module's own initialisation, after each of several SGD, Adam and AdamW steps with weight "
@@ -290,7 +288,7 @@ def plan(target: ck.Target | None, other_device: str | None) -> list[PlanEntry]:
         )
     if "state_dict" in d.lifecycle:
         out.append(
-            (
+            PlanEntry(
                 "state_dict",
                 "identity",
                 f"a state_dict loaded into a fresh module gives the same weight, before and after one more step, "
@@ -300,7 +298,7 @@ def plan(target: ck.Target | None, other_device: str | None) -> list[PlanEntry]:
         )
     if "dtype_cast" in d.lifecycle:
         out.append(
-            (
+            PlanEntry(
                 "dtype_cast",
                 "bound",
                 f"after .double(), .float() (and .half(), .bfloat16() where declared) the weight has that dtype and is "
@@ -311,7 +309,7 @@ def plan(target: ck.Target | None, other_device: str | None) -> list[PlanEntry]:
         )
     if "to_device" in d.lifecycle and other_device is not None:
         out.append(
-            (
+            PlanEntry(
                 "to_device",
                 "identity",
                 f"after .to({other_device!r}) the weight lives there, equals the weight before the move and is "

@@ -6,22 +6,18 @@ each with its claim kind, its statement and the function that runs it, and what
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Callable
 from typing import Any
 
 import torch
 
 from orthoverify.conformance import checks as ck
 from orthoverify.conformance.adapters import ADAPTERS
+from orthoverify.conformance.context import PlanEntry
 from orthoverify.conformance.declare import ADAPTER_DECLARATIONS, DECLARED_CHECKS, DOMAINS, KEYWORDS
 from orthoverify.conformance.kinds import KINDS
 from orthoverify.conformance.reach import plan as reach_plan
-from orthoverify.engine.model import Evidence, Kind
 
-EXAMPLES = {"quick": 40, "default": 150, "thorough": 1000}
-
-
-Plan = list[tuple[str, Kind, str, Callable[[ck.Ctx], list[Evidence]]]]
+Plan = list[PlanEntry]
 
 
 def other_device(device: str) -> str | None:
@@ -42,11 +38,13 @@ def plan_checks(
 ) -> Plan:
     kind = KINDS[kind_name]
     p: Plan = [
-        ("output", "identity", "the call returns a finite tensor of the declared shape and dtype", ck.check_output),
+        PlanEntry(
+            "output", "identity", "the call returns a finite tensor of the declared shape and dtype", ck.check_output
+        ),
     ]
     if kind.orthogonal_output:
         p.append(
-            (
+            PlanEntry(
                 "orthogonal",
                 "bound",
                 "the output is orthogonal (test ratio <= 30) for every parameter value of the declared domain, "
@@ -56,7 +54,7 @@ def plan_checks(
         )
     if kind.reference is not None:
         p.append(
-            (
+            PlanEntry(
                 "forward",
                 "identity",
                 f"the output equals orthoverify's reference under the declared conventions: {kind.conventions}",
@@ -64,7 +62,7 @@ def plan_checks(
             )
         )
     p.append(
-        (
+        PlanEntry(
             "gradient",
             "gradient",
             "the target's backward gives the gradient of sum(f(P) * G)"
@@ -77,7 +75,7 @@ def plan_checks(
         )
     )
     p.append(
-        (
+        PlanEntry(
             "jvp",
             "gradient",
             "the target's forward-mode derivative (torch.func.jvp) along a random direction equals the directional "
@@ -93,7 +91,7 @@ def plan_checks(
     )
     if "float32" in dtypes and "float64" in dtypes:
         p.append(
-            (
+            PlanEntry(
                 "float32",
                 "bound",
                 "float32 agrees with float64 to float32 precision (no drift)",
@@ -101,7 +99,7 @@ def plan_checks(
             )
         )
     p.append(
-        (
+        PlanEntry(
             "batch",
             "identity",
             "parameters stacked on a leading axis give the outputs stacked",
@@ -109,7 +107,7 @@ def plan_checks(
         )
     )
     p.append(
-        (
+        PlanEntry(
             "determinism",
             "identity",
             "repeated calls give bitwise equal outputs"
@@ -122,7 +120,7 @@ def plan_checks(
     second = other_device(device)
     if second is not None:
         p.append(
-            (
+            PlanEntry(
                 "devices",
                 "identity",
                 f"the output on {second} agrees with the output on {device} (test ratio)",
@@ -130,10 +128,10 @@ def plan_checks(
             )
         )
     if kind.inverse is not None or has_inverse:
-        p.append(("coverage", "coverage", kind.coverage_statement, ck.check_coverage))
+        p.append(PlanEntry("coverage", "coverage", kind.coverage_statement, ck.check_coverage))
     elif kind.name == "orthogonal-map":
         p.append(
-            (
+            PlanEntry(
                 "coverage",
                 "coverage",
                 "every orthogonal matrix of each connected component of O(n) the map reaches is reached",
@@ -141,7 +139,7 @@ def plan_checks(
             )
         )
     p.append(
-        (
+        PlanEntry(
             "bad_input",
             "identity",
             "a NaN parameter raises or propagates, never gives a finite answer",
@@ -149,7 +147,7 @@ def plan_checks(
         )
     )
     p.append(
-        (
+        PlanEntry(
             "side_effects",
             "identity",
             "a call changes nothing but its output: not its arguments, not the working directory, and it does not "

@@ -13,11 +13,9 @@ import torch
 from orthoverify.conformance.calls import CallFailure, checked
 from orthoverify.conformance.context import (
     DTYPES,
-    EPS,
     Case,
     Ctx,
     _beyond,
-    _fails,
     _kappa,
     _kappa_text,
     _size,
@@ -30,14 +28,16 @@ from orthoverify.conformance.context import (
 )
 from orthoverify.conformance.kinds import Params
 from orthoverify.conformance.runner import op_forward
+from orthoverify.engine.ratios import fails
 from orthoverify.errors import OrthoverifyError
+from orthoverify.tolerance import unit_roundoff
 
 
 # ------------------------------------------------------------------------------ quantities
 def q_orthogonal(ctx: Ctx, params: Params, dtype: str) -> Case:
     kind = ctx.target.kind
     kappa = _kappa(kind, params)
-    eps = EPS[DTYPES[dtype]]
+    eps = unit_roundoff(dtype)
     if _beyond(kappa, eps, _size(kind, params)):
         return Case(math.nan, f"kappa = {kappa:.3g}: no digit promised", beyond=True)
     out = ctx.run(params, dtype)
@@ -50,7 +50,7 @@ def q_orthogonal(ctx: Ctx, params: Params, dtype: str) -> Case:
 def q_forward(ctx: Ctx, params: Params, dtype: str) -> Case:
     kind = ctx.target.kind
     kappa = _kappa(kind, params)
-    if _beyond(kappa, EPS[DTYPES[dtype]], _size(kind, params)):
+    if _beyond(kappa, unit_roundoff(dtype), _size(kind, params)):
         return Case(math.nan, f"kappa = {kappa:.3g}: no digit promised", beyond=True)
     try:
         with np.errstate(all="ignore"):
@@ -62,7 +62,7 @@ def q_forward(ctx: Ctx, params: Params, dtype: str) -> Case:
     out = ctx.run(params, dtype)
     if isinstance(out, CallFailure):
         return failed(out)
-    r = agreement(as_np(out), ref, EPS[DTYPES[dtype]]) / kappa
+    r = agreement(as_np(out), ref, unit_roundoff(dtype)) / kappa
     return Case(r, f"||f - reference||_F / (n eps{_kappa_text(kappa)} ||reference||) = {r:.6g}")
 
 
@@ -71,16 +71,16 @@ def q_float32(ctx: Ctx, params: Params, dtype: str = "float32") -> Case:
     kind's allowance: the two agree to what a backward-stable float32 evaluation promises."""
     p32 = rounded(params, "float32")
     kappa = _kappa(ctx.target.kind, p32)
-    if _beyond(kappa, EPS[torch.float32], _size(ctx.target.kind, p32)):
+    if _beyond(kappa, unit_roundoff(torch.float32), _size(ctx.target.kind, p32)):
         return Case(math.nan, f"kappa = {kappa:.3g}: no digit promised", beyond=True)
     lo, hi = ctx.run(p32, "float32"), ctx.run(p32, "float64")
     for out in (lo, hi):
         if isinstance(out, CallFailure):
             return failed(out)
     assert isinstance(lo, torch.Tensor) and isinstance(hi, torch.Tensor)
-    r = agreement(as_np(lo), as_np(hi), EPS[torch.float32]) / kappa
+    r = agreement(as_np(lo), as_np(hi), unit_roundoff(torch.float32)) / kappa
     text = f"||f32 - f64||_F / (n eps32{_kappa_text(kappa)} ||f64||) = {r:.6g}"
-    if _fails(r):
+    if fails(r):
         text += ". " + which_is_off(
             ctx, [p32], "float32", {"the float32 call": [as_np(lo)], "the float64 call": ([as_np(hi)], "float64")}
         )
@@ -103,7 +103,7 @@ def q_determinism(ctx: Ctx, params: Params, dtype: str) -> Case:
     if ctx.bitwise_determinism:
         return Case(math.inf, f"repeated calls differ by up to {diff:.3g} (bitwise equality asked for)")
     kappa = _kappa(ctx.target.kind, params)
-    r = max(agreement(a, arrays[0], EPS[DTYPES[dtype]]) for a in arrays[1:]) / (2 * kappa)
+    r = max(agreement(a, arrays[0], unit_roundoff(dtype)) for a in arrays[1:]) / (2 * kappa)
     jitter: dict[str, float] = vars(ctx).setdefault("_jitter", {})
     jitter[dtype] = max(jitter.get(dtype, 0.0), diff)
     ratio = f"max ||f_i - f_1|| / (2 n eps{_kappa_text(kappa)} ||f_1||) = {r:.6g}"
@@ -141,10 +141,11 @@ def q_batch(ctx: Ctx, params: Params, dtype: str) -> Case:
         return Case(math.nan, f"the target does not take stacked parameters: {out}")
     out = kind.view(out)
     kappa = max(_kappa(kind, s) for s in sets)
-    r = max(agreement(as_np(out[i]), as_np(s), EPS[dt]) for i, s in enumerate(singles) if isinstance(s, torch.Tensor))
+    u = unit_roundoff(dt)
+    r = max(agreement(as_np(out[i]), as_np(s), u) for i, s in enumerate(singles) if isinstance(s, torch.Tensor))
     r /= 2 * kappa  # two computations, each allowed its own error
     text = f"max ||batch[i] - single_i|| / (2 n eps{_kappa_text(kappa)} ||single_i||) = {r:.6g}"
-    if _fails(r):
+    if fails(r):
         text += ". " + which_is_off(
             ctx,
             sets,
@@ -164,7 +165,7 @@ def which_is_off(ctx: Ctx, sets: list[Params], dtype: str, outputs: dict[str, An
     verdict: dict[str, float] = {}
     for name, value in outputs.items():  # a list of outputs in ``dtype``, or (outputs, their dtype)
         outs, own = value if isinstance(value, tuple) else (value, dtype)
-        eps = EPS[DTYPES[own]]
+        eps = unit_roundoff(own)
         worst = 0.0
         for p, o in zip(sets, outs, strict=True):
             kappa = _kappa(kind, p)
@@ -178,7 +179,7 @@ def which_is_off(ctx: Ctx, sets: list[Params], dtype: str, outputs: dict[str, An
         verdict[name] = worst
     how = "against the reference" if kind.reference is not None else "orthogonality"
     parts = ", ".join(f"{k} {v:.3g}" for k, v in verdict.items())
-    off = [k for k, v in verdict.items() if _fails(v)]
+    off = [k for k, v in verdict.items() if fails(v)]
     if len(off) == 1:
         verb = "is" if off[0].startswith("the") else "are"
         return f"Judged by {how} (ratio): {parts}: {off[0]} {verb} the inaccurate one"
@@ -195,9 +196,9 @@ def q_devices(ctx: Ctx, params: Params, dtype: str) -> Case:
             return failed(out, f"on {where}: ")
     assert isinstance(here, torch.Tensor) and isinstance(there, torch.Tensor)
     kappa = _kappa(ctx.target.kind, params)
-    r = agreement(as_np(there), as_np(here), EPS[DTYPES[dtype]]) / (2 * kappa)  # two computations, each allowed
+    r = agreement(as_np(there), as_np(here), unit_roundoff(dtype)) / (2 * kappa)  # two computations, each allowed
     text = f"||f on {ctx.other_device} - f on {ctx.device}|| / (2 n eps{_kappa_text(kappa)} ||f||) = {r:.6g}"
-    if _fails(r):
+    if fails(r):
         text += ". " + which_is_off(
             ctx,
             [params],

@@ -15,11 +15,9 @@ import torch
 from orthoverify.conformance.calls import CallFailure, checked
 from orthoverify.conformance.context import (
     DTYPES,
-    EPS,
     Case,
     Ctx,
     Remeasured,
-    _fails,
     _kappa,
     _size,
     _where,
@@ -37,7 +35,8 @@ from orthoverify.conformance.kinds import Kind, Params, special_points
 from orthoverify.conformance.quantities import q_batch, q_determinism, q_devices, q_float32, q_forward, q_orthogonal
 from orthoverify.conformance.runner import op_forward
 from orthoverify.engine.model import Counterexample, Evidence
-from orthoverify.engine.ratios import THRESHOLD
+from orthoverify.engine.ratios import THRESHOLD, fails
+from orthoverify.tolerance import unit_roundoff
 
 
 def check_determinism(ctx: Ctx) -> list[Evidence]:
@@ -76,13 +75,13 @@ def measure_quantity(ctx: Ctx, check: str, params: Params, dtype: str) -> Remeas
     """The quantity of ``check`` (a test ratio) at ``params`` in ``dtype``: the routine the scan
     measured every case with. It fails as in the scan: a ratio above 30 (NaN: not measured)."""
     c = QUANTITIES[check](ctx, params, dtype)
-    out = Remeasured(_fails(c.ratio) and not math.isnan(c.ratio), c.display, c.ratio, measured=not c.not_run)
+    out = Remeasured(fails(c.ratio) and not math.isnan(c.ratio), c.display, c.ratio, measured=not c.not_run)
     kind = ctx.target.kind
     if check == "forward" and kind.reference is not None and out.failing:
         target = ctx.run(params, dtype)
         if isinstance(target, torch.Tensor):
             ref = reference_np(kind, rounded(params, dtype), 50)
-            r50 = agreement(as_np(target), ref, EPS[DTYPES[dtype]]) / _kappa(kind, params)
+            r50 = agreement(as_np(target), ref, unit_roundoff(dtype)) / _kappa(kind, params)
             out.more.append(("against the 50-digit reference", f"ratio {r50:.6g}"))
     return out
 
@@ -150,7 +149,7 @@ def shrink(
             return None
         calls += 1
         got = q(ctx, p, dtype)
-        return got if _fails(got.ratio) and not math.isnan(got.ratio) else None
+        return got if fails(got.ratio) and not math.isnan(got.ratio) else None
 
     rng = ctx.rng("shrink", dtype)
     m = magnitude(kind, best)
@@ -210,7 +209,7 @@ def attribute(ctx: Ctx, check: str, params: Params, dtype: str) -> str:
     if check != "orthogonal" or len(next(iter(params.values())).shape) < 1:
         return ""
     dt = DTYPES[dtype]
-    eps = EPS[dt]
+    eps = unit_roundoff(dt)
     kappa = _kappa(kind, params)
     stacked = [torch.stack([a, a]) for a in kind.args(params, dt, "cpu")]
     res = ctx.remote(op_forward, *stacked)
@@ -218,7 +217,7 @@ def attribute(ctx: Ctx, check: str, params: Params, dtype: str) -> str:
     if isinstance(out, CallFailure):
         return ""
     r_b = orthogonality(as_np(kind.view(out)[0]), eps) / kappa
-    if not _fails(r_b):
+    if not fails(r_b):
         return (
             f" The same parameters in a batch of two give an orthogonal output (ratio {r_b:.3g}): the single "
             "(unbatched) call is the inaccurate one."
@@ -290,9 +289,9 @@ def scan(
             continue
         st["cases"] += 1
         st["points"].append((magnitude(kind, params), _size(kind, params), c.ratio))
-        if _fails(c.ratio, st["worst"]):
+        if fails(c.ratio, st["worst"]):
             st["worst"] = c.ratio
-        if _fails(c.ratio):
+        if fails(c.ratio):
             st["fails"].append((params, c, label))
     out = []
     for dtype, st in by_dtype.items():
@@ -391,7 +390,7 @@ def _counterexample(
         out_t = ctx.run(params, dtype)
         if isinstance(out_t, torch.Tensor):
             kappa = _kappa(kind, params)
-            r50 = agreement(as_np(out_t), reference_np(kind, rounded(params, dtype), 50), EPS[DTYPES[dtype]]) / kappa
+            r50 = agreement(as_np(out_t), reference_np(kind, rounded(params, dtype), 50), unit_roundoff(dtype)) / kappa
             confirm = f"; against the 50-digit reference: ratio {r50:.6g}"
     where = _where(kind, params)
     if label:
@@ -439,7 +438,7 @@ def outward(ctx: Ctx, dtype: str, salt: str) -> Iterator[Labelled]:
     """Random draws from ordinary magnitudes outwards (10^0, 10^-1, 10^1, 10^-2, ...), every size
     at each, ``ctx.examples`` in all, seeded."""
     kind = ctx.target.kind
-    top = {"quick": 4, "default": 8, "thorough": 12}.get(ctx.profile, 8)
+    top = ctx.effort.search_decades
     if dtype == "float32":
         top = min(top, 6)
     exps = [0] + [e for k in range(1, top + 1) for e in (-k, k)]
