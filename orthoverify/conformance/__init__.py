@@ -50,7 +50,7 @@ __all__ = [
 
 def listing_data() -> dict[str, Any]:
     """What ``validate --list`` shows, as JSON data computed from the code: the declaration
-    listing (:func:`orthoverify.conformance.declare.listing`) with each kind's allowance and checks
+    listing (:func:`orthoverify.conformance.planning.listing`) with each kind's allowance and checks
     (as planned without a declaration). ``devices`` is left out (planned only where a GPU is
     present) and so is each adapter's ``installed`` (decided where the listing is printed), so that
     the data is the same on every machine: ``orthoverify/validate_listing.json`` records it for

@@ -76,7 +76,7 @@ class _Session:
 
 class Family:
     """A kind's claims over an opened target, in plan order, and the sessions they run in: one
-    :class:`~orthoverify.conformance.checks.Ctx` per (profile, seed), shared by every claim of a
+    :class:`~orthoverify.conformance.context.Ctx` per (profile, seed), shared by every claim of a
     run (the ``output`` check decides which dtypes the others run in; ``side_effects`` covers
     every call of the run)."""
 
@@ -259,7 +259,7 @@ class TargetCheck(Check):
 
 def _evidence(ctx: ck.Ctx, cid: str, name: str, fn: Callable[[ck.Ctx], list[Evidence]]) -> list[Evidence]:
     """The evidence of one check. A crash of orthoverify's own code is recorded as an error; a
-    target fault that escaped the check (a :class:`~orthoverify.conformance.checks.TargetFault`)
+    target fault that escaped the check (a :class:`~orthoverify.conformance.target.TargetFault`)
     makes the check not run, with the reason: never an error."""
     c0 = time.perf_counter()
     ctx.calls.begin_check(name)

@@ -280,7 +280,7 @@ class ProcessRunner(Runner):
 
     def start(self) -> dict[str, Any]:
         """Start the target's process and wait for it to load the target; raises
-        :class:`~orthoverify.conformance.adapters.TargetLoadError` when it cannot."""
+        :class:`~orthoverify.conformance.target.TargetLoadError` when it cannot."""
         ctx = _context()
         parent, child = ctx.Pipe()
         proc = ctx.Process(
@@ -447,7 +447,7 @@ def remote_declaration(spec: str, data: Any, runner: Runner, timeout: float) -> 
     """The :class:`~orthoverify.conformance.declare.Declaration` of the target ``spec`` from the data
     its process sent, checked here as untrusted input; its code is reached through ``runner``. A
     malformed declaration stops the target's process and raises
-    :class:`~orthoverify.conformance.adapters.TargetLoadError` naming the field."""
+    :class:`~orthoverify.conformance.target.TargetLoadError` naming the field."""
     try:
         return declaration_from_data(
             data,

@@ -9,7 +9,7 @@ reference never shares the target's code: four-point central differences of orth
 reference at 50 digits (h = 1e-15: error ~1e-30), or, for kinds without a formula, of the target's
 own float64 output (Richardson-extrapolated; a point where the two step sizes disagree is not
 smooth there and is skipped). A mode the target declines with an exception (and does not declare)
-is "unsupported" (:func:`~orthoverify.conformance.checks.refusal`).
+is "unsupported" (:func:`~orthoverify.conformance.context.refusal`).
 """
 
 from __future__ import annotations
