@@ -19,15 +19,11 @@ import torch
 from orthoverify.conformance.build import _per_dtype, float64_default, module_target
 from orthoverify.conformance.declare import apply as declared
 from orthoverify.conformance.kinds import KINDS, Params
-from orthoverify.conformance.target import Target
+from orthoverify.conformance.target import Target, TargetLoadError
 from orthoverify.errors import OrthoverifyError
 from orthoverify.nn import HouseholderOrthogonal, ScaledCayleyOrthogonal, SVDParametrization, URNNUnitary
 from orthoverify.param.householder_wy import householder_wy_apply, svd_wy_apply
 from orthoverify.param.svd import sigma_map_inverse
-
-
-class TargetLoadError(OrthoverifyError):
-    """The target cannot be imported, found, or constructed (exit status 3)."""
 
 
 @dataclass(frozen=True)
