@@ -125,7 +125,8 @@ def test_a_target_that_takes_the_json_path_and_leaves_forgers(tmp_path: Path) ->
 VERIFIER_KILLED = """
 import os, signal, sys, threading, time
 import torch
-from orthoverify.conformance.isolate import ProcessRunner, op_forward
+from orthoverify.conformance.isolate import ProcessRunner
+from orthoverify.conformance.runner import op_forward
 runner = ProcessRunner("tests.planted.conformance_targets:hangs", "orthogonal-map")
 runner.start()
 print(runner.proc.pid, flush=True)
