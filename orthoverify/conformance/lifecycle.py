@@ -231,7 +231,7 @@ def _dtype(ctx: ck.Ctx) -> str:
 
 
 def _sizes(ctx: ck.Ctx) -> tuple[int, ...]:
-    return ctx.target.kind.sizes[1::2] if ctx.profile == "quick" else ctx.target.kind.sizes
+    return ctx.effort.pick(ctx.target.kind.sizes[1::2], ctx.target.kind.sizes, ctx.target.kind.sizes)
 
 
 def _run(ctx: ck.Ctx, check: str, cases: Iterator[tuple[Params, str]], what: str) -> list[Evidence]:
