@@ -9,8 +9,7 @@ so ``orthoverify report`` renders it and ``orthoverify replay`` re-runs its coun
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Executor
 from typing import Any
 
@@ -19,165 +18,39 @@ import torch
 from orthoverify import _limits, validate_listing
 from orthoverify.conformance import causes
 from orthoverify.conformance import checks as ck
-from orthoverify.conformance.adapters import ADAPTERS, TargetLoadError, load_target, resolve_kind
+from orthoverify.conformance.adapters import ADAPTERS, load_target, resolve_kind
 from orthoverify.conformance.calls import DEFAULT_TIMEOUT
-from orthoverify.conformance.declare import apply as apply_declaration
-from orthoverify.conformance.declare import listing as declared_listing
-from orthoverify.conformance.isolate import ProcessRunner, op_inverse
+from orthoverify.conformance.family import Family, FamilyRef, _evidence
 from orthoverify.conformance.kinds import KINDS
+from orthoverify.conformance.opening import memory_cap, open_target
+from orthoverify.conformance.planning import listing as declared_listing
+from orthoverify.conformance.planning import other_device, plan_checks
 from orthoverify.conformance.reach import declared_data
-from orthoverify.conformance.reach import plan as reach_plan
-from orthoverify.engine.model import Evidence, Kind
-from orthoverify.engine.runner import RunResult
+from orthoverify.conformance.target import TargetLoadError
+from orthoverify.engine.model import Evidence
+from orthoverify.engine.profiles import PROFILES
+from orthoverify.engine.runner import RunResult, SerialExecutor, Task, execute, plan, run_tasks
 from orthoverify.errors import BackendError, InputError, OrthoverifyError
 
-__all__ = ["ADAPTERS", "KINDS", "TargetLoadError", "listing", "load_target", "validate"]
+_plan = plan_checks  # the name the pytest plugin and older tests use
 
-EXAMPLES = {"quick": 40, "default": 150, "thorough": 1000}
-
-
-Plan = list[tuple[str, Kind, str, Callable[[ck.Ctx], list[Evidence]]]]
-
-
-def other_device(device: str) -> str | None:
-    """The device the ``devices`` check compares ``device`` with: cuda from cpu when a GPU is
-    there, cpu from cuda; None when there is no second device."""
-    if device.startswith("cuda"):
-        return "cpu"
-    return "cuda" if torch.cuda.is_available() else None
-
-
-def _plan(
-    kind_name: str,
-    dtypes: tuple[str, ...],
-    has_inverse: bool = False,
-    device: str = "cpu",
-    target: ck.Target | None = None,
-    bitwise_determinism: bool = False,
-) -> Plan:
-    kind = KINDS[kind_name]
-    p: Plan = [
-        ("output", "identity", "the call returns a finite tensor of the declared shape and dtype", ck.check_output),
-    ]
-    if kind.orthogonal_output:
-        p.append(
-            (
-                "orthogonal",
-                "bound",
-                "the output is orthogonal (test ratio <= 30) for every parameter value of the declared domain, "
-                "at every magnitude",
-                ck.search_orthogonal,
-            )
-        )
-    if kind.reference is not None:
-        p.append(
-            (
-                "forward",
-                "identity",
-                f"the output equals orthoverify's reference under the declared conventions: {kind.conventions}",
-                lambda c: ck.scan(c, "forward", ck.sized_cases(c, "forward", specials=True)),
-            )
-        )
-    p.append(
-        (
-            "gradient",
-            "gradient",
-            "the target's backward gives the gradient of sum(f(P) * G)"
-            + (
-                " (against 50-digit central differences of the reference)"
-                if kind.reference is not None
-                else " (against float64 central differences of the target)"
-            ),
-            lambda c: ck.scan(c, "gradient", ck.sized_cases(c, "gradient", scales=(1.0,), dtypes=("float64",))),
-        )
-    )
-    p.append(
-        (
-            "jvp",
-            "gradient",
-            "the target's forward-mode derivative (torch.func.jvp) along a random direction equals the directional "
-            "derivative"
-            + (
-                " (50-digit central differences of the reference)"
-                if kind.reference is not None
-                else " (float64 central differences of the target)"
-            )
-            + "; unsupported when the target declines forward mode with an exception",
-            lambda c: ck.scan(c, "jvp", ck.sized_cases(c, "jvp", scales=(1.0,), dtypes=("float64",))),
-        )
-    )
-    if "float32" in dtypes and "float64" in dtypes:
-        p.append(
-            (
-                "float32",
-                "bound",
-                "float32 agrees with float64 to float32 precision (no drift)",
-                lambda c: ck.scan(c, "float32", ck.sized_cases(c, "float32", scales=(1.0,), dtypes=("float32",))),
-            )
-        )
-    p.append(
-        (
-            "batch",
-            "identity",
-            "parameters stacked on a leading axis give the outputs stacked",
-            lambda c: ck.scan(c, "batch", ck.sized_cases(c, "batch", scales=(1.0,))),
-        )
-    )
-    p.append(
-        (
-            "determinism",
-            "identity",
-            "repeated calls give bitwise equal outputs"
-            if bitwise_determinism
-            else "repeated calls agree to the allowance (test ratio; bitwise equality is not asked for: "
-            "--bitwise-determinism)",
-            ck.check_determinism,
-        )
-    )
-    second = other_device(device)
-    if second is not None:
-        p.append(
-            (
-                "devices",
-                "identity",
-                f"the output on {second} agrees with the output on {device} (test ratio)",
-                lambda c: ck.scan(c, "devices", ck.sized_cases(c, "devices", scales=(1.0,))),
-            )
-        )
-    if kind.inverse is not None or has_inverse:
-        p.append(("coverage", "coverage", kind.coverage_statement, ck.check_coverage))
-    elif kind.name == "orthogonal-map":
-        p.append(
-            (
-                "coverage",
-                "coverage",
-                "every orthogonal matrix of each connected component of O(n) the map reaches is reached",
-                ck.check_coverage_by_optimisation,
-            )
-        )
-    p.append(
-        (
-            "bad_input",
-            "identity",
-            "a NaN parameter raises or propagates, never gives a finite answer",
-            ck.check_bad_input,
-        )
-    )
-    p.append(
-        (
-            "side_effects",
-            "identity",
-            "a call changes nothing but its output: not its arguments, not the working directory, and it does not "
-            "flood stdout/stderr",
-            ck.check_side_effects,
-        )
-    )
-    return reach_plan(p, kind, target, other_device(device))  # second order, vmap, declared checks, lifecycle
-
+__all__ = [
+    "ADAPTERS",
+    "KINDS",
+    "TargetLoadError",
+    "_evidence",
+    "_plan",
+    "listing",
+    "load_target",
+    "memory_cap",
+    "open_target",
+    "other_device",
+    "validate",
+]
 
 def listing_data() -> dict[str, Any]:
     """What ``validate --list`` shows, as JSON data computed from the code: the declaration
-    listing (:func:`orthoverify.conformance.declare.listing`) with each kind's allowance and checks
+    listing (:func:`orthoverify.conformance.planning.listing`) with each kind's allowance and checks
     (as planned without a declaration). ``devices`` is left out (planned only where a GPU is
     present) and so is each adapter's ``installed`` (decided where the listing is printed), so that
     the data is the same on every machine: ``orthoverify/validate_listing.json`` records it for
@@ -185,7 +58,7 @@ def listing_data() -> dict[str, Any]:
     data = declared_listing()
     data["checks"].pop("devices", None)
     for name, k in KINDS.items():
-        plan = _plan(name, ("float32", "float64"), k.inverse is not None)
+        plan = plan_checks(name, ("float32", "float64"), k.inverse is not None)
         data["kinds"][name]["allowance"] = k.allowance
         data["kinds"][name]["checks"] = [c for c, *_ in plan if c != "devices"]
     for a in data["adapters"].values():
@@ -198,67 +71,6 @@ def listing() -> str:
     """What ``orthoverify validate --list`` prints: every kind (signature, conventions, allowance,
     checks) and every built-in adapter (kind, what it wraps, whether its package is installed)."""
     return validate_listing.render(validate_listing.with_installed(listing_data()))
-
-
-def _evidence(ctx: ck.Ctx, cid: str, name: str, fn: Callable[[ck.Ctx], list[Evidence]]) -> list[Evidence]:
-    """The evidence of one check. A crash of orthoverify's own code is recorded as an error; a
-    target fault that escaped the check (a :class:`~orthoverify.conformance.checks.TargetFault`)
-    makes the check not run, with the reason: never an error."""
-    c0 = time.perf_counter()
-    ctx.calls.begin_check(name)
-    try:
-        evidence = fn(ctx)  # measured here, from the raw values the target's process returns
-    except ck.TargetFault as exc:
-        ev = Evidence(cid, name, "float", ctx.label(ctx.dtypes[0]), notes=f"Not run: the target failed ({exc}).")
-        ev.data["not_run"] = 1
-        evidence = [ev]
-    except Exception as exc:  # a bug of orthoverify's, never of the target's: recorded as an error
-        import traceback
-
-        evidence = [
-            Evidence(
-                cid,
-                name,
-                "float",
-                ctx.label(ctx.dtypes[0]),
-                error=f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}",
-            )
-        ]
-    for ev in evidence:
-        ev.claim = cid
-        if not ev.seconds:
-            ev.seconds = time.perf_counter() - c0
-    return evidence
-
-
-def open_target(
-    spec: str,
-    kind: str | None,
-    device: str = "cpu",
-    timeout: float = DEFAULT_TIMEOUT,
-    memory_limit: int | str | None = "default",
-) -> ck.Target:
-    """The target ``spec`` started in a process of its own (see :mod:`~orthoverify.conformance.isolate`)
-    and seen from here: its calls go to that process (close it with ``t.runner.close()``), whose
-    memory is capped (see :func:`memory_cap`). In a daemonic process, which may not start children
-    (a Dask worker), it is loaded here instead."""
-    import multiprocessing
-
-    kind_name = resolve_kind(spec, kind)
-    if multiprocessing.current_process().daemon:  # a daemonic process (a Dask worker) may start none:
-        return load_target(spec, kind_name)  # the target runs in this (worker) process, in a thread
-    runner = ProcessRunner(spec, kind_name, device, memory_cap(memory_limit, device))
-    hello = runner.start()
-    domain = ADAPTERS[spec].domain if spec in ADAPTERS else None
-    inverse = ck.RemoteFn(runner, timeout, op_inverse) if hello.get("inverse") else None
-    fn = ck.RemoteFn(runner, timeout)
-    if hello.get("declaration") is not None:  # plain data from the target's process, checked here; never imported
-        from orthoverify.conformance.isolate import remote_declaration
-
-        fn.__orthoverify__ = remote_declaration(spec, hello["declaration"], runner, timeout)  # type: ignore[attr-defined]
-    t = ck.Target(spec, fn, KINDS[kind_name], str(hello.get("description") or ""), domain, inverse)
-    t.runner = runner
-    return apply_declaration(t)
 
 
 def run_one_check(
@@ -276,22 +88,9 @@ def run_one_check(
     runs for ``validate(..., executor=...)``, run here. The family is rebuilt over the target,
     loaded in a process of its own, the output check runs first; the same evidence as in a run
     of the whole family."""
-    from orthoverify.conformance.family import FamilyRef
-    from orthoverify.engine.runner import Task, execute
-
     ref = FamilyRef(spec, resolve_kind(spec, kind), tuple(dtypes), device, timeout, bitwise_determinism)
     task = Task(f"conformance.{ref.kind}.{name}", name, f"torch-{ref.dtypes[0]}", device, profile, seed, (), ref)
     return execute(task)
-
-
-def memory_cap(memory_limit: int | str | None, device: str) -> int | None:
-    """The cap on a target process's memory in bytes (None: none) from ``memory_limit``: a number
-    of bytes, a size such as ``"4G"``, None or ``"none"`` for no cap, or ``"default"``:
-    :data:`~orthoverify._limits.DEFAULT_MEMORY_LIMIT` on the CPU, none with CUDA (whose driver
-    maps large host regions of its own). Raises InputError for anything else."""
-    if memory_limit == "default":
-        return None if device.startswith("cuda") else _limits.DEFAULT_MEMORY_LIMIT
-    return _limits.memory_bytes(memory_limit, "memory_limit")
 
 
 def validate(
@@ -342,8 +141,8 @@ def validate(
     bad = [d for d in dtypes if d not in ck.DTYPES]
     if bad or not dtypes:
         raise OrthoverifyError(f"unknown dtype(s) {bad or list(dtypes)}; choose from float32, float64")
-    if profile not in EXAMPLES:
-        raise OrthoverifyError(f"unknown profile {profile!r}; choose from {', '.join(EXAMPLES)}")
+    if profile not in PROFILES:
+        raise OrthoverifyError(f"unknown profile {profile!r}; choose from {', '.join(PROFILES)}")
     if device.startswith("cuda") and not torch.cuda.is_available():
         raise BackendError("--device cuda, but torch.cuda.is_available() is False")
     t = open_target(target, kind, device, timeout, cap) if isinstance(target, str) else target
@@ -371,9 +170,6 @@ def _validate(
     bitwise_determinism: bool = False,
     checks: Sequence[str] | None = None,
 ) -> RunResult:
-    from orthoverify.conformance.family import Family, FamilyRef
-    from orthoverify.engine.runner import SerialExecutor, plan, run_tasks
-
     ref = FamilyRef(t.spec, t.kind.name, dtypes, device, timeout, bitwise_determinism)
     fam = Family(ref, t)
     claims = list(fam.claims)
@@ -383,12 +179,15 @@ def _validate(
         if unknown:
             raise OrthoverifyError(f"no check {', '.join(unknown)} for {t.spec}; its checks: {', '.join(names)}")
         claims = [c for c, name in zip(claims, names, strict=True) if name in checks]
-    tasks = plan(claims, profile=profile, seed=seed, device=device, backends=None, modules=(), family=ref)
+    # Tasks run here name the open family itself (they share its target and sessions); tasks an
+    # executor runs elsewhere name it by its picklable reference, which opens the target there.
+    tasks = plan(
+        claims, profile=profile, seed=seed, device=device, backends=None, modules=(), family=ref if executor else fam
+    )
     options: dict[str, Any] = {"profile": profile, "seed": seed, "device": device, "executor_name": executor_name}
     if executor is None:  # the tasks run here, in order, in the session of the target opened above
-        with fam.live():
-            res = run_tasks(claims, tasks, executor=SerialExecutor(), **options)
-            res.executor = executor_name or "serial"
+        res = run_tasks(claims, tasks, executor=SerialExecutor(), **options)
+        res.executor = executor_name or "serial"
     else:
         if t.runner is not None:
             t.runner.close()  # each task starts the target where it runs

@@ -9,22 +9,21 @@ target).
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import torch
 
-from orthoverify.conformance.checks import Target
+from orthoverify.conformance.build import _per_dtype, float64_default, module_target
 from orthoverify.conformance.declare import apply as declared
 from orthoverify.conformance.kinds import KINDS, Params
+from orthoverify.conformance.target import Target, TargetLoadError
 from orthoverify.errors import OrthoverifyError
-
-
-class TargetLoadError(OrthoverifyError):
-    """The target cannot be imported, found, or constructed (exit status 3)."""
+from orthoverify.nn import HouseholderOrthogonal, ScaledCayleyOrthogonal, SVDParametrization, URNNUnitary
+from orthoverify.param.householder_wy import householder_wy_apply, svd_wy_apply
+from orthoverify.param.svd import sigma_map_inverse
 
 
 @dataclass(frozen=True)
@@ -37,26 +36,6 @@ class Adapter:
     description: str
     domain: Callable[[Params], str | None] | None = None
     requires: str | None = None
-
-
-def _per_dtype(make: Callable[[int, torch.dtype, str], Any]) -> Callable[[torch.Tensor], torch.Tensor]:
-    """A map X -> module(X) with one module per (n, dtype, device), built by ``make`` after
-    ``torch.manual_seed(0)`` (a library's parametrisation holds state such as a base point).
-    The module is built outside any torch.func transform: its first call may come under ``jvp``
-    (the first call a process started again gets), and building torch's orthogonal
-    parametrisation there raises (it sets ``.data``)."""
-    cache: dict[tuple[int, torch.dtype, str], Any] = {}
-
-    def f(x: torch.Tensor) -> torch.Tensor:
-        key = (x.shape[-1], x.dtype, str(x.device))
-        if key not in cache:
-            torch.manual_seed(0)
-            with torch._C._DisableFuncTorch():
-                cache[key] = make(*key)
-        out: torch.Tensor = cache[key](x)
-        return out
-
-    return f
 
 
 def _torch_orthogonal(orthogonal_map: str) -> Callable[[], Callable[..., Any]]:
@@ -98,18 +77,6 @@ def _pivot_domain(p: Params) -> str | None:
 GEOTORCH_MISSING = "geotorch is not installed: pip install 'orthoverify[geotorch]' (or pip install geotorch)"
 
 
-@contextmanager
-def float64_default() -> Iterator[None]:
-    """Build a library's module in float64 (an orthogonal base), to be cast afterwards: every dtype
-    then parametrises the same map."""
-    default = torch.get_default_dtype()
-    torch.set_default_dtype(torch.float64)
-    try:
-        yield
-    finally:
-        torch.set_default_dtype(default)
-
-
 def _geotorch(which: str) -> Callable[[], Callable[..., Any]]:
     def build() -> Callable[..., Any]:
         try:
@@ -133,8 +100,6 @@ class _OwnHouseholder:
         self.cache: dict[int, Any] = {}
 
     def module(self, n: int) -> Any:
-        from orthoverify.nn import HouseholderOrthogonal
-
         if n not in self.cache:
             self.cache[n] = HouseholderOrthogonal(n, strict=True)
         return self.cache[n]
@@ -163,8 +128,6 @@ def _stacked(f: Callable[..., torch.Tensor]) -> Callable[..., torch.Tensor]:
 
 def _own_cayley() -> Callable[..., Any]:
     """orthoverify.nn.ScaledCayleyOrthogonal(n, d) under the scaled-cayley signature f(A, d)."""
-    from orthoverify.nn import ScaledCayleyOrthogonal
-
     def f(a: torch.Tensor, d: torch.Tensor) -> torch.Tensor:
         module = ScaledCayleyOrthogonal(a.shape[-1], d=[int(v) for v in d.tolist()])
         out: torch.Tensor = module(a)  # reads the strict upper triangle: the same A
@@ -176,9 +139,6 @@ def _own_cayley() -> Callable[..., Any]:
 def _own_svd() -> Callable[..., Any]:
     """orthoverify.nn.SVDParametrization(n, m1, m2) (sigma* = 1, r = 1) under f(U, V, sigma):
     X = [U, V, s] with s = sigma_map_inverse(sigma), which eq. 8 maps back to sigma."""
-    from orthoverify.nn import SVDParametrization
-    from orthoverify.param.svd import sigma_map_inverse
-
     def f(u: torch.Tensor, v: torch.Tensor, sigma: torch.Tensor) -> torch.Tensor:
         module = SVDParametrization(u.shape[0], u.shape[1], v.shape[1])
         s = sigma_map_inverse(sigma)
@@ -194,8 +154,6 @@ WY_BLOCK = 4
 
 def _own_householder_wy() -> Callable[..., Any]:
     """householder_wy_apply(U, I, lower=True): the blocked compact-WY fast path applied to I."""
-    from orthoverify.param.householder_wy import householder_wy_apply
-
     def f(u: torch.Tensor) -> torch.Tensor:
         eye = torch.eye(u.shape[0], dtype=u.dtype, device=u.device)
         return householder_wy_apply(u, eye, block=WY_BLOCK, lower=True)
@@ -205,8 +163,6 @@ def _own_householder_wy() -> Callable[..., Any]:
 
 def _own_svd_wy() -> Callable[..., Any]:
     """svd_wy_apply(U, sigma, V, I, lower=True): svdRNN's U Sigma V' by the WY fast path."""
-    from orthoverify.param.householder_wy import svd_wy_apply
-
     def f(u: torch.Tensor, v: torch.Tensor, sigma: torch.Tensor) -> torch.Tensor:
         eye = torch.eye(u.shape[0], dtype=u.dtype, device=u.device)
         return svd_wy_apply(u, sigma, v, eye, block=WY_BLOCK, lower=True)
@@ -217,8 +173,6 @@ def _own_svd_wy() -> Callable[..., Any]:
 def _own_urnn() -> Callable[..., Any]:
     """orthoverify.nn.URNNUnitary(n, perm) under f(X, perm): its real block output [[Re W, -Im W],
     [Im W, Re W]] turned back into the complex W."""
-    from orthoverify.nn import URNNUnitary
-
     def f(x: torch.Tensor, perm: torch.Tensor) -> torch.Tensor:
         n = x.shape[1]
         block = URNNUnitary(n, permutation=[int(v) for v in perm.tolist()])(x)
@@ -363,8 +317,6 @@ def load_target(spec: str, kind: str | None = None) -> Target:
             why = f"cannot construct {spec}() with no arguments: {type(exc).__name__}: {exc}"
             if kind != "orthogonal-map":
                 raise TargetLoadError(f"{why} (a layer class of size n is judged with --kind orthogonal-map)") from exc
-            from orthoverify.conformance.lifecycle import module_target
-
             try:  # a layer class of size n: its weight against its parametrised original, and its lifecycle
                 obj = module_target(obj, f"{spec}(n)")
             except TargetLoadError as again:

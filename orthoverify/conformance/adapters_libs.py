@@ -10,16 +10,11 @@ from typing import Any
 
 import torch
 
-from orthoverify.conformance.adapters import (
-    ADAPTERS,
-    GEOTORCH_MISSING,
-    Adapter,
-    TargetLoadError,
-    _per_dtype,
-    _stacked,
-    float64_default,
-)
+from orthoverify import nn as onn
+from orthoverify.conformance.adapters import ADAPTERS, GEOTORCH_MISSING, Adapter, _stacked
+from orthoverify.conformance.build import _per_dtype, float64_default
 from orthoverify.conformance.declare import ADAPTER_DECLARATIONS, make_declaration
+from orthoverify.conformance.target import TargetLoadError
 
 
 def _linear(n: int) -> torch.nn.Linear:
@@ -52,8 +47,6 @@ def _registered(
 
 
 def _own_modules() -> dict[str, Callable[[int], torch.nn.Module]]:
-    from orthoverify import nn as onn
-
     def size(p: torch.nn.Module) -> int:
         return p.weight_size if isinstance(p, onn._Parametrization) else 0
 

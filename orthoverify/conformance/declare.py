@@ -29,8 +29,8 @@ from typing import Any, TypeVar
 import numpy as np
 import torch
 
-from orthoverify.conformance.checks import Target
 from orthoverify.conformance.kinds import Params
+from orthoverify.conformance.target import Target
 from orthoverify.errors import InputError, OrthoverifyError
 
 F = TypeVar("F")
@@ -387,37 +387,3 @@ KEYWORDS: dict[str, str] = {
     "lifecycle": f"the lifecycle steps the module declares it survives (default: all of {', '.join(LIFECYCLE)})",
 }
 """The keywords of :func:`declare`, each with what it means."""
-
-
-def listing() -> dict[str, Any]:
-    """What ``orthoverify validate --list`` shows, as JSON data: kinds, checks (and what plans
-    them), built-in adapters (kind, package, whether it is installed, declaration), the
-    declaration keywords and the named domains."""
-    import importlib.util
-
-    from orthoverify.conformance import _plan
-    from orthoverify.conformance.adapters import ADAPTERS
-    from orthoverify.conformance.kinds import KINDS
-
-    checks: dict[str, str] = {}
-    for kind in KINDS:
-        for name, _claim_kind, statement, _fn in _plan(kind, ("float32", "float64"), True, "cpu"):
-            checks.setdefault(name, statement)
-    checks.update({k: f"planned by a declaration, {v}" for k, v in DECLARED_CHECKS.items()})
-    adapters = {}
-    for name, a in ADAPTERS.items():
-        d = ADAPTER_DECLARATIONS.get(name)
-        adapters[name] = {
-            "kind": a.kind,
-            "description": a.description,
-            "requires": a.requires,
-            "installed": a.requires is None or importlib.util.find_spec(a.requires) is not None,
-            "declaration": d.listing() if d is not None else None,
-        }
-    return {
-        "kinds": {k.name: {"signature": k.signature, "conventions": k.conventions} for k in KINDS.values()},
-        "checks": checks,
-        "adapters": adapters,
-        "declarations": KEYWORDS,
-        "domains": list(DOMAINS),
-    }

@@ -17,9 +17,11 @@ file's counterexample through the same method.
 from __future__ import annotations
 
 import math
+import time
+import traceback
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -27,10 +29,14 @@ import numpy as np
 from orthoverify.backends import Backend, get_backend
 from orthoverify.conformance import checks as ck
 from orthoverify.conformance.calls import DEFAULT_TIMEOUT
-from orthoverify.conformance.checks import _fails
+from orthoverify.conformance.opening import open_target
+from orthoverify.conformance.planning import other_device, plan_checks
+from orthoverify.conformance.reach import _batch_declared
 from orthoverify.engine.checks import Check, RunContext
-from orthoverify.engine.model import Claim, Counterexample, Evidence
-from orthoverify.engine.ratios import THRESHOLD, Measure
+from orthoverify.engine.model import Claim, Counterexample, Evidence, jsonable
+from orthoverify.engine.profiles import get_profile
+from orthoverify.engine.ratios import THRESHOLD, Measure, fails
+from orthoverify.engine.replay import abbreviate
 
 CheckFn = Callable[[ck.Ctx], list[Evidence]]
 
@@ -51,24 +57,15 @@ class FamilyRef:
 
     @contextmanager
     def opened(self) -> Iterator[Family]:
-        """The family: the one open in this process (a ``validate`` run's, with its session), or
-        else the target loaded here for the block (in a process of its own, closed after)."""
-        live = _LIVE.get(self)
-        if live is not None:
-            yield live
-            return
-        from orthoverify.conformance import open_target
-
+        """The family over the target loaded here for the block (in a process of its own, closed
+        after): where an executor runs a task, or a replay from a file. A ``validate`` run's own
+        tasks name the open :class:`Family` instead, whose :meth:`Family.opened` is itself."""
         t = open_target(self.target, self.kind, self.device, self.timeout)
         try:
             yield Family(self, t)
         finally:
             if t.runner is not None:
                 t.runner.close()
-
-
-_LIVE: dict[FamilyRef, Family] = {}
-"""Families open in this process (see :meth:`Family.live`), found by the tasks that name them."""
 
 
 @dataclass
@@ -79,16 +76,14 @@ class _Session:
 
 class Family:
     """A kind's claims over an opened target, in plan order, and the sessions they run in: one
-    :class:`~orthoverify.conformance.checks.Ctx` per (profile, seed), shared by every claim of a
+    :class:`~orthoverify.conformance.context.Ctx` per (profile, seed), shared by every claim of a
     run (the ``output`` check decides which dtypes the others run in; ``side_effects`` covers
     every call of the run)."""
 
     def __init__(self, ref: FamilyRef, target: ck.Target) -> None:
-        from orthoverify.conformance import _plan
-
         self.ref, self.target = ref, target
         kind = target.kind.name
-        plan = _plan(kind, ref.dtypes, target.inverse is not None, ref.device, target, ref.bitwise_determinism)
+        plan = plan_checks(kind, ref.dtypes, target.inverse is not None, ref.device, target, ref.bitwise_determinism)
         self.claims = [
             Claim(
                 id=f"conformance.{kind}.{name}",
@@ -111,32 +106,21 @@ class Family:
         return claim_id in self._by_id
 
     @contextmanager
-    def live(self) -> Iterator[Family]:
-        """Make this family (its opened target and sessions) the one that tasks naming its
-        :class:`FamilyRef` run in, in this process, for the block."""
-        before = _LIVE.get(self.ref)
-        _LIVE[self.ref] = self
-        try:
-            yield self
-        finally:
-            if before is None:
-                _LIVE.pop(self.ref, None)
-            else:
-                _LIVE[self.ref] = before
+    def opened(self) -> Iterator[Family]:
+        """This family, open already (its target and its sessions): what the tasks of a ``validate``
+        run in this process name, so that they share its sessions (the engine's ClaimFamily)."""
+        yield self
 
     def session(self, profile: str, seed: int) -> ck.Ctx:
         """The context every claim of a run with ``profile`` and ``seed`` runs in."""
         return self._session(profile, seed).ctx
 
     def _session(self, profile: str, seed: int) -> _Session:
-        from orthoverify.conformance import EXAMPLES, other_device
-
         key = (profile, seed)
         if key not in self._sessions:
             r = self.ref
-            ctx = ck.Ctx(
-                self.target, r.dtypes, r.device, profile, seed, r.timeout, EXAMPLES[profile], runner=self.target.runner
-            )
+            examples = get_profile(profile).validate_examples
+            ctx = ck.Ctx(self.target, r.dtypes, r.device, profile, seed, r.timeout, examples, runner=self.target.runner)
             ctx.bitwise_determinism = r.bitwise_determinism
             ctx.other_device = other_device(r.device) or ctx.other_device
             self._sessions[key] = _Session(ctx, set())
@@ -165,9 +149,7 @@ def family(
 def _measure_of(name: str, fn: CheckFn) -> str:
     """The measuring routine a check records its counterexamples under: its own name, except a
     batch check that the target's declaration turned into ``batch_declared``."""
-    from orthoverify.conformance import reach
-
-    return "batch_declared" if fn is reach._batch_declared else name
+    return "batch_declared" if fn is _batch_declared else name
 
 
 class TargetCheck(Check):
@@ -195,14 +177,12 @@ class TargetCheck(Check):
         return check in (self.name, self.measure)
 
     def run(self, ctx: RunContext) -> list[Evidence]:
-        from orthoverify import conformance as cf
-
         s = self.family._session(ctx.profile.name, ctx.run_seed)
         planned = f"conformance.{self.family.target.kind.name}.output" in self.family
         if self.name != "output" and "output" not in s.ran and planned:
             ck.check_output(s.ctx)  # which dtypes' outputs fail decides what runs (a task of its own elsewhere)
             s.ran.add("output")
-        evidence = cf._evidence(s.ctx, ctx.claim, self.name, self.fn)
+        evidence = _evidence(s.ctx, ctx.claim, self.name, self.fn)
         s.ran.add(self.name)
         return [self._confirmed(ev) for ev in evidence]
 
@@ -219,7 +199,7 @@ class TargetCheck(Check):
         if math.isnan(m.ratio):  # the call could not be made again: no answer either way, kept as found
             ev.data["confirmation"] = f"not measured again: {m.display}"
             return ev
-        if _fails(m.ratio):
+        if fails(m.ratio):
             ev.data["confirmation"] = f"measured again: {m.display}"
             return ev
         if nan_on_finite_input(cx):  # an observed NaN/Inf on finite input is a defect, seen once or always
@@ -253,7 +233,7 @@ class TargetCheck(Check):
         if not got.measured:
             ratio = math.nan
         elif got.failing:
-            ratio = ratio if _fails(ratio) and not math.isnan(ratio) else math.inf
+            ratio = ratio if fails(ratio) and not math.isnan(ratio) else math.inf
         elif not ratio <= THRESHOLD:
             ratio = 0.0
         return Measure(ratio, got.display, note="\n".join(f"{k}: {v}" for k, v in got.more))
@@ -261,8 +241,6 @@ class TargetCheck(Check):
     def replay_recorded(self, claim: str, cx: Counterexample) -> Any:
         """``orthoverify replay`` of ``cx``: the value in its dtype (and in float64 beside it, for a
         test ratio other than float32's), more values the routine reports, whether it reproduces."""
-        from orthoverify.conformance.replay import ConformanceReplay
-
         _, dtype = ck.params_of(dict(cx.inputs))
         ratio_check = self.measure in ck.QUANTITIES and self.measure != "float32" and dtype in ck.DTYPES
         dtypes = sorted({dtype, "float64"}, key=lambda d: d != dtype) if ratio_check else [dtype]
@@ -273,10 +251,78 @@ class TargetCheck(Check):
             values.append((f"target in {dt}", m.display))
             values += [(line.partition(": ")[0], line.partition(": ")[2]) for line in m.note.splitlines()]
             if dt == dtype:
-                reproduced = _fails(m.ratio) and not math.isnan(m.ratio)
+                reproduced = fails(m.ratio) and not math.isnan(m.ratio)
         return ConformanceReplay(
             claim, self.family.target.spec, values, cx.value, reproduced, cx.check, cx.quantity, dict(cx.inputs)
         )
+
+
+def _evidence(ctx: ck.Ctx, cid: str, name: str, fn: Callable[[ck.Ctx], list[Evidence]]) -> list[Evidence]:
+    """The evidence of one check. A crash of orthoverify's own code is recorded as an error; a
+    target fault that escaped the check (a :class:`~orthoverify.conformance.target.TargetFault`)
+    makes the check not run, with the reason: never an error."""
+    c0 = time.perf_counter()
+    ctx.calls.begin_check(name)
+    try:
+        evidence = fn(ctx)  # measured here, from the raw values the target's process returns
+    except ck.TargetFault as exc:
+        ev = Evidence(cid, name, "float", ctx.label(ctx.dtypes[0]), notes=f"Not run: the target failed ({exc}).")
+        ev.data["not_run"] = 1
+        evidence = [ev]
+    except Exception as exc:  # a bug of orthoverify's, never of the target's: recorded as an error
+        evidence = [
+            Evidence(
+                cid,
+                name,
+                "float",
+                ctx.label(ctx.dtypes[0]),
+                error=f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}",
+            )
+        ]
+    for ev in evidence:
+        ev.claim = cid
+        if not ev.seconds:
+            ev.seconds = time.perf_counter() - c0
+    return evidence
+
+
+@dataclass(frozen=True)
+class ConformanceReplay:
+    """A re-run of a target on a recorded failing case."""
+
+    claim: str
+    target: str
+    values: list[tuple[str, str]]
+    recorded: str
+    reproduced: bool
+    check: str = ""
+    quantity: str = ""
+    inputs: dict[str, Any] = field(default_factory=dict)
+    """The recorded case (parameters and dtype, as decimal strings), as ``check``'s replay prints them."""
+
+    def lines(self) -> list[str]:
+        """What ``orthoverify replay --target`` prints: the case's inputs (long ones abbreviated),
+        the quantity, the target's values, what was recorded and whether it reproduces."""
+        out = [f"claim: {self.claim}", f"target: {self.target}", f"check: {self.check}", "inputs:"]
+        out += [f"  {name} = {abbreviate(value)}" for name, value in self.inputs.items()]
+        out.append(f"quantity: {self.quantity}")
+        out += [f"{label}: {text}" for label, text in self.values]
+        out.append(f"recorded: {self.recorded}")
+        out.append("reproduced: yes" if self.reproduced else "reproduced: NO")
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        """The replay for scripts (``--json``): every input in full."""
+        return {
+            "claim": self.claim,
+            "target": self.target,
+            "check": self.check,
+            "inputs": jsonable(self.inputs),
+            "quantity": self.quantity,
+            "values": [{"label": label, "value": text} for label, text in self.values],
+            "recorded": self.recorded,
+            "reproduced": self.reproduced,
+        }
 
 
 def nan_on_finite_input(cx: Counterexample) -> bool:

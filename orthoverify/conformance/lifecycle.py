@@ -23,7 +23,7 @@ torch's and geotorch's ``orthogonal``, a ``register_parametrization``) is judged
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -31,17 +31,16 @@ import numpy as np
 import torch
 
 from orthoverify.conformance import checks as ck
+from orthoverify.conformance.build import module_target as module_target  # a layer as a target (re-exported)
 from orthoverify.conformance.calls import CallFailure
+from orthoverify.conformance.context import PlanEntry
 from orthoverify.conformance.declare import Declaration, declaration_of
-from orthoverify.conformance.isolate import op_dtype_cast, op_state_dict, op_to_device, op_weight_decay
 from orthoverify.conformance.kinds import Params
-from orthoverify.conformance.modes import LOW, PlanEntry, record, with_series
+from orthoverify.conformance.modes import record, with_series
 from orthoverify.conformance.program import CASTS, OPTIMISERS
+from orthoverify.conformance.runner import op_dtype_cast, op_state_dict, op_to_device, op_weight_decay
 from orthoverify.engine.model import Evidence
-
-_EPS: dict[torch.dtype, float] = {**ck.EPS, **{dt: u for dt, u in LOW.values()}}
-
-STEPS = {"quick": 5, "default": 10, "thorough": 25}
+from orthoverify.tolerance import UNIT_ROUNDOFF, unit_roundoff
 
 
 def _decl(ctx: ck.Ctx) -> Declaration:
@@ -54,7 +53,7 @@ def invariant(d: Declaration, w: torch.Tensor, eps: float | None = None) -> tupl
     """The weight's test ratio against its declared property (0 when it holds exactly) and what
     was measured, degeneracy (zero or repeated columns) included; ``eps``: the unit roundoff to
     judge by (default: the weight's dtype's)."""
-    eps = eps if eps is not None else _EPS.get(w.dtype, ck.EPS[torch.float64])
+    eps = eps if eps is not None else UNIT_ROUNDOFF.get(str(w.dtype).removeprefix("torch."), UNIT_ROUNDOFF["float64"])
     q = w.detach().to("cpu", torch.float64).numpy()
     n = q.shape[-1]
     if not np.all(np.isfinite(q)):
@@ -136,7 +135,7 @@ def q_state_dict(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
     invariant true. The scenario runs in the target's process; its weights are judged here."""
     d = _decl(ctx)
     n, seed = _n(params), _i(params, "seed")
-    eps = _EPS[ck.DTYPES[dtype]]
+    eps = unit_roundoff(dtype)
     got = _scenario(ctx, op_state_dict, 4, n=n, seed=seed, dtype=dtype)
     c = got if isinstance(got, ck.Case) else ck.Case(*_judge_state_dict(d, got[0], eps))
     record(ctx, "state_dict", n, c.ratio, params, dtype)
@@ -171,7 +170,7 @@ def q_dtype_cast(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
         c = got
     else:
         w, w1 = got[0]
-        eps = max(_EPS[torch.float32], _EPS[dt])
+        eps = max(unit_roundoff(torch.float32), unit_roundoff(dt))
         if w.dtype != dt:
             c = ck.Case(
                 math.inf, f"after .{name}() the weight is {w.dtype}, not {dt} (a buffer or constant kept its dtype)"
@@ -203,7 +202,7 @@ def q_to_device(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
         if devices[1] is None or torch.device(devices[1]).type != torch.device(other).type:
             c = ck.Case(math.inf, f"after .to({other!r}) the weight is on {where}")
         else:
-            r = ck.agreement(ck.as_np(there), ck.as_np(here), _EPS[dt])
+            r = ck.agreement(ck.as_np(there), ck.as_np(here), unit_roundoff(dt))
             ri, ti = invariant(d, after)
             c = ck.Case(
                 max(r, ri), f"weight on {other} against {ctx.device}: ratio {r:.3g}; after one step there: {ti}"
@@ -232,7 +231,7 @@ def _dtype(ctx: ck.Ctx) -> str:
 
 
 def _sizes(ctx: ck.Ctx) -> tuple[int, ...]:
-    return ctx.target.kind.sizes[1::2] if ctx.profile == "quick" else ctx.target.kind.sizes
+    return ctx.effort.pick(ctx.target.kind.sizes[1::2], ctx.target.kind.sizes, ctx.target.kind.sizes)
 
 
 def _run(ctx: ck.Ctx, check: str, cases: Iterator[tuple[Params, str]], what: str) -> list[Evidence]:
@@ -242,7 +241,7 @@ def _run(ctx: ck.Ctx, check: str, cases: Iterator[tuple[Params, str]], what: str
 
 
 def check_weight_decay(ctx: ck.Ctx) -> list[Evidence]:
-    steps = STEPS.get(ctx.profile, 10)
+    steps = ctx.effort.lifecycle_steps
     cases = (
         (_point(n=n, opt=i, steps=steps, seed=ctx.seed + n), _dtype(ctx))
         for n in _sizes(ctx)
@@ -279,7 +278,7 @@ def plan(target: ck.Target | None, other_device: str | None) -> list[PlanEntry]:
     out: list[PlanEntry] = []
     if "weight_decay" in d.lifecycle:
         out.append(
-            (
+            PlanEntry(
                 "weight_decay",
                 "bound",
                 f"from the module's own initialisation, after each of several SGD, Adam and AdamW steps with weight "
@@ -289,7 +288,7 @@ def plan(target: ck.Target | None, other_device: str | None) -> list[PlanEntry]:
         )
     if "state_dict" in d.lifecycle:
         out.append(
-            (
+            PlanEntry(
                 "state_dict",
                 "identity",
                 f"a state_dict loaded into a fresh module gives the same weight, before and after one more step, "
@@ -299,7 +298,7 @@ def plan(target: ck.Target | None, other_device: str | None) -> list[PlanEntry]:
         )
     if "dtype_cast" in d.lifecycle:
         out.append(
-            (
+            PlanEntry(
                 "dtype_cast",
                 "bound",
                 f"after .double(), .float() (and .half(), .bfloat16() where declared) the weight has that dtype and is "
@@ -310,7 +309,7 @@ def plan(target: ck.Target | None, other_device: str | None) -> list[PlanEntry]:
         )
     if "to_device" in d.lifecycle and other_device is not None:
         out.append(
-            (
+            PlanEntry(
                 "to_device",
                 "identity",
                 f"after .to({other_device!r}) the weight lives there, equals the weight before the move and is "
@@ -319,66 +318,3 @@ def plan(target: ck.Target | None, other_device: str | None) -> list[PlanEntry]:
             )
         )
     return out
-
-
-# ------------------------------------------------------------------------------ a module as the target
-PROBE_N = 3
-"""The size a module target is built at when it is loaded, to say at once whether it can be judged."""
-
-
-def _weight_map(m: torch.nn.Module, what: str) -> Callable[[torch.Tensor], torch.Tensor]:
-    """X -> the weight the module's parametrisation computes from X in place of its original (the
-    chain of parametrisations registered on ``weight``); raises ValueError saying why there is none."""
-    from torch.nn.utils import parametrize
-
-    if not isinstance(m, torch.nn.Module):
-        raise ValueError(f"{what} is a {type(m).__name__}, not a torch.nn.Module")
-    if not parametrize.is_parametrized(m, "weight"):
-        raise ValueError(
-            f"{what} has no parametrised weight (torch.nn.utils.parametrize): with a plain weight parameter no map "
-            "takes parameters to an orthogonal weight; declare(module=...) on the map that computes it instead"
-        )
-    plist: Any = m.parametrizations
-    plist = plist.weight
-    chain, shape, w = list(plist), tuple(plist.original.shape), m.weight
-    if len(shape) != 2 or shape[0] != shape[1] or not isinstance(w, torch.Tensor) or tuple(w.shape) != shape:
-        raise ValueError(
-            f"{what}: its parametrised original is {list(shape)} and its weight {list(getattr(w, 'shape', ()))}; a "
-            "module target "
-            "is judged as orthogonal-map, X (n x n) -> Q (n x n)"
-        )
-
-    def f(x: torch.Tensor) -> torch.Tensor:
-        for p in chain:
-            x = p(x)
-        return x
-
-    return f
-
-
-def module_target(factory: Callable[[int], torch.nn.Module], name: str = "the module") -> Callable[..., torch.Tensor]:
-    """A module factory (``n -> module``, or a module class whose constructor takes n) as a target of
-    kind ``orthogonal-map``: X -> the module's weight with X in place of its parametrised original,
-    one module per (n, dtype, device) built in float64 after ``torch.manual_seed(0)`` (as the
-    built-in torch and geotorch adapters), declared with ``module=factory`` so the lifecycle checks
-    run on it. Built once at n = PROBE_N here; a module that cannot be judged so raises
-    :class:`~orthoverify.conformance.adapters.TargetLoadError` saying why."""
-    from orthoverify.conformance.adapters import TargetLoadError, _per_dtype, float64_default
-    from orthoverify.conformance.declare import declare
-
-    def make(n: int, dtype: torch.dtype, device: str) -> Callable[[torch.Tensor], torch.Tensor]:
-        with float64_default():
-            m = factory(n)
-        return _weight_map(m.to(dtype=dtype, device=device) if isinstance(m, torch.nn.Module) else m, name)
-
-    try:
-        with torch.random.fork_rng(devices=[]):  # the caller's random state is left as it was
-            torch.manual_seed(0)
-            make(PROBE_N, torch.float64, "cpu")
-    except ValueError as exc:
-        raise TargetLoadError(str(exc)) from exc
-    except Exception as exc:
-        raise TargetLoadError(f"cannot build {name} at n = {PROBE_N}: {type(exc).__name__}: {exc}") from exc
-    fn = _per_dtype(make)
-    fn.__doc__ = f"{name}: its weight as a function of its parametrised original"
-    return declare(module=factory)(fn)

@@ -9,7 +9,7 @@ reference never shares the target's code: four-point central differences of orth
 reference at 50 digits (h = 1e-15: error ~1e-30), or, for kinds without a formula, of the target's
 own float64 output (Richardson-extrapolated; a point where the two step sizes disagree is not
 smooth there and is skipped). A mode the target declines with an exception (and does not declare)
-is "unsupported" (:func:`~orthoverify.conformance.checks.refusal`).
+is "unsupported" (:func:`~orthoverify.conformance.context.refusal`).
 """
 
 from __future__ import annotations
@@ -20,14 +20,16 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
+from orthoverify.backends import get_backend
 from orthoverify.conformance import checks as ck
 from orthoverify.conformance.calls import CallFailure, checked
-from orthoverify.conformance.isolate import op_second, op_vmap
+from orthoverify.conformance.context import PlanEntry
+from orthoverify.conformance.declare import declaration_of
 from orthoverify.conformance.kinds import Kind, Params
+from orthoverify.conformance.runner import op_second, op_vmap
 from orthoverify.engine.model import Counterexample, Evidence
-from orthoverify.engine.model import Kind as ClaimKind
+from orthoverify.tolerance import UNIT_ROUNDOFF, unit_roundoff
 
-PlanEntry = tuple[str, ClaimKind, str, Callable[[ck.Ctx], list[Evidence]]]
 """A planned check: name, claim kind, statement, the function that produces its evidence."""
 
 SECOND_ORDER: dict[str, str] = {
@@ -118,7 +120,6 @@ def reference_second(kind: Kind, params: Params) -> tuple[float, float]:
         return _REF_CACHE[key]
     import mpmath
 
-    from orthoverify.backends import get_backend
 
     assert kind.reference is not None
     g, v, w = _directions(kind, params)
@@ -191,7 +192,7 @@ def _nudged(kind: Kind, params: Params, seed: int) -> dict[str, np.ndarray]:
         r = rng.standard_normal(out[name].shape)
         if name in kind.skew:
             r = (r + r.T) / 2
-        out[name] = out[name] * (1.0 + 4 * ck.EPS[torch.float64] * r)
+        out[name] = out[name] * (1.0 + 4 * unit_roundoff(torch.float64) * r)
     return out
 
 
@@ -223,7 +224,7 @@ def q_second(mode: str) -> Callable[[ck.Ctx, Params, str], ck.Case]:
             return ck.Case(math.inf, f"{SECOND_ORDER[mode]}: {got}")
         if kind.reference is not None:
             ref, scale = reference_second(kind, params)
-            how, unit = "4-point differences of the reference at 50 digits", ck.EPS[torch.float64]
+            how, unit = "4-point differences of the reference at 50 digits", unit_roundoff(torch.float64)
         else:
             fd = _target_second_fd(ctx, params)
             if isinstance(fd, str):
@@ -244,8 +245,6 @@ def q_second(mode: str) -> Callable[[ck.Ctx, Params, str], ck.Case]:
 
 def declared_modes(ctx: ck.Ctx) -> tuple[str, ...]:
     """The modes the target declares it supports (a failure there, an exception included, is a defect)."""
-    from orthoverify.conformance.declare import declaration_of
-
     d = declaration_of(ctx.target)
     return d.modes if d is not None else ()
 
@@ -255,7 +254,7 @@ def check_second(mode: str) -> Callable[[ck.Ctx], list[Evidence]]:
 
     def run(ctx: ck.Ctx) -> list[Evidence]:
         kind = ctx.target.kind
-        sizes = kind.sizes[::2] if ctx.profile == "quick" else kind.sizes
+        sizes = ctx.effort.pick(kind.sizes[::2], kind.sizes, kind.sizes)
         cases = (
             (p, dt)
             for p, dt, *_ in ck.sized_cases(ctx, mode, scales=(1.0,), dtypes=("float64",))
@@ -306,7 +305,7 @@ def q_vmap(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
         return ck.Case(math.inf, f"torch.func.vmap: {out}")
     out = kind.view(out)
     r = max(
-        ck.agreement(ck.as_np(out[i]), ck.as_np(s), ck.EPS[dt])
+        ck.agreement(ck.as_np(out[i]), ck.as_np(s), unit_roundoff(dt))
         for i, s in enumerate(singles)
         if isinstance(s, torch.Tensor)
     )
@@ -321,8 +320,8 @@ def check_vmap(ctx: ck.Ctx) -> list[Evidence]:
 
 # ------------------------------------------------------------------------------ low precision
 LOW: dict[str, tuple[torch.dtype, float]] = {
-    "float16": (torch.float16, 2.0**-11),
-    "bfloat16": (torch.bfloat16, 2.0**-8),
+    "float16": (torch.float16, UNIT_ROUNDOFF["float16"]),
+    "bfloat16": (torch.bfloat16, UNIT_ROUNDOFF["bfloat16"]),
 }
 """The half-precision dtypes and their unit roundoff."""
 
@@ -362,8 +361,6 @@ def q_low_precision(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
 
 
 def declared_dtypes(ctx: ck.Ctx) -> tuple[str, ...]:
-    from orthoverify.conformance.declare import declaration_of
-
     d = declaration_of(ctx.target)
     return d.dtypes if d is not None else ()
 
@@ -388,7 +385,7 @@ def plan(kind: Kind, target: ck.Target | None) -> list[PlanEntry]:
     if kind.name != "complex-to-real":  # linear: no second derivative to check
         for mode, what in SECOND_ORDER.items():
             out.append(
-                (
+                PlanEntry(
                     mode,
                     "gradient",
                     f"the target's second derivative v'Hw of sum(f(P) * G) by {what} equals {how}; unsupported "
@@ -398,14 +395,14 @@ def plan(kind: Kind, target: ck.Target | None) -> list[PlanEntry]:
             )
     d = None
     if target is not None:
-        from orthoverify.conformance.declare import declaration_of
-
         d = declaration_of(target)
     if d is not None and "vmap" in d.modes:
-        out.append(("vmap", "identity", "torch.func.vmap(f) over stacked parameters equals f on each", check_vmap))
+        out.append(
+            PlanEntry("vmap", "identity", "torch.func.vmap(f) over stacked parameters equals f on each", check_vmap)
+        )
     if d is not None and any(x in LOW for x in d.dtypes) and kind.name != "complex-to-real":  # no half complex input
         out.append(
-            (
+            PlanEntry(
                 "low_precision",
                 "bound",
                 "in float16 and bfloat16 the output agrees with float64 (and is orthogonal) to the dtype's own unit "

@@ -20,7 +20,6 @@ verifier sees (and compares) what the call did to them.
 from __future__ import annotations
 
 import builtins
-import json
 import os
 import struct
 import traceback
@@ -31,21 +30,7 @@ from typing import Any
 import numpy as np
 import torch
 
-WIRE_DTYPES: dict[str, torch.dtype] = {
-    "float16": torch.float16,
-    "bfloat16": torch.bfloat16,
-    "float32": torch.float32,
-    "float64": torch.float64,
-    "complex64": torch.complex64,
-    "complex128": torch.complex128,
-    "int64": torch.int64,
-    "int32": torch.int32,
-    "int16": torch.int16,
-    "int8": torch.int8,
-    "uint8": torch.uint8,
-    "bool": torch.bool,
-}
-"""The dtypes that travel (bfloat16 as float32, exactly); any other output is refused."""
+from orthoverify.conformance.wire import WIRE_DTYPES, Codec, Json, WireError, make_codec
 
 OPTIMISERS: tuple[str, ...] = (
     "SGD(lr=0.1, weight_decay=0.1)",
@@ -53,6 +38,7 @@ OPTIMISERS: tuple[str, ...] = (
     "AdamW(lr=0.01, weight_decay=0.1)",
 )
 """The optimisers of the weight-decay scenario, by index (its ``opt``)."""
+
 
 CASTS: tuple[tuple[str, torch.dtype], ...] = (
     ("double", torch.float64),
@@ -75,134 +61,6 @@ class Subject:
     module: Callable[[int], Any] | None = None
     weight: Callable[[Any], Any] | None = None
     predicates: tuple[Callable[[Any], Any], ...] = ()
-
-
-class Json:
-    """An operation's answer that is JSON data, not tensors (a domain predicate's reason)."""
-
-    def __init__(self, value: str | None) -> None:
-        self.value = value
-
-
-class WireError(ValueError):
-    """A message or an output that cannot travel (malformed, or a value that cannot be read)."""
-
-
-Blob = tuple[dict[str, Any], bytes]
-Codec = tuple[
-    Callable[[dict[str, Any], Sequence[Any]], bytes],
-    Callable[[bytes], tuple[dict[str, Any], list[torch.Tensor | None], list[str | None]]],
-    Callable[[Any], Blob],
-]
-
-
-# ------------------------------------------------------------------------------ the wire
-def make_codec() -> Codec:
-    """(encode, decode, raw): the wire codec with every function it calls bound now.
-
-    ``raw(x)`` is a tensor's (meta, bytes), read through ``torch.Tensor``'s own methods with
-    ``__torch_function__`` disabled; it raises :class:`WireError` for anything else.
-    ``encode(header, items)`` packs a JSON header and items (tensors, None, or ``raw`` blobs);
-    ``decode(data)`` gives (header, tensors, devices) and raises ValueError on anything
-    malformed (sizes, dtypes and shapes are checked; ``np.frombuffer``, never a pickle)."""
-    b = builtins
-    _type, _isinstance, _len, _int, _str, _list, _dict = b.type, b.isinstance, b.len, b.int, b.str, b.list, b.dict
-    _tuple, _bytes, _memoryview = b.tuple, b.bytes, b.memoryview
-    dumps, loads = json.dumps, json.loads
-    pack, unpack_from = struct.pack, struct.unpack_from
-    Tensor = torch.Tensor
-    base_dispatch = Tensor.__torch_dispatch__
-    no_function = torch._C.DisableTorchFunction
-    detach, to, contiguous, numpy = Tensor.detach, Tensor.to, Tensor.contiguous, Tensor.numpy
-    resolve_conj, resolve_neg = Tensor.resolve_conj, Tensor.resolve_neg
-    anyt: Any = Tensor  # the descriptors, not the typed attributes
-    dtype_of, device_of, shape_of = anyt.dtype.__get__, anyt.device.__get__, anyt.shape.__get__
-    tobytes = np.ndarray.tobytes
-    frombuffer, np_dtype, from_numpy = np.frombuffer, np.dtype, torch.from_numpy
-    names = {v: k for k, v in WIRE_DTYPES.items()}
-    by_name = dict(WIRE_DTYPES)
-    bf16, f32 = torch.bfloat16, torch.float32
-
-    def raw(x: Any) -> Blob:
-        if not _isinstance(x, Tensor):
-            raise WireError(f"returned {_type(x).__name__}, not a torch.Tensor")
-        if _type(x) is not Tensor and _type(x).__torch_dispatch__ is not base_dispatch:
-            raise WireError(
-                f"returned a torch.Tensor subclass {_type(x).__name__} with its own __torch_dispatch__ "
-                "(its values cannot be read)"
-            )
-        with no_function():  # torch.Tensor's own methods, not the object's (a subclass reads as its storage)
-            y = detach(x)
-            name = names.get(dtype_of(y))
-            if name is None:
-                raise WireError(f"returned dtype {dtype_of(y)}, which does not travel")
-            dev = _str(device_of(y))
-            y = resolve_neg(resolve_conj(to(y, "cpu")))
-            if name == "bfloat16":
-                y = to(y, f32)
-            shape = [_int(s) for s in shape_of(y)]
-            data = tobytes(numpy(contiguous(y)))
-        return {"dtype": name, "shape": shape, "bytes": _len(data), "device": dev}, data
-
-    def encode(header: dict[str, Any], items: Sequence[Any]) -> bytes:
-        meta: list[dict[str, Any] | None] = []
-        blobs: list[bytes] = []
-        for item in items:
-            if item is None:
-                meta.append(None)
-                continue
-            m, data = item if _type(item) is _tuple else raw(item)
-            meta.append(m)
-            blobs.append(data)
-        head = dumps({**header, "tensors": meta}).encode()
-        return pack("<Q", _len(head)) + head + b"".join(blobs)
-
-    def decode(data: bytes) -> tuple[dict[str, Any], list[torch.Tensor | None], list[str | None]]:
-        try:
-            (n,) = unpack_from("<Q", data, 0)
-        except struct.error as exc:
-            raise ValueError(f"a message too short ({_len(data)} bytes)") from exc
-        if n > _len(data) - 8:
-            raise ValueError("a header longer than the message")
-        header = loads(_bytes(_memoryview(data)[8 : 8 + n]).decode())
-        if not _isinstance(header, _dict):
-            raise ValueError("the header is not a JSON object")
-        metas = header.get("tensors", [])
-        if not _isinstance(metas, _list):
-            raise ValueError("the header's tensors are not a list")
-        pos = 8 + n
-        out: list[torch.Tensor | None] = []
-        devices: list[str | None] = []
-        for m in metas:
-            if m is None:
-                out.append(None)
-                devices.append(None)
-                continue
-            if not _isinstance(m, _dict) or m.get("dtype") not in by_name:
-                raise ValueError(f"a tensor of unknown dtype {m!r:.80}")
-            shape, size = m.get("shape"), m.get("bytes")
-            if not (_isinstance(shape, _list) and all(_type(s) is _int and 0 <= s < 1 << 40 for s in shape)):
-                raise ValueError("a tensor's shape is not a list of sizes")
-            name = "float32" if m["dtype"] == "bfloat16" else m["dtype"]
-            dt = np_dtype(name)
-            count = 1
-            for s in shape:
-                count *= s
-            if _type(size) is not _int or size != count * dt.itemsize or pos + size > _len(data):
-                raise ValueError("a tensor's byte count does not match its shape, or the message is cut short")
-            arr = frombuffer(data, dtype=dt, count=count, offset=pos).reshape(shape).copy()
-            pos += size
-            t = from_numpy(arr)
-            if m["dtype"] == "bfloat16":
-                t = to(t, bf16)
-            out.append(t)
-            dev = m.get("device")
-            devices.append(dev if _isinstance(dev, _str) else None)
-        if pos != _len(data):
-            raise ValueError("bytes after the last tensor")
-        return header, out, devices
-
-    return encode, decode, raw
 
 
 # ------------------------------------------------------------------------------ the operations

@@ -16,11 +16,12 @@ from orthoverify.conformance import (
 )
 from orthoverify.conformance import checks as ck
 from orthoverify.conformance.calls import CallFailure, checked
+from orthoverify.conformance.context import PlanEntry
 from orthoverify.conformance.declare import declaration_of
-from orthoverify.conformance.isolate import op_also
 from orthoverify.conformance.kinds import Kind, Params
-from orthoverify.conformance.modes import PlanEntry
+from orthoverify.conformance.runner import op_also
 from orthoverify.engine.model import Evidence
+from orthoverify.tolerance import unit_roundoff
 
 
 def q_entry_points(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
@@ -40,7 +41,7 @@ def q_entry_points(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
     )
     if isinstance(second, CallFailure):
         return ck.Case(math.inf, f"{d.also_name}: {second}")
-    r = ck.agreement(ck.as_np(kind.view(second)), ck.as_np(first), ck.EPS[dt])
+    r = ck.agreement(ck.as_np(kind.view(second)), ck.as_np(first), unit_roundoff(dt))
     modes.record(ctx, "entry_points", kind.view_shape(params)[0], r, params, dtype)
     return ck.Case(r, f"||{d.also_name} - target|| / (n eps ||target||) = {r:.6g}")
 
@@ -87,7 +88,7 @@ def plan(p: list[PlanEntry], kind: Kind, target: ck.Target | None, other_device:
     d = declaration_of(target) if target is not None else None
     if d is not None and d.also is not None:
         extra.append(
-            (
+            PlanEntry(
                 "entry_points",
                 "identity",
                 f"the declared {d.also_name} returns the same matrix as the target (test ratio <= 30)",
@@ -102,5 +103,5 @@ def plan(p: list[PlanEntry], kind: Kind, target: ck.Target | None, other_device:
             statement += " (declared " + (
                 "batches=True: a target that refuses a stack is refuted)" if d.batches else "batches=False)"
             )
-        out.append((name, claim_kind, statement, fn))
+        out.append(PlanEntry(name, claim_kind, statement, fn))
     return [*out[:-1], *extra, *out[-1:]]

@@ -5,54 +5,13 @@ measuring routine (see :func:`orthoverify.engine.replay.replay_from_file`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from orthoverify.engine.model import jsonable
-from orthoverify.engine.replay import abbreviate
+from orthoverify.conformance import checks as ck
+from orthoverify.conformance.family import ConformanceReplay as ConformanceReplay  # re-exported: its old home
+from orthoverify.conformance.family import FamilyRef
+from orthoverify.conformance.kinds import KINDS
 from orthoverify.errors import ReplayError
-
-if TYPE_CHECKING:
-    from orthoverify.conformance.family import FamilyRef
-
-
-@dataclass(frozen=True)
-class ConformanceReplay:
-    """A re-run of a target on a recorded failing case."""
-
-    claim: str
-    target: str
-    values: list[tuple[str, str]]
-    recorded: str
-    reproduced: bool
-    check: str = ""
-    quantity: str = ""
-    inputs: dict[str, Any] = field(default_factory=dict)
-    """The recorded case (parameters and dtype, as decimal strings), as ``check``'s replay prints them."""
-
-    def lines(self) -> list[str]:
-        """What ``orthoverify replay --target`` prints: the case's inputs (long ones abbreviated),
-        the quantity, the target's values, what was recorded and whether it reproduces."""
-        out = [f"claim: {self.claim}", f"target: {self.target}", f"check: {self.check}", "inputs:"]
-        out += [f"  {name} = {abbreviate(value)}" for name, value in self.inputs.items()]
-        out.append(f"quantity: {self.quantity}")
-        out += [f"{label}: {text}" for label, text in self.values]
-        out.append(f"recorded: {self.recorded}")
-        out.append("reproduced: yes" if self.reproduced else "reproduced: NO")
-        return out
-
-    def to_json(self) -> dict[str, Any]:
-        """The replay for scripts (``--json``): every input in full."""
-        return {
-            "claim": self.claim,
-            "target": self.target,
-            "check": self.check,
-            "inputs": jsonable(self.inputs),
-            "quantity": self.quantity,
-            "values": [{"label": label, "value": text} for label, text in self.values],
-            "recorded": self.recorded,
-            "reproduced": self.reproduced,
-        }
 
 
 def family_of_result(meta: Any, claim_id: str, target: str | None) -> FamilyRef:
@@ -61,10 +20,6 @@ def family_of_result(meta: Any, claim_id: str, target: str | None) -> FamilyRef:
     is untrusted, and loading a target imports and runs its code. Without ``target`` this raises a
     ReplayError that says which target the file was recorded on and how to name it. The target
     runs in a process of its own, as under ``validate``."""
-    from orthoverify.conformance import checks as ck
-    from orthoverify.conformance.family import FamilyRef
-    from orthoverify.conformance.kinds import KINDS
-
     if not isinstance(meta, dict):
         raise ReplayError(f"{claim_id}: the result's 'validate' key is not an object")
     recorded, kind = str(meta.get("target", "?"))[:200], meta.get("kind")

@@ -39,7 +39,7 @@ from orthoverify.backends.base import Method
 from orthoverify.backends.sympy_backend import expr_is_zero, nonzero_point
 from orthoverify.engine.model import Counterexample, Evidence
 from orthoverify.engine.profiles import Profile, get_profile
-from orthoverify.engine.ratios import THRESHOLD, Measure, as_measure
+from orthoverify.engine.ratios import THRESHOLD, Measure, as_measure, fails
 
 Case = Mapping[str, Any]
 Quantity = Callable[[Backend, Case], "Measure | float"]
@@ -63,8 +63,13 @@ class RunContext:
 
     def rng(self, *salt: int | str) -> np.random.Generator:
         """A fresh generator for this check; the same seed gives the same cases on every backend."""
-        extra = [zlib.crc32(str(s).encode()) for s in salt]
-        return np.random.default_rng([self.seed, *extra])
+        return seeded_rng(self.seed, *salt)
+
+
+def seeded_rng(seed: int, *salt: int | str) -> np.random.Generator:
+    """A fresh generator from ``seed`` and the ``salt`` (names of what draws from it): the same
+    seed and salt give the same draws in every process (a check's, a target's session)."""
+    return np.random.default_rng([seed, *(zlib.crc32(str(s).encode()) for s in salt)])
 
 
 def derive_seed(seed: int, claim: str, check: str) -> int:
@@ -137,10 +142,6 @@ class CaseLog:
         if self.stats:
             out["stats"] = self.stats
         return out
-
-
-def _fails(ratio: float, threshold: float) -> bool:
-    return not (ratio <= threshold)  # NaN fails
 
 
 class Check(ABC):
@@ -218,7 +219,7 @@ class Check(ABC):
         hp = confirm_backend(b)
         m_hp = as_measure(self.replay(inputs, hp))
         if self.confirm == "ratio":
-            confirmed = _fails(m_hp.ratio, thr)
+            confirmed = fails(m_hp.ratio, thr)
             how = f"its ratio in {hp.digits}-digit arithmetic is {m_hp.display}"
         else:
             hp2 = get_backend(f"mpmath-{2 * (hp.digits or 50)}")
@@ -228,7 +229,7 @@ class Check(ABC):
             e1 = m_hp.error if m_hp.error is not None else m_hp.ratio * hp.eps
             e2 = m_hp2.error if m_hp2.error is not None else m_hp2.ratio * hp2.eps
             converged = (math.isinf(e1) and math.isinf(e2)) or (e2 > 0 and abs(e1 - e2) <= 0.01 * e2)
-            confirmed = converged and _fails(m_hp.ratio, thr)
+            confirmed = converged and fails(m_hp.ratio, thr)
             how = f"discrepancy {e1:.3g} at {hp.digits} digits, {e2:.3g} at {hp2.digits} digits"
         if confirmed:
             f64 = measure.display
@@ -271,9 +272,9 @@ class PropertyCheck(Check):
             m = as_measure(self.quantity(ctx.backend, case))
             count += 1
             log.add(case, m)
-            if _fails(m.ratio, worst):
+            if fails(m.ratio, worst):
                 worst = m.ratio
-                if _fails(m.ratio, thr):  # confirm the worst failing case: the clearest counterexample
+                if fails(m.ratio, thr):  # confirm the worst failing case: the clearest counterexample
                     failure = (case, m)
         return self._finish(ctx, cases=count, worst=worst, failure=failure, data=log.data())
 
@@ -368,11 +369,11 @@ class SearchCheck(Check):
             m = as_measure(self.quantity(b, case))
             state["count"] += 1
             log.add(case, m)
-            if _fails(m.ratio, state["worst"]):
+            if fails(m.ratio, state["worst"]):
                 state["worst"] = m.ratio
             if math.isfinite(m.ratio):
                 target(m.ratio, label=self.quantity_name)
-            if _fails(m.ratio, thr):
+            if fails(m.ratio, thr):
                 state["failure"] = (dict(case), m)
                 raise _Found
 

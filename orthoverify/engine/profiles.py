@@ -29,6 +29,12 @@ class Profile:
     flop_grid_max_n: int  # largest n of instrumented flop counts over every (n, m < n)
     growth_sizes: tuple[int, ...]  # n of instrumented cost-growth checks (flops of T steps)
     level: int = 1  # 0 quick, 1 default, 2 thorough: the column of a family's effort table (see pick)
+    # validate's effort (orthoverify.conformance): a target is judged with the same profiles
+    validate_examples: int = 150  # random draws of the orthogonality search over a target
+    search_decades: int = 8  # magnitudes 10^-k .. 10^k the search over a target goes out to
+    optimisation_steps: int = 200  # L-BFGS steps per Haar target when coverage is reached by optimisation
+    optimisation_targets: int = 2  # Haar targets per size and determinant of that optimisation
+    lifecycle_steps: int = 10  # optimiser steps of a module's lifecycle scenarios
 
     def sizes_on(self, b: Backend) -> tuple[int, ...]:
         """The sizes n of a check on ``b``: ``exact_sizes`` in exact arithmetic, ``hp_sizes`` on a
@@ -46,6 +52,11 @@ class Profile:
 PROFILES: dict[str, Profile] = {
     "quick": Profile(
         name="quick",
+        validate_examples=40,
+        search_decades=4,
+        optimisation_steps=100,
+        optimisation_targets=2,
+        lifecycle_steps=5,
         level=0,
         sizes=(1, 2, 3, 4, 7, 16),
         hp_sizes=(2, 3, 5),
@@ -60,6 +71,11 @@ PROFILES: dict[str, Profile] = {
     ),
     "default": Profile(
         name="default",
+        validate_examples=150,
+        search_decades=8,
+        optimisation_steps=200,
+        optimisation_targets=2,
+        lifecycle_steps=10,
         level=1,
         sizes=(1, 2, 3, 4, 5, 8, 16, 32, 64),
         hp_sizes=(2, 3, 4, 6, 8),
@@ -74,6 +90,11 @@ PROFILES: dict[str, Profile] = {
     ),
     "thorough": Profile(
         name="thorough",
+        validate_examples=1000,
+        search_decades=12,
+        optimisation_steps=500,
+        optimisation_targets=4,
+        lifecycle_steps=25,
         level=2,
         sizes=(1, 2, 3, 4, 5, 6, 8, 12, 16, 32, 64, 128, 256),
         hp_sizes=(2, 3, 4, 5, 6, 8, 12, 16),

@@ -86,6 +86,12 @@ def scaled(error: float, dim: int, eps: float) -> Measure:
     return Measure(error / (max(dim, 1) * eps) if math.isfinite(error) else math.inf, error=error)
 
 
+def fails(ratio: float, threshold: float = THRESHOLD) -> bool:
+    """Whether a test ratio breaks its threshold: above it, or NaN (a ratio that could not be
+    computed never passes)."""
+    return not (ratio <= threshold)
+
+
 def worst(*measures: Measure) -> Measure:
     """The measure with the largest ratio (NaN counts as largest)."""
 

@@ -16,7 +16,8 @@ import torch
 import orthoverify
 from orthoverify.cli import FALLBACK_SUFFIX
 from orthoverify.conformance.calls import CallFailure
-from orthoverify.conformance.isolate import ProcessRunner, Reply, op_forward
+from orthoverify.conformance.isolate import ProcessRunner
+from orthoverify.conformance.runner import Reply, op_forward
 from orthoverify.errors import InputError
 from tests.planted import containment_targets
 
@@ -124,7 +125,8 @@ def test_a_target_that_takes_the_json_path_and_leaves_forgers(tmp_path: Path) ->
 VERIFIER_KILLED = """
 import os, signal, sys, threading, time
 import torch
-from orthoverify.conformance.isolate import ProcessRunner, op_forward
+from orthoverify.conformance.isolate import ProcessRunner
+from orthoverify.conformance.runner import op_forward
 runner = ProcessRunner("tests.planted.conformance_targets:hangs", "orthogonal-map")
 runner.start()
 print(runner.proc.pid, flush=True)

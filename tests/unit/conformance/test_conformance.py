@@ -383,7 +383,7 @@ def test_a_finding_of_another_shape_is_located_by_its_settings() -> None:
     not by a meaningless max|x_ij| and n = 0; a case of the kind's parameters by both."""
     import numpy as np
 
-    from orthoverify.conformance.checks import _where
+    from orthoverify.conformance.context import _where
     from orthoverify.conformance.kinds import KINDS
 
     kind = KINDS["orthogonal-map"]

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from orthoverify.conformance import checks as ck
+from orthoverify.conformance import coverage
 from orthoverify.conformance.adapters import load_target
 
 
@@ -20,7 +21,7 @@ def _coverage(monkeypatch: pytest.MonkeyPatch, reaches: Callable[[int, int], boo
     def scripted(_ctx: ck.Ctx, q: np.ndarray, _x0: np.ndarray, _steps: int) -> float:
         return 0.0 if reaches(q.shape[0], 1 if np.linalg.det(q) > 0 else -1) else 0.5
 
-    monkeypatch.setattr(ck, "_reach", scripted)
+    monkeypatch.setattr(coverage, "_reach", scripted)
     ctx = ck.Ctx(load_target("torch-orthogonal-cayley"), ("float64",), profile="quick")
     (ev,) = ck.check_coverage_by_optimisation(ctx)
     return ev.passed, ev.notes

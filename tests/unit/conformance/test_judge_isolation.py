@@ -15,7 +15,7 @@ import pytest
 from orthoverify.claims import MODULES as CLAIM_MODULES
 from orthoverify.cli import RESULT_FAMILIES, main
 from orthoverify.conformance import validate
-from orthoverify.conformance.isolate import decode, encode
+from orthoverify.conformance.runner import decode, encode
 from orthoverify.engine import write_json
 from orthoverify.engine.replay import replay_from_file
 from tests.planted.judge_planted import result, verdicts
@@ -56,7 +56,7 @@ def test_an_output_is_read_through_torch_tensors_own_methods() -> None:
     import numpy as np
     import torch
 
-    from orthoverify.conformance.program import WireError, make_codec
+    from orthoverify.conformance.wire import WireError, make_codec
 
     class Liar(torch.Tensor):
         def detach(self) -> Any:  # type: ignore[override]

@@ -11,7 +11,8 @@ import torch
 
 from orthoverify.conformance import KINDS, _plan
 from orthoverify.conformance.adapters import ADAPTERS, load_target
-from orthoverify.conformance.declare import DOMAINS, declaration_of, declare, listing, make_declaration
+from orthoverify.conformance.declare import DOMAINS, declaration_of, declare, make_declaration
+from orthoverify.conformance.planning import listing
 from orthoverify.errors import OrthoverifyError
 
 R = "tests.planted.reach_targets:"
@@ -127,7 +128,7 @@ def test_a_missing_library_is_a_load_error_naming_the_install(
 ) -> None:
     import sys
 
-    from orthoverify.conformance.adapters import TargetLoadError
+    from orthoverify.conformance.target import TargetLoadError
 
     for name in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
         monkeypatch.delitem(sys.modules, name)

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from orthoverify.conformance import run_one_check, validate
-from orthoverify.conformance.adapters import TargetLoadError
 from orthoverify.conformance.declare import InTargetProcess, declaration_from_data
+from orthoverify.conformance.target import TargetLoadError
 from orthoverify.engine.model import decide
 from orthoverify.errors import InputError, OrthoverifyError
 

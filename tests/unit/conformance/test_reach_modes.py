@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from orthoverify.claims import MODULES as CLAIM_MODULES
@@ -115,7 +116,7 @@ def test_half_precision_is_judged_on_its_own_unit_roundoff() -> None:
 
     t = load_target(R + "householder_half", "householder-product")
     ctx = ck.Ctx(t, ("float64",))
-    params = t.kind.draw(ck.np.random.default_rng(0), 4, 1.0)
+    params = t.kind.draw(np.random.default_rng(0), 4, 1.0)
     for dtype, u in (("float16", 2.0**-11), ("bfloat16", 2.0**-8)):
         c = modes.q_low_precision(ctx, params, dtype)
         assert c.ratio <= 30 and f"u = {u:.3g}" in c.display, c.display

@@ -1,0 +1,278 @@
+"""What every conformance check reads and returns: the session context (:class:`Ctx`), one
+measured case (:class:`Case`), a re-measured counterexample (:class:`Remeasured`), and the
+test-ratio helpers the checks share (orthogonality, agreement, the kind's allowance kappa).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import numpy as np
+import torch
+
+from orthoverify.backends import get_backend
+from orthoverify.conformance.calls import DEFAULT_TIMEOUT, CallFailure, call, checked
+from orthoverify.conformance.isolate import InProcessRunner
+from orthoverify.conformance.kinds import Kind, Params
+from orthoverify.conformance.runner import Runner, op_forward
+from orthoverify.conformance.target import Target
+from orthoverify.engine.checks import seeded_rng
+from orthoverify.engine.model import Evidence
+from orthoverify.engine.model import Kind as ClaimKind
+from orthoverify.engine.profiles import Profile, get_profile
+from orthoverify.engine.ratios import THRESHOLD
+
+DTYPES: dict[str, torch.dtype] = {"float32": torch.float32, "float64": torch.float64}
+
+
+@dataclass
+class Ctx:
+    """Everything a conformance check reads. The target is reached through ``runner`` only (by
+    default in its own process, see :mod:`~orthoverify.conformance.isolate`): :meth:`run` for its
+    output at a parameter point, :meth:`remote` for any other operation."""
+
+    target: Target
+    dtypes: tuple[str, ...] = ("float32", "float64")
+    device: str = "cpu"
+    profile: str = "default"
+    seed: int = 0
+    timeout: float = DEFAULT_TIMEOUT
+    examples: int = 100
+    other_device: str = "cuda"
+    """The device the ``devices`` check compares against (planned only when it is available)."""
+    runner: Runner | None = None
+    """How the target is called (None: in a thread of this process, for a Target given directly)."""
+    failed_output: dict[str, str] = field(default_factory=dict)
+    """dtype -> why the ``output`` check failed there: checks needing that output are not run."""
+    bitwise_determinism: bool = False
+    """The ``determinism`` check asks for bitwise equal repeated calls (default: equal to the allowance)."""
+
+    def __post_init__(self) -> None:
+        if self.runner is None:
+            self.runner = self.target.runner or InProcessRunner(self.target)
+
+    @property
+    def calls(self) -> Runner:
+        assert self.runner is not None
+        return self.runner
+
+    @property
+    def effort(self) -> Profile:
+        """The run's profile: how much work each check does (the engine's profile of that name)."""
+        return get_profile(self.profile)
+
+    def rng(self, *salt: str) -> np.random.Generator:
+        return seeded_rng(self.seed, *salt)
+
+    def label(self, dtype: str) -> str:
+        return f"torch-{dtype}-{self.device}"
+
+    def remote(
+        self,
+        op: str,
+        *tensors: torch.Tensor,
+        kw: dict[str, Any] | None = None,
+        timeout: float | None = None,
+        device: str | None = None,
+    ) -> list[torch.Tensor | None] | CallFailure:
+        """The raw tensors the operation ``op`` (a name of :mod:`~orthoverify.conformance.program`'s
+        table) returns where the target runs (copies of ``tensors`` are sent), or why there are none."""
+        res = self.calls.request(
+            op, tensors, kw or {}, self.timeout if timeout is None else timeout, device or self.device
+        )
+        return res if isinstance(res, CallFailure) else res.out
+
+    def run(self, params: Params, dtype: str, *, device: str | None = None) -> torch.Tensor | CallFailure:
+        """The target's output for ``params`` in ``dtype`` (as the checks compare it: see Kind.view)."""
+        kind = self.target.kind
+        dt = DTYPES[dtype]
+        res = self.remote(op_forward, *kind.args(params, dt, "cpu"), device=device)
+        if isinstance(res, CallFailure):
+            return res
+        out = checked(res[0] if res else None, shape=kind.out_shape(params), dtype=kind.out_dtype(dt))
+        return out if isinstance(out, CallFailure) else kind.view(out)
+
+    def call(self, fn: Callable[..., Any], *args: Any, timeout: float | None = None, **kw: Any) -> Any:
+        """``fn(*args)``: the target's own function through the runner, anything else (orthoverify's
+        code) in a thread with a timeout."""
+        if fn is self.target.fn and all(isinstance(a, torch.Tensor) for a in args):
+            res = self.remote(op_forward, *args, timeout=timeout)
+            return res if isinstance(res, CallFailure) else checked(res[0] if res else None, **kw)
+        return call(fn, *args, timeout=self.timeout if timeout is None else timeout, **kw)
+
+    def outside(self, params: Params) -> str | None:
+        return self.target.domain(params) if self.target.domain is not None else None
+
+
+def not_run(reason: str) -> Case:
+    """A case that was not measured (the target's process gave up, or a prerequisite failed)."""
+    return Case(math.nan, reason, not_run=True)
+
+
+def failed(f: CallFailure, prefix: str = "") -> Case:
+    """The case of a failed call: not run when the call was never made, else a failure."""
+    text = f"{prefix}{f}"
+    return not_run(text) if f.kind == "not-run" else Case(math.inf, text, raised=f.kind == "raised")
+
+
+def as_np(x: torch.Tensor) -> np.ndarray:
+    return x.detach().to("cpu", torch.float64).numpy()
+
+
+def inputs_of(params: Params, dtype: str) -> dict[str, Any]:
+    """A case as exact decimal strings (every float64 is a short repr), with its dtype."""
+    out: dict[str, Any] = {
+        k: np.vectorize(repr, otypes=[object])(np.asarray(v, dtype=np.float64)).tolist() for k, v in params.items()
+    }
+    out["dtype"] = dtype
+    return out
+
+
+def params_of(inputs: dict[str, Any]) -> tuple[dict[str, np.ndarray], str]:
+    params = {k: np.array(v, dtype=object).astype(np.float64) for k, v in inputs.items() if k != "dtype"}
+    return params, str(inputs.get("dtype", "float64"))
+
+
+def orthogonality(q: np.ndarray, eps: float) -> float:
+    n = q.shape[-1]
+    return float(np.linalg.norm(q.T @ q - np.eye(n))) / (n * eps)
+
+
+def agreement(x: np.ndarray, ref: np.ndarray, eps: float) -> float:
+    n = ref.shape[-1]
+    scale = float(np.linalg.norm(ref)) or 1.0
+    return float(np.linalg.norm(x - ref)) / (n * eps * scale)
+
+
+class PlanEntry(NamedTuple):
+    """One planned check of a target: its name (the claim is ``conformance.<kind>.<name>``), the
+    claim's kind, the statement it checks and the function that runs it over a session."""
+
+    name: str
+    claim_kind: ClaimKind
+    statement: str
+    run: Callable[[Ctx], list[Evidence]]
+
+
+@dataclass
+class Case:
+    """One measured case: the ratio, a display of it, and the failure message when the call failed
+    (NaN ratio: not applicable, or, with ``not_run``, not measured at all)."""
+
+    ratio: float
+    display: str
+    not_run: bool = False
+    raised: bool = False
+    """The target raised (at a special point: it declined an edge case, which is no defect)."""
+    beyond: bool = False
+    """The allowance promises no digit at this input (30 n eps kappa >= 1): not judged."""
+    unsupported: str = ""
+    """The first line of the exception with which the target declined the mode this case exercises
+    (a refusal, not a wrong number): the check's verdict is then ``unsupported``."""
+
+
+def refusal(f: CallFailure, what: str) -> Case:
+    """The case of a mode the target declined with an exception of its own (``f.kind == "raised"``):
+    unsupported, with the exception's first line; not measured, never a failure."""
+    first = (f.message.strip().splitlines() or [""])[0][:300]
+    return Case(math.nan, f"{what}: the target raised {first}", raised=True, unsupported=first or "an exception")
+
+
+def _beyond(kappa: float, eps: float, n: int) -> bool:
+    """True where the allowance promises no correct digit (30 n eps kappa >= 1): nothing to judge."""
+    return not (THRESHOLD * n * eps * kappa < 1.0)
+
+
+def _kappa(kind: Kind, params: Params) -> float:
+    return kind.condition(params) if kind.condition is not None else 1.0
+
+
+def _kappa_text(kappa: float) -> str:
+    return f" kappa, kappa = {kappa:.3g}" if kappa != 1.0 else ""
+
+
+def reference_np(kind: Kind, params: Params, digits: int | None = None) -> np.ndarray:
+    assert kind.reference is not None
+    b = get_backend("numpy-float64" if digits is None else f"mpmath-{digits}")
+    return np.asarray(b.to_numpy(kind.reference(params, b)), dtype=np.float64)
+
+
+def rounded(params: Params, dtype: str) -> dict[str, np.ndarray]:
+    """The parameters as the target receives them in ``dtype`` (float32 rounds them): the reference
+    is evaluated on these, so the comparison measures the target, not the rounding of its input."""
+    np_dt = np.float32 if dtype == "float32" else np.float64
+    return {k: np.asarray(v, dtype=np.float64).astype(np_dt).astype(np.float64) for k, v in params.items()}
+
+
+@dataclass
+class Remeasured:
+    """A recorded counterexample measured again by its check's measuring routine: whether it
+    still fails (the check's own rule), the deciding value, and more lines to show."""
+
+    failing: bool
+    display: str
+    ratio: float = math.nan
+    more: list[tuple[str, str]] = field(default_factory=list)
+    measured: bool = True
+    """False when the case could not be measured (the call was never made): no answer either way."""
+
+
+def magnitude(kind: Kind, params: Params) -> float:
+    """max |x_ij| over the parameters a draw's magnitude applies to: the size a maintainer reads."""
+    names = [k for k in kind.scaled if k in params] or list(params)
+    vals = []
+    for k in names:  # a check of another shape (say, a lifecycle step) may record other values
+        try:
+            x = np.asarray(params[k], dtype=np.float64)
+        except (TypeError, ValueError):
+            continue
+        if x.size:
+            vals.append(float(np.max(np.abs(x))))
+    return max(vals, default=0.0)
+
+
+def extreme(kind: Kind, params: Params) -> bool:
+    """True where the parameters lie outside the kind's ordinary domain (``Kind.ordinary``): their
+    magnitude max|x_ij| is nonzero and below it (subnormal, say) or above it (near overflow)."""
+    if not any(k in params for k in kind.scaled):
+        return False  # a case of another shape (a lifecycle step, a mode's settings)
+    m = magnitude(kind, params)
+    lo, hi = kind.ordinary
+    return (0.0 < m < lo) or m > hi
+
+
+def _where(kind: Kind, params: Params) -> str:
+    """Where a failure is, as a maintainer reads it: the parameters' magnitude and the size n; for
+    a case of another shape (a lifecycle step, a mode's settings: scalars only), its settings."""
+    if not any(k in params for k in kind.scaled) and all(np.size(v) == 1 for v in params.values()):
+        settings = []
+        for k, v in params.items():
+            x = float(np.asarray(v, dtype=np.float64).reshape(-1)[0])
+            settings.append(f"{k} = {int(x)}" if x.is_integer() else f"{k} = {x:.3g}")
+        return "at " + ", ".join(settings)
+    return f"at max|x_ij| = {magnitude(kind, params):.3g}, n = {_size(kind, params)}"
+
+
+def _size(kind: Kind, params: Params) -> int:
+    try:
+        return int(kind.view_shape(params)[0])
+    except (KeyError, IndexError, TypeError, AttributeError):  # parameters of another shape
+        return 0
+
+
+def _ev(ctx: Ctx, check: str, dtype: str, method: str, **kw: Any) -> Evidence:
+    return Evidence(claim="", check=check, method=method, backend=ctx.label(dtype), threshold=THRESHOLD, **kw)  # type: ignore[arg-type]
+
+
+def blocked(ctx: Ctx, check: str, dtype: str, method: str = "float") -> Evidence | None:
+    """Evidence that ``check`` was not run in ``dtype`` because ``output`` failed there (None: it can run)."""
+    if dtype not in ctx.failed_output:
+        return None
+    ev = _ev(ctx, check, dtype, method, cases=0)
+    ev.worst_ratio, ev.threshold = None, None
+    ev.notes = f"Not run: the output check failed in {dtype} ({ctx.failed_output[dtype]})."
+    ev.data["not_run"] = 1
+    return ev

@@ -1,0 +1,186 @@
+"""The plan of a target's checks: which conformance checks run on a target of a kind, in order,
+each with its claim kind, its statement and the function that runs it, and what
+``orthoverify validate --list`` shows of them.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Any
+
+import torch
+
+from orthoverify.conformance import checks as ck
+from orthoverify.conformance.adapters import ADAPTERS
+from orthoverify.conformance.context import PlanEntry
+from orthoverify.conformance.declare import ADAPTER_DECLARATIONS, DECLARED_CHECKS, DOMAINS, KEYWORDS
+from orthoverify.conformance.kinds import KINDS
+from orthoverify.conformance.reach import plan as reach_plan
+
+Plan = list[PlanEntry]
+
+
+def other_device(device: str) -> str | None:
+    """The device the ``devices`` check compares ``device`` with: cuda from cpu when a GPU is
+    there, cpu from cuda; None when there is no second device."""
+    if device.startswith("cuda"):
+        return "cpu"
+    return "cuda" if torch.cuda.is_available() else None
+
+
+def plan_checks(
+    kind_name: str,
+    dtypes: tuple[str, ...],
+    has_inverse: bool = False,
+    device: str = "cpu",
+    target: ck.Target | None = None,
+    bitwise_determinism: bool = False,
+) -> Plan:
+    kind = KINDS[kind_name]
+    p: Plan = [
+        PlanEntry(
+            "output", "identity", "the call returns a finite tensor of the declared shape and dtype", ck.check_output
+        ),
+    ]
+    if kind.orthogonal_output:
+        p.append(
+            PlanEntry(
+                "orthogonal",
+                "bound",
+                "the output is orthogonal (test ratio <= 30) for every parameter value of the declared domain, "
+                "at every magnitude",
+                ck.search_orthogonal,
+            )
+        )
+    if kind.reference is not None:
+        p.append(
+            PlanEntry(
+                "forward",
+                "identity",
+                f"the output equals orthoverify's reference under the declared conventions: {kind.conventions}",
+                lambda c: ck.scan(c, "forward", ck.sized_cases(c, "forward", specials=True)),
+            )
+        )
+    p.append(
+        PlanEntry(
+            "gradient",
+            "gradient",
+            "the target's backward gives the gradient of sum(f(P) * G)"
+            + (
+                " (against 50-digit central differences of the reference)"
+                if kind.reference is not None
+                else " (against float64 central differences of the target)"
+            ),
+            lambda c: ck.scan(c, "gradient", ck.sized_cases(c, "gradient", scales=(1.0,), dtypes=("float64",))),
+        )
+    )
+    p.append(
+        PlanEntry(
+            "jvp",
+            "gradient",
+            "the target's forward-mode derivative (torch.func.jvp) along a random direction equals the directional "
+            "derivative"
+            + (
+                " (50-digit central differences of the reference)"
+                if kind.reference is not None
+                else " (float64 central differences of the target)"
+            )
+            + "; unsupported when the target declines forward mode with an exception",
+            lambda c: ck.scan(c, "jvp", ck.sized_cases(c, "jvp", scales=(1.0,), dtypes=("float64",))),
+        )
+    )
+    if "float32" in dtypes and "float64" in dtypes:
+        p.append(
+            PlanEntry(
+                "float32",
+                "bound",
+                "float32 agrees with float64 to float32 precision (no drift)",
+                lambda c: ck.scan(c, "float32", ck.sized_cases(c, "float32", scales=(1.0,), dtypes=("float32",))),
+            )
+        )
+    p.append(
+        PlanEntry(
+            "batch",
+            "identity",
+            "parameters stacked on a leading axis give the outputs stacked",
+            lambda c: ck.scan(c, "batch", ck.sized_cases(c, "batch", scales=(1.0,))),
+        )
+    )
+    p.append(
+        PlanEntry(
+            "determinism",
+            "identity",
+            "repeated calls give bitwise equal outputs"
+            if bitwise_determinism
+            else "repeated calls agree to the allowance (test ratio; bitwise equality is not asked for: "
+            "--bitwise-determinism)",
+            ck.check_determinism,
+        )
+    )
+    second = other_device(device)
+    if second is not None:
+        p.append(
+            PlanEntry(
+                "devices",
+                "identity",
+                f"the output on {second} agrees with the output on {device} (test ratio)",
+                lambda c: ck.scan(c, "devices", ck.sized_cases(c, "devices", scales=(1.0,))),
+            )
+        )
+    if kind.inverse is not None or has_inverse:
+        p.append(PlanEntry("coverage", "coverage", kind.coverage_statement, ck.check_coverage))
+    elif kind.name == "orthogonal-map":
+        p.append(
+            PlanEntry(
+                "coverage",
+                "coverage",
+                "every orthogonal matrix of each connected component of O(n) the map reaches is reached",
+                ck.check_coverage_by_optimisation,
+            )
+        )
+    p.append(
+        PlanEntry(
+            "bad_input",
+            "identity",
+            "a NaN parameter raises or propagates, never gives a finite answer",
+            ck.check_bad_input,
+        )
+    )
+    p.append(
+        PlanEntry(
+            "side_effects",
+            "identity",
+            "a call changes nothing but its output: not its arguments, not the working directory, and it does not "
+            "flood stdout/stderr",
+            ck.check_side_effects,
+        )
+    )
+    return reach_plan(p, kind, target, other_device(device))  # second order, vmap, declared checks, lifecycle
+
+
+def listing() -> dict[str, Any]:
+    """What ``orthoverify validate --list`` shows, as JSON data: kinds, checks (and what plans
+    them), built-in adapters (kind, package, whether it is installed, declaration), the
+    declaration keywords and the named domains."""
+    checks: dict[str, str] = {}
+    for kind in KINDS:
+        for name, _claim_kind, statement, _fn in plan_checks(kind, ("float32", "float64"), True, "cpu"):
+            checks.setdefault(name, statement)
+    checks.update({k: f"planned by a declaration, {v}" for k, v in DECLARED_CHECKS.items()})
+    adapters = {}
+    for name, a in ADAPTERS.items():
+        d = ADAPTER_DECLARATIONS.get(name)
+        adapters[name] = {
+            "kind": a.kind,
+            "description": a.description,
+            "requires": a.requires,
+            "installed": a.requires is None or importlib.util.find_spec(a.requires) is not None,
+            "declaration": d.listing() if d is not None else None,
+        }
+    return {
+        "kinds": {k.name: {"signature": k.signature, "conventions": k.conventions} for k in KINDS.values()},
+        "checks": checks,
+        "adapters": adapters,
+        "declarations": KEYWORDS,
+        "domains": list(DOMAINS),
+    }

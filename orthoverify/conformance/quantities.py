@@ -1,0 +1,208 @@
+"""The forward quantities of a target, one test ratio per case: orthogonality, agreement with
+the kind's reference, float32 against float64, determinism, batching and a second device.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import torch
+
+from orthoverify.conformance.calls import CallFailure, checked
+from orthoverify.conformance.context import (
+    DTYPES,
+    Case,
+    Ctx,
+    _beyond,
+    _kappa,
+    _kappa_text,
+    _size,
+    agreement,
+    as_np,
+    failed,
+    orthogonality,
+    reference_np,
+    rounded,
+)
+from orthoverify.conformance.kinds import Params
+from orthoverify.conformance.runner import op_forward
+from orthoverify.engine.ratios import fails
+from orthoverify.errors import OrthoverifyError
+from orthoverify.tolerance import unit_roundoff
+
+
+# ------------------------------------------------------------------------------ quantities
+def q_orthogonal(ctx: Ctx, params: Params, dtype: str) -> Case:
+    kind = ctx.target.kind
+    kappa = _kappa(kind, params)
+    eps = unit_roundoff(dtype)
+    if _beyond(kappa, eps, _size(kind, params)):
+        return Case(math.nan, f"kappa = {kappa:.3g}: no digit promised", beyond=True)
+    out = ctx.run(params, dtype)
+    if isinstance(out, CallFailure):
+        return failed(out)
+    r = orthogonality(as_np(out), eps) / kappa
+    return Case(r, f"||Q'Q - I||_F / (n eps{_kappa_text(kappa)}) = {r:.6g}")
+
+
+def q_forward(ctx: Ctx, params: Params, dtype: str) -> Case:
+    kind = ctx.target.kind
+    kappa = _kappa(kind, params)
+    if _beyond(kappa, unit_roundoff(dtype), _size(kind, params)):
+        return Case(math.nan, f"kappa = {kappa:.3g}: no digit promised", beyond=True)
+    try:
+        with np.errstate(all="ignore"):
+            ref = reference_np(kind, rounded(params, dtype))
+    except OrthoverifyError as exc:  # the reference's own domain (say, n = 1 for eq. 6)
+        return Case(math.nan, f"the reference is not defined here: {exc}", beyond=True)
+    if not np.isfinite(ref).all():
+        return Case(math.nan, "the reference is not finite here", beyond=True)
+    out = ctx.run(params, dtype)
+    if isinstance(out, CallFailure):
+        return failed(out)
+    r = agreement(as_np(out), ref, unit_roundoff(dtype)) / kappa
+    return Case(r, f"||f - reference||_F / (n eps{_kappa_text(kappa)} ||reference||) = {r:.6g}")
+
+
+def q_float32(ctx: Ctx, params: Params, dtype: str = "float32") -> Case:
+    """float32 against float64 of the target on the same (float32-rounded) parameters, scaled by the
+    kind's allowance: the two agree to what a backward-stable float32 evaluation promises."""
+    p32 = rounded(params, "float32")
+    kappa = _kappa(ctx.target.kind, p32)
+    if _beyond(kappa, unit_roundoff(torch.float32), _size(ctx.target.kind, p32)):
+        return Case(math.nan, f"kappa = {kappa:.3g}: no digit promised", beyond=True)
+    lo, hi = ctx.run(p32, "float32"), ctx.run(p32, "float64")
+    for out in (lo, hi):
+        if isinstance(out, CallFailure):
+            return failed(out)
+    assert isinstance(lo, torch.Tensor) and isinstance(hi, torch.Tensor)
+    r = agreement(as_np(lo), as_np(hi), unit_roundoff(torch.float32)) / kappa
+    text = f"||f32 - f64||_F / (n eps32{_kappa_text(kappa)} ||f64||) = {r:.6g}"
+    if fails(r):
+        text += ". " + which_is_off(
+            ctx, [p32], "float32", {"the float32 call": [as_np(lo)], "the float64 call": ([as_np(hi)], "float64")}
+        )
+    return Case(r, text)
+
+
+def q_determinism(ctx: Ctx, params: Params, dtype: str) -> Case:
+    """Three calls at the same parameters. By default they must agree to the kind's allowance (two
+    computations, each allowed its own rounding error: a test ratio, as for ``batch``), so a target
+    whose evaluation order varies from call to call (threaded reductions, GPU atomics) is
+    deterministic up to rounding; with ``ctx.bitwise_determinism`` they must be bitwise equal."""
+    outs = [ctx.run(params, dtype) for _ in range(3)]
+    for out in outs:
+        if isinstance(out, CallFailure):
+            return failed(out)
+    arrays = [as_np(o) for o in outs if isinstance(o, torch.Tensor)]
+    if all(np.array_equal(arrays[0], a) for a in arrays[1:]):
+        return Case(0.0, "bitwise equal")
+    diff = max(float(np.max(np.abs(arrays[0] - a))) for a in arrays[1:])
+    if ctx.bitwise_determinism:
+        return Case(math.inf, f"repeated calls differ by up to {diff:.3g} (bitwise equality asked for)")
+    kappa = _kappa(ctx.target.kind, params)
+    r = max(agreement(a, arrays[0], unit_roundoff(dtype)) for a in arrays[1:]) / (2 * kappa)
+    jitter: dict[str, float] = vars(ctx).setdefault("_jitter", {})
+    jitter[dtype] = max(jitter.get(dtype, 0.0), diff)
+    ratio = f"max ||f_i - f_1|| / (2 n eps{_kappa_text(kappa)} ||f_1||) = {r:.6g}"
+    return Case(r, f"repeated calls differ by up to {diff:.3g}: {ratio}")
+
+
+def q_batch(ctx: Ctx, params: Params, dtype: str) -> Case:
+    """Three parameter sets stacked on a leading axis must give the three outputs stacked."""
+    kind = ctx.target.kind
+    dt = DTYPES[dtype]
+    rng = ctx.rng("batch", dtype)
+    shapes = {k: v.shape for k, v in params.items()}
+    n = next(iter(params.values())).shape[0]
+    sets = [params]
+    for _ in range(50):  # draws of the same size until two more have the same shapes (m varies for U)
+        if len(sets) == 3:
+            break
+        cand = kind.draw(rng, n, 1.0)
+        if {k: v.shape for k, v in cand.items()} == shapes:
+            sets.append(cand)
+    singles = [ctx.run(s, dtype) for s in sets]
+    for out in singles:
+        if isinstance(out, CallFailure):
+            return failed(out, "single call: ")
+    stacked = [torch.stack(parts) for parts in zip(*(kind.args(s, dt, "cpu") for s in sets), strict=True)]
+    res = ctx.remote(op_forward, *stacked)
+    if isinstance(res, CallFailure) and res.kind in ("not-run", "died", "timeout"):
+        return failed(res, "batched call: ")
+    out = (
+        res
+        if isinstance(res, CallFailure)
+        else checked(res[0] if res else None, shape=(len(sets), *kind.out_shape(params)), dtype=kind.out_dtype(dt))
+    )
+    if isinstance(out, CallFailure):
+        return Case(math.nan, f"the target does not take stacked parameters: {out}")
+    out = kind.view(out)
+    kappa = max(_kappa(kind, s) for s in sets)
+    u = unit_roundoff(dt)
+    r = max(agreement(as_np(out[i]), as_np(s), u) for i, s in enumerate(singles) if isinstance(s, torch.Tensor))
+    r /= 2 * kappa  # two computations, each allowed its own error
+    text = f"max ||batch[i] - single_i|| / (2 n eps{_kappa_text(kappa)} ||single_i||) = {r:.6g}"
+    if fails(r):
+        text += ". " + which_is_off(
+            ctx,
+            sets,
+            dtype,
+            {
+                "single calls": [as_np(x) for x in singles if isinstance(x, torch.Tensor)],
+                "the batched call": list(as_np(out)),
+            },
+        )
+    return Case(r, text)
+
+
+def which_is_off(ctx: Ctx, sets: list[Params], dtype: str, outputs: dict[str, Any]) -> str:
+    """Two computations of the same outputs disagree: judge each against the reference (or, for a
+    kind without one, against orthogonality, both scaled by the allowance) and say which is off."""
+    kind = ctx.target.kind
+    verdict: dict[str, float] = {}
+    for name, value in outputs.items():  # a list of outputs in ``dtype``, or (outputs, their dtype)
+        outs, own = value if isinstance(value, tuple) else (value, dtype)
+        eps = unit_roundoff(own)
+        worst = 0.0
+        for p, o in zip(sets, outs, strict=True):
+            kappa = _kappa(kind, p)
+            if kind.reference is not None:
+                r = agreement(o, reference_np(kind, rounded(p, own)), eps) / kappa
+            elif kind.orthogonal_output:
+                r = orthogonality(o, eps) / kappa
+            else:
+                return "(no reference to tell which is off)"
+            worst = max(worst, r)
+        verdict[name] = worst
+    how = "against the reference" if kind.reference is not None else "orthogonality"
+    parts = ", ".join(f"{k} {v:.3g}" for k, v in verdict.items())
+    off = [k for k, v in verdict.items() if fails(v)]
+    if len(off) == 1:
+        verb = "is" if off[0].startswith("the") else "are"
+        return f"Judged by {how} (ratio): {parts}: {off[0]} {verb} the inaccurate one"
+    if not off:
+        return f"Judged by {how} (ratio): {parts}: both within the allowance, so neither can be blamed"
+    return f"Judged by {how} (ratio): {parts}: both are off"
+
+
+def q_devices(ctx: Ctx, params: Params, dtype: str) -> Case:
+    """The output on ``ctx.other_device`` against the output on ``ctx.device`` (test ratio)."""
+    here, there = ctx.run(params, dtype), ctx.run(params, dtype, device=ctx.other_device)
+    for where, out in ((ctx.device, here), (ctx.other_device, there)):
+        if isinstance(out, CallFailure):
+            return failed(out, f"on {where}: ")
+    assert isinstance(here, torch.Tensor) and isinstance(there, torch.Tensor)
+    kappa = _kappa(ctx.target.kind, params)
+    r = agreement(as_np(there), as_np(here), unit_roundoff(dtype)) / (2 * kappa)  # two computations, each allowed
+    text = f"||f on {ctx.other_device} - f on {ctx.device}|| / (2 n eps{_kappa_text(kappa)} ||f||) = {r:.6g}"
+    if fails(r):
+        text += ". " + which_is_off(
+            ctx,
+            [params],
+            dtype,
+            {f"the {ctx.device} call": [as_np(here)], f"the {ctx.other_device} call": [as_np(there)]},
+        )
+    return Case(r, text)

@@ -1,0 +1,487 @@
+"""Scans, searches and shrinking: the quantity of a check over a stream of cases, per dtype; the
+telling failure is shrunk and recorded as the counterexample (confirmed by the engine).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import torch
+
+from orthoverify.conformance.calls import CallFailure, checked
+from orthoverify.conformance.context import (
+    DTYPES,
+    Case,
+    Ctx,
+    Remeasured,
+    _kappa,
+    _size,
+    _where,
+    agreement,
+    as_np,
+    extreme,
+    inputs_of,
+    magnitude,
+    orthogonality,
+    reference_np,
+    rounded,
+)
+from orthoverify.conformance.gradients import q_gradient, q_jvp
+from orthoverify.conformance.kinds import Kind, Params, special_points
+from orthoverify.conformance.quantities import q_batch, q_determinism, q_devices, q_float32, q_forward, q_orthogonal
+from orthoverify.conformance.runner import op_forward
+from orthoverify.engine.model import Counterexample, Evidence
+from orthoverify.engine.ratios import THRESHOLD, fails
+from orthoverify.tolerance import unit_roundoff
+
+
+def check_determinism(ctx: Ctx) -> list[Evidence]:
+    """Repeated calls agree (to the allowance, or bitwise when asked); a passing row whose calls were
+    not bitwise equal says so, with the size of the difference ("deterministic up to rounding")."""
+    vars(ctx)["_jitter"] = {}
+    evidence = scan(ctx, "determinism", sized_cases(ctx, "determinism", scales=(1.0,)))
+    jitter: dict[str, float] = vars(ctx)["_jitter"]
+    for ev in evidence:
+        if not ctx.bitwise_determinism:
+            ev.data["allowance"] = ctx.target.kind.allowance
+        dtype = ev.backend.split("-")[1]
+        if dtype in jitter:
+            ev.data["max_difference"] = jitter[dtype]
+            if ev.passed:
+                ev.notes = (
+                    f"Deterministic up to rounding: repeated calls differ by up to {jitter[dtype]:.3g}, within the "
+                    f"allowance (worst ratio {ev.worst_ratio:.3g}); not bitwise equal. {ev.notes}"
+                ).strip()
+    return evidence
+
+
+QUANTITIES: dict[str, Callable[[Ctx, Params, str], Case]] = {
+    "orthogonal": q_orthogonal,
+    "forward": q_forward,
+    "float32": q_float32,
+    "determinism": q_determinism,
+    "batch": q_batch,
+    "gradient": q_gradient,
+    "jvp": q_jvp,
+    "devices": q_devices,
+}
+
+
+def measure_quantity(ctx: Ctx, check: str, params: Params, dtype: str) -> Remeasured:
+    """The quantity of ``check`` (a test ratio) at ``params`` in ``dtype``: the routine the scan
+    measured every case with. It fails as in the scan: a ratio above 30 (NaN: not measured)."""
+    c = QUANTITIES[check](ctx, params, dtype)
+    out = Remeasured(fails(c.ratio) and not math.isnan(c.ratio), c.display, c.ratio, measured=not c.not_run)
+    kind = ctx.target.kind
+    if check == "forward" and kind.reference is not None and out.failing:
+        target = ctx.run(params, dtype)
+        if isinstance(target, torch.Tensor):
+            ref = reference_np(kind, rounded(params, dtype), 50)
+            r50 = agreement(as_np(target), ref, unit_roundoff(dtype)) / _kappa(kind, params)
+            out.more.append(("against the 50-digit reference", f"ratio {r50:.6g}"))
+    return out
+
+
+# ------------------------------------------------------------------------------ scans
+SCALED_CHECKS = frozenset({"orthogonal", "forward", "float32", "batch", "devices"})
+
+
+SHRINKABLE = frozenset({"orthogonal", "forward", "float32", "devices"})
+"""Checks whose quantity depends on the case's parameters alone, so a failure can be shrunk."""
+"""Checks whose ratios are divided by the kind's allowance (``Kind.condition``, stated in ``Kind.allowance``)."""
+
+
+Labelled = tuple[Params, str, str]
+"""A case: parameters, the dtype, and a label ("" for a random draw, else the special point's name)."""
+
+
+def _order(kind: Kind, params: Params) -> tuple[float, float]:
+    """The telling counterexample is the one of ordinary magnitude (closest to 1 in log scale, the
+    smaller first) and smallest size."""
+    m = magnitude(kind, params)
+    dist = abs(math.log10(m)) if m > 0 else 400.0
+    return (round(dist), _size(kind, params) + m * 1e-300)
+
+
+def _telling(kind: Kind, fail: tuple[Params, Case, str]) -> tuple[int, float, int, float]:
+    """Sort key of failures: inside the ordinary domain first, then ordinary magnitude (closest to 1),
+    a random draw before a special point of the same magnitude (a special point's name would
+    suggest a cause it may not have), then size."""
+    dist, size = _order(kind, fail[0])
+    return (int(extreme(kind, fail[0])), dist, int(bool(fail[2])), size)
+
+
+def _rescaled(kind: Kind, params: Params, t: float) -> dict[str, np.ndarray]:
+    return {k: np.asarray(v, dtype=np.float64) * t if k in kind.scaled else np.asarray(v) for k, v in params.items()}
+
+
+def _round_sig(params: Params, kind: Kind, digits: int) -> dict[str, np.ndarray]:
+    """The scaled parameters rounded to ``digits`` significant digits (odd-symmetric, so skew
+    stays skew; nonzero stays nonzero)."""
+
+    def r(x: float) -> float:
+        return float(f"{x:.{digits}g}") if x != 0.0 and math.isfinite(x) else x
+
+    return {
+        k: np.vectorize(r, otypes=[np.float64])(np.asarray(v, dtype=np.float64)) if k in kind.scaled else np.asarray(v)
+        for k, v in params.items()
+    }
+
+
+def shrink(
+    ctx: Ctx, q: Callable[[Ctx, Params, str], Case], params: Params, dtype: str, c: Case, budget: int = 30
+) -> tuple[Params, Case, list[str]]:
+    """A smaller failing case near ``params``: fewer rows (fresh draws of a smaller size at the
+    same magnitude), a magnitude closer to 1 (rescaled to magnitude 1, else bisected in log scale
+    towards it: never deeper into the subnormal or near-overflow range), fewer digits. Returns the
+    case, its measurement and the steps taken."""
+    kind = ctx.target.kind
+    best, best_c, steps = dict(params), c, []
+    calls = 0
+
+    def attempt(p: Params) -> Case | None:
+        nonlocal calls
+        if calls >= budget or ctx.outside(p) is not None:
+            return None
+        calls += 1
+        got = q(ctx, p, dtype)
+        return got if fails(got.ratio) and not math.isnan(got.ratio) else None
+
+    rng = ctx.rng("shrink", dtype)
+    m = magnitude(kind, best)
+    for n in [s for s in kind.sizes if s < _size(kind, best)]:
+        found = None
+        for _ in range(3):
+            cand = kind.draw(rng, n, max(m, 1e-300) / 2.5)
+            got = attempt(cand)
+            if got is not None:
+                found = (cand, got)
+                break
+        if found is not None:
+            best, best_c = found
+            steps.append(f"size {n}")
+            break
+    m = magnitude(kind, best)
+    if m > 0 and math.isfinite(m) and abs(math.log10(m)) >= 0.25:  # towards magnitude 1, never further out
+        base, lm = best, math.log10(m)
+
+        def at(x: float) -> dict[str, np.ndarray]:
+            half = 10.0 ** ((x - lm) / 2)  # in two steps: 10^(x - lm) alone overflows from a subnormal base
+            return _rescaled(kind, _rescaled(kind, base, half), half)
+
+        one = at(0.0)
+        got = attempt(one)
+        if got is not None:
+            best, best_c = one, got
+            steps.append("rescaled to magnitude 1")
+        else:  # bisect log10 of the magnitude between where it fails (far) and 1 (near), where it passes
+            far, near, moved = lm, 0.0, False
+            for _ in range(8):
+                mid = (far + near) / 2
+                if abs(far - mid) < 0.25:
+                    break
+                cand = at(mid)
+                got = attempt(cand)
+                if got is not None:
+                    best, best_c, far, moved = cand, got, mid, True
+                else:
+                    near = mid
+            if moved:
+                steps.append("moved towards magnitude 1")
+    for digits in (2, 4):
+        cand = _round_sig(best, kind, digits)
+        got = attempt(cand)
+        if got is not None:
+            best, best_c = cand, got
+            steps.append(f"rounded to {digits} digits")
+            break
+    return best, best_c, steps
+
+
+def attribute(ctx: Ctx, check: str, params: Params, dtype: str) -> str:
+    """Which computation is off, where a finding compares two: each is judged against the
+    reference (or, for a kind without one, against orthogonality), and the note says which fails."""
+    kind = ctx.target.kind
+    if check != "orthogonal" or len(next(iter(params.values())).shape) < 1:
+        return ""
+    dt = DTYPES[dtype]
+    eps = unit_roundoff(dt)
+    kappa = _kappa(kind, params)
+    stacked = [torch.stack([a, a]) for a in kind.args(params, dt, "cpu")]
+    res = ctx.remote(op_forward, *stacked)
+    out = res if isinstance(res, CallFailure) else checked(res[0] if res else None, shape=(2, *kind.out_shape(params)))
+    if isinstance(out, CallFailure):
+        return ""
+    r_b = orthogonality(as_np(kind.view(out)[0]), eps) / kappa
+    if not fails(r_b):
+        return (
+            f" The same parameters in a batch of two give an orthogonal output (ratio {r_b:.3g}): the single "
+            "(unbatched) call is the inaccurate one."
+        )
+    return f" Batched, the same parameters fail too (ratio {r_b:.3g}): the map itself, not one code path."
+
+
+def scan(
+    ctx: Ctx,
+    check: str,
+    cases: Iterator[tuple[Params, str]] | Iterator[Labelled],
+    method: str = "float",
+    note: str = "",
+    *,
+    minimise: bool | None = None,
+) -> list[Evidence]:
+    """Evidence per dtype from the quantity of ``check`` over ``cases``. Of the failures of a dtype
+    the telling one (ordinary magnitude, smallest size) is re-run (and, with a reference,
+    re-measured at 50 digits), shrunk (``minimise``) and becomes the counterexample; a failure of
+    another kind (far larger or smaller magnitude) is kept in ``data['other_counterexamples']``.
+    Cases of a dtype whose ``output`` check failed are not run; so are cases whose call was never
+    made (the target's process gave up): evidence without a verdict, never a pass."""
+    q = QUANTITIES[check]
+    kind = ctx.target.kind
+    by_dtype: dict[str, dict[str, Any]] = {}
+    for case in cases:
+        params, dtype = case[0], case[1]
+        label = str(case[2]) if len(case) > 2 else ""
+        st = by_dtype.setdefault(
+            dtype,
+            {
+                "cases": 0,
+                "worst": 0.0,
+                "fails": [],
+                "skipped": 0,
+                "beyond": 0,
+                "declined": [],
+                "t": 0.0,
+                "nan": None,
+                "not_run": [],
+                "points": [],
+                "unsupported": [],
+            },
+        )
+        needs = [d for d in ctx.failed_output if d == dtype or (check == "float32" and d == "float64")]
+        if needs:
+            st["not_run"].append(f"the output check failed in {needs[0]} ({ctx.failed_output[needs[0]]})")
+            continue
+        if ctx.outside(params) is not None:
+            st["skipped"] += 1
+            continue
+        t0 = time.perf_counter()
+        c = q(ctx, params, dtype)
+        st["t"] += time.perf_counter() - t0
+        if c.not_run:
+            st["not_run"].append(c.display)
+            continue
+        if c.beyond:
+            st["beyond"] += 1
+            continue
+        if label and c.raised:  # an exception at an edge case is an honest refusal, not a wrong answer
+            st["declined"].append(label)
+            continue
+        if c.unsupported:  # the target declined the mode with an exception: a refusal, not a wrong number
+            st["unsupported"].append(c.unsupported)
+            continue
+        if math.isnan(c.ratio):  # the check does not apply to this target (say, no batched calls)
+            st["nan"] = c.display
+            continue
+        st["cases"] += 1
+        st["points"].append((magnitude(kind, params), _size(kind, params), c.ratio))
+        if fails(c.ratio, st["worst"]):
+            st["worst"] = c.ratio
+        if fails(c.ratio):
+            st["fails"].append((params, c, label))
+    out = []
+    for dtype, st in by_dtype.items():
+        ev = Evidence(
+            claim="",
+            check=check,
+            method=method,  # type: ignore[arg-type]
+            backend=ctx.label(dtype),
+            cases=st["cases"],
+            worst_ratio=st["worst"],
+            threshold=THRESHOLD,
+            seconds=st["t"],
+            passed=not st["fails"] and not st["not_run"] and not st["unsupported"] and st["cases"] > 0,
+            notes=note,
+        )
+        if st["unsupported"]:
+            ev.data["unsupported"] = st["unsupported"][0]
+            ev.notes = (
+                ev.notes + f" Unsupported: the target raised at {len(st['unsupported'])} of "
+                f"{len(st['unsupported']) + st['cases']} cases ({st['unsupported'][0]}): a refusal, not a wrong number."
+            ).strip()
+            if st["cases"] == 0:
+                ev.worst_ratio = None
+        if st["points"]:
+            ev.data["series"] = size_series(st["points"])
+        if check in SCALED_CHECKS:
+            ev.data["allowance"] = kind.allowance
+            ev.notes = (ev.notes + f" Errors divided by the allowance {kind.allowance}.").strip()
+        if st["skipped"]:
+            ev.notes = (ev.notes + f" {st['skipped']} cases outside the target's declared domain were skipped.").strip()
+        if st["beyond"]:
+            ev.notes = (
+                ev.notes + f" {st['beyond']} cases where the allowance promises no digit (30 n eps kappa >= 1) "
+                "were not judged."
+            ).strip()
+        if st["declined"]:
+            ev.notes = (
+                ev.notes + f" The target raised (declined) at {len(st['declined'])} special points, e.g. "
+                f"'{st['declined'][0]}': no defect."
+            ).strip()
+        if st["cases"] == 0 and st["nan"] is not None and not st["not_run"] and not st["unsupported"]:
+            ev.worst_ratio = None
+            ev.notes = (ev.notes + f" Not applicable (nothing was measured, so no verdict): {st['nan']}").strip()
+        if st["not_run"]:
+            ev.data["not_run"] = len(st["not_run"])
+            ev.notes = (
+                ev.notes + f" Not run: {len(st['not_run'])} cases ({st['not_run'][0]}); no verdict from them."
+            ).strip()
+            if st["cases"] == 0:
+                ev.worst_ratio = None
+        if st["fails"]:
+            _counterexample(
+                ctx, check, q, dtype, st["fails"], ev, check in SHRINKABLE if minimise is None else minimise
+            )
+        out.append(ev)
+    return out
+
+
+def size_series(points: list[tuple[float, int, float]]) -> dict[str, Any]:
+    """The (parameter size, test ratio) series of a scan's cases for the report's figure of the
+    error against parameter size: against max|x_ij| where the cases span magnitudes (a search
+    outwards), else against n; a ratio that is not finite (a failed call) is -1."""
+    mags = [m for m, _n, _r in points if m > 0]
+    by_mag = bool(mags) and max(mags) / min(mags) >= 10
+    return {
+        "x": "max|x_ij|" if by_mag else "n",
+        "y": "ratio",
+        "points": [[m if by_mag else float(n), r if math.isfinite(r) else -1.0] for m, n, r in points],
+    }
+
+
+def _counterexample(
+    ctx: Ctx,
+    check: str,
+    q: Callable[[Ctx, Params, str], Case],
+    dtype: str,
+    fails: list[tuple[Params, Case, str]],
+    ev: Evidence,
+    minimise: bool,
+) -> None:
+    """Shrink and record the telling failure of ``fails`` (see :func:`scan`); the engine confirms
+    it by measuring it again (``family.TargetCheck``), so it is not re-run here."""
+    kind = ctx.target.kind
+    fails = sorted(fails, key=lambda f: _telling(kind, f))
+    params, c, label = fails[0]
+    steps: list[str] = []
+    if minimise and c.ratio != math.inf:
+        p2, c2, steps = shrink(ctx, q, params, dtype, c)
+        if steps:
+            found_at = f"found at the special point '{label}', " if label else ""
+            params, c, label = p2, c2, ""
+            steps = [found_at + ", ".join(steps)] if found_at else steps
+    confirmed = not math.isnan(c.ratio)  # a NaN measure is no counterexample (the engine re-measures the rest)
+    confirm = ""
+    if confirmed and check == "forward" and kind.reference is not None:
+        out_t = ctx.run(params, dtype)
+        if isinstance(out_t, torch.Tensor):
+            kappa = _kappa(kind, params)
+            r50 = agreement(as_np(out_t), reference_np(kind, rounded(params, dtype), 50), unit_roundoff(dtype)) / kappa
+            confirm = f"; against the 50-digit reference: ratio {r50:.6g}"
+    where = _where(kind, params)
+    if label:
+        where = f"at the special point '{label}' ({where.removeprefix('at ')})"
+    if steps:
+        where += f" (shrunk: {', '.join(steps)})"
+    cause = attribute(ctx, check, params, dtype) if confirmed else ""
+    if confirmed:
+        ev.counterexample = Counterexample(
+            inputs_of(params, dtype),
+            check,
+            f"{where}: {c.display}.{cause}",
+            16 if dtype == "float64" else 7,
+            check,
+            THRESHOLD,
+            None,
+        )
+    ev.notes = (
+        ev.notes + f" Failure {where}: {c.display}{confirm}" + ("" if confirmed else " (not measured)") + cause
+    ).strip()
+    if confirmed and extreme(kind, params):  # every failure is outside the ordinary domain (they sort first)
+        lo, hi = kind.ordinary
+        domain = f"max|x_ij| of {', '.join(kind.scaled)} zero or in [{lo:g}, {hi:g}]"
+        ev.data["fragile"] = f"fails only outside the ordinary domain ({domain})"
+        ev.notes = f"Fragile: {ev.data['fragile']}; every ordinary case passed. {ev.notes}"
+    m0 = magnitude(kind, params)
+    others: list[dict[str, Any]] = []
+    for p, oc, lab in fails[1:]:
+        m = magnitude(kind, p)
+        far = m0 > 0 and m > 0 and abs(math.log10(m / m0)) >= 2
+        if (
+            (far or lab)
+            and len(others) < 3
+            and all(abs(math.log10(max(float(o["max_abs"]), 1e-300) / max(m, 1e-300))) >= 2 for o in others)
+        ):
+            others.append({"inputs": inputs_of(p, dtype), "value": oc.display, "max_abs": m, "label": lab})
+    if others:
+        ev.data["other_counterexamples"] = others
+        ev.notes += " Other failures of another kind: " + "; ".join(
+            f"{o['label'] or 'max|x_ij| = ' + format(o['max_abs'], '.3g')}: {o['value']}" for o in others
+        )
+
+
+def outward(ctx: Ctx, dtype: str, salt: str) -> Iterator[Labelled]:
+    """Random draws from ordinary magnitudes outwards (10^0, 10^-1, 10^1, 10^-2, ...), every size
+    at each, ``ctx.examples`` in all, seeded."""
+    kind = ctx.target.kind
+    top = ctx.effort.search_decades
+    if dtype == "float32":
+        top = min(top, 6)
+    exps = [0] + [e for k in range(1, top + 1) for e in (-k, k)]
+    combos = [(e, n) for e in exps for n in kind.sizes]
+    rng = ctx.rng(salt, dtype)
+    for i in range(ctx.examples):
+        e, n = combos[i % len(combos)]
+        yield kind.draw(rng, n, 10.0**e), dtype, ""
+
+
+def search_orthogonal(ctx: Ctx) -> list[Evidence]:
+    """The special points of the kind first (deterministic), then seeded random draws from ordinary
+    magnitudes outwards; the telling failure per dtype is shrunk to the smallest size and
+    magnitude that still fails."""
+    out: list[Evidence] = []
+    for dtype in ctx.dtypes:
+        specials = [(p, dtype, name) for name, p in special_points(ctx.target.kind, dtype)]
+        cases = [*specials, *outward(ctx, dtype, "orthogonal")]
+        out += scan(
+            ctx,
+            "orthogonal",
+            iter(cases),
+            method="search",
+            note=f"{len(specials)} special points, then {len(cases) - len(specials)} draws from magnitude 1 outwards.",
+        )
+    return out
+
+
+def sized_cases(
+    ctx: Ctx,
+    salt: str,
+    scales: tuple[float, ...] = (1e-3, 1.0, 1e3),
+    dtypes: tuple[str, ...] | None = None,
+    specials: bool = False,
+) -> Iterator[tuple[Params, str, str]]:
+    """Draws of every size at each scale per dtype (the kind's special points first, with ``specials``)."""
+    kind = ctx.target.kind
+    for dtype in dtypes or ctx.dtypes:
+        if specials:
+            for name, p in special_points(kind, dtype):
+                if p and next(iter(p.values())).shape[0] in (*kind.sizes, 1):
+                    yield p, dtype, name
+        rng = ctx.rng(salt, dtype)
+        for n in kind.sizes:
+            for s in scales:
+                yield kind.draw(rng, n, s), dtype, ""

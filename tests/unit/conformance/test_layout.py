@@ -1,0 +1,121 @@
+"""The layout of orthoverify/conformance (issue 26): one cohesive unit per file, each under 600
+lines; every import into the package at module level (none hidden inside a function); and no
+import cycle among its modules, so each file can be read after the ones it imports."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import orthoverify.conformance
+
+FOLDER = Path(orthoverify.conformance.__file__).parent
+PACKAGE = "orthoverify.conformance"
+MAX_LINES = 600
+
+
+def _imported(node: ast.Import | ast.ImportFrom, module: str) -> list[str]:
+    """The absolute module names an import statement of ``module`` names (a package's names too)."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    if node.level:
+        base = module.rsplit(".", node.level)[0]
+        stem = f"{base}.{node.module}" if node.module else base
+    else:
+        stem = node.module or ""
+    return [stem, *(f"{stem}.{a.name}" for a in node.names)]
+
+
+def _hidden_imports(source: str, module: str) -> list[str]:
+    """Imports into orthoverify made inside a function of ``source``."""
+    found = []
+    for fn in ast.walk(ast.parse(source)):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(fn):
+                if isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+                    n.split(".")[0] == "orthoverify" for n in _imported(node, module)
+                ):
+                    found.append(f"{module}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def _graph(sources: dict[str, str]) -> dict[str, set[str]]:
+    """Module -> the modules of ``sources`` it imports at module level (under if/try too); a name
+    imported from the package that is not one of its modules is an import of ``__init__``."""
+    graph: dict[str, set[str]] = {}
+    for name, source in sources.items():
+        deps: set[str] = set()
+        todo = list(ast.parse(source).body)
+        while todo:
+            node = todo.pop()
+            if isinstance(node, ast.ImportFrom) and _imported(node, f"{PACKAGE}.{name}")[0] == PACKAGE:
+                deps |= {a.name if a.name in sources else "__init__" for a in node.names}
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                stems = [n.removeprefix(f"{PACKAGE}.") for n in _imported(node, f"{PACKAGE}.{name}")]
+                deps |= {m.split(".")[0] for m in stems if m.split(".")[0] in sources}
+            elif isinstance(node, (ast.If, ast.Try, ast.ClassDef, ast.With)):
+                todo += [c for c in ast.iter_child_nodes(node) if isinstance(c, ast.stmt)]
+        graph[name] = deps - {name}
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One import cycle of ``graph`` (empty: none)."""
+    state: dict[str, int] = {}
+    path: list[str] = []
+
+    def visit(v: str) -> list[str]:
+        state[v] = 1
+        path.append(v)
+        for w in sorted(graph[v]):
+            if state.get(w) == 1:
+                return [*path[path.index(w) :], w]
+            if w not in state and (found := visit(w)):
+                return found
+        state[v] = 2
+        path.pop()
+        return []
+
+    for v in sorted(graph):
+        if v not in state and (found := visit(v)):
+            return found
+    return []
+
+
+def _sources() -> dict[str, str]:
+    return {p.stem: p.read_text() for p in sorted(FOLDER.glob("*.py"))}
+
+
+def test_every_conformance_file_is_under_600_lines() -> None:
+    long = {name: s.count("\n") for name, s in _sources().items() if s.count("\n") >= MAX_LINES}
+    assert not long, f"files of conformance/ at or over {MAX_LINES} lines: {long}"
+
+
+def test_no_import_into_the_package_inside_a_function() -> None:
+    hidden = [h for name, s in _sources().items() for h in _hidden_imports(s, f"{PACKAGE}.{name}")]
+    assert not hidden, "imports hidden inside functions:\n" + "\n".join(hidden)
+
+
+def test_no_import_cycle_inside_conformance() -> None:
+    sources = _sources()
+    assert not _cycle(_graph(sources)), f"import cycle: {' -> '.join(_cycle(_graph(sources)))}"
+
+
+def test_the_layout_checks_catch_a_planted_hidden_import_and_cycle() -> None:
+    """The checks above can fail: a hidden import and a two-module cycle, planted."""
+    hidden = "def f():\n    from orthoverify.conformance.kinds import KINDS\n    import numpy\n    return KINDS\n"
+    assert _hidden_imports(hidden, f"{PACKAGE}.planted") == [
+        f"{PACKAGE}.planted:2: from orthoverify.conformance.kinds import KINDS"
+    ]
+    planted = {
+        "a": "from orthoverify.conformance import b\n",
+        "b": "if True:\n    from orthoverify.conformance.a import x\n",
+        "c": "import numpy\n",
+    }
+    assert _cycle(_graph(planted)) in (["a", "b", "a"], ["b", "a", "b"])
+    assert _cycle(_graph({"a": planted["a"], "c": planted["c"], "b": "x = 1\n"})) == []
+    through_init = {
+        "__init__": "from orthoverify.conformance import a\n",
+        "a": "from orthoverify.conformance import y\n",  # a name of __init__, not a module
+    }
+    assert _cycle(_graph(through_init)) == ["__init__", "a", "__init__"]
