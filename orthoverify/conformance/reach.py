@@ -11,6 +11,7 @@ import torch
 
 from orthoverify.conformance import (
     adapters_libs,  # noqa: F401  (registers the library adapters)
+    blame,
     lifecycle,
     modes,
 )
@@ -103,4 +104,5 @@ def plan(p: list[PlanEntry], kind: Kind, target: ck.Target | None, other_device:
                 "batches=True: a target that refuses a stack is refuted)" if d.batches else "batches=False)"
             )
         out.append((name, claim_kind, statement, fn))
-    return [*out[:-1], *extra, *out[-1:]]
+    planned = [*out[:-1], *extra, *out[-1:]]
+    return [(name, k, st, blame.blamed(name, fn)) for name, k, st, fn in planned]  # AD-mode failures: blame the op
