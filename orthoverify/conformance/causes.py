@@ -16,8 +16,21 @@ from typing import Any
 
 from orthoverify.engine.runner import RunResult
 
-ORDER: tuple[str, ...] = ("output", "forward", "orthogonal", "gradient", "jvp", "second_ff", "second_fr", "second_rr")
-"""The dependency order of the checks one formula feeds: a failure early explains later ones."""
+ORDER: tuple[str, ...] = (
+    "output",
+    "forward",
+    "orthogonal",
+    "gradient",
+    "jvp",
+    "second_ff",
+    "second_fr",
+    "second_rr",
+    "gradient_float32",
+    "jvp_float32",
+    "gradient_batch",
+)
+"""The dependency order of the checks one formula feeds: a failure early explains later ones (float64
+before float32, one matrix before a batch)."""
 
 FOLLOWS_FORWARD: tuple[str, ...] = ("coverage",)
 """Checks a wrong output also fails (preimages of the wrong matrix), explained by a forward or

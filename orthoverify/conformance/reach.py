@@ -12,6 +12,7 @@ import torch
 from orthoverify.conformance import (
     adapters_libs,  # noqa: F401  (registers the library adapters)
     blame,
+    checks_train,
     lifecycle,
     modes,
 )
@@ -84,7 +85,8 @@ ck.QUANTITIES["batch_declared"] = q_batch_declared
 def plan(p: list[PlanEntry], kind: Kind, target: ck.Target | None, other_device: str | None = None) -> list[PlanEntry]:
     """``p`` (the kind's plan) with the checks of this module before its last entry (bad_input),
     and the batch check as the target declares it (only the kind's own checks without a target)."""
-    extra = modes.plan(kind, target)
+    dtypes = ("float32", "float64") if any(name == "float32" for name, *_ in p) else ("float64",)
+    extra = checks_train.plan(kind, target, dtypes) + modes.plan(kind, target)  # float32 and batch gradients
     d = declaration_of(target) if target is not None else None
     if d is not None and d.also is not None:
         extra.append(

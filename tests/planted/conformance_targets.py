@@ -530,3 +530,31 @@ def cayley_slow_jvp(x: torch.Tensor) -> torch.Tensor:
         time.sleep(4.0)
     return cayley_textbook(x)
 
+
+def _altered_backward(x: torch.Tensor, how: str) -> torch.Tensor:
+    """x, with a reverse-mode hook that alters its upstream gradient by ``how`` (forward mode, at
+    every order, sees no change: the hook is registered only where x requires grad)."""
+
+    def hook(g: torch.Tensor) -> torch.Tensor:
+        if how == "bfloat16" and g.dtype == torch.float32:
+            return g.to(torch.bfloat16).to(torch.float32)
+        if how == "batch_mean" and g.dim() > 2 and g.shape[0] >= 2:
+            return g.mean(0, keepdim=True).expand_as(g).clone()
+        return g
+
+    if x.requires_grad:
+        x = x.clone()
+        x.register_hook(hook)
+    return x
+
+
+def cayley_grad_through_bfloat16(a: torch.Tensor, d: torch.Tensor) -> torch.Tensor:
+    """Broken float32 backward only: the upstream gradient of A is rounded through bfloat16 in float32
+    (error ~2^-9, 10^4 times float32's eps); the forward, forward mode and float64 are exact."""
+    return cayley(_altered_backward(a, "bfloat16"), d)
+
+
+def cayley_grad_batch_mean(a: torch.Tensor, d: torch.Tensor) -> torch.Tensor:
+    """Broken batched backward only: right for one matrix, but for a batch of two or more the
+    upstream gradient is replaced by its mean over the batch; the forward is exact."""
+    return _altered_backward(cayley(a, d), "batch_mean")
