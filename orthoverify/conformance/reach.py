@@ -12,6 +12,7 @@ import torch
 from orthoverify.conformance import (
     adapters_libs,  # noqa: F401  (registers the library adapters)
     blame,
+    checks_group,
     checks_train,
     lifecycle,
     modes,
@@ -86,7 +87,8 @@ def plan(p: list[PlanEntry], kind: Kind, target: ck.Target | None, other_device:
     """``p`` (the kind's plan) with the checks of this module before its last entry (bad_input),
     and the batch check as the target declares it (only the kind's own checks without a target)."""
     dtypes = ("float32", "float64") if any(name == "float32" for name, *_ in p) else ("float64",)
-    extra = checks_train.plan(kind, target, dtypes) + modes.plan(kind, target)  # float32 and batch gradients
+    extra = checks_group.plan(kind, target) + checks_train.plan(kind, target, dtypes)  # det; float32/batch gradients
+    extra += modes.plan(kind, target)
     d = declaration_of(target) if target is not None else None
     if d is not None and d.also is not None:
         extra.append(

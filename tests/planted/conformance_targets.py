@@ -7,6 +7,8 @@ import math
 
 import torch
 
+from orthoverify.conformance.declare import declare
+
 
 def _reflect(u: torch.Tensor) -> torch.Tensor:
     """H(u) = I - 2uu'/u'u, with u scaled by its largest entry first (as LAPACK's dlarfg does), so
@@ -558,3 +560,18 @@ def cayley_grad_batch_mean(a: torch.Tensor, d: torch.Tensor) -> torch.Tensor:
     """Broken batched backward only: right for one matrix, but for a batch of two or more the
     upstream gradient is replaced by its mean over the batch; the forward is exact."""
     return _altered_backward(cayley(a, d), "batch_mean")
+
+
+@declare(group="SO(n)")
+@_batched
+def cayley_so(x: torch.Tensor) -> torch.Tensor:
+    """Correct, declared SO(n): the Cayley map of A = X - X' (det +1 everywhere), on lu_factor + lu_solve."""
+    return _cayley_lu(x)
+
+
+@declare(group="SO(n)")
+@_batched
+def cayley_so_reflected(x: torch.Tensor) -> torch.Tensor:
+    """Broken, declared SO(n): the Cayley map with its first column negated: orthogonal, det -1."""
+    q = _cayley_lu(x)
+    return torch.cat([-q[:, :1], q[:, 1:]], dim=1)

@@ -75,6 +75,7 @@ CORRECT = [
     ),
     Planted("cayley_textbook", "orthogonal-map"),  # second_ff refuted, blamed on torch.linalg.solve (test_blame)
     Planted("cayley_lu", "orthogonal-map"),  # the same map on lu_factor + lu_solve: every check passes
+    Planted("cayley_so", "orthogonal-map"),  # declares group SO(n): det +1 everywhere
     Planted("expm_scaled", "orthogonal-map"),
     Planted("reflections", "orthogonal-map"),
     Planted("circulant", "orthogonal-map", otherwise={"coverage": "inconclusive"}),
@@ -151,6 +152,8 @@ BROKEN = [
     # the gradients people train with: exact in float64 and on one matrix, wrong in float32 / through a batch
     Planted("cayley_grad_through_bfloat16", "scaled-cayley", "gradient_float32"),
     Planted("cayley_grad_batch_mean", "scaled-cayley", "gradient_batch"),
+    # declares SO(n), returns det -1 (a column negated): orthogonal, so only det names it
+    Planted("cayley_so_reflected", "orthogonal-map", "det"),
     # repeated calls drift by 1e-9 (stale state): beyond the allowance; batch's single calls repeat earlier ones
     Planted(
         "cayley_drifts_on_repeat", "orthogonal-map", "determinism", {"batch": "refuted", "gradient_batch": "refuted"}
