@@ -56,10 +56,11 @@ def _fmt(r: float) -> str:
 
 def attribute(ctx: ck.Ctx, check: str, params: Params, dtype: str) -> dict[str, Any] | None:
     """The measured attribution of a failure of ``check`` at ``params`` (see the module's
-    docstring): ``blame`` data, or None when the failure does not reproduce. ``operation`` is
-    set only when exactly one substitution makes the case pass."""
+    docstring): ``blame`` data, or None when the failure does not reproduce as a wrong number (a
+    call that raised, died or hung is no wrong number). ``operation`` is set only when exactly one
+    substitution makes the case pass."""
     before = quantity(check)(ctx, params, dtype).ratio
-    if before <= THRESHOLD or math.isnan(before):
+    if not math.isfinite(before) or before <= THRESHOLD:  # passes again, or a failed call: no wrong number to blame
         return None
     first = first_order(ctx, check, params)
     data: dict[str, Any] = {"ratio_before": before, "first_order": first}
