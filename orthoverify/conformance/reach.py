@@ -109,4 +109,5 @@ def plan(p: list[PlanEntry], kind: Kind, target: ck.Target | None, other_device:
             )
         out.append((name, claim_kind, statement, fn))
     planned = [*out[:-1], *extra, *out[-1:]]
-    return [(name, k, st, blame.blamed(name, fn)) for name, k, st, fn in planned]  # AD-mode failures: blame the op
+    planned = [(name, k, st, blame.blamed(name, fn)) for name, k, st, fn in planned]  # AD-mode failures: blame the op
+    return [checks_group.covering_entry(entry, target) for entry in planned]  # coverage judged on a declared group

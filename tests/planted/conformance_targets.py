@@ -575,3 +575,10 @@ def cayley_so_reflected(x: torch.Tensor) -> torch.Tensor:
     """Broken, declared SO(n): the Cayley map with its first column negated: orthogonal, det -1."""
     q = _cayley_lu(x)
     return torch.cat([-q[:, :1], q[:, 1:]], dim=1)
+
+
+@declare(group="O(n)")
+@_batched
+def cayley_claims_o_n(x: torch.Tensor) -> torch.Tensor:
+    """Broken declaration: the Cayley map (det +1 only, a connected image) declared to reach all of O(n)."""
+    return _cayley_lu(x)

@@ -153,7 +153,9 @@ BROKEN = [
     Planted("cayley_grad_through_bfloat16", "scaled-cayley", "gradient_float32"),
     Planted("cayley_grad_batch_mean", "scaled-cayley", "gradient_batch"),
     # declares SO(n), returns det -1 (a column negated): orthogonal, so only det names it
-    Planted("cayley_so_reflected", "orthogonal-map", "det"),
+    Planted("cayley_so_reflected", "orthogonal-map", "det", {"coverage": "refuted"}),  # reaches no det +1 either
+    # declares O(n), reaches SO(n) only (a Cayley map): coverage of the declared group refuted
+    Planted("cayley_claims_o_n", "orthogonal-map", "coverage"),
     # repeated calls drift by 1e-9 (stale state): beyond the allowance; batch's single calls repeat earlier ones
     Planted(
         "cayley_drifts_on_repeat", "orthogonal-map", "determinism", {"batch": "refuted", "gradient_batch": "refuted"}

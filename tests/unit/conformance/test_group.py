@@ -40,3 +40,15 @@ def test_det_is_planned_only_where_so_n_is_declared() -> None:
     assert not any(c.claim.id.endswith(".det") for c in plain.claims)
     with pytest.raises(OrthoverifyError, match="no check det"):
         validate(T + "cayley_lu", kind="orthogonal-map", profile="quick", checks=["det"])
+
+
+@pytest.mark.slow
+def test_coverage_judges_reaching_exactly_the_declared_group() -> None:
+    """A Cayley map reaches SO(n) only: declared SO(n) its coverage passes; declared O(n) it is refuted,
+    with a det -1 target that L-BFGS does not reach as the counterexample."""
+    so = validate(T + "cayley_so", kind="orthogonal-map", profile="quick", checks=["coverage"])
+    assert [c.verdict for c in so.claims] == ["verified"]
+    on = validate(T + "cayley_claims_o_n", kind="orthogonal-map", profile="quick", checks=["coverage"])
+    (claim,) = on.claims
+    assert claim.verdict == "refuted" and claim.counterexample is not None
+    assert "declared O(n), but no det -1 target is reached" in claim.counterexample.value
