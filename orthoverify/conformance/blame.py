@@ -108,10 +108,34 @@ def blame_evidence(ctx: ck.Ctx, check: str, evidence: list[Evidence]) -> list[Ev
         data = attribute(ctx, check, params, dtype)
         if data is None:
             continue
+        for other in _other_failures(ctx, check, dtype, params) if "not_tried" in data else []:
+            again = attribute(ctx, check, other, dtype)  # a failing case where the first order passes
+            if again is not None and "not_tried" not in again:
+                n = ctx.target.kind.view_shape(other)[0]
+                again["at"] = ck.inputs_of(other, dtype)
+                again["counterexample_first_order"] = data["first_order"]
+                if "sentence" in again:
+                    again["sentence"] = (
+                        f"{again['sentence']} (Measured at another failing case, n = {n} (data['blame']['at']): at "
+                        f"the counterexample itself a first-order check fails too: {data['not_tried']}.)"
+                    )
+                data = again
+                break
         ev.data["blame"] = data
         if "sentence" in data:
             ev.notes = f"{data['sentence']} {ev.notes}".strip()
     return evidence
+
+
+def _other_failures(ctx: ck.Ctx, check: str, dtype: str, seen: Params, most: int = 3) -> list[Params]:
+    """Up to ``most`` other failing cases of ``check`` in ``dtype`` the scan recorded (a wrong number,
+    not a failed call), smallest first."""
+    cases = vars(ctx).get("_cases", {}).get(check, {}).values()
+    key = ck.inputs_of(seen, dtype)
+    fails = sorted(
+        (c for c in cases if c[3] == dtype and math.isfinite(c[1]) and c[1] > THRESHOLD), key=lambda c: (c[0], c[1])
+    )
+    return [c[2] for c in fails if ck.inputs_of(c[2], dtype) != key][:most]
 
 
 def blamed(check: str, fn: Callable[[ck.Ctx], list[Evidence]]) -> Callable[[ck.Ctx], list[Evidence]]:

@@ -91,3 +91,13 @@ def test_a_wrong_forward_mode_rule_of_the_users_own_is_not_blamed_on_torch() -> 
     ff = next(e.data["blame"] for e in _claim(res, "second_ff").evidence if "blame" in e.data)
     assert "operation" not in ff and "jvp" in ff["not_tried"]
     assert all("cause" not in f for f in res.meta["validate"]["findings"])
+
+
+@pytest.mark.slow
+def test_torch_householder_product_under_nested_forward_mode_is_named_with_the_explicit_product_measured() -> None:
+    """The other nested-forward-mode defect of tests/upstream.py: blame names householder_product,
+    not solve, for torch's Householder parametrisation (the attribution is measured, not looked up)."""
+    res = validate("torch-orthogonal-householder", profile="quick", checks=["second_ff"])
+    blame = next(e.data["blame"] for c in res.claims for e in c.evidence if "blame" in e.data)
+    assert blame["operation"] == "torch.linalg.householder_product"
+    assert blame["ratio_before"] > 30 >= blame["ratio_after"]
