@@ -582,3 +582,11 @@ def cayley_so_reflected(x: torch.Tensor) -> torch.Tensor:
 def cayley_claims_o_n(x: torch.Tensor) -> torch.Tensor:
     """Broken declaration: the Cayley map (det +1 only, a connected image) declared to reach all of O(n)."""
     return _cayley_lu(x)
+
+
+def cayley_jvp_through_bfloat16(a: torch.Tensor, d: torch.Tensor) -> torch.Tensor:
+    """Broken float32 forward mode only: under a torch.func transform in float32, A is rounded
+    through bfloat16 (so is its tangent: error ~2^-9); plain calls, the backward and float64 are exact."""
+    if a.dtype == torch.float32 and torch._C._functorch.is_functorch_wrapped_tensor(a):
+        a = a.to(torch.bfloat16).to(torch.float32)
+    return cayley(a, d)

@@ -152,6 +152,7 @@ BROKEN = [
     # the gradients people train with: exact in float64 and on one matrix, wrong in float32 / through a batch
     Planted("cayley_grad_through_bfloat16", "scaled-cayley", "gradient_float32"),
     Planted("cayley_grad_batch_mean", "scaled-cayley", "gradient_batch"),
+    Planted("cayley_jvp_through_bfloat16", "scaled-cayley", "jvp_float32"),
     # declares SO(n), returns det -1 (a column negated): orthogonal, so only det names it
     Planted("cayley_so_reflected", "orthogonal-map", "det", {"coverage": "refuted"}),  # reaches no det +1 either
     # declares O(n), reaches SO(n) only (a Cayley map): coverage of the declared group refuted

@@ -47,6 +47,13 @@ def test_a_backward_that_averages_the_upstream_gradient_over_a_batch_is_refuted_
 
 
 @pytest.mark.slow
+def test_a_forward_mode_that_rounds_through_bfloat16_in_float32_is_refuted_on_jvp_float32() -> None:
+    got, res = _verdicts("cayley_jvp_through_bfloat16")
+    assert got == {**dict.fromkeys(CHECKS, "verified"), "jvp_float32": "refuted"}
+    assert np.shape(_counterexample(res, "jvp_float32").inputs["A"])[0] <= 8
+
+
+@pytest.mark.slow
 def test_the_correct_map_passes_every_training_check() -> None:
     got, _res = _verdicts("cayley")
     assert got == {**dict.fromkeys(CHECKS, "verified")}
