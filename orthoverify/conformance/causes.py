@@ -16,8 +16,21 @@ from typing import Any
 
 from orthoverify.engine.runner import RunResult
 
-ORDER: tuple[str, ...] = ("output", "forward", "orthogonal", "gradient", "jvp", "second_ff", "second_fr", "second_rr")
-"""The dependency order of the checks one formula feeds: a failure early explains later ones."""
+ORDER: tuple[str, ...] = (
+    "output",
+    "forward",
+    "orthogonal",
+    "gradient",
+    "jvp",
+    "second_ff",
+    "second_fr",
+    "second_rr",
+    "gradient_float32",
+    "jvp_float32",
+    "gradient_batch",
+)
+"""The dependency order of the checks one formula feeds: a failure early explains later ones (float64
+before float32, one matrix before a batch)."""
 
 FOLLOWS_FORWARD: tuple[str, ...] = ("coverage",)
 """Checks a wrong output also fails (preimages of the wrong matrix), explained by a forward or
@@ -32,9 +45,12 @@ class Finding:
     verdict: str
     backend: str
     explains: list[str] = field(default_factory=list)
+    cause: str = ""
+    """The torch operation measured to cause it, where blame found one (:mod:`~orthoverify.conformance.blame`)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"check": self.check, "verdict": self.verdict, "backend": self.backend, "explains": self.explains}
+        out = {"check": self.check, "verdict": self.verdict, "backend": self.backend, "explains": self.explains}
+        return {**out, "cause": self.cause} if self.cause else out
 
 
 def _name(claim_id: str) -> str:
@@ -45,6 +61,11 @@ def _row(evidence: list[Any]) -> str:
     rows = [e.backend for e in evidence if e.counterexample is not None] or [e.backend for e in evidence]
     rows.sort(key=lambda b: ("float64" not in b, b))  # float64 before float32
     return rows[0] if rows else ""
+
+
+def _cause(evidence: list[Any]) -> str:
+    blames = [getattr(e, "data", {}).get("blame", {}) for e in evidence]
+    return next((str(b["cause"]) for b in blames if "cause" in b), "")
 
 
 def findings(result: RunResult, verdicts: tuple[str, ...] = ("refuted", "fragile")) -> list[Finding]:
@@ -60,11 +81,11 @@ def findings(result: RunResult, verdicts: tuple[str, ...] = ("refuted", "fragile
             explains = chain[1:]
             if root in ("output", "forward", "orthogonal"):
                 explains += [k for k in FOLLOWS_FORWARD if k in mine]
-            out.append(Finding(root, verdict, _row(mine[root].evidence), explains))
+            out.append(Finding(root, verdict, _row(mine[root].evidence), explains, _cause(mine[root].evidence)))
             explained = {root, *explains}
         for k, c in mine.items():
             if k not in explained:
-                out.append(Finding(k, verdict, _row(c.evidence)))
+                out.append(Finding(k, verdict, _row(c.evidence), cause=_cause(c.evidence)))
     order = [_name(c.claim.id) for c in result.claims]
     out.sort(key=lambda f: (f.verdict != "refuted", order.index(f.check) if f.check in order else len(order)))
     return out
@@ -77,6 +98,8 @@ def summary(result: RunResult) -> list[str]:
         line = f"  {f.check} [{f.backend}]: {f.verdict}"
         if f.explains:
             line += f"; the same cause may explain {', '.join(f.explains)} (later checks of the same formula)"
+        if f.cause:
+            line += f"; cause: {f.cause}"
         lines.append(line)
     return lines
 

@@ -76,6 +76,8 @@ DOMAINS: dict[str, Callable[[Params], str | None]] = {
 MODES = ("vmap", "second_ff", "second_fr", "second_rr")
 DTYPE_NAMES = ("float16", "bfloat16", "float32", "float64")
 LIFECYCLE = ("weight_decay", "state_dict", "dtype_cast", "to_device")
+GROUPS = ("O(n)", "SO(n)")
+"""The groups a map of a real orthogonal kind may declare it reaches (``group=``)."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,8 @@ class Declaration:
     """The weight's singular values lie in [lo, hi] (instead of: the weight is orthogonal)."""
     lifecycle: tuple[str, ...] = ("weight_decay", "state_dict", "dtype_cast", "to_device")
     """The lifecycle steps the module declares it survives."""
+    group: str | None = None
+    """The group the map claims (a key of GROUPS): with "SO(n)" every output must have det +1."""
 
     def domain_check(self) -> Callable[[Params], str | None] | None:
         """One predicate for every declared domain (None when nothing is declared)."""
@@ -137,6 +141,7 @@ class Declaration:
             if self.module is not None
             else None,
             "lifecycle": list(self.lifecycle) if self.module is not None else [],
+            **({"group": self.group} if self.group is not None else {}),
         }
 
 
@@ -153,6 +158,7 @@ def make_declaration(
     weight: Callable[[torch.nn.Module], torch.Tensor] | None = None,
     sigma: tuple[float, float] | None = None,
     lifecycle: Sequence[str] = LIFECYCLE,
+    group: str | None = None,
 ) -> Declaration:
     """A checked :class:`Declaration` (unknown names raise :class:`OrthoverifyError` naming them)."""
     for name, given, known in (
@@ -164,6 +170,8 @@ def make_declaration(
         bad = [g for g in given if g not in known]
         if bad:
             raise OrthoverifyError(f"unknown {name} {bad} in a declaration; choose from {', '.join(known)}")
+    if group is not None and group not in GROUPS:
+        raise OrthoverifyError(f"unknown group {group!r} in a declaration; choose from {', '.join(GROUPS)}")
     if sigma is not None and not (0.0 <= sigma[0] <= sigma[1]):
         raise OrthoverifyError(f"sigma must be a range 0 <= lo <= hi, got {sigma}")
     return Declaration(
@@ -178,6 +186,7 @@ def make_declaration(
         weight=weight,
         sigma=sigma,
         lifecycle=tuple(lifecycle),
+        group=group,
     )
 
 
@@ -244,6 +253,7 @@ def declaration_data(target: Target) -> dict[str, Any] | None:
             "weight": _code(d.weight),
             "sigma": _plain(d.sigma),
             "lifecycle": _plain(d.lifecycle),
+            "group": _plain(d.group),
         }
     except Exception as exc:  # a forged object: the verifier refuses it with this reason
         return {"unreadable": f"{type(exc).__name__}: {exc}"[:300]}
@@ -308,7 +318,7 @@ def declaration_from_data(
     if "unreadable" in data:
         raise InputError(f"the target's declaration cannot be read in its process: {str(data['unreadable'])[:300]}")
     fields = ("domain", "domain_predicates", "batches", "right_inverse", "also", "modes", "dtypes", "module", "weight")
-    unknown = sorted(str(k) for k in data if k not in (*fields, "sigma", "lifecycle"))
+    unknown = sorted(str(k) for k in data if k not in (*fields, "sigma", "lifecycle", "group"))
     if unknown:
         raise _malformed(unknown[0], "is not a field of a declaration", data[unknown[0]])
     domain = _names_field(data, "domain", tuple(DOMAINS))
@@ -331,6 +341,9 @@ def declaration_from_data(
         ):
             raise _malformed("sigma", "must be a range [lo, hi] of finite numbers with 0 <= lo <= hi", sigma)
         sigma = (float(sigma[0]), float(sigma[1]))
+    group = data.get("group")
+    if group is not None and group not in GROUPS:
+        raise _malformed("group", f"must be one of {', '.join(GROUPS)} or null", group)
     return make_declaration(
         domain=[*domain, *(predicate(i, name) for i, name in enumerate(preds))],
         batches=batches,
@@ -343,6 +356,7 @@ def declaration_from_data(
         weight=InTargetProcess("weight reader") if has_weight else None,
         sigma=sigma,
         lifecycle=lifecycle,
+        group=group,
     )
 
 
@@ -371,6 +385,7 @@ DECLARED_CHECKS: dict[str, str] = {
     "state_dict": "module=factory: state_dict loaded into a fresh module, one more step",
     "dtype_cast": "module=factory: .double(), .float() (and .half(), .bfloat16() if declared in dtypes)",
     "to_device": "module=factory, a GPU present: .to(the other device), one step there",
+    "det": "group='SO(n)': every output has det +1 (a real orthogonal kind)",
 }
 """Checks a declaration adds to the plan, with the keyword that adds them."""
 
@@ -385,5 +400,6 @@ KEYWORDS: dict[str, str] = {
     "weight": "module -> its matrix (default: module.weight)",
     "sigma": "(lo, hi): the weight's singular values lie there (default: the weight is orthogonal)",
     "lifecycle": f"the lifecycle steps the module declares it survives (default: all of {', '.join(LIFECYCLE)})",
+    "group": f"the group the map claims ({', '.join(GROUPS)}; real orthogonal kinds): SO(n) adds the det check",
 }
 """The keywords of :func:`declare`, each with what it means."""

@@ -5,6 +5,7 @@ differences of the reference (or float64 ones of the target), and its forward mo
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import torch
@@ -165,10 +166,12 @@ def _reference_direction(kind: Kind, params: Params, tangent: dict[str, np.ndarr
     return np.asarray(b.to_numpy((vals[0] - vals[1]) / (2 * h)), dtype=np.float64)
 
 
-def q_jvp(ctx: Ctx, params: Params, dtype: str) -> Case:
+def q_jvp(ctx: Ctx, params: Params, dtype: str, substitute: str = "") -> Case:
     """Forward-mode derivative (torch.func.jvp) along a random direction against 50-digit central
     differences of the reference (float64 differences of the target for kinds without one);
-    unsupported when the target declines forward mode with an exception (:func:`refusal`)."""
+    unsupported when the target declines forward mode with an exception (:func:`refusal`).
+    ``substitute``: a torch operation the target's process computes by its reference formulation
+    (blame, see :mod:`~orthoverify.conformance.substitute`)."""
     kind = ctx.target.kind
     dt = DTYPES[dtype]
     tangent = _tangent(kind, params, np.random.default_rng(11))
@@ -178,7 +181,8 @@ def q_jvp(ctx: Ctx, params: Params, dtype: str) -> Case:
     else:
         tangents = {i: torch.as_tensor(tangent[name]) for i, name in enumerate(params) if name in tangent}
     which = sorted(tangents)
-    res = ctx.remote(op_jvp, *primals, *(tangents[i] for i in which), kw={"which": which})
+    kw: dict[str, Any] = {"which": which, **({"substitute": substitute} if substitute else {})}
+    res = ctx.remote(op_jvp, *primals, *(tangents[i] for i in which), kw=kw)
     got = res if isinstance(res, CallFailure) else checked(res[0] if res else None, shape=kind.view_shape(params))
     if isinstance(got, CallFailure):
         if got.kind == "raised":  # no forward-mode rule, or one that declines: a refusal, not a wrong number

@@ -165,9 +165,11 @@ def _target_second_fd(ctx: ck.Ctx, params: Params) -> tuple[float, float] | str:
     return float(np.sum(d2 * g)), float(np.linalg.norm(g)) * size
 
 
-def _target_second(ctx: ck.Ctx, params: Params, mode: str) -> float | CallFailure:
+def _target_second(ctx: ck.Ctx, params: Params, mode: str, substitute: str = "") -> float | CallFailure:
     """v'Hw by the target's own derivatives in ``mode`` (float64): torch's AD runs through the
-    target in its process (the ``second`` operation), which returns the raw scalar."""
+    target in its process (the ``second`` operation), which returns the raw scalar; ``substitute``
+    names a torch operation computed there by its reference formulation (see
+    :mod:`~orthoverify.conformance.substitute`)."""
     kind = ctx.target.kind
     warm = ctx.run(params, "float64")  # a plain call first: a target that builds state lazily builds it here
     if isinstance(warm, CallFailure):
@@ -178,7 +180,14 @@ def _target_second(ctx: ck.Ctx, params: Params, mode: str) -> float | CallFailur
     which = [i for i, name in enumerate(names) if name in v]
     vt = [torch.as_tensor(v[names[i]]) for i in which]
     wt = [torch.as_tensor(w[names[i]]) for i in which]
-    res = ctx.remote(op_second, torch.as_tensor(g), *primals, *vt, *wt, kw={"which": which, "mode": mode})
+    res = ctx.remote(
+        op_second,
+        torch.as_tensor(g),
+        *primals,
+        *vt,
+        *wt,
+        kw={"which": which, "mode": mode, **({"substitute": substitute} if substitute else {})},
+    )
     got = res if isinstance(res, CallFailure) else checked(res[0] if res else None, shape=(1,), finite=True)
     return got if isinstance(got, CallFailure) else float(got.double()[0])
 
@@ -196,31 +205,34 @@ def _nudged(kind: Kind, params: Params, seed: int) -> dict[str, np.ndarray]:
     return out
 
 
-def noise(ctx: ck.Ctx, params: Params, mode: str, got: float) -> float:
+def noise(ctx: ck.Ctx, params: Params, mode: str, got: float, substitute: str = "") -> float:
     """How far the target's own v'Hw moves when its inputs move by a few units in the last place
     (the rounding noise of its computation there; 0 when the nudged calls fail)."""
     out = 0.0
     for seed in (1, 2):
-        again = _target_second(ctx, _nudged(ctx.target.kind, params, seed), mode)
+        again = _target_second(ctx, _nudged(ctx.target.kind, params, seed), mode, substitute)
         if isinstance(again, float):
             out = max(out, abs(again - got))
     return out
 
 
-def q_second(mode: str) -> Callable[[ck.Ctx, Params, str], ck.Case]:
+def q_second(mode: str, substitute: str = "") -> Callable[[ck.Ctx, Params, str], ck.Case]:
     """The quantity of one second-order mode: |s - s_ref| / max(n eps ||G|| ||D^2 f[v, w]||, noise),
     noise being how far the target's own s moves when its inputs move by a few ulps (a correct rule
     evaluated by an algorithm that cancels, e.g. a reflection of a tiny vector, is as accurate as
-    its rounding allows; a wrong rule is off by far more than that)."""
+    its rounding allows; a wrong rule is off by far more than that). With ``substitute`` (blame,
+    :mod:`~orthoverify.conformance.blame`) the target runs with that torch operation replaced and the
+    case is not recorded in the check's series."""
 
     def q(ctx: ck.Ctx, params: Params, dtype: str = "float64") -> ck.Case:
         kind = ctx.target.kind
         n = kind.view_shape(params)[0]
-        got = _target_second(ctx, params, mode)
+        got = _target_second(ctx, params, mode, substitute)
         if isinstance(got, CallFailure):
             if got.kind == "raised" and mode not in declared_modes(ctx):  # declined: unsupported, not wrong
                 return ck.refusal(got, SECOND_ORDER[mode])
-            record(ctx, mode, n, math.inf, params, dtype)
+            if not substitute:
+                record(ctx, mode, n, math.inf, params, dtype)
             return ck.Case(math.inf, f"{SECOND_ORDER[mode]}: {got}")
         if kind.reference is not None:
             ref, scale = reference_second(kind, params)
@@ -232,12 +244,13 @@ def q_second(mode: str) -> Callable[[ck.Ctx, Params, str], ck.Case]:
             (ref, scale), how, unit = fd, "float64 4-point differences of the target", FD_EPS
         floor = n * unit * (scale or 1.0)
         r = abs(got - ref) / floor
-        wobble = noise(ctx, params, mode, got) if r > ck.THRESHOLD else 0.0
+        wobble = noise(ctx, params, mode, got, substitute) if r > ck.THRESHOLD else 0.0
         text = f"|difference| / (n eps ||G|| ||D2f[v,w]||) = {r:.6g}"
         if wobble > floor:
             r = abs(got - ref) / wobble
             text = f"|difference| / (the target's own rounding noise {wobble:.3g} at inputs a few ulps away) = {r:.6g}"
-        record(ctx, mode, n, r, params, dtype)
+        if not substitute:
+            record(ctx, mode, n, r, params, dtype)
         return ck.Case(r, f"{SECOND_ORDER[mode]}: v'Hw = {got:.17g}, {how}: {ref:.17g}; {text}")
 
     return q

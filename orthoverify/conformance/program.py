@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from orthoverify.conformance.substitute import make_substituted
 from orthoverify.conformance.wire import WIRE_DTYPES, Codec, Json, WireError, make_codec
 
 OPTIMISERS: tuple[str, ...] = (
@@ -307,8 +308,8 @@ def make_ops() -> dict[str, Callable[..., Any]]:
     return {
         "forward": forward,
         "loss_grad": loss_grad,
-        "jvp": jvp_op,
-        "second": second,
+        "jvp": make_substituted(jvp_op),  # substitute=...: one torch operation by its reference formulation
+        "second": make_substituted(second),
         "vmap": vmap_op,
         "reach": reach,
         "inverse": inverse,

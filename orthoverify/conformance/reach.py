@@ -11,6 +11,9 @@ import torch
 
 from orthoverify.conformance import (
     adapters_libs,  # noqa: F401  (registers the library adapters)
+    blame,
+    checks_group,
+    checks_train,
     lifecycle,
     modes,
 )
@@ -84,7 +87,9 @@ ck.QUANTITIES["batch_declared"] = q_batch_declared
 def plan(p: list[PlanEntry], kind: Kind, target: ck.Target | None, other_device: str | None = None) -> list[PlanEntry]:
     """``p`` (the kind's plan) with the checks of this module before its last entry (bad_input),
     and the batch check as the target declares it (only the kind's own checks without a target)."""
-    extra = modes.plan(kind, target)
+    dtypes = ("float32", "float64") if any(name == "float32" for name, *_ in p) else ("float64",)
+    extra = checks_group.plan(kind, target) + checks_train.plan(kind, target, dtypes)  # det; float32/batch gradients
+    extra += modes.plan(kind, target)
     d = declaration_of(target) if target is not None else None
     if d is not None and d.also is not None:
         extra.append(
@@ -104,4 +109,6 @@ def plan(p: list[PlanEntry], kind: Kind, target: ck.Target | None, other_device:
                 "batches=True: a target that refuses a stack is refuted)" if d.batches else "batches=False)"
             )
         out.append(PlanEntry(name, claim_kind, statement, fn))
-    return [*out[:-1], *extra, *out[-1:]]
+    planned = [*out[:-1], *extra, *out[-1:]]
+    planned = [e._replace(run=blame.blamed(e.name, e.run)) for e in planned]  # AD-mode failures: blame the op
+    return [checks_group.covering_entry(entry, target) for entry in planned]  # coverage judged on a declared group

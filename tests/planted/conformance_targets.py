@@ -7,6 +7,8 @@ import math
 
 import torch
 
+from orthoverify.conformance.declare import declare
+
 
 def _reflect(u: torch.Tensor) -> torch.Tensor:
     """H(u) = I - 2uu'/u'u, with u scaled by its largest entry first (as LAPACK's dlarfg does), so
@@ -280,6 +282,13 @@ def cayley_textbook(x: torch.Tensor) -> torch.Tensor:
 
 
 @_batched
+def cayley_lu(x: torch.Tensor) -> torch.Tensor:
+    """Correct: the same textbook Cayley map as :func:`cayley_textbook`, its solve written with
+    torch.linalg.lu_factor + torch.linalg.lu_solve (the workaround blame measures): passes second_ff."""
+    return _cayley_lu(x)
+
+
+@_batched
 def expm_scaled(x: torch.Tensor) -> torch.Tensor:
     """Correct: exp(X - X') by scaling and squaring (Taylor of degree 18 on a norm <= 1/4)."""
     return _expm_taylor(_skew(x), 18, scale=True)
@@ -494,7 +503,6 @@ def householder_unscaled(u: torch.Tensor) -> torch.Tensor:
     return q
 
 
-
 _WARMED: list[int] = [0]
 
 
@@ -523,3 +531,62 @@ def cayley_slow_jvp(x: torch.Tensor) -> torch.Tensor:
     if _plain_jvp(x):
         time.sleep(4.0)
     return cayley_textbook(x)
+
+
+def _altered_backward(x: torch.Tensor, how: str) -> torch.Tensor:
+    """x, with a reverse-mode hook that alters its upstream gradient by ``how`` (forward mode, at
+    every order, sees no change: the hook is registered only where x requires grad)."""
+
+    def hook(g: torch.Tensor) -> torch.Tensor:
+        if how == "bfloat16" and g.dtype == torch.float32:
+            return g.to(torch.bfloat16).to(torch.float32)
+        if how == "batch_mean" and g.dim() > 2 and g.shape[0] >= 2:
+            return g.mean(0, keepdim=True).expand_as(g).clone()
+        return g
+
+    if x.requires_grad:
+        x = x.clone()
+        x.register_hook(hook)
+    return x
+
+
+def cayley_grad_through_bfloat16(a: torch.Tensor, d: torch.Tensor) -> torch.Tensor:
+    """Broken float32 backward only: the upstream gradient of A is rounded through bfloat16 in float32
+    (error ~2^-9, 10^4 times float32's eps); the forward, forward mode and float64 are exact."""
+    return cayley(_altered_backward(a, "bfloat16"), d)
+
+
+def cayley_grad_batch_mean(a: torch.Tensor, d: torch.Tensor) -> torch.Tensor:
+    """Broken batched backward only: right for one matrix, but for a batch of two or more the
+    upstream gradient is replaced by its mean over the batch; the forward is exact."""
+    return _altered_backward(cayley(a, d), "batch_mean")
+
+
+@declare(group="SO(n)")
+@_batched
+def cayley_so(x: torch.Tensor) -> torch.Tensor:
+    """Correct, declared SO(n): the Cayley map of A = X - X' (det +1 everywhere), on lu_factor + lu_solve."""
+    return _cayley_lu(x)
+
+
+@declare(group="SO(n)")
+@_batched
+def cayley_so_reflected(x: torch.Tensor) -> torch.Tensor:
+    """Broken, declared SO(n): the Cayley map with its first column negated: orthogonal, det -1."""
+    q = _cayley_lu(x)
+    return torch.cat([-q[:, :1], q[:, 1:]], dim=1)
+
+
+@declare(group="O(n)")
+@_batched
+def cayley_claims_o_n(x: torch.Tensor) -> torch.Tensor:
+    """Broken declaration: the Cayley map (det +1 only, a connected image) declared to reach all of O(n)."""
+    return _cayley_lu(x)
+
+
+def cayley_jvp_through_bfloat16(a: torch.Tensor, d: torch.Tensor) -> torch.Tensor:
+    """Broken float32 forward mode only: under a torch.func transform in float32, A is rounded
+    through bfloat16 (so is its tangent: error ~2^-9); plain calls, the backward and float64 are exact."""
+    if a.dtype == torch.float32 and torch._C._functorch.is_functorch_wrapped_tensor(a):
+        a = a.to(torch.bfloat16).to(torch.float32)
+    return cayley(a, d)

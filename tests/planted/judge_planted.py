@@ -48,11 +48,20 @@ _DEPENDENT = (
     "coverage",
     "bad_input",
     "side_effects",
+    "gradient_float32",
+    "jvp_float32",
+    "gradient_batch",
 )
 NO_OUTPUT = {c: NOT_RUN for c in _DEPENDENT}
 """A target whose output fails in every dtype: one finding (output), the rest not run."""
 
-WRONG_MATRIX = {"gradient": "refuted", "jvp": "refuted", "coverage": "refuted"}
+WRONG_MATRIX = {
+    "gradient": "refuted",
+    "jvp": "refuted",
+    "coverage": "refuted",
+    "gradient_float32": "refuted",
+    "jvp_float32": "refuted",
+}
 """A map that computes another matrix than the kind's: its derivatives and preimages are wrong too."""
 
 CORRECT = [
@@ -61,8 +70,12 @@ CORRECT = [
     Planted("embed", "complex-to-real"),
     Planted("svd", "svd-parametrisation"),
     Planted("urnn", "unitary-composition"),
-    Planted("urnn_no_batches", "unitary-composition", otherwise={"batch": "inconclusive"}),
-    Planted("cayley_textbook", "orthogonal-map"),
+    Planted(
+        "urnn_no_batches", "unitary-composition", otherwise={"batch": "inconclusive", "gradient_batch": "inconclusive"}
+    ),
+    Planted("cayley_textbook", "orthogonal-map"),  # second_ff refuted, blamed on torch.linalg.solve (test_blame)
+    Planted("cayley_lu", "orthogonal-map"),  # the same map on lu_factor + lu_solve: every check passes
+    Planted("cayley_so", "orthogonal-map"),  # declares group SO(n): det +1 everywhere
     Planted("expm_scaled", "orthogonal-map"),
     Planted("reflections", "orthogonal-map"),
     Planted("circulant", "orthogonal-map", otherwise={"coverage": "inconclusive"}),
@@ -75,7 +88,7 @@ CORRECT = [
     Planted(
         "householder_out_backward",
         "householder-product",
-        otherwise=dict.fromkeys(("jvp", "second_ff", "second_fr", "second_rr"), "unsupported"),
+        otherwise=dict.fromkeys(("jvp", "jvp_float32", "second_ff", "second_fr", "second_rr"), "unsupported"),
     ),
 ]
 
@@ -83,18 +96,49 @@ BROKEN = [
     Planted("householder_wrong_sign", "householder-product", "forward", WRONG_MATRIX),
     Planted("householder_transposed", "householder-product", "forward", WRONG_MATRIX),
     # in-place on its argument: autograd refuses (a leaf that requires grad: unsupported), forward mode does not
-    Planted("overwrites_input", "householder-product", "side_effects", {"gradient": "unsupported"}),
-    Planted("cayley_missing_gradient_term", "scaled-cayley", "gradient", {"jvp": "unsupported"}),
-    Planted("cayley_wrong_jvp", "scaled-cayley", "jvp"),
+    Planted(
+        "overwrites_input",
+        "householder-product",
+        "side_effects",
+        dict.fromkeys(("gradient", "gradient_float32", "gradient_batch"), "unsupported"),
+    ),
+    Planted(
+        "cayley_missing_gradient_term",
+        "scaled-cayley",
+        "gradient",
+        {
+            "jvp": "unsupported",
+            "jvp_float32": "unsupported",
+            "gradient_float32": "refuted",
+            "gradient_batch": "unsupported",
+        },
+    ),
+    Planted("cayley_wrong_jvp", "scaled-cayley", "jvp", {"jvp_float32": "refuted"}),
     # float32 drifts from float64, so float32 disagrees with the reference and misses preimages too
-    Planted("cayley_float32_drift", "scaled-cayley", "float32", {"forward": "refuted", "coverage": "refuted"}),
-    Planted("embed_wrong_block", "complex-to-real", "forward", {"gradient": "refuted", "jvp": "refuted"}),
+    Planted(
+        "cayley_float32_drift",
+        "scaled-cayley",
+        "float32",
+        {"forward": "refuted", "coverage": "refuted", "gradient_float32": "refuted", "jvp_float32": "refuted"},
+    ),
+    Planted(
+        "embed_wrong_block",
+        "complex-to-real",
+        "forward",
+        {"gradient": "refuted", "jvp": "refuted", "gradient_float32": "refuted", "jvp_float32": "refuted"},
+    ),
     Planted("svd_v_not_transposed", "svd-parametrisation", "forward", WRONG_MATRIX),
     Planted(
         "urnn_unnormalised_fft",
         "unitary-composition",
         "orthogonal",
-        {"forward": "refuted", "gradient": "refuted", "jvp": "refuted"},
+        {
+            "forward": "refuted",
+            "gradient": "refuted",
+            "jvp": "refuted",
+            "gradient_float32": "refuted",
+            "jvp_float32": "refuted",
+        },
     ),
     # L-BFGS reaches no target of a map of few degrees of freedom (or a non-orthogonal one): unknown
     Planted("circulant_unnormalised_fft", "orthogonal-map", "orthogonal", {"coverage": "inconclusive"}),
@@ -104,9 +148,19 @@ BROKEN = [
     Planted("reflections_unnormalised", "orthogonal-map", "orthogonal", {"coverage": "inconclusive"}),
     Planted("reflections_nan_at_zero_column", "orthogonal-map", "orthogonal"),
     Planted("forges_norm", "orthogonal-map", "orthogonal", {"coverage": "inconclusive"}),
-    Planted("cayley_batch_mixed", "orthogonal-map", "batch"),
+    Planted("cayley_batch_mixed", "orthogonal-map", "batch", {"gradient_batch": "refuted"}),
+    # the gradients people train with: exact in float64 and on one matrix, wrong in float32 / through a batch
+    Planted("cayley_grad_through_bfloat16", "scaled-cayley", "gradient_float32"),
+    Planted("cayley_grad_batch_mean", "scaled-cayley", "gradient_batch"),
+    Planted("cayley_jvp_through_bfloat16", "scaled-cayley", "jvp_float32"),
+    # declares SO(n), returns det -1 (a column negated): orthogonal, so only det names it
+    Planted("cayley_so_reflected", "orthogonal-map", "det", {"coverage": "refuted"}),  # reaches no det +1 either
+    # declares O(n), reaches SO(n) only (a Cayley map): coverage of the declared group refuted
+    Planted("cayley_claims_o_n", "orthogonal-map", "coverage"),
     # repeated calls drift by 1e-9 (stale state): beyond the allowance; batch's single calls repeat earlier ones
-    Planted("cayley_drifts_on_repeat", "orthogonal-map", "determinism", {"batch": "refuted"}),
+    Planted(
+        "cayley_drifts_on_repeat", "orthogonal-map", "determinism", {"batch": "refuted", "gradient_batch": "refuted"}
+    ),
     Planted("changes_directory", "orthogonal-map", "side_effects"),
     Planted("floods", "orthogonal-map", "side_effects"),
     # float32 works: its own checks pass, the float64 half of each is not run (so: inconclusive)

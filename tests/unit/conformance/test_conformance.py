@@ -195,7 +195,8 @@ def test_cli_exit_statuses_json_report_and_replay(tmp_path: Path) -> None:
 
 
 def test_a_check_that_does_not_apply_is_inconclusive_not_failed(tmp_path: Path) -> None:
-    """A target without batches: `batch` is inconclusive with the reason, the rest verified, exit 0."""
+    """A target without batches: `batch` (and the batch gradient) inconclusive with the reason, the rest
+    verified, exit 0."""
     code, out, _ = run(
         "validate", T + "urnn_no_batches", "--kind", "unitary-composition", "--profile", "quick",
         "--dtype", "float64", "--json", str(tmp_path / "r.json"),
@@ -204,7 +205,8 @@ def test_a_check_that_does_not_apply_is_inconclusive_not_failed(tmp_path: Path) 
     by = {c["id"].rsplit(".", 1)[1]: c for c in json.loads((tmp_path / "r.json").read_text())["claims"]}
     assert by["batch"]["verdict"] == "inconclusive"
     assert all(e["cases"] == 0 and "Not applicable" in e["notes"] for e in by["batch"]["evidence"])
-    assert {k for k, c in by.items() if c["verdict"] != "verified"} == {"batch"}
+    assert by["gradient_batch"]["verdict"] == "inconclusive"
+    assert {k for k, c in by.items() if c["verdict"] != "verified"} == {"batch", "gradient_batch"}
 
 
 def test_forward_mode_is_checked_against_the_reference() -> None:

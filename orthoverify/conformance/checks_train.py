@@ -1,0 +1,195 @@
+"""The gradients people train with: derivatives in float32 and through batches (issue 27).
+
+``gradient`` and ``jvp`` are judged in float64 on one parameter set at a time; training runs in
+float32 and on batches. ``gradient_float32`` and ``jvp_float32`` run the target's backward and its
+forward mode in float32 at float32-rounded parameters and judge them against the float64 reference
+(50-digit differences of orthoverify's reference, or float64 differences of the target for a kind
+without one), scaled by float32's allowance: n eps32 times the kind's condition number kappa
+(:attr:`~orthoverify.conformance.kinds.Kind.allowance`), so a correct float32 evaluation passes at
+every conditioning the allowance judges. ``gradient_batch`` stacks three parameter sets, each
+with its own upstream gradient G_i, and compares the batch's gradient with the three gradients of
+single calls (two computations, each allowed its own rounding: 2 n eps kappa), whether or not the
+target declares ``vmap``. Every ratio is computed here from the raw gradients the target's process
+returns.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import numpy as np
+import torch
+
+from orthoverify.conformance import checks as ck
+from orthoverify.conformance import context as cx
+from orthoverify.conformance import gradients, modes
+from orthoverify.conformance.calls import CallFailure, checked
+from orthoverify.conformance.context import PlanEntry
+from orthoverify.conformance.declare import declaration_of
+from orthoverify.conformance.kinds import Kind, Params
+from orthoverify.conformance.runner import op_forward
+from orthoverify.engine.model import Evidence
+from orthoverify.tolerance import unit_roundoff
+
+EPS32 = unit_roundoff(torch.float32)
+
+
+def _scaled(c: ck.Case, kappa: float, what: str) -> ck.Case:
+    """``c`` (a float32 derivative's case, ratio over n eps32) divided by the allowance's kappa."""
+    if math.isnan(c.ratio) or c.unsupported or c.not_run:
+        return c
+    if kappa == 1.0:
+        return ck.Case(c.ratio, f"{what}: {c.display}", raised=c.raised)
+    r = c.ratio / kappa
+    return ck.Case(r, f"{what}: {c.display}; divided by kappa = {kappa:.3g}: {r:.6g}", raised=c.raised)
+
+
+def _unjudged(ctx: ck.Ctx, p32: Params) -> ck.Case | None:
+    """Why a float32 derivative at ``p32`` is not judged: the allowance promises no digit there, or
+    the kind has no reference and the target's float64 output (the judge) failed."""
+    kind = ctx.target.kind
+    kappa = cx._kappa(kind, p32)
+    if cx._beyond(kappa, EPS32, cx._size(kind, p32)):
+        return ck.Case(math.nan, f"kappa = {kappa:.3g}: no digit promised", beyond=True)
+    if kind.reference is None and "float64" in ctx.failed_output:
+        return cx.not_run(f"the output check failed in float64 ({ctx.failed_output['float64']}), the judge here")
+    return None
+
+
+def q_gradient_float32(ctx: ck.Ctx, params: Params, dtype: str = "float32") -> ck.Case:
+    """The target's float32 backward of sum(f(P) * G) at float32-rounded P against the float64
+    reference gradient there: ||g32 - g_ref|| / (n eps32 kappa ||g_ref||)."""
+    p32 = cx.rounded(params, "float32")
+    kappa = cx._kappa(ctx.target.kind, p32)
+    skip = _unjudged(ctx, p32)
+    if skip is not None:
+        return skip
+    return _scaled(ck.q_gradient(ctx, p32, "float32"), kappa, "float32 backward")
+
+
+def q_jvp_float32(ctx: ck.Ctx, params: Params, dtype: str = "float32") -> ck.Case:
+    """The target's float32 forward mode (torch.func.jvp) at float32-rounded P against the float64
+    reference directional derivative there: ||jvp32 - ref|| / (n eps32 kappa ||ref||)."""
+    p32 = cx.rounded(params, "float32")
+    kappa = cx._kappa(ctx.target.kind, p32)
+    skip = _unjudged(ctx, p32)
+    if skip is not None:
+        return skip
+    return _scaled(ck.q_jvp(ctx, p32, "float32"), kappa, "float32 forward mode")
+
+
+def _project(kind: Kind, grads: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The defined part of each gradient: the skew part of a skew parameter's, the lower
+    trapezoid of a lower one's (over the last two axes, so stacks too)."""
+    out = {k: v - np.swapaxes(v, -1, -2) if k in kind.skew else v for k, v in grads.items()}
+    return {k: np.tril(v) if k in kind.tril else v for k, v in out.items()}
+
+
+def q_gradient_batch(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
+    """Three parameter sets stacked, each with its own G_i: the batch's gradient of
+    sum_i sum(f(P_i) * G_i) against the single calls' gradients, max_i ||g_batch[i] - g_i|| /
+    (2 n eps kappa ||g_i||); not applicable to a target that does not take stacked parameters."""
+    kind = ctx.target.kind
+    dt = ck.DTYPES[dtype]
+    sets = modes._same_shape_sets(kind, params, ctx.rng("gradient_batch", dtype))
+    gs = [np.random.default_rng(7 + i).standard_normal(kind.view_shape(s)) for i, s in enumerate(sets)]
+    singles = []
+    for s, g in zip(sets, gs, strict=True):
+        one = gradients._loss_grad(ctx, s, dtype, g)
+        if isinstance(one, CallFailure):
+            return ck.refusal(one, "backward") if one.kind == "raised" else cx.failed(one, "single backward: ")
+        singles.append(_project(kind, one))
+    stacked = {k: np.stack([np.asarray(s[k], np.float64) for s in sets]) for k in params}
+    fwd = ctx.remote(op_forward, *kind.args(stacked, dt, "cpu"))
+    if isinstance(fwd, CallFailure) and fwd.kind in ("not-run", "died", "timeout"):
+        return cx.failed(fwd, "batched call: ")
+    out = (
+        fwd
+        if isinstance(fwd, CallFailure)
+        else checked(fwd[0] if fwd else None, shape=(len(sets), *kind.out_shape(params)))
+    )
+    if isinstance(out, CallFailure):
+        return ck.Case(math.nan, f"the target does not take stacked parameters: {out}")
+    got = gradients._loss_grad(ctx, stacked, dtype, np.stack(gs))
+    if isinstance(got, CallFailure):
+        if got.kind == "raised":
+            return ck.refusal(got, "backward through stacked parameters")
+        return cx.failed(got, "batched backward: ")
+    batch = _project(kind, got)
+    worst, at = 0.0, 0
+    for i, (s, one) in enumerate(zip(sets, singles, strict=True)):
+        num = math.sqrt(sum(float(np.sum((batch[k][i] - one[k]) ** 2)) for k in one))
+        scale = math.sqrt(sum(float(np.sum(one[k] ** 2)) for k in one)) or 1.0
+        r = num / (2 * kind.view_shape(s)[0] * unit_roundoff(dt) * cx._kappa(kind, s) * scale)
+        if not r <= worst:
+            worst, at = r, i
+    return ck.Case(
+        worst,
+        f"max_i ||batch gradient[i] - gradient of the single call i|| / (2 n eps kappa ||single||) = {worst:.6g} "
+        f"(worst at i = {at} of {len(sets)}, each with its own upstream gradient G_i)",
+    )
+
+
+ck.QUANTITIES.update(
+    {"gradient_float32": q_gradient_float32, "jvp_float32": q_jvp_float32, "gradient_batch": q_gradient_batch}
+)
+
+
+def _cases(ctx: ck.Ctx, salt: str, dtype: str) -> Iterator[tuple[Params, str, str]]:
+    """Every size of the kind at magnitude 1 in ``dtype`` (the quick profile: every other size)."""
+    kind = ctx.target.kind
+    sizes = kind.sizes[::2] if ctx.profile == "quick" else kind.sizes
+    return (c for c in ck.sized_cases(ctx, salt, scales=(1.0,), dtypes=(dtype,)) if kind.out_shape(c[0])[0] in sizes)
+
+
+def check_gradient_float32(ctx: ck.Ctx) -> list[Evidence]:
+    return ck.scan(ctx, "gradient_float32", _cases(ctx, "gradient", "float32"))
+
+
+def check_jvp_float32(ctx: ck.Ctx) -> list[Evidence]:
+    return ck.scan(ctx, "jvp_float32", _cases(ctx, "jvp", "float32"))
+
+
+def check_gradient_batch(ctx: ck.Ctx) -> list[Evidence]:
+    return ck.scan(ctx, "gradient_batch", _cases(ctx, "gradient_batch", "float64"))
+
+
+def plan(kind: Kind, target: ck.Target | None, dtypes: tuple[str, ...] = ("float32", "float64")) -> list[PlanEntry]:
+    """The training checks that apply: float32 derivatives when float32 is among ``dtypes``, the
+    batch gradient unless the target declares ``batches=False``."""
+    how = "50-digit differences of the reference" if kind.reference is not None else "float64 differences of the target"
+    out: list[PlanEntry] = []
+    if "float32" in dtypes:
+        out += [
+            PlanEntry(
+                "gradient_float32",
+                "gradient",
+                f"in float32 the target's backward gives the gradient of sum(f(P) * G) ({how}) to float32's "
+                "allowance (n eps32 kappa, test ratio <= 30)",
+                check_gradient_float32,
+            ),
+            PlanEntry(
+                "jvp_float32",
+                "gradient",
+                f"in float32 the target's forward mode (torch.func.jvp) gives the directional derivative ({how}) to "
+                "float32's allowance (n eps32 kappa, test ratio <= 30); unsupported when it declines forward mode",
+                check_jvp_float32,
+            ),
+        ]
+    d = declaration_of(target) if target is not None else None
+    if d is None or d.batches is not False:
+        out.append(
+            PlanEntry(
+                "gradient_batch",
+                "gradient",
+                "the gradient through parameters stacked on a leading axis (each with its own upstream gradient) "
+                "equals the single calls' gradients (2 n eps kappa, test ratio <= 30); not applicable to a target "
+                "that does not take stacks",
+                check_gradient_batch,
+            )
+        )
+    return out
+
+
+__all__ = ["check_gradient_batch", "check_gradient_float32", "check_jvp_float32", "plan"]
