@@ -129,11 +129,11 @@ class ConformanceCollector(pytest.Collector):
         self.target, self.dtypes, self.load_error = target, dtypes, load_error
 
     def collect(self) -> list[pytest.Item]:
-        from orthoverify.conformance import _plan
+        from orthoverify.conformance.planning import plan_checks
 
         if self.target is None:
             return [ConformanceItem.from_parent(self, name="load", check="", load_error=self.load_error)]
-        plan = _plan(self.target.kind.name, self.dtypes, self.target.inverse is not None, target=self.target)
+        plan = plan_checks(self.target.kind.name, self.dtypes, self.target.inverse is not None, target=self.target)
         return [ConformanceItem.from_parent(self, name=name, check=name) for name, *_ in plan]
 
 

@@ -32,14 +32,11 @@ from orthoverify.engine.profiles import PROFILES
 from orthoverify.engine.runner import RunResult, SerialExecutor, Task, execute, plan, run_tasks
 from orthoverify.errors import BackendError, InputError, OrthoverifyError
 
-_plan = plan_checks  # the name the pytest plugin and older tests use
-
 __all__ = [
     "ADAPTERS",
     "KINDS",
     "TargetLoadError",
     "_evidence",
-    "_plan",
     "listing",
     "load_target",
     "memory_cap",

@@ -261,7 +261,7 @@ def test_pytest_plugin_collects_names_and_reruns_its_checks(tmp_path: Path) -> N
     """The plugin on a small correct and a small broken map: one test per check beside the user's own,
     counted by `collected`; a refutation fails its test with the counterexample; a printed node id runs
     that one check (and no other) when passed back; torch's deprecations stay out; without a target it adds nothing."""
-    from orthoverify.conformance import _plan
+    from orthoverify.conformance.planning import plan_checks as _plan
 
     (tmp_path / "test_own.py").write_text("def test_own():\n    assert True\n")
     good = _pytest(tmp_path, "-v", "--orthoverify-target", "tests.planted.conformance_targets:embed",

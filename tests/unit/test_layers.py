@@ -34,6 +34,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     # the pytest11 plugin loads in every pytest session of every user who has orthoverify installed;
     # the checks load only when --orthoverify-target is given
     ("pytest_plugin.py", "orthoverify.conformance"): TORCH_ON_USE,
+    ("pytest_plugin.py", "orthoverify.conformance.planning"): TORCH_ON_USE,
     ("pytest_plugin.py", "orthoverify.conformance.adapters"): TORCH_ON_USE,
 }
 """(file under orthoverify/, imported module) -> why the import stays inside a function."""

@@ -230,9 +230,9 @@ def test_devices_check_compares_two_devices() -> None:
     target whose output depends on the call count is caught."""
     import torch
 
-    from orthoverify.conformance import _plan
     from orthoverify.conformance import checks as ck
     from orthoverify.conformance.adapters import load_target
+    from orthoverify.conformance.planning import plan_checks as _plan
 
     names = [p[0] for p in _plan("householder-product", ("float64",), device="cpu")]
     assert ("devices" in names) == torch.cuda.is_available()
@@ -355,8 +355,9 @@ def test_a_failure_that_does_not_reproduce_is_failed_unconfirmed() -> None:
 def test_a_kind_is_a_family_of_engine_claims_over_a_target() -> None:
     """family() gives the kind's claims over the target in plan order, ids conformance.<kind>.<check>,
     each with one engine check (TargetCheck) that replays its own counterexamples."""
-    from orthoverify.conformance import _plan, load_target
+    from orthoverify.conformance import load_target
     from orthoverify.conformance.family import TargetCheck, family
+    from orthoverify.conformance.planning import plan_checks as _plan
     from orthoverify.engine.checks import Check
 
     t = load_target(T + "householder", "householder-product")

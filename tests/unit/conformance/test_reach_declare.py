@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 import torch
 
-from orthoverify.conformance import KINDS, _plan
+from orthoverify.conformance import KINDS
 from orthoverify.conformance.adapters import ADAPTERS, load_target
 from orthoverify.conformance.declare import DOMAINS, declaration_of, declare, make_declaration
 from orthoverify.conformance.planning import listing
+from orthoverify.conformance.planning import plan_checks as _plan
 from orthoverify.errors import OrthoverifyError
 
 R = "tests.planted.reach_targets:"

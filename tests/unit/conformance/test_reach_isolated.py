@@ -186,8 +186,9 @@ def test_a_forged_declaration_of_a_target_is_a_load_error_naming_the_field(
 def test_a_domain_predicate_that_raises_makes_the_check_not_run(target_module: tuple[str, Path]) -> None:
     """The predicate runs in the target's process; its exception is the target's fault: the
     check is not run (inconclusive), naming the predicate, never a pass and never an error."""
-    from orthoverify.conformance import _evidence, _plan, open_target
+    from orthoverify.conformance import _evidence, open_target
     from orthoverify.conformance import checks as ck
+    from orthoverify.conformance.planning import plan_checks as _plan
 
     name, _mark = target_module
     t = open_target(f"{name}:h", KIND)

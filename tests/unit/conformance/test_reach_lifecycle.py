@@ -124,7 +124,7 @@ def test_to_device_runs_cpu_to_cpu_without_a_gpu() -> None:
 
 
 def plan_of(t: ck.Target) -> list[tuple[str, str, str, object]]:
-    from orthoverify.conformance import _plan
+    from orthoverify.conformance.planning import plan_checks as _plan
 
     return list(_plan(t.kind.name, ("float32",), False, "cpu", t))
 
