@@ -36,6 +36,7 @@ import numpy as np
 
 from orthoverify.backends import Backend, get_backend
 from orthoverify.backends.base import Method
+from orthoverify.engine.check_names import seed_name
 from orthoverify.engine.model import Counterexample, Evidence
 from orthoverify.engine.profiles import Profile
 from orthoverify.engine.ratios import THRESHOLD, Measure, as_measure
@@ -67,9 +68,11 @@ class RunContext:
 
 
 def derive_seed(seed: int, claim: str, check: str) -> int:
-    """The seed of one check, stable across runs, processes and backends."""
+    """The seed of one check, stable across runs, processes and backends (and across the
+    renaming of checks: a renamed check is seeded by its old name, see :func:`seed_name`)."""
+    key = seed_name(claim, check)
     return int(
-        np.random.SeedSequence([seed, zlib.crc32(claim.encode()), zlib.crc32(check.encode())]).generate_state(1)[0]
+        np.random.SeedSequence([seed, zlib.crc32(claim.encode()), zlib.crc32(key.encode())]).generate_state(1)[0]
     )
 
 

@@ -172,7 +172,7 @@ class Gradient:
         self,
         quantity: Quantity,
         cases: Cases,
-        name: str = "high_precision_finite_differences",
+        name: str = "finite_differences",
         backends: tuple[str, ...] = HP_REFERENCE,
     ) -> PropertyCheck:
         """The formula (on mpmath and on the float inputs) against central differences of the

@@ -216,9 +216,9 @@ BIJECTION = Claim(
     ),
     kind="identity",
     checks=(
-        SYMBOLIC.symbolic("symbolic_both_ways", cases_symbolic),
+        SYMBOLIC.symbolic("symbolic", cases_symbolic),
         witness(
-            "exhaustive_signed_permutations",
+            "exhaustive",
             minus_one_excluded,
             backends=EXACT,
             quantity_name="inverse map vs det(I + W)",
@@ -226,7 +226,7 @@ BIJECTION = Claim(
             method="exhaustive",
         ),
         witness(
-            "exact_rational",
+            "exact",
             q_forward_roundtrip,
             backends=EXACT,
             quantity_name="round trip",
@@ -234,7 +234,7 @@ BIJECTION = Claim(
             method=None,
         ),
         witness(
-            "float_forward_roundtrip",
+            "float",
             q_forward_roundtrip,
             backends=FLOAT_HP,
             quantity_name=FORWARD,
@@ -242,7 +242,7 @@ BIJECTION = Claim(
             method=None,
         ),
         witness(
-            "float_backward_roundtrip",
+            "float:inverse",
             q_backward_conj,
             backends=FLOAT_HP,
             quantity_name="max(||A + A'||, ||cayley(A) - W||) / ((1 + ||A||^2) n eps)",
@@ -250,14 +250,14 @@ BIJECTION = Claim(
             method=None,
         ),
         witness(
-            "search_magnitudes",
+            "search",
             q_forward_roundtrip,
             backends=("numpy-float64", "numpy-float32"),
             quantity_name=FORWARD,
             strategy=strategy_skew,
         ),
         rigorous_check(
-            "rigorous_rational",
+            "rigorous",
             cases_bijection_rational,
             enclose_bijection,
             quantity="max(||W'W - I||_F, ||A~ - A||_F)",

@@ -218,17 +218,17 @@ def _checks(corrected: bool) -> tuple[Check, ...]:
     """The same symbolic block for both; then every D exactly against the printed or the corrected
     prediction (a witness search over all of them), and float64 eigenvalues (random angles; random
     D for the correction)."""
-    symbolic = BLOCK.symbolic("symbolic_block_eigenvalues", cases_block)
+    symbolic = BLOCK.symbolic("symbolic", cases_block)
     if not corrected:
         return (
             symbolic,
-            _float("float_eigenvalues", with_d=False),
-            _every_d("exhaustive_d_reflection", reflection_printed, "rho reflected eigenvalues"),
+            _float("float", with_d=False),
+            _every_d("exhaustive", reflection_printed, "rho reflected eigenvalues"),
         )
     return (
         symbolic,
-        _every_d("exhaustive_d_corrected", reflection_corrected, "corrected prediction"),
-        _float("float_random_d", with_d=True),
+        _every_d("exhaustive", reflection_corrected, "corrected prediction"),
+        _float("float", with_d=True),
     )
 
 

@@ -190,12 +190,12 @@ THEOREM3_2 = Claim(
     kind="gradient",
     checks=(
         GRADIENT.symbolic(sym_theorem3_2),
-        GRADIENT.exact(q_theorem3_2_exact, cases_grad_exact, name="exact_rational"),
-        GRADIENT.autograd(q_theorem3_2_autograd, cases_grad_float, name="autograd_through_solve"),
+        GRADIENT.exact(q_theorem3_2_exact, cases_grad_exact),
+        GRADIENT.autograd(q_theorem3_2_autograd, cases_grad_float),
         GRADIENT.autograd(
             q_theorem3_2_function,
             cases_grad_float,
-            name="torch_function_vs_autograd",
+            name="custom_backward",
             note=" (the Function's backward against autograd through the solve; forward too)",
         ),
         GRADIENT.finite_differences(q_theorem3_2_fd, cases_grad_fd),

@@ -211,7 +211,7 @@ def audited_proof(
         args = [sympy_matrix(b, case[k], k) for k in keys]
         return judged(transcribe(*args, corrected=corrected), reference(*args))
 
-    return audit("exact_line_by_line", lines, cases_proof)
+    return audit("line_by_line", lines, cases_proof)
 
 
 def cases_proof(ctx: RunContext) -> Iterator[Case]:

@@ -159,10 +159,10 @@ ORTHOGONAL_WHEN = Claim(
     kind="identity",
     checks=(
         SymbolicCheck("symbolic", sym_orthogonal_when),
-        PropertyCheck("exact_u1_necessary", q_u1_necessary, cases_u1_necessary, EXACT, "W'W - I - diag(0, u1^2 - 1)"),
-        PropertyCheck("float_wide_magnitudes", q_orthogonal, cases_float, FLOAT_HP, _Q),
-        SearchCheck("search_magnitudes", q_orthogonal, strategy, ("numpy-float64", "numpy-float32"), _Q),
-        rigorous_check("rigorous_rational", cases_orthogonal_rational, enclose_orthogonal, quantity="||W'W - I||_F"),
+        PropertyCheck("converse", q_u1_necessary, cases_u1_necessary, EXACT, "W'W - I - diag(0, u1^2 - 1)"),
+        PropertyCheck("float_edge", q_orthogonal, cases_float, FLOAT_HP, _Q),
+        SearchCheck("search", q_orthogonal, strategy, ("numpy-float64", "numpy-float32"), _Q),
+        rigorous_check("rigorous", cases_orthogonal_rational, enclose_orthogonal, quantity="||W'W - I||_F"),
     ),
     notes="Columns are scaled over 10^+-100 (10^+-15 in float32); W is built by the definition and by compact WY.",
 )

@@ -93,17 +93,17 @@ CLAIMS: list[Claim] = [
         ),
         kind="coverage",
         checks=(
-            PropertyCheck("exact_rational_orthogonal", q_theorem1, cases_exact, EXACT, "M_1(u) - Q"),
+            PropertyCheck("exact", q_theorem1, cases_exact, EXACT, "M_1(u) - Q"),
             PropertyCheck(
-                "exhaustive_signed_permutations",
+                "exhaustive",
                 q_theorem1,
                 cases_signed_permutations,
                 EXACT,
                 "M_1(u) - Q",
                 method="exhaustive",
             ),
-            PropertyCheck("float_structured_and_haar", q_theorem1, cases_float, FLOAT_HP, _Q),
-            SearchCheck("search_structured", q_theorem1, strategy, ("numpy-float64", "numpy-float32"), _Q),
+            PropertyCheck("float", q_theorem1, cases_float, FLOAT_HP, _Q),
+            SearchCheck("search", q_theorem1, strategy, ("numpy-float64", "numpy-float32"), _Q),
         ),
         notes=(
             "Preimages come from Algorithm 2 (App. A): as printed in exact arithmetic, and in its "

@@ -175,9 +175,9 @@ def sym_gradient(ctx: RunContext) -> Iterator[tuple[str, Any]]:
 
 def _risk_checks() -> tuple[PropertyCheck, PropertyCheck]:
     return (
-        PropertyCheck("risk_vs_expectation_exact", q_risk, cases_risk, EXACT, "closed form - E f (exact)"),
+        PropertyCheck("exact", q_risk, cases_risk, EXACT, "closed form - E f (exact)"),
         PropertyCheck(
-            "risk_vs_expectation_float",
+            "float",
             q_risk,
             cases_risk,
             FLOAT_HP,
@@ -194,27 +194,23 @@ def checks(corrected: bool) -> tuple[Check, ...]:
     exact derivative, torch autograd and 50-digit central differences."""
     which, formula = ("true", _true) if corrected else ("printed", _printed)
     grad = Gradient(_GRAD_RATIO, fd_note="")
-    prefix = "" if corrected else "printed_"
     exact = Gradient(f"{which} gradient - SymPy's exact derivative").exact(
         _compare(formula),
         cases_grad_exact_general if corrected else cases_grad_exact,
-        f"{prefix}gradient_vs_exact_derivative",
     )
     return (
         *_risk_checks(),
-        *((grad.symbolic(sym_gradient, "symbolic_gradient"),) if corrected else ()),
+        *((grad.symbolic(sym_gradient),) if corrected else ()),
         exact,
         grad.autograd(
             _compare(formula),
             cases_grad_float if corrected else cases_grad_float_square,
-            f"{prefix}gradient_vs_autograd",
             backends=TORCH if corrected else ("torch-float64",),
         ),
         grad.finite_differences(
             _compare(formula),
             cases_grad_fd if corrected else cases_grad_fd_square,
-            f"{prefix}gradient_vs_central_differences_50_digits",
-            ("numpy-float32", "numpy-float64", "mpmath") if corrected else ("numpy-float64", "mpmath"),
+            backends=("numpy-float32", "numpy-float64", "mpmath") if corrected else ("numpy-float64", "mpmath"),
         ),
     )
 

@@ -142,7 +142,7 @@ DIMENSION = Claim(
             method="symbolic",
         ),
         PropertyCheck(
-            "float_jacobian_rank",
+            "jacobian_rank",
             q_dimension_float,
             cases_dimension_float,
             ("torch-float64",),

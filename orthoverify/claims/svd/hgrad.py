@@ -103,9 +103,7 @@ HGRAD = Claim(
     ),
     checks=(
         GRADIENT.autograd(q_hgrad_autograd, cases_hgrad),
-        GRADIENT.finite_differences(
-            q_hgrad_fd, cases_hgrad, name="central_differences_50_digits", backends=(*FLOAT_BACKENDS, "mpmath")
-        ),
+        GRADIENT.finite_differences(q_hgrad_fd, cases_hgrad, backends=(*FLOAT_BACKENDS, "mpmath")),
         GRADIENT.exact(q_hgrad_exact, cases_hgrad),
     ),
     notes="For u_k != 0 (at u_k = 0 the map u -> H(u) is not even continuous, so there is no derivative).",

@@ -152,22 +152,22 @@ COMPOSITION = Claim(
     statement="W = D3 R2 F^-1 D2 Pi R1 F D1 is unitary, has 7n real parameters, and W h costs O(n log n)",
     checks=(
         PropertyCheck(
-            "unitary_and_fft",
+            "float",
             q_composition,
             cases_composition,
             FLOAT_HP,
             "max(||W*W - I||, ||W h (FFT) - W h (dense)|| / ||W h||) / (n eps)",
         ),
         count(
-            "parameters",
+            "count",
             grid=parameter_grid,
             tally=parameter_tally,
             backends=("sympy",),
             quantity_name="real parameters - 7n",
             stated="7n",
         ),
-        FunctionCheck("flops", fn_nlogn, ("flops",), "measured", "flops of W h", exact=True),
-        rigorous_check("rigorous_unitary", cases_composition_rigorous, enclose_composition, quantity="||W*W - I||_F"),
+        FunctionCheck("measured", fn_nlogn, ("flops",), "measured", "flops of W h", exact=True),
+        rigorous_check("rigorous", cases_composition_rigorous, enclose_composition, quantity="||W*W - I||_F"),
     ),
     notes=(
         "Flops are counted by running the generic code (radix-2 FFT; Bluestein for other n) on the counting "
