@@ -11,7 +11,8 @@ same measure.
   listing and its algorithm) agree, symbolically, exactly, in floating point and under search;
   :func:`identities` declares a list of symbolic identities (label, left, right) as one.
 * :class:`Gradient`: a gradient formula against its independent references: SymPy's exact
-  derivative, central differences at 50 digits, torch autograd (and a search over autograd).
+  derivative, central differences at 50 digits, torch autograd (and a search over autograd);
+  :class:`Derivative` derives those references from the formula and the loss it differentiates.
 * :func:`count`: stated counts (parameters, flops) against counted ones, exhaustively over a grid,
   under one accounting convention or the best of several.
 * :func:`audit`: a transcribed proof, line by line, against the exact truth.
@@ -30,7 +31,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from orthoverify.backends import Array, Backend
+from orthoverify.backends import Array, Backend, get_backend
 from orthoverify.backends.base import Method
 from orthoverify.engine.checks import (
     Case,
@@ -46,7 +47,8 @@ from orthoverify.engine.checks import (
     SymbolicCheck,
 )
 from orthoverify.engine.model import Claim, Kind, Origin, Place, Verdict
-from orthoverify.engine.ratios import THRESHOLD, Measure, agreement, worst
+from orthoverify.engine.ratios import THRESHOLD, Measure, agreement, residual, scaled, worst
+from orthoverify.engine.reference import central_gradient, exact_gradient, fd_eps
 
 Cases = Callable[[RunContext], Iterable[Case]]
 """The cases of a check, generated from its run context (profile sizes, seeded generator)."""
@@ -148,6 +150,77 @@ def _objects(x: Any) -> tuple[Any, ...]:
 
 
 # ---------------------------------------------------------------------------- gradient
+Inputs = Mapping[str, Any]
+"""A case's inputs on a backend, by name (arrays, and whatever else the loss needs)."""
+
+
+def _default_step_scale(b: Backend, x: Inputs, key: str) -> Array | None:
+    return None
+
+
+@dataclass(frozen=True)
+class Derivative:
+    """A gradient formula and the loss it is the gradient of: from these two the references are
+    derived, so that a gradient claim states its formula and its loss, not its references.
+
+    Each reference differentiates ``loss`` with respect to every input ``formula`` gives a
+    gradient for, and the float difference is scaled LAPACK-style by ``scale`` (the size of the
+    terms the formula adds, not of its result): :meth:`exact` (SymPy's exact derivative at
+    rational points), :meth:`finite_differences` (fourth-order central differences at 50 digits
+    on the float inputs), :meth:`autograd` (torch autograd; on other backends central
+    differences in the backend's own precision, which is how a torch failure is re-examined)."""
+
+    inputs: Callable[[Backend, Case], Inputs]
+    loss: Callable[[Backend, Inputs], Any]
+    """The loss by its definition: a scalar function of the inputs, independent of the formula."""
+    formula: Callable[[Backend, Inputs], Mapping[str, Array]]
+    """The stated gradients, keyed by the input each is the gradient with respect to."""
+    scale: Callable[[Backend, Inputs, str], float]
+    """The size of the terms of the gradient with respect to an input."""
+    dim: Callable[[Inputs], int]
+    """The ratio's dimension factor n."""
+    step_scale: Callable[[Backend, Inputs, str], Array | None] = _default_step_scale
+    """Per entry, the size over which the loss varies (see :func:`~orthoverify.engine.reference.central_gradient`)."""
+
+    def _with(self, b: Backend, x: Inputs, key: str) -> Callable[[Array], Any]:
+        return lambda y: self.loss(b, {**x, key: y})
+
+    def exact(self, b: Backend, case: Case) -> Measure:
+        """The formula against SymPy's exact derivative of the loss."""
+        x = self.inputs(b, case)
+        g, n = self.formula(b, x), self.dim(x)
+        return worst(*(residual(b, g[k] - exact_gradient(self._with(b, x, k), x[k]), n) for k in g))
+
+    def autograd(self, b: Backend, case: Case) -> Measure:
+        """The formula against torch autograd through the loss."""
+        x = self.inputs(b, case)
+        g, n = self.formula(b, x), self.dim(x)
+        if b.family != "torch":
+            return self._against_differences(b, b, x, g)
+        import torch
+
+        xs = {k: v.clone().requires_grad_(True) if k in g else v for k, v in x.items()}
+        refs = dict(zip(g, torch.autograd.grad(self.loss(b, xs), [xs[k] for k in g]), strict=True))
+        return worst(*(residual(b, g[k] - refs[k], n, self.scale(b, x, k)) for k in g))
+
+    def finite_differences(self, b: Backend, case: Case) -> Measure:
+        """The formula on ``b`` against central differences of the loss at 50 digits, on ``b``'s
+        inputs (at ``b``'s own precision when it is high precision)."""
+        x = self.inputs(b, case)
+        r = b if b.method == "high-precision" else get_backend("mpmath")
+        return self._against_differences(b, r, x, self.formula(b, x))
+
+    def _against_differences(self, b: Backend, r: Backend, x: Inputs, g: Mapping[str, Array]) -> Measure:
+        xr = {k: r.asarray(b.to_strings(v)) if hasattr(v, "shape") else v for k, v in x.items()}
+        n, eps = self.dim(x), max(b.eps, fd_eps(r))
+        errors = []
+        for k in g:
+            ref = central_gradient(self._with(r, xr, k), xr[k], r, self.step_scale(r, xr, k))
+            diff = r.asarray(b.to_strings(g[k])) - ref
+            errors.append(scaled(r.to_float(r.norm(diff)) / self.scale(r, xr, k), n, eps))
+        return worst(*errors)
+
+
 @dataclass(frozen=True)
 class Gradient:
     """A gradient formula against independent references, each a check of its own with a fixed

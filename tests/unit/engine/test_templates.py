@@ -17,6 +17,7 @@ from orthoverify.engine.model import Evidence, Place
 from orthoverify.engine.ratios import Measure, flag, residual
 from orthoverify.engine.templates import (
     Agreement,
+    Derivative,
     Gradient,
     audit,
     count,
@@ -344,3 +345,48 @@ def test_audit_over_every_instance_says_exhaustive() -> None:
     assert ok.method == "exhaustive" and ok.passed
     bad = run(audit("a", lines, two_and_three, method="exhaustive"), "sympy")
     assert bad.method == "exhaustive" and bad.counterexample is not None and bad.counterexample.inputs["x"] == "3"
+
+
+def cases_rational_xy(ctx: RunContext) -> Iterator[Case]:
+    yield {"x": ["1/2", "-2/3", "3"], "y": ["2", "1/5", "-1"]}
+
+
+def cases_xy(ctx: RunContext) -> Iterator[Case]:
+    rng = ctx.rng()
+    for n in (2, 3):
+        yield {"x": rng.standard_normal(n), "y": rng.standard_normal(n)}
+
+
+def products(stated: int) -> Derivative:
+    """L(x, y) = sum(x^2 y): the gradient is (2xy, x^2); ``stated`` times x^2 is claimed for dL/dy."""
+
+    def scale(b: Backend, x: Any, key: str) -> float:
+        return 1.0 + float(np.linalg.norm(b.to_numpy(x["x"]))) * (1.0 + float(np.linalg.norm(b.to_numpy(x["y"]))))
+
+    return Derivative(
+        lambda b, case: {k: b.asarray(case[k], name=k) for k in ("x", "y")},
+        lambda b, x: b.sum(x["x"] * x["x"] * x["y"]),
+        lambda b, x: {"x": 2 * x["x"] * x["y"], "y": stated * x["x"] * x["x"]},
+        scale,
+        dim=lambda x: x["x"].shape[0],
+    )
+
+
+@pytest.mark.parametrize(
+    ("reference", "backend"),
+    [
+        ("exact", "sympy"),
+        ("finite_differences", "numpy-float64"),
+        ("finite_differences", "mpmath"),
+        ("autograd", "torch-float64"),
+        ("autograd", "numpy-float64"),  # off torch: central differences in the backend's precision
+    ],
+)
+def test_a_derivative_derives_its_references_from_the_loss(reference: str, backend: str) -> None:
+    """Every reference a Derivative derives verifies the right gradient and refutes a planted one
+    (2 x^2 for x^2), with the inputs, loss and formula the only things written."""
+    cases = cases_rational_xy if backend == "sympy" else cases_xy
+    right, wrong = getattr(products(1), reference), getattr(products(2), reference)
+    assert run(Gradient("q").autograd(right, cases, backends=(backend,)), backend).passed
+    ev = run(Gradient("q").autograd(wrong, cases, backends=(backend,)), backend)
+    assert not ev.passed and ev.counterexample is not None  # confirmed at high precision (or exact)
