@@ -175,12 +175,17 @@ class Derivative:
     """The loss by its definition: a scalar function of the inputs, independent of the formula."""
     formula: Callable[[Backend, Inputs], Mapping[str, Array]]
     """The stated gradients, keyed by the input each is the gradient with respect to."""
-    scale: Callable[[Backend, Inputs, str], float]
-    """The size of the terms of the gradient with respect to an input."""
+    scale: Callable[[Backend, Inputs, str], float | Sequence[float]]
+    """The size of the terms of the gradient with respect to an input; a sequence (one size per
+    column) judges a matrix gradient column by column."""
     dim: Callable[[Inputs], int]
     """The ratio's dimension factor n."""
     step_scale: Callable[[Backend, Inputs, str], Array | None] = _default_step_scale
     """Per entry, the size over which the loss varies (see :func:`~orthoverify.engine.reference.central_gradient`)."""
+    autograd_loss: Callable[[Backend, Inputs], Any] | None = None
+    """The loss as torch autograd differentiates it, when written otherwise than ``loss`` (the
+    same function: e.g. through the dense matrix, where ``loss`` applies its factors in turn,
+    which 50-digit differences afford better)."""
 
     def _with(self, b: Backend, x: Inputs, key: str) -> Callable[[Array], Any]:
         return lambda y: self.loss(b, {**x, key: y})
@@ -200,8 +205,9 @@ class Derivative:
         import torch
 
         xs = {k: v.clone().requires_grad_(True) if k in g else v for k, v in x.items()}
-        refs = dict(zip(g, torch.autograd.grad(self.loss(b, xs), [xs[k] for k in g]), strict=True))
-        return worst(*(residual(b, g[k] - refs[k], n, self.scale(b, x, k)) for k in g))
+        loss = self.autograd_loss or self.loss
+        refs = dict(zip(g, torch.autograd.grad(loss(b, xs), [xs[k] for k in g]), strict=True))
+        return worst(*(residual(b, d, n, s) for k in g for d, s in _parts(g[k] - refs[k], self.scale(b, x, k))))
 
     def finite_differences(self, b: Backend, case: Case) -> Measure:
         """The formula on ``b`` against central differences of the loss at 50 digits, on ``b``'s
@@ -217,8 +223,15 @@ class Derivative:
         for k in g:
             ref = central_gradient(self._with(r, xr, k), xr[k], r, self.step_scale(r, xr, k))
             diff = r.asarray(b.to_strings(g[k])) - ref
-            errors.append(scaled(r.to_float(r.norm(diff)) / self.scale(r, xr, k), n, eps))
+            errors += [scaled(r.to_float(r.norm(d)) / s, n, eps) for d, s in _parts(diff, self.scale(r, xr, k))]
         return worst(*errors)
+
+
+def _parts(diff: Array, scale: float | Sequence[float]) -> list[tuple[Array, float]]:
+    """A difference and its scale, or its columns and theirs."""
+    if not isinstance(scale, Sequence):
+        return [(diff, float(scale))]
+    return [(diff[:, j], float(s)) for j, s in enumerate(scale)]
 
 
 @dataclass(frozen=True)
