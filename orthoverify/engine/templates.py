@@ -31,6 +31,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from orthoverify.backends import Array, Backend, get_backend
 from orthoverify.backends.base import Method
 from orthoverify.engine.checks import (
@@ -143,6 +145,36 @@ def identities(sides: Sides) -> tuple[Agreement, Cases]:
                 yield {"label": label, "n": n, "k": k}
 
     return Agreement(left, right, "exact difference"), cases
+
+
+# ---------------------------------------------------------------------------- inputs
+def sampled(
+    sizes: Callable[[RunContext], Iterable[Any]],
+    sample: Callable[[np.random.Generator, Any], Case],
+    *,
+    per_size: Callable[[RunContext], int] = lambda ctx: ctx.profile.cases,
+) -> Cases:
+    """An input declaration the engine expands, as LAPACK's driver owns its grid: for each size
+    (or shape) of ``sizes``, ``per_size`` cases (the profile's ``cases`` by default), each drawn by
+    ``sample(rng, size)`` from the check's one seeded generator, in that order."""
+
+    def cases(ctx: RunContext) -> Iterator[Case]:
+        rng = ctx.rng()
+        for size in sizes(ctx):
+            for _ in range(per_size(ctx)):
+                yield sample(rng, size)
+
+    return cases
+
+
+def float_sizes(ctx: RunContext) -> Sequence[int]:
+    """The profile's sizes for the check's arithmetic (float or high precision)."""
+    return ctx.profile.sizes_on(ctx.backend)
+
+
+def exact_sizes(ctx: RunContext) -> Sequence[int]:
+    """The profile's sizes for exact arithmetic."""
+    return ctx.profile.exact_sizes
 
 
 def _objects(x: Any) -> tuple[Any, ...]:

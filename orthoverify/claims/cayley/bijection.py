@@ -39,7 +39,7 @@ from orthoverify.claims.cayley._shared import conjugated, skew_symbols
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, flag, residual, worst
-from orthoverify.engine.templates import identities, witness
+from orthoverify.engine.templates import exact_sizes, identities, sampled, witness
 from orthoverify.errors import SingularError
 from orthoverify.param import cayley as cy
 
@@ -91,11 +91,7 @@ def cases_forward(ctx: RunContext) -> Iterator[Case]:
         yield {"A": samples.random_skew(rng, n, 10.0 ** rng.uniform(-top, 2))}
 
 
-def cases_forward_exact(ctx: RunContext) -> Iterator[Case]:
-    rng = ctx.rng()
-    for n in ctx.profile.exact_sizes:
-        for _ in range(ctx.profile.cases):
-            yield {"A": samples.rational_skew(rng, n, bound=4)}
+cases_forward_exact = sampled(exact_sizes, lambda rng, n: {"A": samples.rational_skew(rng, n, bound=4)})
 
 
 def cases_backward(ctx: RunContext) -> Iterator[Case]:
@@ -189,12 +185,10 @@ def enclose_bijection(b: Backend, case: Case) -> Any:
     return orth.max(trip) if b.family == "flint" else max(orth, trip)
 
 
-def cases_bijection_rational(ctx: RunContext) -> Iterator[Case]:
-    """Integer skew-symmetric A (exact in Arb) with entries up to 4 in magnitude."""
-    rng = ctx.rng()
-    for n in RIGOROUS_SIZES:
-        for _ in range(2):
-            yield {"A": samples.rational_skew(rng, n, bound=4)}
+cases_bijection_rational = sampled(
+    lambda ctx: RIGOROUS_SIZES, lambda rng, n: {"A": samples.rational_skew(rng, n, bound=4)}, per_size=lambda ctx: 2
+)
+"""Integer skew-symmetric A (exact in Arb) with entries up to 4 in magnitude."""
 
 
 FORWARD = "max(||W'W - I|| / (1 + ||A||), ||A~ - A|| / (1 + ||A||^2)) / (n eps)"

@@ -43,6 +43,7 @@ from orthoverify.engine.checks import (
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.ratios import flag as _flag
+from orthoverify.engine.templates import sampled
 from orthoverify.param import householder as hh
 
 _Q = "||W'W - I||_F / (n eps)"
@@ -121,11 +122,14 @@ def q_u1_necessary(b: Backend, case: Case) -> Measure:
     )
 
 
-def cases_u1_necessary(ctx: RunContext) -> Iterator[Case]:
-    rng = ctx.rng()
-    for n in ctx.profile.exact_sizes:
-        for u1 in ("0", "1/2", "-1/3", "2", "-3"):
-            yield {"U": samples.rational_vectors(rng, n, n - 1), "u1": np.array([sympy.Rational(u1)], dtype=object)}
+cases_u1_necessary = sampled(
+    lambda ctx: [(n, u1) for n in ctx.profile.exact_sizes for u1 in ("0", "1/2", "-1/3", "2", "-3")],
+    lambda rng, size: {
+        "U": samples.rational_vectors(rng, size[0], size[0] - 1),
+        "u1": np.array([sympy.Rational(size[1])], dtype=object),
+    },
+    per_size=lambda ctx: 1,
+)
 
 
 def enclose_orthogonal(b: Backend, case: Case) -> Any:

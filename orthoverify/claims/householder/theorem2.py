@@ -29,7 +29,7 @@ from orthoverify.claims.householder import PAPER
 from orthoverify.claims.householder._shared import column_scales, grad_inputs, gradient_scale, loss, sizes_nm
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim, Place
-from orthoverify.engine.templates import Derivative, Gradient, Inputs
+from orthoverify.engine.templates import Derivative, Gradient, Inputs, sampled
 from orthoverify.param import householder as hh
 
 GRADIENT = Gradient(
@@ -55,39 +55,36 @@ EQ14_15 = Derivative(
 (SymPy, 50-digit differences), their dense product (autograd)."""
 
 
-def _random_u(rng: np.random.Generator, n: int, m: int) -> np.ndarray:
-    """Dense U or U of eq. 9's shape, at random."""
+def _random_case(rng: np.random.Generator, nm: tuple[int, int]) -> Case:
+    """Dense U or U of eq. 9's shape, at random, with h and dL/dC."""
+    n, m = nm
     dense = bool(rng.integers(0, 2))
-    return rng.standard_normal((n, m)) if dense else samples.reflection_vectors(rng, n, m)
+    u = rng.standard_normal((n, m)) if dense else samples.reflection_vectors(rng, n, m)
+    return {"U": u, "h": rng.standard_normal(n), "c": rng.standard_normal(n)}
 
 
-def cases_float(ctx: RunContext) -> Iterator[Case]:
-    """Random U (dense or of eq. 9's shape), h and dL/dC for every profile size."""
-    rng = ctx.rng()
-    for n, m in sizes_nm(ctx.profile.sizes, min_n=2):
-        for _ in range(ctx.profile.cases):
-            u = _random_u(rng, n, m)
-            yield {"U": u, "h": rng.standard_normal(n), "c": rng.standard_normal(n)}
+cases_float = sampled(lambda ctx: sizes_nm(ctx.profile.sizes, min_n=2), _random_case)
+"""Random U (dense or of eq. 9's shape), h and dL/dC for every profile size."""
 
 
-def cases_fd(ctx: RunContext) -> Iterator[Case]:
-    """Fewer, smaller cases for 50-digit finite differences (2nm evaluations at 50 digits each):
-    the profile's high-precision sizes, a quarter of its cases (at least one)."""
-    rng = ctx.rng()
-    for n, m in sizes_nm(ctx.profile.hp_sizes, min_n=2):
-        for _ in range(max(1, ctx.profile.cases // 4)):
-            u = _random_u(rng, n, m)
-            yield {"U": u, "h": rng.standard_normal(n), "c": rng.standard_normal(n)}
+cases_fd = sampled(
+    lambda ctx: sizes_nm(ctx.profile.hp_sizes, min_n=2),
+    _random_case,
+    per_size=lambda ctx: max(1, ctx.profile.cases // 4),
+)
+"""Fewer, smaller cases for 50-digit finite differences (2nm evaluations at 50 digits each):
+the profile's high-precision sizes, a quarter of its cases (at least one)."""
 
 
-def cases_exact(ctx: RunContext) -> Iterator[Case]:
-    rng = ctx.rng()
-    for n, m in sizes_nm(ctx.profile.exact_sizes, min_n=2):
-        yield {
-            "U": samples.rational_vectors(rng, n, m),
-            "h": samples.rational_vectors(rng, n, 1)[:, 0],
-            "c": samples.rational_vectors(rng, n, 1)[:, 0],
-        }
+cases_exact = sampled(
+    lambda ctx: sizes_nm(ctx.profile.exact_sizes, min_n=2),
+    lambda rng, nm: {
+        "U": samples.rational_vectors(rng, *nm),
+        "h": samples.rational_vectors(rng, nm[0], 1)[:, 0],
+        "c": samples.rational_vectors(rng, nm[0], 1)[:, 0],
+    },
+    per_size=lambda ctx: 1,
+)
 
 
 def sym_theorem2(ctx: RunContext) -> Iterator[tuple[str, Any]]:

@@ -21,8 +21,11 @@ from orthoverify.engine.templates import (
     Gradient,
     audit,
     count,
+    exact_sizes,
+    float_sizes,
     identities,
     printed_and_corrected,
+    sampled,
     witness,
 )
 
@@ -390,3 +393,24 @@ def test_a_derivative_derives_its_references_from_the_loss(reference: str, backe
     assert run(Gradient("q").autograd(right, cases, backends=(backend,)), backend).passed
     ev = run(Gradient("q").autograd(wrong, cases, backends=(backend,)), backend)
     assert not ev.passed and ev.counterexample is not None  # confirmed at high precision (or exact)
+
+
+def test_an_input_declaration_draws_what_the_hand_written_loop_drew() -> None:
+    """sampled(sizes, sample, per_size) is the driver loop claims used to write: one generator
+    per check, sizes in order, per_size draws each; the same seed gives the same cases."""
+
+    def by_hand(ctx: RunContext) -> Iterator[Case]:
+        rng = ctx.rng()
+        for n in ctx.profile.sizes_on(ctx.backend):
+            for _ in range(ctx.profile.cases):
+                yield {"n": n, "x": rng.standard_normal(n)}
+
+    declared = sampled(float_sizes, lambda rng, n: {"n": n, "x": rng.standard_normal(n)})
+    for backend in ("numpy-float64", "mpmath"):
+        ctx = RunContext("t.x", "float", get_backend(backend), get_profile("quick"), 7)
+        want, got = list(by_hand(ctx)), list(declared(ctx))
+        assert [c["n"] for c in got] == [c["n"] for c in want] and len(got) > 1
+        assert all(np.array_equal(a["x"], b["x"]) for a, b in zip(want, got, strict=True))
+    ctx = RunContext("t.x", "exact", get_backend("sympy"), get_profile("quick"), 7)
+    once = sampled(exact_sizes, lambda rng, n: {"n": n}, per_size=lambda ctx: 1)
+    assert [c["n"] for c in once(ctx)] == list(ctx.profile.exact_sizes)
