@@ -23,6 +23,7 @@ from typing import Any
 from orthoverify import _limits
 from orthoverify.backends import MAX_DIGITS, get_backend
 from orthoverify.backends.numbers import MAX_EXPONENT, parse_exact, parse_float_text
+from orthoverify.engine.check_names import current_name
 from orthoverify.engine.model import Counterexample, json_float, jsonable
 from orthoverify.engine.ratios import THRESHOLD, Measure
 from orthoverify.engine.registry import get_registry
@@ -246,7 +247,7 @@ def replay_counterexample(
         if claim_id not in claims:
             raise ReplayError(f"claim {claim_id!r} is not a claim of the family this result comes from")
         claim = claims[claim_id]
-    check = next((c for c in claim.checks if c.records(cx.check)), None)
+    check = next((c for c in claim.checks if c.records(current_name(claim_id, cx.check))), None)
     if check is None:
         raise ReplayError(f"claim {claim_id} has no check {cx.check[:40]!r} to replay its counterexample with")
     try:

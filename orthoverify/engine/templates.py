@@ -11,7 +11,8 @@ same measure.
   listing and its algorithm) agree, symbolically, exactly, in floating point and under search;
   :func:`identities` declares a list of symbolic identities (label, left, right) as one.
 * :class:`Gradient`: a gradient formula against its independent references: SymPy's exact
-  derivative, central differences at 50 digits, torch autograd (and a search over autograd).
+  derivative, central differences at 50 digits, torch autograd (and a search over autograd);
+  :class:`Derivative` derives those references from the formula and the loss it differentiates.
 * :func:`count`: stated counts (parameters, flops) against counted ones, exhaustively over a grid,
   under one accounting convention or the best of several.
 * :func:`audit`: a transcribed proof, line by line, against the exact truth.
@@ -30,6 +31,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from orthoverify.backends import Array, Backend, get_backend
 from orthoverify.backends.base import Method
 from orthoverify.engine.checks import (
@@ -46,7 +49,8 @@ from orthoverify.engine.checks import (
     SymbolicCheck,
 )
 from orthoverify.engine.model import Claim, Kind, Origin, Place, Verdict
-from orthoverify.engine.ratios import THRESHOLD, Measure, agreement, worst
+from orthoverify.engine.ratios import THRESHOLD, Measure, agreement, residual, scaled, worst
+from orthoverify.engine.reference import central_gradient, exact_gradient, fd_eps
 
 Cases = Callable[[RunContext], Iterable[Case]]
 """The cases of a check, generated from its run context (profile sizes, seeded generator)."""
@@ -141,11 +145,128 @@ def identities(sides: Sides) -> tuple[Agreement, Cases]:
     return Agreement(left, right, "exact difference"), cases
 
 
+# ---------------------------------------------------------------------------- inputs
+def sampled(
+    sizes: Callable[[RunContext], Iterable[Any]],
+    sample: Callable[[np.random.Generator, Any], Case],
+    *,
+    per_size: Callable[[RunContext], int] = lambda ctx: ctx.profile.cases,
+) -> Cases:
+    """An input declaration the engine expands, as LAPACK's driver owns its grid: for each size
+    (or shape) of ``sizes``, ``per_size`` cases (the profile's ``cases`` by default), each drawn by
+    ``sample(rng, size)`` from the check's one seeded generator, in that order."""
+
+    def cases(ctx: RunContext) -> Iterator[Case]:
+        rng = ctx.rng()
+        for size in sizes(ctx):
+            for _ in range(per_size(ctx)):
+                yield sample(rng, size)
+
+    return cases
+
+
+def float_sizes(ctx: RunContext) -> Sequence[int]:
+    """The profile's sizes for the check's arithmetic (float or high precision)."""
+    return ctx.profile.sizes_on(ctx.backend)
+
+
+def exact_sizes(ctx: RunContext) -> Sequence[int]:
+    """The profile's sizes for exact arithmetic."""
+    return ctx.profile.exact_sizes
+
+
 def _objects(x: Any) -> tuple[Any, ...]:
     return tuple(x) if isinstance(x, tuple) else (x,)
 
 
 # ---------------------------------------------------------------------------- gradient
+Inputs = Mapping[str, Any]
+"""A case's inputs on a backend, by name (arrays, and whatever else the loss needs)."""
+
+
+def _default_step_scale(b: Backend, x: Inputs, key: str) -> Array | None:
+    return None
+
+
+@dataclass(frozen=True)
+class Derivative:
+    """A gradient formula and the loss it is the gradient of: from these two the references are
+    derived, so that a gradient claim states its formula and its loss, not its references.
+
+    Each reference differentiates ``loss`` with respect to every input ``formula`` gives a
+    gradient for, and the float difference is scaled LAPACK-style by ``scale`` (the size of the
+    terms the formula adds, not of its result): :meth:`exact` (SymPy's exact derivative at
+    rational points), :meth:`finite_differences` (fourth-order central differences at 50 digits
+    on the float inputs), :meth:`autograd` (torch autograd; on other backends central
+    differences in the backend's own precision, which is how a torch failure is re-examined)."""
+
+    inputs: Callable[[Backend, Case], Inputs]
+    loss: Callable[[Backend, Inputs], Any]
+    """The loss by its definition: a scalar function of the inputs, independent of the formula."""
+    formula: Callable[[Backend, Inputs], Mapping[str, Array]]
+    """The stated gradients, keyed by the input each is the gradient with respect to."""
+    scale: Callable[[Backend, Inputs, str], float | Sequence[float]]
+    """The size of the terms of the gradient with respect to an input; a sequence (one size per
+    column) judges a matrix gradient column by column."""
+    dim: Callable[[Inputs], int]
+    """The ratio's dimension factor n."""
+    step_scale: Callable[[Backend, Inputs, str], Array | None] = _default_step_scale
+    """Per entry, the size over which the loss varies (see :func:`~orthoverify.engine.reference.central_gradient`)."""
+    autograd_loss: Callable[[Backend, Inputs], Any] | None = None
+    """The loss as torch autograd differentiates it, when written otherwise than ``loss`` (the
+    same function: e.g. through the dense matrix, where ``loss`` applies its factors in turn,
+    which 50-digit differences afford better)."""
+
+    def _with(self, b: Backend, x: Inputs, key: str) -> Callable[[Array], Any]:
+        return lambda y: self.loss(b, {**x, key: y})
+
+    def exact(self, b: Backend, case: Case) -> Measure:
+        """The formula against SymPy's exact derivative of the loss; in floating point (an exact
+        counterexample replayed in float64 and at 50 digits) against 50-digit differences."""
+        if not b.exact:
+            return self.finite_differences(b, case)
+        x = self.inputs(b, case)
+        g, n = self.formula(b, x), self.dim(x)
+        return worst(*(residual(b, g[k] - exact_gradient(self._with(b, x, k), x[k]), n) for k in g))
+
+    def autograd(self, b: Backend, case: Case) -> Measure:
+        """The formula against torch autograd through the loss."""
+        x = self.inputs(b, case)
+        g, n = self.formula(b, x), self.dim(x)
+        if b.family != "torch":
+            return self._against_differences(b, b, x, g)
+        import torch
+
+        xs = {k: v.clone().requires_grad_(True) if k in g else v for k, v in x.items()}
+        loss = self.autograd_loss or self.loss
+        refs = dict(zip(g, torch.autograd.grad(loss(b, xs), [xs[k] for k in g]), strict=True))
+        return worst(*(residual(b, d, n, s) for k in g for d, s in _parts(g[k] - refs[k], self.scale(b, x, k))))
+
+    def finite_differences(self, b: Backend, case: Case) -> Measure:
+        """The formula on ``b`` against central differences of the loss at 50 digits, on ``b``'s
+        inputs (at ``b``'s own precision when it is high precision)."""
+        x = self.inputs(b, case)
+        r = b if b.method == "high-precision" else get_backend("mpmath")
+        return self._against_differences(b, r, x, self.formula(b, x))
+
+    def _against_differences(self, b: Backend, r: Backend, x: Inputs, g: Mapping[str, Array]) -> Measure:
+        xr = {k: r.asarray(b.to_strings(v)) if hasattr(v, "shape") else v for k, v in x.items()}
+        n, eps = self.dim(x), max(b.eps, fd_eps(r))
+        errors = []
+        for k in g:
+            ref = central_gradient(self._with(r, xr, k), xr[k], r, self.step_scale(r, xr, k))
+            diff = r.asarray(b.to_strings(g[k])) - ref
+            errors += [scaled(r.to_float(r.norm(d)) / s, n, eps) for d, s in _parts(diff, self.scale(r, xr, k))]
+        return worst(*errors)
+
+
+def _parts(diff: Array, scale: float | Sequence[float]) -> list[tuple[Array, float]]:
+    """A difference and its scale, or its columns and theirs."""
+    if not isinstance(scale, Sequence):
+        return [(diff, float(scale))]
+    return [(diff[:, j], float(s)) for j, s in enumerate(scale)]
+
+
 @dataclass(frozen=True)
 class Gradient:
     """A gradient formula against independent references, each a check of its own with a fixed
@@ -170,7 +291,7 @@ class Gradient:
         self,
         quantity: Quantity,
         cases: Cases,
-        name: str = "high_precision_finite_differences",
+        name: str = "finite_differences",
         backends: tuple[str, ...] = HP_REFERENCE,
     ) -> PropertyCheck:
         """The formula (on mpmath and on the float inputs) against central differences of the

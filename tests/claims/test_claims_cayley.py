@@ -25,10 +25,10 @@ def test_theorem3_1_evidence_covers_every_method(quick: Path) -> None:
     data = json.loads(quick.read_text())
     (claim,) = [c for c in data["claims"] if c["id"] == "cayley.theorem3_1"]
     checks = {(e["check"], e["backend"]) for e in claim["evidence"]}
-    assert ("exhaustive_all_d_high_precision", "mpmath-50") in checks
-    assert ("certificate_at_50_digits", "mpmath-50") in checks
-    assert ("algorithm_float_up_to_512", "numpy-float64") in checks
-    assert ("algorithm_exact", "sympy") in checks
+    assert ("exhaustive", "mpmath-50") in checks
+    assert ("high_precision", "mpmath-50") in checks
+    assert ("float", "numpy-float64") in checks
+    assert ("exact", "sympy") in checks
     assert any(e["method"] == "search" for e in claim["evidence"])
 
 

@@ -52,7 +52,7 @@ def test_lemma1_counterexample_is_a_valid_decomposition() -> None:
     inputs = {"V_re": [["1", "0"], ["0", "0"]], "V_im": [["0", "0"], ["0", "1"]], "D": ["1", "1"]}
     v = sympy.Matrix([[1, 0], [0, sympy.I]])
     assert v.H * v == sympy.eye(2) and v * v.H == sympy.eye(2)
-    m = _check("unitary.lemma1", "real_only_if_columns").replay(inputs, get_backend("sympy"))
+    m = _check("unitary.lemma1", "converse").replay(inputs, get_backend("sympy"))
     assert m.ratio == float("inf") and "no conjugate column" in (m.value or "")
 
 
@@ -60,7 +60,7 @@ def test_lemma1_counterexample_is_a_valid_decomposition() -> None:
     ("claim", "inputs"),
     [
         (
-            ("unitary.lemma1", "real_only_if_columns"),
+            ("unitary.lemma1", "converse"),
             {
                 "V_re": [['__import__("os").getpid()', "0"], ["0", "0"]],
                 "V_im": [["0", "0"], ["0", "1"]],
@@ -68,7 +68,7 @@ def test_lemma1_counterexample_is_a_valid_decomposition() -> None:
             },
         ),
         (
-            ("unitary.corollary1_proof", "theta_exists"),
+            ("unitary.corollary1_proof", "witness"),
             {"x_re": ['__import__("os").getpid()', "1"], "x_im": ["0", "0"]},
         ),
     ],

@@ -164,8 +164,8 @@ def test_summary_shows_what_refutes_a_claim_and_where_to_go_next() -> None:
     from orthoverify.cli import _next_steps, summary_table
     from orthoverify.engine.model import Counterexample
 
-    exact = Counterexample({}, "B = M_1(u) R", "det B = 0: every R has det R = 0", "exact", "exact_all_inputs")
-    hp = Counterexample({}, "ratio", "3.95954e+19", 100, "float_near_aligned", threshold=30.0)
+    exact = Counterexample({}, "B = M_1(u) R", "det B = 0: every R has det R = 0", "exact", "exhaustive")
+    hp = Counterexample({}, "ratio", "3.95954e+19", 100, "float_edge", threshold=30.0)
 
     def claim(cid: str, verdict: str, cx: Counterexample | None) -> SimpleNamespace:
         return SimpleNamespace(

@@ -39,7 +39,7 @@ from orthoverify.claims.cayley._shared import conjugated, skew_symbols
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, flag, residual, worst
-from orthoverify.engine.templates import identities, witness
+from orthoverify.engine.templates import exact_sizes, identities, sampled, witness
 from orthoverify.errors import SingularError
 from orthoverify.param import cayley as cy
 from orthoverify.strategies import skew_wide
@@ -92,11 +92,7 @@ def cases_forward(ctx: RunContext) -> Iterator[Case]:
         yield {"A": samples.random_skew(rng, n, 10.0 ** rng.uniform(-top, 2))}
 
 
-def cases_forward_exact(ctx: RunContext) -> Iterator[Case]:
-    rng = ctx.rng()
-    for n in ctx.profile.exact_sizes:
-        for _ in range(ctx.profile.cases):
-            yield {"A": samples.rational_skew(rng, n, bound=4)}
+cases_forward_exact = sampled(exact_sizes, lambda rng, n: {"A": samples.rational_skew(rng, n, bound=4)})
 
 
 def cases_backward(ctx: RunContext) -> Iterator[Case]:
@@ -188,12 +184,10 @@ def enclose_bijection(b: Backend, case: Case) -> Any:
     return orth.max(trip) if b.family == "flint" else max(orth, trip)
 
 
-def cases_bijection_rational(ctx: RunContext) -> Iterator[Case]:
-    """Integer skew-symmetric A (exact in Arb) with entries up to 4 in magnitude."""
-    rng = ctx.rng()
-    for n in RIGOROUS_SIZES:
-        for _ in range(2):
-            yield {"A": samples.rational_skew(rng, n, bound=4)}
+cases_bijection_rational = sampled(
+    lambda ctx: RIGOROUS_SIZES, lambda rng, n: {"A": samples.rational_skew(rng, n, bound=4)}, per_size=lambda ctx: 2
+)
+"""Integer skew-symmetric A (exact in Arb) with entries up to 4 in magnitude."""
 
 
 FORWARD = "max(||W'W - I|| / (1 + ||A||), ||A~ - A|| / (1 + ||A||^2)) / (n eps)"
@@ -215,9 +209,9 @@ BIJECTION = Claim(
     ),
     kind="identity",
     checks=(
-        SYMBOLIC.symbolic("symbolic_both_ways", cases_symbolic),
+        SYMBOLIC.symbolic("symbolic", cases_symbolic),
         witness(
-            "exhaustive_signed_permutations",
+            "exhaustive",
             minus_one_excluded,
             backends=EXACT,
             quantity_name="inverse map vs det(I + W)",
@@ -225,7 +219,7 @@ BIJECTION = Claim(
             method="exhaustive",
         ),
         witness(
-            "exact_rational",
+            "exact",
             q_forward_roundtrip,
             backends=EXACT,
             quantity_name="round trip",
@@ -233,7 +227,7 @@ BIJECTION = Claim(
             method=None,
         ),
         witness(
-            "float_forward_roundtrip",
+            "float",
             q_forward_roundtrip,
             backends=FLOAT_HP,
             quantity_name=FORWARD,
@@ -241,7 +235,7 @@ BIJECTION = Claim(
             method=None,
         ),
         witness(
-            "float_backward_roundtrip",
+            "float:inverse",
             q_backward_conj,
             backends=FLOAT_HP,
             quantity_name="max(||A + A'||, ||cayley(A) - W||) / ((1 + ||A||^2) n eps)",
@@ -249,14 +243,14 @@ BIJECTION = Claim(
             method=None,
         ),
         witness(
-            "search_magnitudes",
+            "search",
             q_forward_roundtrip,
             backends=("numpy-float64", "numpy-float32"),
             quantity_name=FORWARD,
             strategy=strategy_skew,
         ),
         rigorous_check(
-            "rigorous_rational",
+            "rigorous",
             cases_bijection_rational,
             enclose_bijection,
             quantity="max(||W'W - I||_F, ||A~ - A||_F)",

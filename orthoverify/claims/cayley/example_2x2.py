@@ -84,7 +84,7 @@ EXAMPLE_2X2 = Claim(
     kind="identity",
     checks=(
         witness(
-            "exact_value",
+            "exact",
             printed_parameter,
             backends=EXACT,
             quantity_name="a_12 vs printed",
@@ -92,7 +92,7 @@ EXAMPLE_2X2 = Claim(
             method=None,
         ),
         witness(
-            "float_and_high_precision",
+            "float",
             printed_parameter,
             backends=("numpy-float64", "mpmath"),
             quantity_name="relative error of a_12 / ((1 + a^2) eps)",

@@ -30,7 +30,7 @@ from orthoverify.claims.cayley._shared import random_signs
 from orthoverify.engine.checks import Case, Check, Quantity, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure
-from orthoverify.engine.templates import Agreement, printed_and_corrected, witness
+from orthoverify.engine.templates import Agreement, printed_and_corrected, sampled, witness
 from orthoverify.param import cayley as cy
 
 
@@ -70,21 +70,17 @@ def _match(computed: np.ndarray, predicted: np.ndarray) -> float:
     return worst_d
 
 
-def random_angles(ctx: RunContext) -> Iterator[Case]:
-    """Random angles t_j on [0, pi/2], ctx.profile.cases for each size n >= 2."""
-    rng = ctx.rng()
-    for n in [n for n in ctx.profile.sizes if n >= 2]:
-        for _ in range(ctx.profile.cases):
-            yield {"n": n, "t": cy.init_angles(rng, n)}
+random_angles = sampled(
+    lambda ctx: [n for n in ctx.profile.sizes if n >= 2], lambda rng, n: {"n": n, "t": cy.init_angles(rng, n)}
+)
+"""Random angles t_j on [0, pi/2], ctx.profile.cases for each size n >= 2."""
 
 
-def random_angles_and_d(ctx: RunContext) -> Iterator[Case]:
-    """As :func:`random_angles`, each with a random D."""
-    rng = ctx.rng()
-    for n in [n for n in ctx.profile.sizes if n >= 2]:
-        for _ in range(ctx.profile.cases):
-            t = cy.init_angles(rng, n)
-            yield {"n": n, "t": t, "D": random_signs(rng, n)}
+random_angles_and_d = sampled(
+    lambda ctx: [n for n in ctx.profile.sizes if n >= 2],
+    lambda rng, n: {"n": n, "t": cy.init_angles(rng, n), "D": random_signs(rng, n)},
+)
+"""As :func:`random_angles`, each with a random D."""
 
 
 def float_eigenvalues(b: Backend, case: Case, *, with_d: bool) -> Measure:
@@ -218,17 +214,17 @@ def _checks(corrected: bool) -> tuple[Check, ...]:
     """The same symbolic block for both; then every D exactly against the printed or the corrected
     prediction (a witness search over all of them), and float64 eigenvalues (random angles; random
     D for the correction)."""
-    symbolic = BLOCK.symbolic("symbolic_block_eigenvalues", cases_block)
+    symbolic = BLOCK.symbolic("symbolic", cases_block)
     if not corrected:
         return (
             symbolic,
-            _float("float_eigenvalues", with_d=False),
-            _every_d("exhaustive_d_reflection", reflection_printed, "rho reflected eigenvalues"),
+            _float("float", with_d=False),
+            _every_d("exhaustive", reflection_printed, "rho reflected eigenvalues"),
         )
     return (
         symbolic,
-        _every_d("exhaustive_d_corrected", reflection_corrected, "corrected prediction"),
-        _float("float_random_d", with_d=True),
+        _every_d("exhaustive", reflection_corrected, "corrected prediction"),
+        _float("float", with_d=True),
     )
 
 

@@ -100,14 +100,14 @@ MODRELU_REAL = Claim(
     kind="identity",
     checks=(
         witness(
-            "exact_grid",
+            "exhaustive",
             q_modrelu,
             backends=EXACT,
             quantity_name="eq. 3 - sign form",
             candidates=cases_modrelu,
             method="exhaustive",
         ),
-        audit("exact_at_zero", at_zero, AT_ZERO, quantity_name="behaviour at z = 0"),
+        audit("exact", at_zero, AT_ZERO, quantity_name="behaviour at z = 0"),
         witness(
             "float",
             q_modrelu,

@@ -68,7 +68,7 @@ ORTHOGONALITY_DRIFT = Claim(
     kind="bound",
     checks=(
         FunctionCheck(
-            "measured_10k_updates",
+            "measured",
             fn_drift,
             ("numpy-float64", "numpy-float32"),
             "measured",

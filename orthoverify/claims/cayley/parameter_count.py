@@ -103,7 +103,7 @@ def _checks(corrected: bool) -> tuple[Check, ...]:
     n(n-1); corrected also the rank of dW/dA."""
     formula, label = (_corrected_a, "n(n-1)/2") if corrected else (_printed_a, "n(n-1)")
     dimension = count(
-        "exact_dimension",
+        "count",
         grid=grid,
         tally=_dimension_tally(formula, label),
         backends=EXACT,
@@ -114,11 +114,11 @@ def _checks(corrected: bool) -> tuple[Check, ...]:
         return (
             dimension,
             FunctionCheck(
-                "float_jacobian_rank", fn_count_jacobian, ("torch-float64",), "float", "rank of dW/dA", threshold=None
+                "jacobian_rank", fn_count_jacobian, ("torch-float64",), "float", "rank of dW/dA", threshold=None
             ),
         )
     tables = count(
-        "tables_under_n(n-1)",
+        "count:tables",
         grid=tables_grid,
         tally=TABLE_ROWS,
         backends=EXACT,

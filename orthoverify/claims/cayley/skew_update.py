@@ -86,7 +86,7 @@ SKEW_UPDATE = Claim(
     checks=(
         SKEW.symbolic("symbolic", cases_symbolic),
         witness(
-            "float_many_steps",
+            "float",
             q_skew_update,
             backends=FLOAT_HP,
             quantity_name="exact skewness, then max ||W'W - I|| / (n eps) over the steps",

@@ -61,7 +61,7 @@ TABLE_PARAMS = Claim(
     kind="count",
     checks=(
         count(
-            "recount_every_row",
+            "count",
             grid=rows,
             tally=tally,
             backends=EXACT,

@@ -206,7 +206,7 @@ THEOREM3_1 = Claim(
     kind="existence",
     checks=(
         witness(
-            "exhaustive_all_d_high_precision",
+            "exhaustive",
             q_exhaustive,
             backends=("mpmath",),
             quantity_name=NO_D,
@@ -214,7 +214,7 @@ THEOREM3_1 = Claim(
             method="exhaustive",
         ),
         witness(
-            "exhaustive_all_d_float64",
+            "exhaustive:float64",
             q_exhaustive,
             backends=("numpy-float64",),
             quantity_name=NO_D,
@@ -222,7 +222,7 @@ THEOREM3_1 = Claim(
             method="exhaustive",
         ),
         witness(
-            "algorithm_exact",
+            "exact",
             q_algorithm,
             backends=EXACT,
             quantity_name="certificate (exact)",
@@ -230,7 +230,7 @@ THEOREM3_1 = Claim(
             method=None,
         ),
         witness(
-            "algorithm_float_up_to_512",
+            "float",
             q_algorithm,
             backends=("numpy-float64", "numpy-float32", "torch-float64"),
             quantity_name=CERTIFICATE,
@@ -238,7 +238,7 @@ THEOREM3_1 = Claim(
             method=None,
         ),
         witness(
-            "certificate_at_50_digits",
+            "high_precision",
             q_certificate_hp,
             backends=("mpmath",),
             quantity_name=CERTIFICATE,
@@ -246,7 +246,7 @@ THEOREM3_1 = Claim(
             method=None,
         ),
         witness(
-            "search_no_d_works",
+            "search",
             q_exhaustive,
             backends=("numpy-float64",),
             quantity_name=NO_D,

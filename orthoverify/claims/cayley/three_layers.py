@@ -82,7 +82,7 @@ THREE_LAYERS = Claim(
     kind="identity",
     checks=(
         THREE_LAYERS_AGREE.symbolic("symbolic", cases_symbolic),
-        THREE_LAYERS_AGREE.check("exact_rational", cases_three_layers, EXACT),
+        THREE_LAYERS_AGREE.check("exact", cases_three_layers, EXACT),
         THREE_LAYERS_AGREE.check("float", cases_three_layers, FLOAT_HP),
     ),
 )

@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
+
 from orthoverify import samples
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import EXACT, FLOAT, FLOAT_HP
@@ -38,7 +40,7 @@ from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, agreement, worst
 from orthoverify.engine.reference import central_gradient, exact_gradient, fd_eps
-from orthoverify.engine.templates import Agreement, Gradient
+from orthoverify.engine.templates import Agreement, Gradient, sampled
 from orthoverify.param import householder as hh
 
 GRADIENT = Gradient(
@@ -144,23 +146,26 @@ def cases_batch(ctx: RunContext) -> Iterator[Case]:
         }
 
 
-def cases_float(ctx: RunContext) -> Iterator[Case]:
-    rng = ctx.rng()
-    for n, m in sizes_nm(ctx.profile.sizes_on(ctx.backend), min_n=2):
-        for _ in range(ctx.profile.cases):
-            yield {"U": samples.reflection_vectors(rng, n, m), "h": rng.standard_normal(n), "c": rng.standard_normal(n)}
+def _random_case(rng: np.random.Generator, nm: tuple[int, int]) -> Case:
+    n, m = nm
+    return {"U": samples.reflection_vectors(rng, n, m), "h": rng.standard_normal(n), "c": rng.standard_normal(n)}
 
 
-def cases_fd(ctx: RunContext) -> Iterator[Case]:
-    rng = ctx.rng()
-    for n, m in sizes_nm(ctx.profile.hp_sizes, min_n=2):
-        yield {"U": samples.reflection_vectors(rng, n, m), "h": rng.standard_normal(n), "c": rng.standard_normal(n)}
+cases_float = sampled(lambda ctx: sizes_nm(ctx.profile.sizes_on(ctx.backend), min_n=2), _random_case)
 
 
-def cases_exact(ctx: RunContext) -> Iterator[Case]:
-    rng = ctx.rng()
-    for n, m in sizes_nm(ctx.profile.exact_sizes, min_n=2):
-        yield {"U": samples.rational_vectors(rng, n, m), "h": rational_vec(rng, n), "c": rational_vec(rng, n)}
+cases_fd = sampled(lambda ctx: sizes_nm(ctx.profile.hp_sizes, min_n=2), _random_case, per_size=lambda ctx: 1)
+
+
+cases_exact = sampled(
+    lambda ctx: sizes_nm(ctx.profile.exact_sizes, min_n=2),
+    lambda rng, nm: {
+        "U": samples.rational_vectors(rng, *nm),
+        "h": rational_vec(rng, nm[0]),
+        "c": rational_vec(rng, nm[0]),
+    },
+    per_size=lambda ctx: 1,
+)
 
 
 CLAIMS: list[Claim] = [
@@ -177,15 +182,15 @@ CLAIMS: list[Claim] = [
         kind="gradient",
         checks=(
             GRADIENT.exact(q_exact, cases_exact),
-            MATLAB.check("exact_matlab_listing", cases_exact, EXACT),
+            MATLAB.check("exact", cases_exact, EXACT),
             GRADIENT.finite_differences(q_fd, cases_fd),
-            PropertyCheck("float_vs_definition_and_eq14", q_float, cases_float, FLOAT_HP, GRADIENT.quantity_name),
-            MATLAB.check("float_matlab_listing", cases_float, FLOAT),
+            PropertyCheck("float", q_float, cases_float, FLOAT_HP, GRADIENT.quantity_name),
+            MATLAB.check("float:listing", cases_float, FLOAT),
             GRADIENT.autograd(q_autograd, cases_float),
             GRADIENT.autograd(
                 q_function,
                 cases_batch,
-                name="autograd_function_batched",
+                name="custom_backward",
                 note="; both memory strategies of the torch autograd.Function, batched",
             ),
         ),

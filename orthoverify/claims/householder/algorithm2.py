@@ -63,10 +63,8 @@ CLAIMS: list[Claim] = [
         ),
         kind="identity",
         checks=(
-            PropertyCheck("exact_rational", q_algorithm2_printed, cases_exact, EXACT, _Q),
-            PropertyCheck(
-                "exhaustive_branch_patterns", q_algorithm2_printed, cases_branches, EXACT, _Q, method="exhaustive"
-            ),
+            PropertyCheck("exact", q_algorithm2_printed, cases_exact, EXACT, _Q),
+            PropertyCheck("exhaustive", q_algorithm2_printed, cases_branches, EXACT, _Q, method="exhaustive"),
         ),
         notes=(
             "The statement is about exact arithmetic, and the algorithm is run as printed, exact branch test "

@@ -82,9 +82,9 @@ def checks(corrected: bool) -> tuple[Check, ...]:
     q = q_algorithm2_stable if corrected else q_algorithm2_printed
     search_on = ("numpy-float64", "numpy-float32") if corrected else ("numpy-float64",)
     return (
-        PropertyCheck("float_near_aligned", q, cases_near_aligned, FLOAT_HP, _Q, confirm="ratio"),
-        PropertyCheck("float_generic", q, cases_generic, FLOAT_HP, _Q, confirm="ratio"),
-        SearchCheck("search_near_aligned", q, strategy_near_aligned, search_on, _Q, confirm="ratio"),
+        PropertyCheck("float_edge", q, cases_near_aligned, FLOAT_HP, _Q, confirm="ratio"),
+        PropertyCheck("float", q, cases_generic, FLOAT_HP, _Q, confirm="ratio"),
+        SearchCheck("search", q, strategy_near_aligned, search_on, _Q, confirm="ratio"),
     )
 
 

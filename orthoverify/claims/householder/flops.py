@@ -96,7 +96,7 @@ def checks(corrected: bool) -> tuple[Check, ...]:
     if corrected:
         return (
             count(
-                "exhaustive_instrumented_count",
+                "count",
                 grid=grid,
                 tally=corrected_items,
                 backends=("flops",),
@@ -109,7 +109,7 @@ def checks(corrected: bool) -> tuple[Check, ...]:
     }
     return (
         count(
-            "exhaustive_instrumented_count",
+            "count",
             grid=grid,
             tally=accountings,
             backends=("flops",),

@@ -43,6 +43,7 @@ from orthoverify.engine.checks import (
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.ratios import flag as _flag
+from orthoverify.engine.templates import sampled
 from orthoverify.param import householder as hh
 from orthoverify.strategies import householder_vectors
 
@@ -120,11 +121,14 @@ def q_u1_necessary(b: Backend, case: Case) -> Measure:
     )
 
 
-def cases_u1_necessary(ctx: RunContext) -> Iterator[Case]:
-    rng = ctx.rng()
-    for n in ctx.profile.exact_sizes:
-        for u1 in ("0", "1/2", "-1/3", "2", "-3"):
-            yield {"U": samples.rational_vectors(rng, n, n - 1), "u1": np.array([sympy.Rational(u1)], dtype=object)}
+cases_u1_necessary = sampled(
+    lambda ctx: [(n, u1) for n in ctx.profile.exact_sizes for u1 in ("0", "1/2", "-1/3", "2", "-3")],
+    lambda rng, size: {
+        "U": samples.rational_vectors(rng, size[0], size[0] - 1),
+        "u1": np.array([sympy.Rational(size[1])], dtype=object),
+    },
+    per_size=lambda ctx: 1,
+)
 
 
 def enclose_orthogonal(b: Backend, case: Case) -> Any:
@@ -158,10 +162,10 @@ ORTHOGONAL_WHEN = Claim(
     kind="identity",
     checks=(
         SymbolicCheck("symbolic", sym_orthogonal_when),
-        PropertyCheck("exact_u1_necessary", q_u1_necessary, cases_u1_necessary, EXACT, "W'W - I - diag(0, u1^2 - 1)"),
-        PropertyCheck("float_wide_magnitudes", q_orthogonal, cases_float, FLOAT_HP, _Q),
-        SearchCheck("search_magnitudes", q_orthogonal, strategy, ("numpy-float64", "numpy-float32"), _Q),
-        rigorous_check("rigorous_rational", cases_orthogonal_rational, enclose_orthogonal, quantity="||W'W - I||_F"),
+        PropertyCheck("converse", q_u1_necessary, cases_u1_necessary, EXACT, "W'W - I - diag(0, u1^2 - 1)"),
+        PropertyCheck("float_edge", q_orthogonal, cases_float, FLOAT_HP, _Q),
+        SearchCheck("search", q_orthogonal, strategy, ("numpy-float64", "numpy-float32"), _Q),
+        rigorous_check("rigorous", cases_orthogonal_rational, enclose_orthogonal, quantity="||W'W - I||_F"),
     ),
     notes="Columns are scaled over 10^+-100 (10^+-15 in float32); W is built by the definition and by compact WY.",
 )

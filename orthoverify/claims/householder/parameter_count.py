@@ -120,10 +120,10 @@ CLAIMS: list[Claim] = [
         ),
         kind="count",
         checks=(
-            count("exhaustive_count", grid=grid, tally=tally, backends=EXACT, quantity_name="parameter count"),
+            count("count", grid=grid, tally=tally, backends=EXACT, quantity_name="parameter count"),
             FunctionCheck("exact_jacobian_rank", fn_jacobian_rank, EXACT, "symbolic", "rank of dM_1", threshold=None),
             FunctionCheck(
-                "float_jacobian_rank",
+                "jacobian_rank",
                 fn_jacobian_rank_float,
                 ("torch-float64",),
                 "float",

@@ -98,9 +98,9 @@ CLAIMS: list[Claim] = [
         kind="identity",
         checks=(
             WY.symbolic("symbolic", cases_symbolic),
-            WY.check("exact_rational", cases_exact, EXACT),
+            WY.check("exact", cases_exact, EXACT),
             WY.check("float", cases_float, FLOAT_HP),
-            WY.search("search_magnitudes", strategy),
+            WY.search("search", strategy),
         ),
         notes="The m = n variant is checked with arbitrary u_1 (the identity does not need u_1 = +-1).",
     )

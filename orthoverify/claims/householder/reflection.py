@@ -145,11 +145,11 @@ CLAIMS: list[Claim] = [
         ),
         kind="identity",
         checks=(
-            SymbolicCheck("symbolic_reflection", sym_reflection),
-            FunctionCheck("symbolic_h1_iff", fn_h1_iff, EXACT, "symbolic", "H_1'H_1 - I", threshold=None),
-            PropertyCheck("exact_rational", q_reflection, cases_exact, EXACT, "exact residuals"),
-            PropertyCheck("float_wide_magnitudes", q_reflection, cases_float, FLOAT_HP, _Q),
-            SearchCheck("search_magnitudes", q_reflection, strategy, ("numpy-float64", "numpy-float32"), _Q),
+            SymbolicCheck("symbolic", sym_reflection),
+            FunctionCheck("converse", fn_h1_iff, EXACT, "symbolic", "H_1'H_1 - I", threshold=None),
+            PropertyCheck("exact", q_reflection, cases_exact, EXACT, "exact residuals"),
+            PropertyCheck("float_edge", q_reflection, cases_float, FLOAT_HP, _Q),
+            SearchCheck("search", q_reflection, strategy, ("numpy-float64", "numpy-float32"), _Q),
         ),
         notes=(
             "Reflections are formed from u / max|u| so that u'u neither overflows nor underflows "

@@ -27,6 +27,7 @@ from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchChe
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.ratios import flag as _flag
+from orthoverify.engine.templates import sampled
 from orthoverify.errors import NotOrthogonalError
 from orthoverify.param import householder as hh
 from orthoverify.strategies import orthogonal_matrices
@@ -54,12 +55,11 @@ def q_theorem1(b: Backend, case: Case) -> Measure:
     )
 
 
-def cases_exact(ctx: RunContext) -> Iterator[Case]:
-    rng = ctx.rng()
-    for n in ctx.profile.exact_sizes:
-        for det in (1, -1):
-            for _ in range(max(1, ctx.profile.cases // 2)):
-                yield {"Q": samples.rational_orthogonal(rng, n, det=det)}
+cases_exact = sampled(
+    lambda ctx: [(n, det) for n in ctx.profile.exact_sizes for det in (1, -1)],
+    lambda rng, size: {"Q": samples.rational_orthogonal(rng, size[0], det=size[1])},
+    per_size=lambda ctx: max(1, ctx.profile.cases // 2),
+)
 
 
 def cases_signed_permutations(ctx: RunContext) -> Iterator[Case]:
@@ -92,17 +92,17 @@ CLAIMS: list[Claim] = [
         ),
         kind="coverage",
         checks=(
-            PropertyCheck("exact_rational_orthogonal", q_theorem1, cases_exact, EXACT, "M_1(u) - Q"),
+            PropertyCheck("exact", q_theorem1, cases_exact, EXACT, "M_1(u) - Q"),
             PropertyCheck(
-                "exhaustive_signed_permutations",
+                "exhaustive",
                 q_theorem1,
                 cases_signed_permutations,
                 EXACT,
                 "M_1(u) - Q",
                 method="exhaustive",
             ),
-            PropertyCheck("float_structured_and_haar", q_theorem1, cases_float, FLOAT_HP, _Q),
-            SearchCheck("search_structured", q_theorem1, strategy, ("numpy-float64", "numpy-float32"), _Q),
+            PropertyCheck("float", q_theorem1, cases_float, FLOAT_HP, _Q),
+            SearchCheck("search", q_theorem1, strategy, ("numpy-float64", "numpy-float32"), _Q),
         ),
         notes=(
             "Preimages come from Algorithm 2 (App. A): as printed in exact arithmetic, and in its "

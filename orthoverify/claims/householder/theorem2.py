@@ -23,22 +23,13 @@ import numpy as np
 import sympy
 
 from orthoverify import samples
-from orthoverify.backends import Backend
+from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import exact_backend, symbol_array
 from orthoverify.claims.householder import PAPER
-from orthoverify.claims.householder._shared import (
-    against_high_precision_definition,
-    definition_gradients,
-    grad_inputs,
-    gradient_measure,
-    loss,
-    sizes_nm,
-)
+from orthoverify.claims.householder._shared import column_scales, grad_inputs, gradient_scale, loss, sizes_nm
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim, Place
-from orthoverify.engine.ratios import Measure, agreement, worst
-from orthoverify.engine.reference import exact_gradient
-from orthoverify.engine.templates import Gradient
+from orthoverify.engine.templates import Derivative, Gradient, Inputs, sampled
 from orthoverify.param import householder as hh
 from orthoverify.strategies import householder_vectors, reflection_vector
 
@@ -47,65 +38,54 @@ GRADIENT = Gradient(
 )
 
 
-def q_fd(b: Backend, case: Case) -> Measure:
-    """Eqs. 14-15 on b against central differences of L = c' W(U) h (W by its definition)
-    computed at high precision on the same inputs; dL/dh against W'c there."""
-    u, h, c = grad_inputs(b, case)
-    gu, gh = hh.theorem2_gradients(u, h, c, backend=b)
-    return against_high_precision_definition(b, u, h, c, {"dl_du": gu, "dl_dh": gh})
+def _theorem2(b: Backend, x: Inputs) -> dict[str, Array]:
+    gu, gh = hh.theorem2_gradients(x["U"], x["h"], x["c"], backend=b)
+    return {"U": gu, "h": gh}
 
 
-def q_autograd(b: Backend, case: Case) -> Measure:
-    """Eqs. 14-15 against the derivative of the definition W(U) h (torch autograd)."""
-    u, h, c = grad_inputs(b, case)
-    gu, gh = hh.theorem2_gradients(u, h, c, backend=b)
-    _out, au, ah, eps = definition_gradients(b, u, h, c)
-    return gradient_measure(b, u, h, c, {"dl_du": (gu, au), "dl_dh": (gh, ah)}, eps)
+EQ14_15 = Derivative(
+    lambda b, case: dict(zip("Uhc", grad_inputs(b, case), strict=True)),
+    loss=lambda b, x: loss(b, x["h"], x["c"])(x["U"]),
+    formula=_theorem2,
+    scale=gradient_scale,
+    dim=lambda x: x["U"].shape[0],
+    step_scale=lambda b, x, key: column_scales(b, x["U"]) if key == "U" else None,
+    autograd_loss=lambda b, x: x["c"] @ (hh.reflector_product(x["U"], backend=b) @ x["h"]),
+)
+"""Eqs. 14-15 and L = c' W(U) h with W by its definition: eq. 6's reflections applied in turn
+(SymPy, 50-digit differences), their dense product (autograd)."""
 
 
-def q_exact(b: Backend, case: Case) -> Measure:
-    """Eqs. 14-15 against SymPy's exact derivative of c' W(U) h at a rational point."""
-    u, h, c = grad_inputs(b, case)
-    n = u.shape[0]
-    gu, gh = hh.theorem2_gradients(u, h, c, backend=b)
-    eu = exact_gradient(loss(b, h, c), u)
-    w = hh.reflector_product(u, backend=b)
-    return worst(agreement(b, gu, eu, n), agreement(b, gh, b.transpose(w) @ c, n))
-
-
-def _random_u(rng: np.random.Generator, n: int, m: int) -> np.ndarray:
-    """Dense U or U of eq. 9's shape, at random."""
+def _random_case(rng: np.random.Generator, nm: tuple[int, int]) -> Case:
+    """Dense U or U of eq. 9's shape, at random, with h and dL/dC."""
+    n, m = nm
     dense = bool(rng.integers(0, 2))
-    return rng.standard_normal((n, m)) if dense else samples.reflection_vectors(rng, n, m)
+    u = rng.standard_normal((n, m)) if dense else samples.reflection_vectors(rng, n, m)
+    return {"U": u, "h": rng.standard_normal(n), "c": rng.standard_normal(n)}
 
 
-def cases_float(ctx: RunContext) -> Iterator[Case]:
-    """Random U (dense or of eq. 9's shape), h and dL/dC for every profile size."""
-    rng = ctx.rng()
-    for n, m in sizes_nm(ctx.profile.sizes, min_n=2):
-        for _ in range(ctx.profile.cases):
-            u = _random_u(rng, n, m)
-            yield {"U": u, "h": rng.standard_normal(n), "c": rng.standard_normal(n)}
+cases_float = sampled(lambda ctx: sizes_nm(ctx.profile.sizes, min_n=2), _random_case)
+"""Random U (dense or of eq. 9's shape), h and dL/dC for every profile size."""
 
 
-def cases_fd(ctx: RunContext) -> Iterator[Case]:
-    """Fewer, smaller cases for 50-digit finite differences (2nm evaluations at 50 digits each):
-    the profile's high-precision sizes, a quarter of its cases (at least one)."""
-    rng = ctx.rng()
-    for n, m in sizes_nm(ctx.profile.hp_sizes, min_n=2):
-        for _ in range(max(1, ctx.profile.cases // 4)):
-            u = _random_u(rng, n, m)
-            yield {"U": u, "h": rng.standard_normal(n), "c": rng.standard_normal(n)}
+cases_fd = sampled(
+    lambda ctx: sizes_nm(ctx.profile.hp_sizes, min_n=2),
+    _random_case,
+    per_size=lambda ctx: max(1, ctx.profile.cases // 4),
+)
+"""Fewer, smaller cases for 50-digit finite differences (2nm evaluations at 50 digits each):
+the profile's high-precision sizes, a quarter of its cases (at least one)."""
 
 
-def cases_exact(ctx: RunContext) -> Iterator[Case]:
-    rng = ctx.rng()
-    for n, m in sizes_nm(ctx.profile.exact_sizes, min_n=2):
-        yield {
-            "U": samples.rational_vectors(rng, n, m),
-            "h": samples.rational_vectors(rng, n, 1)[:, 0],
-            "c": samples.rational_vectors(rng, n, 1)[:, 0],
-        }
+cases_exact = sampled(
+    lambda ctx: sizes_nm(ctx.profile.exact_sizes, min_n=2),
+    lambda rng, nm: {
+        "U": samples.rational_vectors(rng, *nm),
+        "h": samples.rational_vectors(rng, nm[0], 1)[:, 0],
+        "c": samples.rational_vectors(rng, nm[0], 1)[:, 0],
+    },
+    per_size=lambda ctx: 1,
+)
 
 
 def sym_theorem2(ctx: RunContext) -> Iterator[tuple[str, Any]]:
@@ -157,10 +137,10 @@ CLAIMS: list[Claim] = [
         kind="gradient",
         checks=(
             GRADIENT.symbolic(sym_theorem2),
-            GRADIENT.exact(q_exact, cases_exact),
-            GRADIENT.finite_differences(q_fd, cases_fd),
-            GRADIENT.autograd(q_autograd, cases_float),
-            GRADIENT.search(q_autograd, strategy),
+            GRADIENT.exact(EQ14_15.exact, cases_exact),
+            GRADIENT.finite_differences(EQ14_15.finite_differences, cases_fd),
+            GRADIENT.autograd(EQ14_15.autograd, cases_float),
+            GRADIENT.search(EQ14_15.autograd, strategy),
         ),
         notes=(
             "Checked for general dense U (the theorem's U is any n x m matrix) and for eq. 9's shape. Finite "

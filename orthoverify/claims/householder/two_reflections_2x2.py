@@ -96,10 +96,10 @@ CLAIMS: list[Claim] = [
         ),
         kind="existence",
         checks=(
-            SymbolicCheck("symbolic_determinant_and_distance", sym_two_reflections),
-            FunctionCheck("groebner_no_solution", fn_groebner, EXACT, "symbolic", "Groebner basis", threshold=None),
+            SymbolicCheck("symbolic", sym_two_reflections),
+            FunctionCheck("nonexistence", fn_groebner, EXACT, "symbolic", "Groebner basis", threshold=None),
             FunctionCheck(
-                "float_distance",
+                "float",
                 fn_float_distance,
                 ("numpy-float64",),
                 "float",

@@ -180,7 +180,6 @@ def checks(corrected: bool) -> tuple[Check, ...]:
         GRADIENT.finite_differences(
             lambda b, c: alg1_measure(b, c, variant, "fd"),
             lambda ctx: cases_alg1(ctx, small=True),
-            name="central_differences_50_digits",
             backends=("numpy-float64", "mpmath"),
         ),
         GRADIENT.exact(lambda b, c: alg1_measure(b, c, variant, "exact"), cases_alg1),

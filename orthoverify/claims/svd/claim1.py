@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import sympy
 
-from orthoverify.backends import Array, Backend, get_backend
+from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import EXACT, FLOAT_HP, TORCH
 from orthoverify.claims._common import exact_backend as _sympy
 from orthoverify.claims.svd import PAPER
@@ -39,9 +39,8 @@ from orthoverify.claims.svd._landscape import (
 )
 from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim, Place
-from orthoverify.engine.ratios import Measure, agreement, residual, scaled
-from orthoverify.engine.reference import central_gradient, exact_gradient, fd_eps
-from orthoverify.engine.templates import Gradient, printed_and_corrected
+from orthoverify.engine.ratios import Measure, agreement, scaled
+from orthoverify.engine.templates import Derivative, Gradient, Inputs, printed_and_corrected
 from orthoverify.param import linear_rnn as lr
 
 Formula = Callable[[lr.Problem, Array], Array]
@@ -53,12 +52,6 @@ def _printed(pb: lr.Problem, w: Array) -> Array:
 
 def _true(pb: lr.Problem, w: Array) -> Array:
     return pb.gradient(w)
-
-
-def _moved(pb: lr.Problem, b: Backend, r: Backend) -> lr.Problem:
-    """pb's data (as b holds it) in r's arithmetic, without re-checking PSD."""
-    y, a, sigma = (r.asarray(b.to_strings(x)) for x in (pb.y, pb.a, pb.sigma))
-    return lr.problem(y, a, sigma, pb.t, backend=r, psd=False)
 
 
 def _problem(b: Backend, case: Case) -> tuple[lr.Problem, Array]:
@@ -109,44 +102,32 @@ def cases_risk(ctx: RunContext) -> Iterator[Case]:
                 yield risk_case(rng, n, n + k % 2, t, 3 + k % 3, exact)
 
 
-def _reference(b: Backend, pb: lr.Problem, w: Array) -> tuple[Array, str]:
-    """An independent gradient of R in b's arithmetic: autograd (torch), the exact derivative
-    (SymPy), central differences at b's precision (mpmath) or at 50 digits (NumPy)."""
-    if b.family == "torch":
-        import torch
-
-        ww = w.detach().clone().requires_grad_(True)
-        (g,) = torch.autograd.grad(pb.risk(ww), (ww,))
-        return g, "autograd"
-    if b.exact:
-        # expanded: the same polynomial, which SymPy then differentiates far faster than the product tree
-        return exact_gradient(lambda v: sympy.expand(pb.risk(v)), w), "exact"
-    r = b if b.family == "mpmath" else get_backend("mpmath")
-    pr = _moved(pb, b, r)
-    wr = r.asarray(b.to_strings(w))
-    return central_gradient(pr.risk, wr, r), "central differences"
+def _of(b: Backend, x: Inputs) -> lr.Problem:
+    return lr.problem(x["Y"], x["A"], x["Sigma"], x["t"], backend=b, psd=False)
 
 
-def _compare(formula: Formula) -> Callable[[Backend, Case], Measure]:
-    """A gradient formula against :func:`_reference` in b's arithmetic: a test ratio
-    ||formula - reference|| / (nt eps gradient_scale) (exact: the exact difference)."""
+def _inputs(b: Backend, case: Case) -> Inputs:
+    pb, w = _problem(b, case)
+    return {"W": w, "Y": pb.y, "A": pb.a, "Sigma": pb.sigma, "t": pb.t}
 
-    def q(b: Backend, case: Case) -> Measure:
-        pb, w = _problem(b, case)
-        closed = formula(pb, w)
-        ref, how = _reference(b, pb, w)
-        if b.exact:
-            return agreement(b, closed, ref, pb.n)
-        dim = pb.n * pb.t
-        if how == "central differences":
-            r = get_backend("mpmath") if b.family != "mpmath" else b
-            diff = r.asarray(b.to_strings(closed)) - ref
-            pr = _moved(pb, b, r)
-            scale = lr.gradient_scale(pr, r.asarray(b.to_strings(w)))
-            return scaled(r.to_float(r.norm(diff)) / scale, dim, max(b.eps, fd_eps(r)))
-        return residual(b, closed - ref, dim, lr.gradient_scale(pb, w))
 
-    return q
+def _risk(b: Backend, x: Inputs) -> Any:
+    """R(W) by the closed form; expanded in exact arithmetic (the same polynomial, which SymPy
+    then differentiates far faster than the product tree)."""
+    risk = _of(b, x).risk(x["W"])
+    return sympy.expand(risk) if b.exact else risk
+
+
+def _derivative(formula: Formula) -> Derivative:
+    """A gradient formula of R and its references (autograd, SymPy's exact derivative, central
+    differences), scaled by the size of the terms the gradient sums, ||.|| / (nt eps scale)."""
+    return Derivative(
+        _inputs,
+        _risk,
+        lambda b, x: {"W": formula(_of(b, x), x["W"])},
+        scale=lambda b, x, _key: lr.gradient_scale(_of(b, x), x["W"]),
+        dim=lambda x: x["W"].shape[0] * x["t"],
+    )
 
 
 def sym_gradient(ctx: RunContext) -> Iterator[tuple[str, Any]]:
@@ -175,9 +156,9 @@ def sym_gradient(ctx: RunContext) -> Iterator[tuple[str, Any]]:
 
 def _risk_checks() -> tuple[PropertyCheck, PropertyCheck]:
     return (
-        PropertyCheck("risk_vs_expectation_exact", q_risk, cases_risk, EXACT, "closed form - E f (exact)"),
+        PropertyCheck("exact", q_risk, cases_risk, EXACT, "closed form - E f (exact)"),
         PropertyCheck(
-            "risk_vs_expectation_float",
+            "float",
             q_risk,
             cases_risk,
             FLOAT_HP,
@@ -193,28 +174,24 @@ def checks(corrected: bool) -> tuple[Check, ...]:
     """The risk against its definition, then the (printed or true) gradient against SymPy's
     exact derivative, torch autograd and 50-digit central differences."""
     which, formula = ("true", _true) if corrected else ("printed", _printed)
-    grad = Gradient(_GRAD_RATIO, fd_note="")
-    prefix = "" if corrected else "printed_"
+    grad, derivative = Gradient(_GRAD_RATIO, fd_note=""), _derivative(formula)
     exact = Gradient(f"{which} gradient - SymPy's exact derivative").exact(
-        _compare(formula),
+        derivative.exact,
         cases_grad_exact_general if corrected else cases_grad_exact,
-        f"{prefix}gradient_vs_exact_derivative",
     )
     return (
         *_risk_checks(),
-        *((grad.symbolic(sym_gradient, "symbolic_gradient"),) if corrected else ()),
+        *((grad.symbolic(sym_gradient),) if corrected else ()),
         exact,
         grad.autograd(
-            _compare(formula),
+            derivative.autograd,
             cases_grad_float if corrected else cases_grad_float_square,
-            f"{prefix}gradient_vs_autograd",
             backends=TORCH if corrected else ("torch-float64",),
         ),
         grad.finite_differences(
-            _compare(formula),
+            derivative.finite_differences,
             cases_grad_fd if corrected else cases_grad_fd_square,
-            f"{prefix}gradient_vs_central_differences_50_digits",
-            ("numpy-float32", "numpy-float64", "mpmath") if corrected else ("numpy-float64", "mpmath"),
+            backends=("numpy-float32", "numpy-float64", "mpmath") if corrected else ("numpy-float64", "mpmath"),
         ),
     )
 

@@ -199,16 +199,14 @@ COROLLARY1 = Claim(
     kind="existence",
     checks=(
         witness(
-            "pullback_hand_built_n1",
+            "witness",
             violation,
             candidates=candidates_1d,
             backends=("mpmath",),
             quantity_name=QUANTITY,
             method="high-precision",
         ),
-        witness(
-            "pullback_search_n2", violation, candidates=candidates_search, backends=("mpmath",), quantity_name=QUANTITY
-        ),
+        witness("search", violation, candidates=candidates_search, backends=("mpmath",), quantity_name=QUANTITY),
     ),
     notes=(
         "The loss in the svdRNN parameters p = (u_1..u_n, v_1..v_n, s_hat) is L(p) = R(M_{1,1}(u, v, sigma(s_hat))). "

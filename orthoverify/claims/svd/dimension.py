@@ -26,7 +26,7 @@ from orthoverify.claims.svd import PAPER
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, flag, residual, scaled, worst
-from orthoverify.engine.templates import witness
+from orthoverify.engine.templates import sampled, witness
 from orthoverify.param import svd as sv
 
 
@@ -51,12 +51,12 @@ def _radial(m: int, n: int, k1: int, k2: int, flat: list[Any]) -> list[sympy.Mat
     return out
 
 
-def cases_exact(ctx: RunContext) -> Iterator[Case]:
-    """Random rational points of M_{1,1} (distinct singular values) for n <= 3."""
-    rng = ctx.rng()
-    for n in [s for s in ctx.profile.symbolic_sizes if s <= 3]:
-        for _ in range(max(1, ctx.profile.cases // 2)):
-            yield {"n": n, "point": np.array(_rational_point(rng, n, n, 1, 1), dtype=object)}
+cases_exact = sampled(
+    lambda ctx: [s for s in ctx.profile.symbolic_sizes if s <= 3],
+    lambda rng, n: {"n": n, "point": np.array(_rational_point(rng, n, n, 1, 1), dtype=object)},
+    per_size=lambda ctx: max(1, ctx.profile.cases // 2),
+)
+"""Random rational points of M_{1,1} (distinct singular values) for n <= 3."""
 
 
 def violation_exact(b: Backend, case: Case) -> Measure:
@@ -142,7 +142,7 @@ DIMENSION = Claim(
             method="symbolic",
         ),
         PropertyCheck(
-            "float_jacobian_rank",
+            "jacobian_rank",
             q_dimension_float,
             cases_dimension_float,
             ("torch-float64",),

@@ -166,7 +166,7 @@ def checks(corrected: bool) -> tuple[Check, ...]:
     """The printed rows (terms the paper states) or the exact corrected counts, on the flop counter."""
     return (
         FunctionCheck(
-            "exhaustive_instrumented_count",
+            "count",
             fn_flops_corrected if corrected else fn_flops_printed,
             ("flops",),
             "exhaustive",

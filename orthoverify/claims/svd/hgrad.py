@@ -13,61 +13,41 @@ Evidence: random h, u, g (u != 0) of every size and reflection length 1, 2, n.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
-from orthoverify.backends import FLOAT_BACKENDS, Array, Backend, get_backend
+from orthoverify.backends import FLOAT_BACKENDS, Array, Backend
 from orthoverify.claims._common import norm_scale
 from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._shared import grad_case, random_vector
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim, Place
-from orthoverify.engine.ratios import Measure, residual, scaled, worst
-from orthoverify.engine.reference import central_gradient, exact_gradient, fd_eps
-from orthoverify.engine.templates import Gradient
+from orthoverify.engine.templates import Derivative, Gradient, Inputs
 from orthoverify.param import svd as sv
 
 
-def _hgrad_scale(b: Backend, h: Array, g: Array, u: Array) -> float:
-    """Size of the terms of dL/du: ||g|| ||h|| / ||u||."""
-    return norm_scale(b, g) * norm_scale(b, h) / norm_scale(b, u) if not b.exact else 1.0
+def _inputs(b: Backend, case: Case) -> Inputs:
+    h, u, g, _n = grad_case(b, case)
+    return {"h": h, "u": u, "g": g}
 
 
-def q_hgrad_autograd(b: Backend, case: Case) -> Measure:
-    """Algorithm 3 against torch autograd through the dense definition g' H_k(u) h."""
-    import torch
-
-    h, u, g, n = grad_case(b, case)
-    res = sv.hgrad(h, u, g, backend=b)
-    uu = u.clone().requires_grad_(True)
-    hq = h.clone().requires_grad_(True)
-    loss = b.sum(g * (sv.reflector(uu, n, backend=b) @ hq))
-    du, dh = torch.autograd.grad(loss, (uu, hq))
-    return worst(
-        residual(b, res.dl_du - du, n, _hgrad_scale(b, h, g, u)),
-        residual(b, res.dl_dh - dh, n, norm_scale(b, g)),
-    )
+def _loss(b: Backend, x: Inputs) -> Any:
+    """g' H_k(u) h with the dense reflector: the definition Hgrad differentiates."""
+    return b.sum(x["g"] * (sv.reflector(x["u"], x["h"].shape[0], backend=b) @ x["h"]))
 
 
-def q_hgrad_fd(b: Backend, case: Case) -> Measure:
-    """Algorithm 3 on b against 50-digit central differences of g' H_k(u) h on b's inputs."""
-    h, u, g, n = grad_case(b, case)
-    res = sv.hgrad(h, u, g, backend=b)
-    r = b if b.method == "high-precision" else get_backend("mpmath")
-    hr, ur, gr = (r.asarray(b.to_strings(x)) for x in (h, u, g))
-    ref_u = central_gradient(lambda x: r.sum(gr * (sv.reflector(x, n, backend=r) @ hr)), ur, r)
-    ref_h = central_gradient(lambda x: r.sum(gr * (sv.reflector(ur, n, backend=r) @ x)), hr, r)
-    eps = max(b.eps, fd_eps(r))
-    e_u = r.to_float(r.norm(r.asarray(b.to_strings(res.dl_du)) - ref_u)) / _hgrad_scale(r, hr, gr, ur)
-    e_h = r.to_float(r.norm(r.asarray(b.to_strings(res.dl_dh)) - ref_h)) / norm_scale(r, gr)
-    return worst(scaled(e_u, n, eps), scaled(e_h, n, eps))
+def _hgrad(b: Backend, x: Inputs) -> dict[str, Array]:
+    res = sv.hgrad(x["h"], x["u"], x["g"], backend=b)
+    return {"u": res.dl_du, "h": res.dl_dh}
 
 
-def q_hgrad_exact(b: Backend, case: Case) -> Measure:
-    """Algorithm 3 against SymPy's exact derivative of g' H_k(u) h."""
-    h, u, g, n = grad_case(b, case)
-    res = sv.hgrad(h, u, g, backend=b)
-    ref_u = exact_gradient(lambda x: b.sum(g * (sv.reflector(x, n, backend=b) @ h)), u)
-    ref_h = exact_gradient(lambda x: b.sum(g * (sv.reflector(u, n, backend=b) @ x)), h)
-    return worst(residual(b, res.dl_du - ref_u, n), residual(b, res.dl_dh - ref_h, n))
+def _scale(b: Backend, x: Inputs, key: str) -> float:
+    """Size of the terms: ||g|| ||h|| / ||u|| for dL/du, ||g|| for dL/dh."""
+    if key == "h":
+        return norm_scale(b, x["g"])
+    return norm_scale(b, x["g"]) * norm_scale(b, x["h"]) / norm_scale(b, x["u"]) if not b.exact else 1.0
+
+
+HGRAD_DERIVATIVE = Derivative(_inputs, _loss, _hgrad, _scale, dim=lambda x: x["h"].shape[0])
 
 
 def cases_hgrad(ctx: RunContext) -> Iterator[Case]:
@@ -102,11 +82,11 @@ HGRAD = Claim(
         "including the last term from the norm of u_k"
     ),
     checks=(
-        GRADIENT.autograd(q_hgrad_autograd, cases_hgrad),
+        GRADIENT.autograd(HGRAD_DERIVATIVE.autograd, cases_hgrad),
         GRADIENT.finite_differences(
-            q_hgrad_fd, cases_hgrad, name="central_differences_50_digits", backends=(*FLOAT_BACKENDS, "mpmath")
+            HGRAD_DERIVATIVE.finite_differences, cases_hgrad, backends=(*FLOAT_BACKENDS, "mpmath")
         ),
-        GRADIENT.exact(q_hgrad_exact, cases_hgrad),
+        GRADIENT.exact(HGRAD_DERIVATIVE.exact, cases_hgrad),
     ),
     notes="For u_k != 0 (at u_k = 0 the map u -> H(u) is not even continuous, so there is no derivative).",
 )

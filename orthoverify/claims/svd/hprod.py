@@ -95,19 +95,19 @@ GUARDED = Agreement(guarded, dense, "||Hprod - H_k(u) h|| / (n eps ||H_k(u) h||)
 def checks(corrected: bool) -> tuple[Check, ...]:
     if corrected:
         return (
-            GUARDED.check("guarded", lambda ctx: cases_hprod(ctx, zero=True), ALL),
+            GUARDED.check("all_arithmetics", lambda ctx: cases_hprod(ctx, zero=True), ALL),
             GUARDED.search("search", _hprod_strategy, ("numpy-float64",)),
         )
     return (
         PropertyCheck(
-            "exact_including_zero",
+            "exact",
             q_hprod_printed,
             lambda ctx: cases_hprod(ctx, zero=True),
             EXACT,
             "Hprod(h, u) - H_k(u) h",
         ),
         PropertyCheck(
-            "float_nonzero_u",
+            "float",
             q_hprod_printed,
             lambda ctx: cases_hprod(ctx, zero=False),
             FLOAT_HP,

@@ -86,8 +86,8 @@ LEMMA1 = Claim(
         "with V(k) = H_n(v_n)...H_k(v_k): V(k1)_{*,i} = V(k2)_{*,i} for all k1, k2 in [n] and i <= min(n-k1, n-k2)"
     ),
     checks=(
-        PropertyCheck("every_pair", q_lemma1, cases_lemma1, ALL, "||V(k1)_{:, :i} - V(k2)_{:, :i}|| / (n eps)"),
-        SHARP.check("exact_sharp_range", cases_sharp, EXACT, method="exhaustive"),
+        PropertyCheck("all_arithmetics", q_lemma1, cases_lemma1, ALL, "||V(k1)_{:, :i} - V(k2)_{:, :i}|| / (n eps)"),
+        SHARP.check("exhaustive", cases_sharp, EXACT, method="exhaustive"),
     ),
     notes=(
         "True, and not sharp: H_j fixes e_i for i <= n - j, so the columns agree up to n - max(k1, k2) + 1. "

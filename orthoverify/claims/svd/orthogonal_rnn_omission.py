@@ -76,15 +76,13 @@ OMISSION = Claim(
     ),
     checks=(
         PropertyCheck(
-            "householder_algorithm1_keeps_it",
+            "witness",
             q_omission,
             cases_omission,
             EXACT,
             "Householder Alg. 1 dL/du - (eq. 15 without its last term)",
         ),
-        Gradient("Householder Alg. 1 dL/du - exact derivative").exact(
-            q_omission_full, cases_omission, "householder_algorithm1_is_full_gradient"
-        ),
+        Gradient("Householder Alg. 1 dL/du - exact derivative").exact(q_omission_full, cases_omission),
     ),
     notes=(
         "Algorithm 1 of the Householder paper (lines 12-14, run as printed) computes "

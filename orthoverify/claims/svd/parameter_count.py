@@ -76,7 +76,7 @@ CLAIMS: list[Claim] = [
         ),
         checks=(
             count(
-                "inventory_and_algebra",
+                "count",
                 grid=grid,
                 tally=tally,
                 backends=EXACT,

@@ -105,10 +105,12 @@ def cases_prop1_nonsingular(ctx: RunContext) -> Iterator[Case]:
 
 def checks(corrected: bool) -> tuple[Check, ...]:
     if corrected:
-        return (PropertyCheck("construction", q_prop1_corrected, cases_prop1, ALL, "||M_1(u) R - B|| / (n eps ||B||)"),)
+        return (
+            PropertyCheck("all_arithmetics", q_prop1_corrected, cases_prop1, ALL, "||M_1(u) R - B|| / (n eps ||B||)"),
+        )
     return (
         PropertyCheck(
-            "exact_all_inputs",
+            "exhaustive",
             q_prop1_printed,
             cases_prop1,
             EXACT,
@@ -116,7 +118,7 @@ def checks(corrected: bool) -> tuple[Check, ...]:
             method="exhaustive",
         ),
         PropertyCheck(
-            "float_nonsingular",
+            "float",
             q_prop1_corrected,
             cases_prop1_nonsingular,
             FLOAT_HP,

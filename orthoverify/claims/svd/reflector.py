@@ -85,7 +85,11 @@ REFLECTOR = Claim(
     ),
     checks=(
         PropertyCheck(
-            "structure", q_reflector, cases_reflector, ALL, "max(||H - H'||, ||H^2 - I||, |tr H - (n-2)|) / (n eps)"
+            "all_arithmetics",
+            q_reflector,
+            cases_reflector,
+            ALL,
+            "max(||H - H'||, ||H^2 - I||, |tr H - (n-2)|) / (n eps)",
         ),
         SymbolicCheck("symbolic", sym_reflector),
     ),

@@ -84,10 +84,10 @@ SIGMA_RANGE = Claim(
     statement="sigma_i = 2r(f(s_i) - 0.5) + sigma* (f the sigmoid) lies in [sigma* - r, sigma* + r]",
     checks=(
         PropertyCheck(
-            "range", q_sigma_range, cases_sigma, (*FLOAT_HP,), "excess over the interval / (eps (|sigma*| + r))"
+            "float", q_sigma_range, cases_sigma, (*FLOAT_HP,), "excess over the interval / (eps (|sigma*| + r))"
         ),
         SearchCheck("search", q_sigma_range, _sigma_strategy, ("numpy-float32", "numpy-float64"), "excess / eps"),
-        SymbolicCheck("tanh_form", sym_sigma),
+        SymbolicCheck("symbolic", sym_sigma),
     ),
     notes=(
         "2(f(s) - 1/2) = tanh(s/2) in (-1, 1): the open interval mathematically; in floating point the "

@@ -71,7 +71,7 @@ def checks(corrected: bool) -> tuple[Check, ...]:
     if corrected:
         return (
             count(
-                "one_convention",
+                "count",
                 grid=grid,
                 tally=CONVENTIONS,
                 backends=EXACT,
@@ -81,7 +81,7 @@ def checks(corrected: bool) -> tuple[Check, ...]:
         )
     return (
         count(
-            "recount_every_row",
+            "count",
             grid=grid,
             tally=stated,
             backends=EXACT,

@@ -74,8 +74,8 @@ THEOREM1 = Claim(
     kind="coverage",
     statement="the image of M_1 (this paper's H convention, u = 0 gives I) is exactly O(n)",
     checks=(
-        PropertyCheck("construction", q_theorem1, cases_theorem1, ALL, "||M_1(u(Q)) - Q|| / (n eps)"),
-        PropertyCheck("image_orthogonal", q_image_orthogonal, cases_image, ALL, "||M'M - I|| / (n eps)"),
+        PropertyCheck("all_arithmetics", q_theorem1, cases_theorem1, ALL, "||M_1(u(Q)) - Q|| / (n eps)"),
+        PropertyCheck("all_arithmetics:image", q_image_orthogonal, cases_image, ALL, "||M'M - I|| / (n eps)"),
         SearchCheck("search", q_theorem1, _orthogonal_strategy, ("numpy-float64",), "||M_1(u(Q)) - Q|| / (n eps)"),
     ),
     notes="Inputs: I, -I, signs, signed permutations, det -1, near I, near -I, rotations by pi, generic.",

@@ -38,8 +38,8 @@ THEOREM2 = Claim(
     kind="coverage",
     statement="the image of M_{1,1} is all of R^{n x n}: every W = M_{1,1}(u_1..u_n, v_1..v_n, sigma)",
     checks=(
-        PropertyCheck("from_svd", q_svd_parameters, cases_theorem2, FLOAT_HP, "||M_{1,1}(p(W)) - W|| / (n eps ||W||)"),
-        FACTORS.check("exact_factors", cases_theorem2_exact, EXACT),
+        PropertyCheck("float", q_svd_parameters, cases_theorem2, FLOAT_HP, "||M_{1,1}(p(W)) - W|| / (n eps ||W||)"),
+        FACTORS.check("exact", cases_theorem2_exact, EXACT),
     ),
     notes="Zero, rank-one, singular and badly scaled W included; sigma may be zero or negative.",
 )

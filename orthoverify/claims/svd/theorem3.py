@@ -28,7 +28,7 @@ THEOREM3 = Claim(
     statement="the image of M_{k1,k2} with sigma = 1 includes O(n) if k1 + k2 <= n + 2",
     checks=(
         PropertyCheck(
-            "construction_every_k",
+            "exhaustive",
             q_theorem3,
             cases_theorem3,
             ALL,

@@ -28,10 +28,10 @@ q_theorem3_printed = theorem3_measure(sv.theorem3_printed)
 
 def checks(corrected: bool) -> tuple[Check, ...]:
     if corrected:
-        q, name, quantity = q_theorem3, "repaired", "||M_{k1,k2}(u(A), v(A), 1) - A|| / (n eps)"
+        q, quantity = q_theorem3, "||M_{k1,k2}(u(A), v(A), 1) - A|| / (n eps)"
     else:
-        q, name, quantity = q_theorem3_printed, "as_printed", "||M_{k1,k2}(printed u, v, 1) - A|| / (n eps)"
-    return (PropertyCheck(name, q, cases_theorem3, ALL, quantity, method="exhaustive"),)
+        q, quantity = q_theorem3_printed, "||M_{k1,k2}(printed u, v, 1) - A|| / (n eps)"
+    return (PropertyCheck("exhaustive", q, cases_theorem3, ALL, quantity, method="exhaustive"),)
 
 
 CLAIMS: list[Claim] = printed_and_corrected(

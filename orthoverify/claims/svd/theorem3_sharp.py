@@ -75,7 +75,7 @@ THEOREM3_SHARP = Claim(
     ),
     checks=(
         witness(
-            "exact_eigenvalue_one",
+            "witness",
             violation,
             candidates=candidates,
             backends=EXACT,

@@ -57,8 +57,8 @@ THEOREM4 = Claim(
         "m <= n: the image of M^{m,n}_{1,n-m+1} is all m x n matrices; m > n: the image of M^{m,n}_{m-n+1,1} is"
     ),
     checks=(
-        PropertyCheck("from_svd", q_svd_parameters, cases_theorem4, FLOAT_HP, "||M(p(W)) - W|| / (max(m,n) eps ||W||)"),
-        FACTORS.check("exact_factors", cases_theorem4_exact, EXACT),
+        PropertyCheck("float", q_svd_parameters, cases_theorem4, FLOAT_HP, "||M(p(W)) - W|| / (max(m,n) eps ||W||)"),
+        FACTORS.check("exact", cases_theorem4_exact, EXACT),
         SearchCheck("search", q_svd_parameters, _matrix_strategy, ("numpy-float64",), "||M(p(W)) - W|| / (eps ||W||)"),
     ),
 )

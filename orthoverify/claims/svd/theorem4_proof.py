@@ -86,7 +86,9 @@ def checks(corrected: bool) -> tuple[Check, ...]:
             ),
         )
     return (
-        audit("as_printed", lines_printed, cases_theorem4_proof, quantity_name="printed indices", method="exhaustive"),
+        audit(
+            "line_by_line", lines_printed, cases_theorem4_proof, quantity_name="printed indices", method="exhaustive"
+        ),
     )
 
 

@@ -154,7 +154,7 @@ THEOREM5 = Claim(
     kind="bound",
     checks=(
         witness(
-            "critical_point_search_50_digits",
+            "search",
             violation_search,
             candidates=candidates_search,
             backends=("mpmath",),
@@ -162,7 +162,7 @@ THEOREM5 = Claim(
             "eps / (n eps_mach (1 + ||W*||)) at a critical point W*",
         ),
         witness(
-            "exact_critical_points_n1",
+            "witness",
             violation_exact,
             candidates=candidates_exact_1d,
             backends=EXACT,

@@ -183,7 +183,7 @@ AUTOGRAD = Gradient(AGREE_RATIO)
 
 def autograd_check(cases: Cases) -> PropertyCheck:
     """Torch autograd against the backward recursion on ``cases``."""
-    return AUTOGRAD.autograd(q_autograd, cases, name="autograd_vs_backward")
+    return AUTOGRAD.autograd(q_autograd, cases, name="custom_backward")
 
 
 def _trajectory(act: str, bias_mode: str, n: int) -> Callable[[RunContext], Outcome]:
@@ -219,7 +219,7 @@ def trajectory_check(act: str, bias_mode: str, n: int) -> FunctionCheck:
     one recorded run whose trajectory (autograd and the backward recursion) is the evidence; its
     ratios are the templates' (:func:`bound_measure`, :func:`q_autograd`) against the threshold."""
     return FunctionCheck(
-        "trajectory_urnn",
+        "trajectory",
         _trajectory(act, bias_mode, n),
         ("torch-float64",),
         "float",

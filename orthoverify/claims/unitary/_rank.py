@@ -231,7 +231,7 @@ def rank_checks(
             replay_fn=replay,
         ),
         FunctionCheck(
-            "rank_50_digits",
+            "jacobian_rank_50_digits",
             lambda ctx: hp_confirm(ctx, hp_sizes(coverage_plan(ctx)), float_backend, rule, what),
             (HP,),
             "high-precision",

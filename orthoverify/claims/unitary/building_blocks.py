@@ -148,15 +148,15 @@ BUILDING_BLOCKS = Claim(
     ),
     checks=(
         PropertyCheck(
-            "blocks",
+            "all_arithmetics",
             q_blocks,
             cases_blocks,
             ALL,
             "max(||X*X - I|| for X in D, R, Pi, F, F^-1; ||F^-1 F - I||; ||R(cv) - R(v)||) / (n eps)",
         ),
-        SymbolicCheck("reflection_symbolic", sym_blocks),
+        SymbolicCheck("symbolic", sym_blocks),
         witness(
-            "permutations",
+            "exhaustive",
             permutation_violation,
             backends=("sympy",),
             quantity_name="Pi'Pi - I",
@@ -164,7 +164,7 @@ BUILDING_BLOCKS = Claim(
             method="exhaustive",
         ),
         PropertyCheck(
-            "dft_normalisation",
+            "float",
             q_unnormalised_dft,
             cases_unnormalised_dft,
             ("numpy-float64",),

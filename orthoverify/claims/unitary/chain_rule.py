@@ -175,15 +175,13 @@ def checks(corrected: bool) -> tuple[Check, ...]:
     differences at 50 digits (on mpmath only: this quantity differences at b's own precision)."""
     if not corrected:
         return (
-            PRINTED_EXACT.exact(q_chain_printed, cases_chain_exact_printed, name="exact"),
-            AUTOGRAD.autograd(q_chain_printed, cases_chain_float, name="float_vs_autograd"),
+            PRINTED_EXACT.exact(q_chain_printed, cases_chain_exact_printed),
+            AUTOGRAD.autograd(q_chain_printed, cases_chain_float),
         )
     return (
-        CORRECTED_EXACT.exact(q_chain_corrected, cases_chain_exact, name="exact"),
-        AUTOGRAD.autograd(q_chain_corrected, cases_chain_float, name="float_vs_autograd"),
-        CENTRAL_DIFFERENCES.finite_differences(
-            q_chain_fd, cases_chain_hp, name="central_differences", backends=("mpmath",)
-        ),
+        CORRECTED_EXACT.exact(q_chain_corrected, cases_chain_exact),
+        AUTOGRAD.autograd(q_chain_corrected, cases_chain_float),
+        CENTRAL_DIFFERENCES.finite_differences(q_chain_fd, cases_chain_hp, backends=("mpmath",)),
     )
 
 

@@ -123,15 +123,15 @@ COMPLEX_BLOCK = Claim(
     ),
     checks=(
         PropertyCheck(
-            "haar_and_structured",
+            "all_arithmetics",
             q_complex_block,
             cases_complex_block,
             ALL,
             "max(||W_hat'W_hat - I||, ||W_hat h_hat - (Re, Im)(Wh)|| / ||Wh||) / (2n eps)",
         ),
-        SymbolicCheck("homomorphism", sym_complex_block),
+        SymbolicCheck("symbolic", sym_complex_block),
         witness(
-            "block_algebra",
+            "exact",
             block_violation,
             backends=("sympy",),
             quantity_name="eq. 5 block identity",

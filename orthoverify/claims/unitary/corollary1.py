@@ -133,10 +133,10 @@ COROLLARY1 = Claim(
         "image is unitary"
     ),
     checks=(
-        REBUILT.check("invert_and_rebuild", cases_corollary1, FLOAT_HP),
-        REBUILT.search("invert_search", _unitary_strategy, ("numpy-float64", "torch-float32")),
-        PropertyCheck("image_unitary", q_image_unitary, cases_image_unitary, ALL, "||M*M - I|| / (n eps)"),
-        SymbolicCheck("image_unitary_symbolic", sym_image_unitary),
+        REBUILT.check("float", cases_corollary1, FLOAT_HP),
+        REBUILT.search("search", _unitary_strategy, ("numpy-float64", "torch-float32")),
+        PropertyCheck("all_arithmetics", q_image_unitary, cases_image_unitary, ALL, "||M*M - I|| / (n eps)"),
+        SymbolicCheck("symbolic", sym_image_unitary),
     ),
     notes=(
         "Coverage is shown constructively: unitary_parameters (the complex Householder QR of the proof sketch, "

@@ -109,7 +109,7 @@ COROLLARY1_PROOF = Claim(
     ),
     checks=(
         witness(
-            "theta_exists",
+            "witness",
             theta_gap,
             backends=("sympy",),
             quantity_name="|x_1| - ||x||",
@@ -136,7 +136,7 @@ COROLLARY1_PROOF_CORRECTED = Claim(
         "with theta such that x_1 = e^(i theta)|x_1| (any theta when x_1 = 0), u = x + e^(i theta)||x|| e_1 and "
         "H = -e^(-i theta)(I - 2uu*/||u||^2) give H x = ||x|| e_1"
     ),
-    checks=(EQ17.check("eq17", cases_eq17, ALL),),
+    checks=(EQ17.check("all_arithmetics", cases_eq17, ALL),),
 )
 
 CLAIMS: list[Claim] = [COROLLARY1_PROOF, COROLLARY1_PROOF_CORRECTED]

@@ -71,7 +71,7 @@ COVERAGE = Claim(
             ),
         ),
         PropertyCheck(
-            "jacobian_agreement",
+            "float",
             q_jacobian_agreement,
             cases_agreement,
             (T64, HP),

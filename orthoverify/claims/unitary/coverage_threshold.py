@@ -153,14 +153,14 @@ THRESHOLD = Claim(
             ),
         ),
         PropertyCheck(
-            "symmetry_kernel",
+            "float",
             q_symmetry_kernel,
             cases_kernel,
             (F64, HP),
             "||J K|| / (n eps ||J|| ||K||) for the 7 symmetry directions K, and rank K = 7",
         ),
         FunctionCheck(
-            "permutations",
+            "exhaustive",
             fn_permutations,
             (F64,),
             "exhaustive",
@@ -168,7 +168,7 @@ THRESHOLD = Claim(
             replay_fn=rank_measure(threshold_rule, NOT_THRESHOLD),
         ),
         FunctionCheck(
-            "haar_targets",
+            "search",
             fn_haar_targets,
             (F64,),
             "search",

@@ -83,12 +83,12 @@ GRADIENT_BOUND = Claim(
         "imaginary parts separately)"
     ),
     checks=(
-        gb.bound_check("random_and_structured", cases_bound_relu, FLOAT_HP),
+        gb.bound_check("float", cases_bound_relu, FLOAT_HP),
         PropertyCheck("exact", gb.q_bound, cases_bound_exact, EXACT, "max_t<T ||dC/dh_t||^2 <= ||dC/dh_T||^2 (exact)"),
         gb.bound_search("relu", 0.0, 0.0),
         gb.autograd_check(cases_bound_relu),
         gb.trajectory_check("relu", "mixed", 8),
-        SymbolicCheck("isometry_step", sym_isometry, "||W'Dv||^2 - ||Dv||^2 (exact)"),
+        SymbolicCheck("symbolic", sym_isometry, "||W'Dv||^2 - ||Dv||^2 (exact)"),
     ),
     notes=(
         "Proof: dC/dh_k = W_k' D_{k+1} dC/dh_{k+1} (the chain rule in column form; see unitary.chain_rule), "

@@ -102,19 +102,19 @@ def checks(corrected: bool) -> tuple[Check, ...]:
     """The same evidence for both: biases of both signs as printed, every b_i <= 0 corrected."""
     cases = cases_modrelu_nonpositive if corrected else cases_modrelu_any
     random = (
-        gb.bound_check("random_and_structured", cases, FLOAT_HP)
+        gb.bound_check("float", cases, FLOAT_HP)
         if corrected
-        else gb.bound_check("random_cases", cases, ("numpy-float64", "torch-float64"))
+        else gb.bound_check("float", cases, ("numpy-float64", "torch-float64"))
     )
     return (
         gb.bound_search("modrelu", -2.0, 0.0 if corrected else 2.0),
         gb.bound_check(
-            "hand_built", _hand(HAND_MODRELU_CORRECTED if corrected else HAND_MODRELU_PRINTED), ("sympy", "mpmath")
+            "witness", _hand(HAND_MODRELU_CORRECTED if corrected else HAND_MODRELU_PRINTED), ("sympy", "mpmath")
         ),
         random,
         gb.autograd_check(cases),
         gb.trajectory_check("modrelu", "nonpositive" if corrected else "positive", 8 if corrected else 4),
-        SymbolicCheck("jacobian_eigenvalues", sym_modrelu_jacobian, "exact difference"),
+        SymbolicCheck("symbolic", sym_modrelu_jacobian, "exact difference"),
     )
 
 

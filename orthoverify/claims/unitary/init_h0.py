@@ -73,9 +73,9 @@ INIT_H0 = Claim(
     kind="identity",
     statement="h0 uniform in [-sqrt(3/(2n)), sqrt(3/(2n))] (real and imaginary parts) gives E||h0||^2 = 1",
     checks=(
-        SymbolicCheck("expectation", sym_init_h0),
+        SymbolicCheck("symbolic", sym_init_h0),
         FunctionCheck(
-            "monte_carlo", fn_init_h0_mc, ("numpy-float64",), "float", "|mean ||h0||^2 - 1| / std. error", threshold=5.0
+            "float", fn_init_h0_mc, ("numpy-float64",), "float", "|mean ||h0||^2 - 1| / std. error", threshold=5.0
         ),
     ),
     notes=(

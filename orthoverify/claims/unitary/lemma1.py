@@ -163,7 +163,7 @@ def unpaired_column(b: Backend, inputs: Case) -> Measure:
 
 
 _LEMMA1_SPECTRAL = PropertyCheck(
-    "spectral",
+    "float",
     q_lemma1_spectral,
     cases_lemma1_spectral,
     FLOAT_HP,
@@ -171,7 +171,7 @@ _LEMMA1_SPECTRAL = PropertyCheck(
 )
 
 _LEMMA1_REAL_IF = PropertyCheck(
-    "real_if_paired",
+    "float:paired",
     q_lemma1_real_if,
     cases_lemma1_real,
     FLOAT_HP,
@@ -184,10 +184,10 @@ def checks(corrected: bool) -> tuple[Check, ...]:
     columns (printed: a witness) or about W's eigenpairs (corrected)."""
     only_if: Check
     if corrected:
-        only_if = CONJUGATE_EIGENPAIRS.check("real_only_if_eigenpairs", cases_lemma1_real_orth, FLOAT_HP)
+        only_if = CONJUGATE_EIGENPAIRS.check("converse", cases_lemma1_real_orth, FLOAT_HP)
     else:
         only_if = witness(
-            "real_only_if_columns",
+            "converse",
             unpaired_column,
             backends=("sympy",),
             quantity_name="a column of V without its conjugate",

@@ -78,8 +78,8 @@ MODRELU = Claim(
         "(Mhammedi et al. eq. 4 writes > 0 for the first case)"
     ),
     checks=(
-        MODRELU_FORMS.check("both_forms", cases_modrelu, ALL),
-        MODRELU_FORMS.search("boundary_search", _modrelu_strategy, ("numpy-float64", "torch-float32")),
+        MODRELU_FORMS.check("all_arithmetics", cases_modrelu, ALL),
+        MODRELU_FORMS.search("search", _modrelu_strategy, ("numpy-float64", "torch-float32")),
     ),
     notes=(
         "Both forms divide by |z|: at z = 0 they are undefined when b > 0 (no limit: the value's direction is z's), "

@@ -134,11 +134,11 @@ def checks(corrected: bool) -> tuple[Check, ...]:
     """The printed indices leave their range; the corrected ones are enumerated too, and the real
     form they define is compared with the complex modReLU, alone and inside the RNN of eq. 3."""
     if not corrected:
-        return (indices_check("indices_as_printed", "printed", "index k_i, k~_i in range"),)
+        return (indices_check("exhaustive", "printed", "index k_i, k~_i in range"),)
     return (
-        indices_check("indices", "corrected", "index k_i, k~_i in range and pairing"),
-        AGAINST_COMPLEX.check("against_complex", cases_modrelu, ALL),
-        RNN.check("rnn", cases_modrelu_rnn, FLOAT_HP),
+        indices_check("exhaustive", "corrected", "index k_i, k~_i in range and pairing"),
+        AGAINST_COMPLEX.check("all_arithmetics", cases_modrelu, ALL),
+        RNN.check("float", cases_modrelu_rnn, FLOAT_HP),
     )
 
 

@@ -127,7 +127,7 @@ RNN_EQUIVALENCE = Claim(
         "V_hat = [Re V; Im V], h_hat = (Re h, Im h)"
     ),
     checks=(
-        UNROLLED.check("unrolled", cases_rnn_equivalence, ALL),
+        UNROLLED.check("all_arithmetics", cases_rnn_equivalence, ALL),
         SymbolicCheck("symbolic", sym_rnn_equivalence),
     ),
     notes=(

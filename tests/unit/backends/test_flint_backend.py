@@ -167,9 +167,9 @@ def _ctx(claim: str, check: str, backend: str) -> Any:
 
 
 RIGOROUS = [
-    ("householder.orthogonal_when", "rigorous_rational"),
-    ("cayley.bijection", "rigorous_rational"),
-    ("unitary.composition", "rigorous_unitary"),
+    ("householder.orthogonal_when", "rigorous"),
+    ("cayley.bijection", "rigorous"),
+    ("unitary.composition", "rigorous"),
 ]
 
 
@@ -202,7 +202,7 @@ def test_rigorous_check_fails_on_non_orthogonal_input() -> None:
     from orthoverify.claims.householder import orthogonal_when as hc
     from orthoverify.engine.rigorous import rigorous_scan
 
-    ctx = _ctx("householder.orthogonal_when", "rigorous_rational", "flint")
+    ctx = _ctx("householder.orthogonal_when", "rigorous", "flint")
     rng = np.random.default_rng(0)
     bad = {"U": samples.rational_vectors(rng, 4, 3), "u1": np.array([sympy.Rational(1, 2)], dtype=object)}
     good = next(iter(hc.cases_orthogonal_rational(ctx)))
@@ -210,7 +210,7 @@ def test_rigorous_check_fails_on_non_orthogonal_input() -> None:
     assert not out.passed and out.failure is not None
     assert "proved >= 7.49e-1 > 1e-40" in out.notes
     # through the check: the proved violation becomes a confirmed counterexample (refuted)
-    check = hc.ORTHOGONAL_WHEN.check("rigorous_rational")
+    check = hc.ORTHOGONAL_WHEN.check("rigorous")
     assert check.replay(out.failure[0], get_backend("mpmath")).ratio == pytest.approx(0.75)
     cx, note = check._confirm(ctx.backend, *out.failure)
     assert cx is not None, note

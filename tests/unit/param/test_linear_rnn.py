@@ -297,9 +297,9 @@ def test_every_counterexample_replays(quick: Path) -> None:
         if rep.float64 is not None:
             assert rep.float64.ratio > 30, cid
     # the exact n = 1 counterexample of Theorem 5 is kept in its evidence
-    (ev,) = [e for e in claims["svd.theorem5"]["evidence"] if e["check"] == "exact_critical_points_n1"]
+    (ev,) = [e for e in claims["svd.theorem5"]["evidence"] if e["check"] == "witness"]
     inputs = ev["counterexample"]["inputs"]
-    cx = Counterexample(inputs, "R(w*) - R_min", "", "exact", "exact_critical_points_n1")
+    cx = Counterexample(inputs, "R(w*) - R_min", "", "exact", "witness")
     assert replay_counterexample("svd.theorem5", cx, modules=MODULES).reproduced
 
 
@@ -311,10 +311,10 @@ def test_claim1_counterexample_is_n_t_1(quick: Path) -> None:
 
 def test_theorem5_counterexample_is_a_strict_local_minimum(quick: Path) -> None:
     claim = _claims(quick)["svd.theorem5"]
-    assert claim["counterexample"]["check"] == "exact_critical_points_n1"  # the strongest (exact) is recorded
-    (search,) = [e for e in claim["evidence"] if e["check"] == "critical_point_search_50_digits"]
+    assert claim["counterexample"]["check"] == "witness"  # the strongest (exact) is recorded
+    (search,) = [e for e in claim["evidence"] if e["check"] == "search"]
     cx = search["counterexample"]  # the search's own, kept in its evidence
-    assert cx["check"] == "critical_point_search_50_digits" and len(cx["inputs"]["W"]) == 2
+    assert cx["check"] == "search" and len(cx["inputs"]["W"]) == 2
     hp = get_backend("mpmath")
     inp = cx["inputs"]
     pb = lr.problem(hp.asarray(inp["Y"]), hp.asarray(inp["A"]), hp.asarray(inp["Sigma"]), int(inp["t"]), backend=hp)
@@ -335,7 +335,7 @@ def test_corollary_pulls_back_in_both_checks(quick: Path) -> None:
     for e in claim["evidence"]:
         assert not e["passed"] and "confirmed" in e["notes"], e["check"]
     # the perturbations of p* corroborate the local minimum (the measure's stats, deciding nothing)
-    (hand,) = [e for e in claim["evidence"] if e["check"] == "pullback_hand_built_n1"]
+    (hand,) = [e for e in claim["evidence"] if e["check"] == "witness"]
     assert all(v >= 0 for _, v in hand["data"]["stats"]["min (L(p* + rho z) - L(p*)) / rho^2"])
 
 

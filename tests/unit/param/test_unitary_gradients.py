@@ -249,7 +249,7 @@ def test_counterexamples_replay(quick: Path) -> None:
     by_id = {c["id"]: c for c in _claims(quick)}
     modrelu = by_id["unitary.gradient_bound_modrelu"]["counterexample"]
     # the strongest is recorded (the exact hand-built case); the search's 50-digit one stays in its evidence
-    assert modrelu["check"] == "hand_built" and modrelu["precision_digits"] == "exact"
+    assert modrelu["check"] == "witness" and modrelu["precision_digits"] == "exact"
     kept = [e["counterexample"] for e in by_id["unitary.gradient_bound_modrelu"]["evidence"] if e["refutes"]]
     assert any(cx["check"] == "search" and cx["precision_digits"] == 50 for cx in kept)
     assert by_id["unitary.chain_rule"]["counterexample"]["precision_digits"] == "exact"
@@ -264,7 +264,7 @@ def test_counterexamples_replay(quick: Path) -> None:
 def test_trajectory_data_holds_every_gradient_norm(quick: Path) -> None:
     for c in _claims(quick):
         for e in c["evidence"]:
-            if e["check"] == "trajectory_urnn":
+            if e["check"] == "trajectory":
                 d = e["data"]
                 assert len(d["t"]) == len(d["grad_norm_autograd"]) == len(d["grad_norm_backward"]) == 101
                 np.testing.assert_allclose(d["grad_norm_autograd"], d["grad_norm_backward"], rtol=1e-9, atol=1e-12)
