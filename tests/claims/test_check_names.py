@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from orthoverify.claims import MODULES
 from orthoverify.cli import main
 from orthoverify.engine import get_registry
 from orthoverify.engine.check_names import RENAMED, VOCABULARY, current_name, in_vocabulary, seed_name, word
@@ -19,7 +20,7 @@ REFERENCE = ROOT / "reports" / "check-default.json"
 
 
 def test_every_registered_check_is_named_from_the_vocabulary() -> None:
-    names = {c.name for claim in get_registry() for c in claim.checks}
+    names = {c.name for claim in get_registry(MODULES) for c in claim.checks}
     assert sorted(n for n in names if not in_vocabulary(n)) == []
     assert {word(n) for n in names} == set(VOCABULARY)  # and every word is in use
     assert len(VOCABULARY) <= 25
@@ -36,7 +37,7 @@ def test_a_qualifier_is_a_lowercase_word_after_a_vocabulary_word(name: str, ok: 
 def test_the_renaming_table_names_registered_claims_and_their_checks() -> None:
     """Every renamed check exists under its new name, and no old name is a check name now (so a
     new result's names pass through :func:`current_name` unchanged)."""
-    registry = get_registry()
+    registry = get_registry(MODULES)
     for claim_id, names in RENAMED.items():
         now = {c.name for c in registry[claim_id].checks}
         assert set(names.values()) <= now, claim_id
