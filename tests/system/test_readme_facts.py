@@ -1,0 +1,130 @@
+"""The README's facts that have a home elsewhere are checked against it: every name of the package
+and every file it mentions exists, its claim counts are the registry's, the planted suite's
+figures are tests/planted/judge_planted.py's, the bench cases it lists are the command's, and its
+layout names the layers in pyproject.toml's order (issue 28: one home per fact)."""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from orthoverify.bench import all_cases
+from orthoverify.claims import MODULES
+from orthoverify.engine import get_registry
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def readme() -> str:
+    """The README with its line breaks folded into single spaces."""
+    return " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+
+
+def resolves(dotted: str) -> bool:
+    """``orthoverify.a.b.c``: the longest importable module prefix, then attributes."""
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj: object = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for name in parts[i:]:
+            if not hasattr(obj, name):
+                return False
+            obj = getattr(obj, name)
+        return True
+    return False
+
+
+def dotted_names(text: str) -> set[str]:
+    return set(re.findall(r"`(orthoverify(?:\.[A-Za-z_][A-Za-z0-9_]*)+)", text)) | {
+        "orthoverify." + n for n in re.findall(r"`((?:conformance|engine)(?:\.[A-Za-z_][A-Za-z0-9_]*)+)`", text)
+    }
+
+
+def test_every_named_module_and_function_exists() -> None:
+    names = dotted_names(readme())
+    assert len(names) >= 20, names
+    assert [n for n in sorted(names) if not resolves(n)] == []
+    assert not resolves("orthoverify.conformance.checks._plan")  # a planted stale name fails
+
+
+def paths(text: str) -> set[str]:
+    return set(re.findall(r"\b((?:orthoverify|tests|tools|proofs|reports|docs)/[A-Za-z0-9_./*-]*[A-Za-z0-9_*])", text))
+
+
+def exists(path: str) -> bool:
+    """A file, folder or glob of the repository, or ``file.function`` (a function of a module)."""
+    if list(ROOT.glob(path)):
+        return True
+    module, _, attr = path.rpartition(".")
+    source = ROOT / (module + ".py")
+    return source.is_file() and re.search(rf"^def {re.escape(attr)}\b", source.read_text(), re.M) is not None
+
+
+def test_every_named_file_exists() -> None:
+    named = paths(readme())
+    assert len(named) >= 30, named
+    assert [p for p in sorted(named) if not exists(p)] == []
+    assert not exists("orthoverify/conformance/checks_old.py")
+
+
+def test_claim_counts_are_the_registrys() -> None:
+    """`orthoverify check 'svd.*'`: 30 claims, 19 verified, 11 refuted (each family stated so), and
+    the whole registry's count wherever the README states one."""
+    claims = list(get_registry(MODULES))
+    text = readme()
+    stated = re.findall(r"`orthoverify check '([a-z]+)\.\*'`: (\d+) claims, (\d+) verified, (\d+) refuted", text)
+    assert len(stated) >= 2
+    for family, total, verified, refuted in stated:
+        expected = Counter(c.expected for c in claims if c.id.startswith(family + "."))
+        assert (int(total), int(verified), int(refuted)) == (
+            sum(expected.values()),
+            expected["verified"],
+            expected["refuted"],
+        ), family
+    # a count above any family's or validate run's (at most 30) is one of the whole registry
+    whole = [int(n) for n in re.findall(r"(\d+) claims\b", text) if int(n) > 50]
+    assert whole and set(whole) == {len(claims)}, whole
+
+
+def test_planted_suite_figures_are_the_suites() -> None:
+    planted = pytest.importorskip("tests.planted.judge_planted")
+    correct, broken = len(planted.CORRECT), len(planted.BROKEN)
+    text = readme()
+    assert f"{correct} correct ones" in text and f"and {broken} broken ones, one defect each" in text
+    assert f"**broken caught {broken}/{broken}**" in text and f"**correct passing {correct}/{correct}**" in text
+
+
+def test_bench_cases_listed_are_the_commands() -> None:
+    text = readme()
+    para = text.split("Cases (`--list`):", 1)[1].split("`orthoverify bench --quick` is a smoke run", 1)[0]
+    named = set(re.findall(r"`([a-z]+\.[A-Za-z_]+(?:\.[a-z|]+)?)`", para)) - {"extra.not_measured"}
+    expanded = set()
+    for name in named:
+        head, _, tail = name.rpartition(".")
+        expanded |= {f"{head}.{t}" for t in tail.split("|")} if "|" in tail else {name}
+    assert expanded == set(all_cases())
+
+
+def test_layout_names_the_layers_in_their_order() -> None:
+    """The Development section's layout lists every layer of the import contract, bottom up."""
+    contract = (ROOT / "pyproject.toml").read_text().split('id = "layers"', 1)[1]  # tomllib needs 3.11
+    layers = re.findall(r'^    "([^"]+)",$', contract.split("layers = [", 1)[1].split("]", 1)[0], re.M)
+    assert layers[0] == "__main__" and layers[-2] == "_limits", layers
+    text = readme()
+    bullet = text.split("* Layout, from the bottom layer up", 1)[1].split("* ", 1)[0]
+    last = -1
+    for layer in reversed(layers[1:-2]):  # not __main__, the ground floor nor _limits
+        names = re.split(r" [|:] ", layer)
+        where = []
+        for name in names:
+            m = re.search(rf"`orthoverify/{name}(?:\.py)?`", bullet)
+            assert m is not None, name
+            where.append(m.start())
+        assert min(where) > last, layer
+        last = max(where)
