@@ -803,8 +803,33 @@ def _replay(args: argparse.Namespace, out: TextIO) -> int:
         json.dump(doc, out, indent=1)
         out.write("\n")
     else:
-        out.write(printable("\n".join(rep.lines())) + "\n")  # quantity and recorded value come from the file
+        out.write(printable("\n".join(readable_replay(rep.lines()))) + "\n")  # quantity and values from the file
     return EXIT_OK if rep.reproduced else EXIT_ERROR
+
+
+_AS_WRITTEN = ("claim", "target", "check", "reproduced")
+"""Labels of replay lines that name things (ids, check names): printed as they are."""
+
+
+def readable_replay(lines: list[str]) -> list[str]:
+    """Replay's lines with the quantity and the values in the paper's notation, as the report
+    shows them (:func:`~orthoverify.report.content.math_text`: ``||x||`` as ‖x‖, ``C~'`` as C̃′,
+    SymPy's roots by value and polynomial); the inputs stay as recorded, decimal strings to copy."""
+    out: list[str] = []
+    inputs_at: int | None = None  # the indent of an `inputs:` header whose lines follow
+    for line in lines:
+        body = line.lstrip()
+        indent = len(line) - len(body)
+        if inputs_at is not None and indent > inputs_at:
+            out.append(line)
+            continue
+        inputs_at = indent if body == "inputs:" else None
+        label, sep, rest = body.partition(": ")
+        if not sep or label in _AS_WRITTEN:
+            out.append(line)
+        else:
+            out.append(f"{line[:indent]}{label}: {math_text(rest)}")
+    return out
 
 
 class Interrupted(KeyboardInterrupt):

@@ -44,8 +44,30 @@ def test_replay_of_an_exact_counterexample_in_floating_point() -> None:
     out = io.StringIO()
     assert main(["replay", str(REFERENCE), "svd.claim1"], out=out) == 0
     lines = dict(line.split(": ", 1) for line in out.getvalue().splitlines() if ": " in line)
-    assert lines["exact"] == "-1"
+    assert lines["exact"] == "−1"  # the paper's minus sign, as the report prints it
     assert float(lines["float64"]) > 30 and float(lines["50 digits"]) > 30  # the gap, as test ratios
+    out = io.StringIO()
+    assert main(["replay", str(REFERENCE), "svd.claim1", "--json"], out=out) == 0
+    assert json.loads(out.getvalue())["arithmetics"][0]["value"] == "-1"  # --json keeps the file's text
+
+
+def test_replay_text_writes_quantities_as_the_report_does() -> None:
+    """The quantity and the values in the paper's notation (‖·‖, ε, C̃′, roots by value and
+    polynomial), as the report shows them; the inputs as recorded, ASCII decimals to copy."""
+    out = io.StringIO()
+    assert main(["replay", str(REFERENCE), "householder.algorithm2_float"], out=out) == 0
+    text = out.getvalue()
+    quantities = [ln.strip() for ln in text.splitlines() if ln.strip().startswith("quantity: ")]
+    assert len(quantities) == 2 and all("‖QR − A‖" in q and "||" not in q and " ε " in q for q in quantities)
+    assert '\n  A = [["1.8737031465124' in text and '\n    A = [["1.8737031465124' in text
+    assert "check: float_edge" in text
+    out = io.StringIO()
+    assert main(["replay", str(REFERENCE), "householder.theorem2_proof"], out=out) == 0
+    text = out.getvalue()
+    assert "Tr(C̄′ dC)" in text and "Cbar'" not in text and "C~'" not in text
+    out = io.StringIO()
+    assert main(["replay", str(REFERENCE), "svd.theorem5"], out=out) == 0
+    assert "CRootOf" not in out.getvalue() and "(the smallest real root of 20x³ − 10x − 1)" in out.getvalue()
 
 
 def test_replay_shows_what_it_replays() -> None:

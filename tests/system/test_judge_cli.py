@@ -13,6 +13,7 @@ from orthoverify.claims import MODULES as CLAIM_MODULES
 from orthoverify.cli import RESULT_FAMILIES, main
 from orthoverify.conformance import ADAPTERS, KINDS, validate
 from orthoverify.engine.replay import replay_from_file
+from orthoverify.report.content import math_text
 
 REPLAY = {"modules": CLAIM_MODULES, "families": RESULT_FAMILIES}  # what `orthoverify replay` passes
 
@@ -71,7 +72,7 @@ def test_exit_status_zero_without_defect_one_with(tmp_path: Path) -> None:
     assert {ln.split(" = ", 1)[0].strip() for ln in lines if ln.startswith("  ")} == set(
         claim["counterexample"]["inputs"]
     ), out
-    assert f"quantity: {claim['counterexample']['quantity']}" in lines
+    assert f"quantity: {math_text(claim['counterexample']['quantity'])}" in lines  # as the report writes it
     code, out, _ = run(
         "replay", str(tmp_path / "b.json"), "conformance.orthogonal-map.orthogonal", "--target", T + "expm_truncated",
         "--json",
