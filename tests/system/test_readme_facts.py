@@ -6,6 +6,7 @@ layout names the layers in pyproject.toml's order (issue 28: one home per fact).
 from __future__ import annotations
 
 import importlib
+import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -128,3 +129,36 @@ def test_layout_names_the_layers_in_their_order() -> None:
             where.append(m.start())
         assert min(where) > last, layer
         last = max(where)
+
+
+def listed_keys(text: str, start: str, end: str) -> set[str]:
+    """The backticked keys the README lists between ``start`` and ``end``, leaving out the values
+    it names in parentheses."""
+    part = text.split(start, 1)[1].split(end, 1)[0]
+    depth, kept = 0, []
+    for ch in part:
+        depth += ch == "("
+        if depth == 0:
+            kept.append(ch)
+        depth -= ch == ")" and depth > 0
+    return set(re.findall(r"`([a-z_0-9]+)`", "".join(kept)))
+
+
+def test_json_keys_listed_are_the_ones_written() -> None:
+    """The JSON result's keys as "The JSON result" lists them, against the committed reference
+    result (what the engine writes; tests/claims checks that it is current)."""
+    data = json.loads((ROOT / "reports" / "check-default.json").read_text())
+    text = readme()
+    section = text.split("### The JSON result", 1)[1].split("## Reports", 1)[0]
+    top = listed_keys(section, "Top level:", "and `claims`, a list") | {"claims"}
+    assert top == set(data), top ^ set(data)
+    env = section.split("`environment` (", 1)[1].split(")", 1)[0].replace(" versions", "").replace(" ", "").split(",")
+    assert set(env) == set(data["environment"]), env
+    claims = listed_keys(section, "a list of objects with", "* Each `evidence` object")
+    assert claims == set(data["claims"][0]), claims ^ set(data["claims"][0])
+    evidence = listed_keys(section, "* Each `evidence` object:", "`data` holds")
+    written = set().union(*(e.keys() for c in data["claims"] for e in c["evidence"]))
+    assert evidence == written, evidence ^ written
+    cx = listed_keys(section, "* `counterexample`: `null`, or", "* Non-finite")
+    recorded = set().union(*(c["counterexample"].keys() for c in data["claims"] if c["counterexample"]))
+    assert cx == recorded, cx ^ recorded
