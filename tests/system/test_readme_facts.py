@@ -162,3 +162,11 @@ def test_json_keys_listed_are_the_ones_written() -> None:
     cx = listed_keys(section, "* `counterexample`: `null`, or", "* Non-finite")
     recorded = set().union(*(c["counterexample"].keys() for c in data["claims"] if c["counterexample"]))
     assert cx == recorded, cx ^ recorded
+
+
+def test_every_extra_named_is_declared() -> None:
+    """`pip install 'orthoverify[dask]'`, `'.[test,dev]'`: each extra is one of pyproject.toml's."""
+    section = (ROOT / "pyproject.toml").read_text().split("[project.optional-dependencies]", 1)[1].split("\n[", 1)[0]
+    declared = set(re.findall(r"^([a-z]+) = \[", section, re.M))
+    named = {e for group in re.findall(r"(?:orthoverify|'\.)\[([a-z,]+)\]", readme()) for e in group.split(",")}
+    assert {"flint", "test", "dev", "dask"} <= named and named <= declared, named - declared
