@@ -170,3 +170,16 @@ def test_every_extra_named_is_declared() -> None:
     declared = set(re.findall(r"^([a-z]+) = \[", section, re.M))
     named = {e for group in re.findall(r"(?:orthoverify|'\.)\[([a-z,]+)\]", readme()) for e in group.split(",")}
     assert {"flint", "test", "dev", "dask"} <= named and named <= declared, named - declared
+
+
+def test_every_kind_check_and_adapter_of_validate_is_described() -> None:
+    """Each kind has a row of the kinds table, and each check and built-in adapter of
+    `orthoverify validate --list` (its recorded listing) is named in the README."""
+    listing = json.loads((ROOT / "orthoverify" / "validate_listing.json").read_text())
+    text = readme()
+    kinds = set(re.findall(r"\| `([a-z-]+)` \| `f\(", text))
+    assert kinds == {k if isinstance(k, str) else k["name"] for k in listing["kinds"]}, kinds
+    named = set(re.findall(r"`([a-z_0-9-]+)`", text))
+    checks = {c if isinstance(c, str) else c["name"] for c in listing["checks"]} | {"devices"}
+    adapters = {a if isinstance(a, str) else a["name"] for a in listing["adapters"]}
+    assert checks - named == set() and adapters - named == set()
