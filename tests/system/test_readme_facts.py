@@ -183,3 +183,16 @@ def test_every_kind_check_and_adapter_of_validate_is_described() -> None:
     checks = {c if isinstance(c, str) else c["name"] for c in listing["checks"]} | {"devices"}
     adapters = {a if isinstance(a, str) else a["name"] for a in listing["adapters"]}
     assert checks - named == set() and adapters - named == set()
+
+
+def test_ci_runs_the_linters_the_readme_names() -> None:
+    """`.ci/run` ... runs command (2) exactly, then `ruff`, `mypy` and `lint-imports`: in that order."""
+    sentence = readme().split("runs command (2) exactly, then", 1)[1].split("(", 1)[0]
+    tools = re.findall(r"`([a-z-]+)`", sentence)
+    assert tools == ["ruff", "mypy", "lint-imports"], tools
+    lines = [ln.strip() for ln in (ROOT / ".ci" / "run").read_text().splitlines()]
+    at = [next(i for i, ln in enumerate(lines) if ln.startswith(f".venv/bin/{tool}")) for tool in tools]
+    assert at == sorted(at)
+    contracts = re.findall(r"^\[\[tool\.importlinter\.contracts\]\]$", (ROOT / "pyproject.toml").read_text(), re.M)
+    stated = readme().split("(the layering contract in pyproject.toml: ", 1)[1].split(";", 1)[0].split(", ")
+    assert len(contracts) == len(stated), stated  # one clause per contract
