@@ -196,3 +196,39 @@ def test_ci_runs_the_linters_the_readme_names() -> None:
     contracts = re.findall(r"^\[\[tool\.importlinter\.contracts\]\]$", (ROOT / "pyproject.toml").read_text(), re.M)
     stated = readme().split("(the layering contract in pyproject.toml: ", 1)[1].split(";", 1)[0].split(", ")
     assert len(contracts) == len(stated), stated  # one clause per contract
+
+
+def synopses() -> dict[str, set[str]]:
+    """The options each subcommand's synopsis (the README's ```text blocks) shows."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    out: dict[str, set[str]] = {}
+    for block in (part.split("```", 1)[0] for part in text.split("```text\n")[1:]):
+        sub = None
+        for line in block.splitlines():
+            m = re.match(r"orthoverify (\w+)\b", line)
+            if m:
+                sub = m.group(1)
+            elif not line.startswith(" "):
+                sub = None
+            if sub is not None:
+                out.setdefault(sub, set()).update(re.findall(r"\[(--[a-z-]+)", line))
+                out[sub].update(re.findall(r"^orthoverify \w+ (--[a-z-]+)$", line))
+    return out
+
+
+def test_every_synopsis_shows_the_options_the_command_takes() -> None:
+    """Each synopsis of the README against the parser: no option it lacks, none it leaves out
+    (validate's options are in its own section's synopsis; the command-line summary points there)."""
+    import argparse
+
+    from orthoverify.cli import build_parser
+
+    shown = synopses()
+    parser = build_parser()
+    (subs,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    assert set(shown) >= {"list", "check", "report", "replay", "validate", "bench"}, shown
+    for name, sub in subs.choices.items():
+        if name not in shown:
+            continue
+        options = {s for a in sub._actions for s in a.option_strings if s.startswith("--") and s != "--help"}
+        assert shown[name] == options, (name, shown[name] ^ options)
