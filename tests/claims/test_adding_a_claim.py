@@ -5,6 +5,7 @@ lines, every shell command), adds the claim and leaves the checks of the derived
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -13,10 +14,12 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from orthoverify.engine import Registry, run_checks
+from orthoverify.claims import MODULES as CLAIM_MODULES
+from orthoverify.engine import Registry, get_registry, run_checks
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "docs" / "adding-a-claim.md"
@@ -167,3 +170,47 @@ def test_the_committed_tree_is_regenerated() -> None:
         [sys.executable, "tools/regenerate.py", "--check"], cwd=ROOT, capture_output=True, text=True, timeout=300
     )
     assert run.returncode == 0 and run.stdout == "", run.stdout + run.stderr
+
+
+def regenerate_module() -> Any:
+    """tools/regenerate.py (a script, not a package module), loaded from its file."""
+    spec = importlib.util.spec_from_file_location("regenerate", ROOT / "tools" / "regenerate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_regenerate_rewrites_what_disagrees_and_adds_what_is_missing() -> None:
+    """Planted in the README and a proofs file: a flipped verdict cell and heading are rewritten
+    from the declaration, an added mark restored, and a dropped row and entry written again at
+    the claim's place (row text and proof prose of the others untouched)."""
+    regen = regenerate_module()
+    claims = list(get_registry(CLAIM_MODULES))
+    readme = (ROOT / "README.md").read_text()
+    planted = readme.replace("| `svd.theorem5` | **refuted** |", "| `svd.theorem5` | verified |")
+    planted = re.sub(r"^\| `householder\.theorem1` \|.*\n", "", planted, flags=re.M)
+    notes: list[str] = []
+    fixed = regen.readme_text(planted, claims, notes)
+    assert "| `svd.theorem5` | **refuted** |" in fixed and "theorem5: verified -> **refuted**" in notes[0]
+    row = "| `householder.theorem1` | verified | every orthogonal matrix is a product of n Householder"
+    assert row in fixed and notes[1] == "README: row added for householder.theorem1"
+    assert fixed.index(row) > fixed.index("| `householder.reflection` |") and len(notes) == 2
+    proofs = (ROOT / "proofs" / "householder.md").read_text()
+    family = [c for c in claims if c.paper == "householder"]
+    planted = proofs.replace("## householder.flops — refuted", "## householder.flops — verified")
+    planted = planted.replace(
+        "## householder.theorem2_proof — refuted (added claim)", "## householder.theorem2_proof — refuted"
+    )
+    start = planted.index("## householder.two_reflections_2x2 — ")
+    planted = planted[:start] + planted[planted.index("## householder.orthogonal_when — ") :]
+    notes = []
+    fixed = regen.proofs_text(planted, family, notes)
+    assert (
+        "## householder.flops — refuted\n" in fixed
+        and "## householder.theorem2_proof — refuted (added claim)\n" in fixed
+    )
+    entry = fixed.index("## householder.two_reflections_2x2 — verified\n\n**Statement (")
+    assert fixed.index("## householder.algorithm2_float — ") < entry < fixed.index("## householder.orthogonal_when — ")
+    assert len(notes) == 3 and notes[-1] == "proofs: entry added for householder.two_reflections_2x2"
+    assert regen.proofs_text(proofs, family, []) == proofs and regen.readme_text(readme, claims, []) == readme
