@@ -6,10 +6,11 @@
 A claim's declaration (its file's ``Claim``: ``expected``, ``origin``, ``place``, ``summary``,
 ``statement``, its checks) is the one home of its facts; this writes the places that repeat them:
 
-- ``reports/check-default.json``: a registered claim missing from the reference is run on the
-  default profile with the reference's seed and merged in (a claim's cases depend only on its id,
-  its check and the seed, never on the claims run beside it), in registry order; an entry of a
-  claim no longer registered is dropped; ``--all`` reruns the whole reference instead. The
+- ``reports/check-default.json``: a registered claim the reference lacks, or records with another
+  verdict than the declared one or with other checks than it declares, is run on the default
+  profile with the reference's seed and its entry merged in (a claim's cases depend only on its
+  id, its check and the seed, never on the claims run beside it), in registry order; an entry of
+  a claim no longer registered is dropped; ``--all`` reruns the whole reference instead. The
   reports beside it (``reports/report.*``) are rendered again from it.
 - ``README.md``'s claim tables: each row's verdict cell is the claims' declared verdict; a claim
   without a row gets one (after its family's previous claim: its summary, "(added)" first for an
@@ -134,6 +135,14 @@ def readme_text(text: str, claims: list[Claim], notes: list[str]) -> str:
     return text
 
 
+def stale(c: Claim, entry: dict[str, Any] | None) -> bool:
+    """Whether the reference's entry for ``c`` must be run again: there is none, its verdict is not
+    the declared one, or its checks are not the declared ones (the claim was changed)."""
+    if entry is None or entry.get("verdict") != c.expected:
+        return True
+    return {e.get("check") for e in entry.get("evidence", [])} != {k.name for k in c.checks}
+
+
 def reference(
     path: Path, claims: list[Claim], modules: tuple[str, ...], *, rerun_all: bool, write: bool, notes: list[str]
 ) -> bool:
@@ -141,7 +150,7 @@ def reference(
     data: dict[str, Any] = json.loads(path.read_text())
     recorded = {c["id"]: c for c in data["claims"]}
     ids = [c.id for c in claims]
-    missing = ids if rerun_all else [i for i in ids if i not in recorded]
+    missing = ids if rerun_all else [c.id for c in claims if stale(c, recorded.get(c.id))]
     gone = [i for i in recorded if i not in ids]
     if not missing and not gone:
         return False

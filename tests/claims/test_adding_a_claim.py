@@ -214,3 +214,14 @@ def test_regenerate_rewrites_what_disagrees_and_adds_what_is_missing() -> None:
     assert fixed.index("## householder.algorithm2_float — ") < entry < fixed.index("## householder.orthogonal_when — ")
     assert len(notes) == 3 and notes[-1] == "proofs: entry added for householder.two_reflections_2x2"
     assert regen.proofs_text(proofs, family, []) == proofs and regen.readme_text(readme, claims, []) == readme
+
+
+def test_regenerate_reruns_a_changed_claim_only() -> None:
+    """A reference entry is stale when missing, of another verdict or of other checks than declared."""
+    regen = regenerate_module()
+    entries = {c["id"]: c for c in json.loads((ROOT / "reports" / "check-default.json").read_text())["claims"]}
+    claim = get_registry(CLAIM_MODULES)["svd.theorem5"]
+    entry = entries["svd.theorem5"]
+    assert not regen.stale(claim, entry) and regen.stale(claim, None)
+    assert regen.stale(claim, {**entry, "verdict": "verified"})
+    assert regen.stale(claim, {**entry, "evidence": entry["evidence"][1:]})
