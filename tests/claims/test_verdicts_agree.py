@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "reports" / "check-default.json"
 PROOFS = ROOT / "proofs"
 VERDICT = r"(verified|refuted|inconclusive|error)"
+FIX = "run `python tools/regenerate.py` (docs/adding-a-claim.md), which writes them from the declarations"
 
 
 def readme_rows(text: str) -> dict[str, tuple[str, bool]]:
@@ -73,16 +74,16 @@ CLAIMS = list(get_registry(CLAIM_MODULES))
 @pytest.mark.skipif(not REFERENCE.exists(), reason="no committed reference result")
 def test_reference_result_agrees() -> None:
     data = json.loads(REFERENCE.read_text())
-    assert {c["id"]: c["verdict"] for c in data["claims"]} == {c.id: c.expected for c in CLAIMS}
+    assert {c["id"]: c["verdict"] for c in data["claims"]} == {c.id: c.expected for c in CLAIMS}, FIX
 
 
 def test_readme_tables_agree() -> None:
-    assert mismatches(readme_rows((ROOT / "README.md").read_text()), CLAIMS, every=False) == []
+    assert mismatches(readme_rows((ROOT / "README.md").read_text()), CLAIMS, every=False) == [], FIX
 
 
 def test_proof_headings_agree() -> None:
     texts = [p.read_text() for p in sorted(PROOFS.glob("*.md"))]
-    assert mismatches(proof_headings(texts), CLAIMS, every=True) == []
+    assert mismatches(proof_headings(texts), CLAIMS, every=True) == [], FIX
 
 
 def replayable_ids(text: str) -> list[str]:
