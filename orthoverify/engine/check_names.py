@@ -46,6 +46,7 @@ VOCABULARY: Mapping[str, str] = {
 }
 """Every check-name word, with what a check of that name measures."""
 
+
 def word(name: str) -> str:
     """The vocabulary word of a check name (the name without its qualifier)."""
     return name.partition(":")[0]
