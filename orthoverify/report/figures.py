@@ -175,8 +175,10 @@ def gradient_norms(report: Report) -> list[Figure]:
     return out
 
 
-MAX_SERIES = 50
-"""Series drawn in one declared figure (the rest are left out, and the caption says so)."""
+MAX_SERIES, MAX_VALUES, MAX_DECLARED = 50, 20_000, 50
+"""Bounds on what the declared figures of a report draw, so that a crafted result file cannot make
+rendering run for hours: series and values (points, or a histogram's values) per figure (the rest
+are left out, and the caption says so), and distinct figures (the rest are not drawn)."""
 
 
 @dataclass
@@ -188,6 +190,15 @@ class _Declared:
     values: dict[str, list[float]] = field(default_factory=dict)
     looks: dict[str, tuple[str, bool, bool]] = field(default_factory=dict)  # label: (style, dashed, reference)
     cut: bool = False
+    count: int = 0
+
+    def room(self, n: int) -> int:
+        """How many of ``n`` more values the figure may take (marking it cut when not all)."""
+        left = max(0, MAX_VALUES - self.count)
+        if n > left:
+            self.cut = True
+        self.count += min(n, left)
+        return min(n, left)
 
 
 def _floats(xs: object) -> list[float]:
@@ -206,6 +217,8 @@ def _gather(report: Report) -> dict[str, _Declared]:
                 if not isinstance(spec, dict) or spec.get("kind") not in ("line", "histogram"):
                     continue
                 ident = _ident(str(spec.get("ident") or "figure"))[:80]
+                if ident not in out and len(out) >= MAX_DECLARED:
+                    continue
                 fig = out.setdefault(ident, _Declared(spec))
                 if fig.spec.get("kind") != spec["kind"]:
                     continue
@@ -220,10 +233,11 @@ def _gather(report: Report) -> dict[str, _Declared]:
                     fig.looks.setdefault(label, (str(style), s.get("dashed") is True, s.get("reference") is True))
                     ys = _floats(s.get("y"))
                     if spec["kind"] == "histogram":
-                        fig.values.setdefault(label, []).extend(ys)
+                        fig.values.setdefault(label, []).extend(ys[: fig.room(len(ys))])
                     else:
+                        pts = [(x, y) for x, y in zip(_floats(s.get("x")), ys, strict=False) if math.isfinite(x)]
                         per = fig.points.setdefault(label, {})
-                        for x, y in zip(_floats(s.get("x")), ys, strict=False):
+                        for x, y in pts[: fig.room(len(pts))]:
                             per.setdefault(x, y)
     return out
 
@@ -243,7 +257,7 @@ def _declared_figure(ident: str, fig: _Declared) -> Figure | None:
     spec = fig.spec
     title, caption = str(spec.get("title") or ident), str(spec.get("caption") or "")
     if fig.cut:
-        caption += f" Only the first {MAX_SERIES} series are drawn."
+        caption += f" Only part of the data is drawn (at most {MAX_SERIES} series and {MAX_VALUES} values)."
     xlabel, ylabel = str(spec.get("x_label") or ""), str(spec.get("y_label") or "")
     refs = _refs(spec)
     order = sorted(fig.looks, key=lambda k: fig.looks[k][2])  # measured series first, then references

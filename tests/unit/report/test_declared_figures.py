@@ -13,7 +13,7 @@ import pytest
 
 from orthoverify.engine.model import Evidence, Plot, PlotRef, PlotSeries
 from orthoverify.errors import RegistryError, ReportError
-from orthoverify.report.figures import declared_figures, report_figures
+from orthoverify.report.figures import MAX_DECLARED, MAX_VALUES, declared_figures, report_figures
 from orthoverify.report.model import load_report
 
 
@@ -114,3 +114,22 @@ def test_a_figures_field_that_is_not_a_list_of_objects_is_named(tmp_path: Path) 
     path = _result(tmp_path, "bad.json", [{"id": "p.one", "figures": ["not an object"]}])
     with pytest.raises(ReportError, match=r"claims\[0\]\.figures must be a list of at most 20 objects"):
         load_report([path])
+
+
+def test_a_crafted_file_is_drawn_within_bounds(tmp_path: Path) -> None:
+    """Too many series, values or figures: the rest is left out and the caption says so."""
+    many = {
+        "ident": "big",
+        "kind": "line",
+        "series": [{"label": f"s{i}", "x": list(range(1000)), "y": [1.0] * 1000} for i in range(60)],
+    }
+    others = [
+        {"id": f"p.f{i}", "figures": [{"ident": f"f{i}", "kind": "histogram", "series": [{"label": "v", "y": [0.5]}]}]}
+        for i in range(60)
+    ]
+    path = _result(tmp_path, "crafted.json", [{"id": "p.one", "figures": [many]}, *others])
+    figs = declared_figures(load_report([path]))
+    assert len(figs) == MAX_DECLARED
+    big = figs[0]
+    assert len(big.header) - 1 == 20 and "Only part of the data is drawn" in big.caption  # 20 series of 1000 values
+    assert sum(1 for row in big.rows for cell in row[1:] if cell != "–") == MAX_VALUES
