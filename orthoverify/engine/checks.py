@@ -37,7 +37,6 @@ import numpy as np
 from orthoverify.backends import Backend, get_backend
 from orthoverify.backends.base import Method
 from orthoverify.backends.sympy_backend import expr_is_zero, nonzero_point
-from orthoverify.engine.check_names import seed_name
 from orthoverify.engine.model import Counterexample, Evidence
 from orthoverify.engine.profiles import Profile, get_profile
 from orthoverify.engine.ratios import THRESHOLD, Measure, as_measure, fails
@@ -74,11 +73,11 @@ def seeded_rng(seed: int, *salt: int | str) -> np.random.Generator:
 
 
 def derive_seed(seed: int, claim: str, check: str) -> int:
-    """The seed of one check, stable across runs, processes and backends (and across the
-    renaming of checks: a renamed check is seeded by its old name, see :func:`seed_name`)."""
-    key = seed_name(claim, check)
+    """The seed of one check, stable across runs, processes and backends. ``check`` is the name the
+    check is seeded by: a renamed check's old name (the registry's ``seed_name``), so that renaming
+    keeps its cases."""
     return int(
-        np.random.SeedSequence([seed, zlib.crc32(claim.encode()), zlib.crc32(key.encode())]).generate_state(1)[0]
+        np.random.SeedSequence([seed, zlib.crc32(claim.encode()), zlib.crc32(check.encode())]).generate_state(1)[0]
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -215,6 +216,90 @@ def json_float(x: float | None) -> float | str | None:
     return float(f"{x:.6g}")
 
 
+PlotKind = Literal["line", "histogram"]
+PLOT_KINDS: tuple[str, ...] = ("line", "histogram")
+SERIES_STYLES: tuple[str, ...] = ("line", "points", "line+points")
+
+
+@dataclass(frozen=True)
+class PlotSeries:
+    """One series of a declared figure: the points (``x``, ``y``) of a line chart, or the values
+    (``y``; ``x`` empty) of one histogram. A ``reference`` series (a formula drawn for comparison,
+    not a measurement) is drawn after the measured ones."""
+
+    label: str
+    x: Sequence[float] = ()
+    y: Sequence[float] = ()
+    style: Literal["line", "points", "line+points"] = "line+points"
+    dashed: bool = False
+    reference: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "x": [json_float(float(v)) for v in self.x],
+            "y": [json_float(float(v)) for v in self.y],
+            "style": self.style,
+            "dashed": self.dashed,
+            "reference": self.reference,
+        }
+
+
+@dataclass(frozen=True)
+class PlotRef:
+    """A reference line of a declared figure: a value on the ``y`` (horizontal line) or ``x`` axis."""
+
+    value: float
+    label: str
+    axis: Literal["x", "y"] = "y"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Plot:
+    """A figure a claim declares: what the picture is (kind, title, caption, axes, reference lines,
+    histogram bins) and ``series``, which reads the series from the claim's evidence. The result
+    file carries it typed (``claims[].figures``, written by :meth:`to_json`), so that a report draws
+    it from the JSON alone, knowing no claim. Claims declaring the same ``ident`` share one figure
+    (the report merges their series: a line's points by label, a histogram's values by label)."""
+
+    ident: str
+    kind: PlotKind
+    title: str
+    caption: str
+    x_label: str
+    series: Callable[[Sequence[Evidence]], Sequence[PlotSeries]]
+    y_label: str = ""
+    log_x: bool = False
+    log_y: bool = False
+    refs: tuple[PlotRef, ...] = ()
+    bins: tuple[float, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.kind not in PLOT_KINDS:
+            raise RegistryError(f"figure {self.ident}: unknown kind {self.kind!r}")
+        if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", self.ident):
+            raise RegistryError(f"figure ident {self.ident!r} is not lower-case words joined by '-'")
+
+    def to_json(self, evidence: Sequence[Evidence]) -> dict[str, Any] | None:
+        """The figure with its series read from ``evidence`` (None when no series has a point)."""
+        series = [s for s in self.series(evidence) if s.x or s.y]
+        if not series:
+            return None
+        return {
+            "ident": self.ident,
+            "kind": self.kind,
+            "title": self.title,
+            "caption": self.caption,
+            "x_label": self.x_label,
+            "y_label": self.y_label,
+            "log_x": self.log_x,
+            "log_y": self.log_y,
+            "refs": [{"value": json_float(r.value), "label": r.label, "axis": r.axis} for r in self.refs],
+            "bins": [json_float(b) for b in self.bins],
+            "series": [s.to_json() for s in series],
+        }
+
+
 @dataclass(frozen=True, kw_only=True)
 class Claim:
     """A statement from a paper and the checks that produce evidence about it, with its front
@@ -236,6 +321,8 @@ class Claim:
     summary: str = ""
     notes: str = ""
     corrects: str | None = None
+    figures: tuple[Plot, ...] = ()
+    """The figures the claim's evidence is drawn in (the report's generic ratio figures aside)."""
 
     def __post_init__(self) -> None:
         if self.place is not None:

@@ -1,6 +1,8 @@
 """The claim registry: claims collected from modules, selected by id or glob.
 
-A claims module exposes ``CLAIMS``, a list of :class:`~orthoverify.engine.model.Claim`. A
+A claims module exposes ``CLAIMS``, a list of :class:`~orthoverify.engine.model.Claim` (and may
+expose ``PAPER_INFO``, its paper, and ``FORMERLY``, its checks' names before the check-name
+vocabulary: claim id -> {old name: name now}). A
 registry is named by the modules it imports, so that worker processes can rebuild exactly
 the same registry from that tuple of names. The engine names no family of its own: the caller
 says which modules to register (orthoverify's command line and pytest plugin pass
@@ -13,8 +15,9 @@ import fnmatch
 import importlib
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
+from orthoverify.engine.check_names import current_name, seed_name
 from orthoverify.engine.model import Claim, Paper
 from orthoverify.errors import RegistryError
 
@@ -41,6 +44,8 @@ class Registry:
         self._claims: dict[str, Claim] = {}
         self.papers: dict[str, Paper] = {}
         """The source papers of the registered families, by paper key (``PAPER_INFO`` of each module)."""
+        self.formerly: dict[str, Mapping[str, str]] = {}
+        """Per claim id, its checks' names before the vocabulary -> names now (``FORMERLY`` of each module)."""
         for name in self.modules:
             try:
                 module = importlib.import_module(name)
@@ -54,9 +59,35 @@ class Registry:
             paper = getattr(module, "PAPER_INFO", None)
             if isinstance(paper, Paper):
                 self.papers.setdefault(paper.key, paper)
+            for claim_id, names in (getattr(module, "FORMERLY", None) or {}).items():
+                self.formerly[claim_id] = dict(names)
+        self._check_formerly()
         for claim in self._claims.values():
             if claim.corrects is not None and claim.corrects not in self._claims:
                 raise RegistryError(f"{claim.id} corrects {claim.corrects}, which is not registered")
+
+    def _check_formerly(self) -> None:
+        """Every former name belongs to a registered claim and leads to one of its checks, and no
+        former name is a check's name now (a new result's names pass through unchanged)."""
+        for claim_id, names in self.formerly.items():
+            if claim_id not in self._claims:
+                raise RegistryError(f"FORMERLY names {claim_id}, which is not registered")
+            now = {c.name for c in self._claims[claim_id].checks}
+            unknown = sorted(set(names.values()) - now)
+            if unknown:
+                raise RegistryError(f"FORMERLY of {claim_id} renames checks to {unknown}, which it does not have")
+            if set(names) & now:
+                raise RegistryError(f"FORMERLY of {claim_id}: {sorted(set(names) & now)} are check names now")
+            if len(set(names.values())) != len(names):
+                raise RegistryError(f"FORMERLY of {claim_id} gives two old names to one check")
+
+    def current_name(self, claim_id: str, recorded: str) -> str:
+        """The name now of the check of ``claim_id`` that recorded ``recorded`` (an old name or a new one)."""
+        return current_name(self.formerly.get(claim_id, {}), recorded)
+
+    def seed_name(self, claim_id: str, check: str) -> str:
+        """The name the seed of ``claim_id``'s check ``check`` is derived from (its old name when renamed)."""
+        return seed_name(self.formerly.get(claim_id, {}), check)
 
     def add(self, claim: Claim) -> None:
         if claim.id in self._claims:

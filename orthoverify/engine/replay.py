@@ -23,7 +23,6 @@ from typing import Any
 from orthoverify import _limits
 from orthoverify.backends import MAX_DIGITS, get_backend
 from orthoverify.backends.numbers import MAX_EXPONENT, parse_exact, parse_float_text
-from orthoverify.engine.check_names import current_name
 from orthoverify.engine.model import Counterexample, json_float, jsonable
 from orthoverify.engine.ratios import THRESHOLD, Measure
 from orthoverify.engine.registry import get_registry
@@ -243,11 +242,13 @@ def replay_counterexample(
         if claim_id not in registry:
             raise ReplayError(f"claim {claim_id!r} is not registered in this version of orthoverify")
         claim = registry[claim_id]
+        recorded = registry.current_name(claim_id, cx.check)
     else:
         if claim_id not in claims:
             raise ReplayError(f"claim {claim_id!r} is not a claim of the family this result comes from")
         claim = claims[claim_id]
-    check = next((c for c in claim.checks if c.records(current_name(claim_id, cx.check))), None)
+        recorded = cx.check  # a family's checks (a target's) were never renamed
+    check = next((c for c in claim.checks if c.records(recorded)), None)
     if check is None:
         raise ReplayError(f"claim {claim_id} has no check {cx.check[:40]!r} to replay its counterexample with")
     try:

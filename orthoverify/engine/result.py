@@ -25,6 +25,9 @@ MAX_CLAIMS, MAX_EVIDENCE, MAX_PAPERS = 10_000, 200_000, 1_000
 file, so that a crafted file cannot make a report's rendering run for hours (orthoverify registers
 under 100 claims of 4 papers)."""
 
+MAX_FIGURES = 20
+"""The most figures one claim entry may declare (``claims[].figures``; orthoverify's claims declare one)."""
+
 
 def claim_json(c: ClaimResult) -> dict[str, Any]:
     """One claim's entry in the result."""
@@ -44,6 +47,7 @@ def claim_json(c: ClaimResult) -> dict[str, Any]:
         "evidence": [e.to_json() for e in c.evidence],
         "counterexample": cx.to_json() if cx is not None else None,
         "notes": c.notes(),
+        "figures": [f for f in (p.to_json(c.evidence) for p in c.claim.figures) if f is not None],
     }
 
 
@@ -166,6 +170,10 @@ _CLAIM: dict[str, tuple[Callable[[object], bool], str]] = {
     "methods": (lambda x: isinstance(x, list) and all(isinstance(m, str) for m in x), "a list of strings"),
     "evidence": (lambda x: isinstance(x, list), "a list"),
     "counterexample": (lambda x: x is None or isinstance(x, dict), "an object or null"),
+    "figures": (
+        lambda x: isinstance(x, list) and len(x) <= MAX_FIGURES and all(isinstance(f, dict) for f in x),
+        f"a list of at most {MAX_FIGURES} objects",
+    ),
 }
 _EVIDENCE: dict[str, tuple[Callable[[object], bool], str]] = {
     "method": (lambda x: isinstance(x, str), "a string"),

@@ -26,7 +26,7 @@ from orthoverify.backends import get_backend
 from orthoverify.engine.checks import RunContext, derive_seed, select_backends
 from orthoverify.engine.model import COUNTED, VERDICTS, Claim, Counterexample, Evidence, Paper, Verdict, decide
 from orthoverify.engine.profiles import get_profile
-from orthoverify.engine.registry import get_registry
+from orthoverify.engine.registry import Registry, get_registry
 from orthoverify.engine.workers import one_thread, stop_workers
 from orthoverify.errors import BackendError, InputError
 
@@ -79,12 +79,13 @@ def execute(task: Task) -> list[Evidence]:
             claim = claims[task.claim]
             check = claim.check(task.check)
             backend = get_backend(task.backend, task.device)
+            seeded_as = claims.seed_name(task.claim, task.check) if isinstance(claims, Registry) else task.check
             ctx = RunContext(
                 claim=task.claim,
                 check=task.check,
                 backend=backend,
                 profile=get_profile(task.profile),
-                seed=derive_seed(task.seed, task.claim, task.check),
+                seed=derive_seed(task.seed, task.claim, seeded_as),
                 device=task.device,
                 run_seed=task.seed,
             )

@@ -276,7 +276,7 @@ def replay_command(path: str, claim_id: str, target: str | None = None) -> str:
 @dataclass(frozen=True)
 class ProofLink:
     """A claim's proof notes: the entry (embedded in the report, so that it reads anywhere), its
-    name (``householder.md — id``), and a link to the file only where the link works wherever the
+    name (``<paper>.md — id``), and a link to the file only where the link works wherever the
     repository is read (None otherwise)."""
 
     href: str | None
@@ -313,25 +313,6 @@ def worst_ratio_text(entry: dict[str, Any] | None) -> str:
 
 
 # ------------------------------------------------------------------------------ reading aids
-_LEGACY_NUMBERS = {"001": "householder", "002": "cayley", "003": "svd", "004": "unitary"}
-"""Some claims' ``where`` still cite a paper by a number ("004 Lemma 1"); the report shows the
-paper's short name instead ("uRNN Lemma 1"), never the number."""
-
-_NUMBER = re.compile(r"\b(00[1-4])\b(?=[ ,;.'’]|$)")
-
-
-def display_where(where: str, papers: Mapping[str, Paper]) -> str:
-    """A claim's location in the paper's own numbering, with any paper number replaced by the
-    paper's short name (``004 Lemma 1`` reads ``uRNN Lemma 1``) where ``papers`` (the result
-    files' table) describes it."""
-
-    def name(m: re.Match[str]) -> str:
-        paper = papers.get(_LEGACY_NUMBERS[m.group(1)])
-        return paper.short if paper is not None else m.group(0)
-
-    return _NUMBER.sub(name, where)
-
-
 def paper_short(key: str, papers: Mapping[str, Paper]) -> str:
     """The paper's short citation: first author et al., venue, and the method's name (the key
     itself for a paper the result files do not describe)."""

@@ -133,90 +133,9 @@ def coverage_residuals(report: Report) -> Figure | None:
     )
 
 
-def cayley_max_abs(report: Report) -> Figure | None:
-    """The distribution of max|a_ij| of the scaled Cayley inverse (Theorem 3.1's bound is 1)."""
-    groups: dict[str, list[float]] = {}
-    for run, claim, ev in report.evidence():
-        if not claim.id.startswith("cayley."):
-            continue
-        stats = (ev.get("data") or {}).get("stats") or {}
-        wanted = {"numpy-float64": "max|a_ij|", "mpmath-50": "min over D of max|a_ij|"}.get(ev["backend"])
-        if wanted in stats and ev.get("method") != "search":
-            label = f"{wanted}: {ev['check']} [{ev['backend']}]{_suffix(report, run)}"
-            groups.setdefault(label, []).extend(as_float(p[1]) for p in stats[wanted])
-    groups = {k: v for k, v in groups.items() if v}
-    if not groups:
-        return None
-    svg = histogram(
-        groups,
-        ident="fig-cayley-maxabs",
-        title="Scaled Cayley inverse: max|a_ij| over the checked W",
-        xlabel="max|a_ij|",
-        bins=[k / 20 for k in range(0, 21)],  # the last bin ends at the bound (and holds it): no bar crosses it
-        refs=[RefLine(1.0, "bound 1", axis="x")],
-    )
-    rows = tuple(
-        (k, str(len(v)), fmt_num(min(v), 6), fmt_num(_median(v), 6), fmt_num(max(v), 17)) for k, v in groups.items()
-    )
-    return Figure(
-        "fig-cayley-maxabs",
-        "Scaled Cayley inverse: max|a_ij| over the checked W",
-        "Theorem 3.1 bounds every entry of A by 1 for a suitable D. Shown: max|a_ij| of the A that orthoverify's "
-        "inverse map returns (float64), and the minimum over every admissible D (exhaustive enumeration at 50 "
-        "digits). The bins end at the bound 1: the last bar, (0.95, 1], holds the quarter-turn blocks, where the "
-        "bound is attained; the bar at 0 holds W = D. A value above 1 would be counted below the figure.",
-        svg,
-        ("values", "cases", "min", "median", "max"),
-        rows,
-    )
-
-
 def _median(v: Sequence[float]) -> float:
     s = sorted(x for x in v if not math.isnan(x))
     return s[len(s) // 2] if s else math.nan
-
-
-def urnn_rank(report: Report) -> Figure | None:
-    """The uRNN Jacobian rank against n² and the parameter count."""
-    rank: dict[str, dict[int, int]] = {}
-    for run, claim, ev in report.evidence():
-        if not claim.id.startswith("unitary.coverage") or ev.get("check") != "jacobian_rank":
-            continue
-        per = rank.setdefault(f"measured rank ({ev['backend']}){_suffix(report, run)}", {})
-        for row in (ev.get("data") or {}).get("table") or []:
-            if isinstance(row, dict) and "n" in row and "rank" in row:
-                n = int(row["n"])
-                per[n] = min(per.get(n, 10**9), int(row["rank"]))
-    rank = {k: v for k, v in rank.items() if v}
-    if not rank:
-        return None
-    ns = sorted({n for v in rank.values() for n in v})
-    ss = [Series(k, sorted(v), [v[n] for n in sorted(v)], style="points") for k, v in rank.items()]
-    ss += [
-        Series("n² = dim U(n)", ns, [n * n for n in ns], style="line", dashed=True),
-        Series("7n parameters", ns, [7 * n for n in ns], style="line", dashed=True),
-        Series("7n − 7", ns, [max(7 * n - 7, 1) for n in ns], style="line"),
-    ]
-    svg = line_chart(
-        ss,
-        ident="fig-urnn-rank",
-        title="uRNN: Jacobian rank of the map to U(n) against n²",
-        xlabel="n",
-        ylabel="dimension",
-        ylog=True,
-    )
-    first = next(iter(rank.values()))
-    rows = tuple((str(n), str(first.get(n, "–")), str(n * n), str(7 * n), str(7 * n - 7)) for n in ns)
-    return Figure(
-        "fig-urnn-rank",
-        "uRNN: Jacobian rank of the map to U(n) against n²",
-        "The generic rank of the uRNN parametrisation's Jacobian (minimum over the sampled points and "
-        "permutations) meets n² up to n = 5 and then follows 7n − 7, below n² from n = 6: the image has measure "
-        "zero in U(n) there (unitary.coverage_threshold).",
-        svg,
-        ("n", "rank", "n²", "7n", "7n − 7"),
-        rows,
-    )
 
 
 def gradient_norms(report: Report) -> list[Figure]:
@@ -256,61 +175,147 @@ def gradient_norms(report: Report) -> list[Figure]:
     return out
 
 
-def orthogonality_drift(report: Report) -> Figure | None:
-    """‖W'W − I‖/(n eps) over updates: additive scaled-Cayley against the multiplicative update."""
-    ss: list[Series] = []
-    rows: list[tuple[str, ...]] = []
-    for run, _claim, ev in report.evidence():
-        data = ev.get("data") or {}
-        if not {"step", "additive", "multiplicative"} <= set(data):
-            continue
-        step = [as_float(x) for x in data["step"]]
-        tag = f"{ev['backend']}{_suffix(report, run)}"
-        ss.append(Series(f"additive (scaled Cayley), {tag}", step, [as_float(x) for x in data["additive"]]))
-        ss.append(
-            Series(f"multiplicative (Stiefel), {tag}", step, [as_float(x) for x in data["multiplicative"]], dashed=True)
+MAX_SERIES, MAX_VALUES, MAX_DECLARED = 50, 20_000, 50
+"""Bounds on what the declared figures of a report draw, so that a crafted result file cannot make
+rendering run for hours: series and values (points, or a histogram's values) per figure (the rest
+are left out, and the caption says so), and distinct figures (the rest are not drawn)."""
+
+
+@dataclass
+class _Declared:
+    """A declared figure being gathered: its first declaration, and its series merged by label."""
+
+    spec: dict[str, Any]
+    points: dict[str, dict[float, float]] = field(default_factory=dict)
+    values: dict[str, list[float]] = field(default_factory=dict)
+    looks: dict[str, tuple[str, bool, bool]] = field(default_factory=dict)  # label: (style, dashed, reference)
+    cut: bool = False
+    count: int = 0
+
+    def room(self, n: int) -> int:
+        """How many of ``n`` more values the figure may take (marking it cut when not all)."""
+        left = max(0, MAX_VALUES - self.count)
+        if n > left:
+            self.cut = True
+        self.count += min(n, left)
+        return min(n, left)
+
+
+def _floats(xs: object) -> list[float]:
+    return [as_float(x) for x in xs[:MAX_POINTS]] if isinstance(xs, list) else []
+
+
+def _gather(report: Report) -> dict[str, _Declared]:
+    """The figures the result files declare (``claims[].figures``), by ident in reading order. Claims
+    and runs declaring one ident share the figure: a line's points are merged by series label (the
+    first value at an x stands), a histogram's values are pooled; a run's label is added to its
+    series' labels when the report compares runs. Malformed entries are skipped (the file is data)."""
+    out: dict[str, _Declared] = {}
+    for claim in report.claims:
+        for run, entry in claim.present():
+            for spec in entry.get("figures") or []:
+                if not isinstance(spec, dict) or spec.get("kind") not in ("line", "histogram"):
+                    continue
+                ident = _ident(str(spec.get("ident") or "figure"))[:80]
+                if ident not in out and len(out) >= MAX_DECLARED:
+                    continue
+                fig = out.setdefault(ident, _Declared(spec))
+                if fig.spec.get("kind") != spec["kind"]:
+                    continue
+                for s in spec.get("series") or []:
+                    if not isinstance(s, dict):
+                        continue
+                    label = str(s.get("label", "")) + _suffix(report, run)
+                    if label not in fig.looks and len(fig.looks) >= MAX_SERIES:
+                        fig.cut = True
+                        continue
+                    style = s.get("style") if s.get("style") in ("line", "points", "line+points") else "line+points"
+                    fig.looks.setdefault(label, (str(style), s.get("dashed") is True, s.get("reference") is True))
+                    ys = _floats(s.get("y"))
+                    if spec["kind"] == "histogram":
+                        fig.values.setdefault(label, []).extend(ys[: fig.room(len(ys))])
+                    else:
+                        pts = [(x, y) for x, y in zip(_floats(s.get("x")), ys, strict=False) if math.isfinite(x)]
+                        per = fig.points.setdefault(label, {})
+                        for x, y in pts[: fig.room(len(pts))]:
+                            per.setdefault(x, y)
+    return out
+
+
+def _refs(spec: dict[str, Any]) -> list[RefLine]:
+    out = []
+    for r in spec.get("refs") or []:
+        if isinstance(r, dict) and math.isfinite(as_float(r.get("value"))):
+            value, label = as_float(r.get("value")), str(r.get("label", ""))
+            out.append(RefLine(value, label, "x") if r.get("axis") == "x" else RefLine(value, label))
+    return out
+
+
+def _declared_figure(ident: str, fig: _Declared) -> Figure | None:
+    """One declared figure drawn from its gathered series, with its data as a table: a histogram's
+    count, min, median and max per series, a line chart's values at each x per series."""
+    spec = fig.spec
+    title, caption = str(spec.get("title") or ident), str(spec.get("caption") or "")
+    if fig.cut:
+        caption += f" Only part of the data is drawn (at most {MAX_SERIES} series and {MAX_VALUES} values)."
+    xlabel, ylabel = str(spec.get("x_label") or ""), str(spec.get("y_label") or "")
+    refs = _refs(spec)
+    order = sorted(fig.looks, key=lambda k: fig.looks[k][2])  # measured series first, then references
+    if spec["kind"] == "histogram":
+        groups = {k: fig.values[k] for k in order if fig.values.get(k)}
+        if not groups:
+            return None
+        bins = sorted(b for b in _floats(spec.get("bins")) if math.isfinite(b))
+        svg = histogram(
+            groups, ident=ident, title=title, xlabel=xlabel, ylabel=ylabel or "cases", bins=bins or 20, refs=refs
         )
-        for i, s in enumerate(step):
-            rows.append(
-                (tag, fmt_num(s), fmt_num(as_float(data["additive"][i])), fmt_num(as_float(data["multiplicative"][i])))
-            )
+        stats = tuple(
+            (k, str(len(v)), fmt_num(min(v), 6), fmt_num(_median(v), 6), fmt_num(max(v), 17)) for k, v in groups.items()
+        )
+        return Figure(ident, title, caption, svg, ("values", "cases", "min", "median", "max"), stats)
+    ss = []
+    for k in order:
+        per = fig.points.get(k) or {}
+        if per:
+            style, dashed, _ref = fig.looks[k]
+            xs = sorted(per)
+            ss.append(Series(k, xs, [per[x] for x in xs], style=style, dashed=dashed))  # type: ignore[arg-type]
     if not ss:
         return None
     svg = line_chart(
         ss,
-        ident="fig-drift",
-        title="Orthogonality drift over updates",
-        xlabel="update step",
-        ylabel="‖W′W − I‖_F / (n eps)",
-        xlog=True,
-        ylog=True,
-        refs=[RefLine(THRESHOLD, "threshold 30")],
+        ident=ident,
+        title=title,
+        xlabel=xlabel,
+        ylabel=ylabel,
+        xlog=spec.get("log_x") is True,
+        ylog=spec.get("log_y") is True,
+        refs=refs,
     )
-    return Figure(
-        "fig-drift",
-        "Orthogonality drift over updates",
-        "The scaled Cayley update recomputes W from the skew A after each step, so its deviation from "
-        "orthogonality stays at machine precision; the multiplicative update of W accumulates rounding errors "
-        "(cayley.orthogonality_drift).",
-        svg,
-        ("backend", "step", "additive", "multiplicative"),
-        tuple(rows),
-    )
+    xs_all = sorted({x for s in ss for x in s.x})
+    cols = [dict(zip(s.x, s.y, strict=True)) for s in ss]
+    rows: tuple[tuple[str, ...], ...] = tuple((fmt_num(x), *(fmt_num(c.get(x)) for c in cols)) for x in xs_all)
+    return Figure(ident, title, caption, svg, (xlabel, *(s.label for s in ss)), rows)
+
+
+def declared_figures(report: Report) -> list[Figure]:
+    """The figures the claims declared in the result files, each drawn from the series it carries (a
+    result file written before claims declared figures has none)."""
+    out = []
+    for ident, fig in _gather(report).items():
+        drawn = _declared_figure(ident, fig)
+        if drawn is not None:
+            out.append(drawn)
+    return out
 
 
 def report_figures(report: Report) -> list[Figure]:
-    """Every figure the report's data supports, in reading order."""
-    figs: list[Figure | None] = [
-        ratio_against_n(report),
-        coverage_residuals(report),
-        cayley_max_abs(report),
-        urnn_rank(report),
-    ]
+    """Every figure the report's data supports, in reading order: the test ratios of every claim, the
+    figures the claims declare, the gradient trajectories recorded."""
+    figs: list[Figure | None] = [ratio_against_n(report), coverage_residuals(report)]
     out = [f for f in figs if f is not None]
+    out.extend(declared_figures(report))
     out.extend(gradient_norms(report))
-    drift = orthogonality_drift(report)
-    if drift is not None:
-        out.append(drift)
     return out
 
 

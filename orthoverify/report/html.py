@@ -206,7 +206,7 @@ def _index(report: Report) -> str:
         parts.append(
             f'<li class="{esc(classes)}"><a href="#{esc(target)}"><code>{esc(c.id)}</code></a> '
             + " ".join(badge(v) for v in vs)
-            + f' <span class="where">{esc(ct.display_where(c.where, report.paper_info))}</span>'
+            + f' <span class="where">{esc(c.where)}</span>'
             + f' <span class="{cls}">{esc(text)}</span></li>'
         )
     parts.append("</ul></section>")
@@ -272,7 +272,7 @@ def _errata(report: Report) -> str:
     for c in errata:
         parts.append(f'<article class="erratum" id="erratum-{esc(c.id)}"><h3>{_claim_link(c)} ')
         parts.append(" ".join(badge(v) for v in c.verdicts()) + "</h3>")
-        where, paper = ct.display_where(c.where, report.paper_info), ct.paper_short(c.paper, report.paper_info)
+        where, paper = c.where, ct.paper_short(c.paper, report.paper_info)
         parts.append(f'<p class="meta">{esc(where)} · {esc(paper)}</p>')
         parts.append(f"<blockquote>{esc(ct.typeset(c.statement))}</blockquote>")
         parts.append(_why(report, c))
@@ -320,7 +320,7 @@ def _claim(report: Report, c: ClaimRow, out_dir: Path) -> str:
     notes, evidence (the rows that refute marked), counterexample, figure and proof notes."""
     parts = [f'<details class="claim" id="{esc(claim_anchor(c.id))}"><summary>']
     parts.append(f"<code>{esc(c.id)}</code> {' '.join(badge(v) for v in c.verdicts())}")
-    parts.append(f' <span class="where">{esc(ct.display_where(c.where, report.paper_info))}</span></summary>')
+    parts.append(f' <span class="where">{esc(c.where)}</span></summary>')
     parts.append(f'<p class="meta">kind: {esc(c.kind)} · {esc(ct.paper_short(c.paper, report.paper_info))}</p>')
     if c.corrects:
         parts.append(

@@ -154,7 +154,7 @@ def render_markdown(report: Report, out_dir: Path, fig_dir: str, figures: list[F
             [
                 claim_link(c, table=True),
                 *(verdict_text(v) for v in c.verdicts()),
-                cell(ct.display_where(c.where, report.paper_info)),
+                cell(c.where),
                 why,
             ]
         )
@@ -165,7 +165,7 @@ def render_markdown(report: Report, out_dir: Path, fig_dir: str, figures: list[F
         md += ["No claim was refuted.", ""]
     for c in errata:
         md += [f"### Erratum: {ident(c.id)}", ""]
-        where = text(ct.display_where(c.where, report.paper_info))
+        where = text(c.where)
         verdicts = " ".join(verdict_text(v) for v in c.verdicts())
         md += [f"{claim_link(c)} {verdicts} · {where} · {text(ct.paper_short(c.paper, report.paper_info))}"]
         found = ct.reason_parts(report, c)
@@ -220,7 +220,7 @@ def _claim(report: Report, c: ClaimRow, out_dir: Path, fig_dir: str) -> list[str
     ]
     md += [
         "",
-        f"{text(ct.display_where(c.where, report.paper_info))} · kind: {text(c.kind)}"
+        f"{text(c.where)} · kind: {text(c.kind)}"
         + (f" · corrects [{code(c.corrects)}](#{github_slug(str(c.corrects))})" if c.corrects else ""),
         "",
     ]

@@ -12,8 +12,10 @@ import pytest
 from orthoverify.claims import MODULES
 from orthoverify.cli import main
 from orthoverify.engine import get_registry
-from orthoverify.engine.check_names import RENAMED, VOCABULARY, current_name, in_vocabulary, seed_name, word
+from orthoverify.engine.check_names import VOCABULARY, in_vocabulary, word
 from orthoverify.engine.checks import derive_seed
+from orthoverify.engine.registry import Registry
+from orthoverify.errors import RegistryError
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "reports" / "check-default.json"
@@ -34,23 +36,61 @@ def test_a_qualifier_is_a_lowercase_word_after_a_vocabulary_word(name: str, ok: 
     assert in_vocabulary(name) is ok
 
 
-def test_the_renaming_table_names_registered_claims_and_their_checks() -> None:
-    """Every renamed check exists under its new name, and no old name is a check name now (so a
-    new result's names pass through :func:`current_name` unchanged)."""
+def test_the_former_names_are_declared_by_the_families_and_name_registered_checks() -> None:
+    """Each family declares its claims' former check names (``FORMERLY``, beside ``CLAIMS``); every
+    renamed check exists under its new name, and no old name is a check name now (so a new result's
+    names pass through ``current_name`` unchanged). The registry refuses a table that breaks this."""
     registry = get_registry(MODULES)
-    for claim_id, names in RENAMED.items():
+    assert len(registry.formerly) == 81 and sum(len(v) for v in registry.formerly.values()) == 183
+    for claim_id, names in registry.formerly.items():
         now = {c.name for c in registry[claim_id].checks}
         assert set(names.values()) <= now, claim_id
         assert not set(names) & now, claim_id
-        assert all(current_name(claim_id, n) == n for n in now)
-        assert all(seed_name(claim_id, new) == old for old, new in names.items())
+        assert all(registry.current_name(claim_id, n) == n for n in now)
+        assert all(registry.current_name(claim_id, old) == new for old, new in names.items())
+        assert all(registry.seed_name(claim_id, new) == old for old, new in names.items())
+
+
+PLANTED = """from orthoverify.engine.checks import FunctionCheck, Outcome
+from orthoverify.engine.model import Claim
+
+CLAIMS = [
+    Claim(id="planted.one", paper="planted", statement="s", kind="count", checks=(
+        FunctionCheck("float", lambda ctx: Outcome(True, 1), ("numpy-float64",), "float", "q"),
+    ))
+]
+FORMERLY = {formerly!r}
+"""
+
+
+@pytest.mark.parametrize(
+    ("case", "formerly", "message"),
+    [
+        (0, {"planted.none": {"old": "float"}}, "not registered"),
+        (1, {"planted.one": {"old": "search"}}, "does not have"),
+        (2, {"planted.one": {"float": "float"}}, "are check names now"),
+    ],
+)
+def test_a_bad_former_name_is_refused(
+    case: int, formerly: dict[str, dict[str, str]], message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Planted tables the registry must refuse: a claim it does not have, a check the claim does
+    not have, an old name that is a check's name now."""
+    (tmp_path / f"planted_formerly_{case}.py").write_text(PLANTED.format(formerly=formerly))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(RegistryError, match=message):
+        Registry((f"planted_formerly_{case}",))
 
 
 def test_a_renamed_check_keeps_the_seed_of_its_old_name() -> None:
     claim = "householder.algorithm2_float"
-    assert RENAMED[claim]["float_near_aligned"] == "float_edge"
-    assert derive_seed(0, claim, "float_edge") == derive_seed(0, claim, "float_near_aligned")
-    assert derive_seed(0, claim, "float_edge") != derive_seed(0, claim, "float")
+    registry = get_registry(MODULES)
+    assert registry.formerly[claim]["float_near_aligned"] == "float_edge"
+    assert registry.seed_name(claim, "float_edge") == "float_near_aligned"
+    assert derive_seed(0, claim, registry.seed_name(claim, "float_edge")) == derive_seed(0, claim, "float_near_aligned")
+    assert registry.seed_name(claim, "float") == "float_generic"  # renamed too: its own old name
+    assert derive_seed(0, claim, "float_near_aligned") != derive_seed(0, claim, "float_generic")
+    assert registry.seed_name(claim, "no_such_check") == "no_such_check"  # never renamed: its own name
 
 
 @pytest.mark.parametrize(
@@ -62,7 +102,7 @@ def test_a_counterexample_recorded_under_its_old_check_name_replays(claim_id: st
     data = json.loads(REFERENCE.read_text())
     (claim,) = [c for c in data["claims"] if c["id"] == claim_id]
     cx = claim["counterexample"]
-    old = seed_name(claim_id, cx["check"])
+    old = get_registry(MODULES).seed_name(claim_id, cx["check"])
     assert old != cx["check"]  # these four were renamed
     cx["check"] = old
     data["claims"] = [claim]

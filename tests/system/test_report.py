@@ -364,8 +364,8 @@ def test_errata_speak_the_papers_language(rendered: Path) -> None:
     assert "`check-default`)" not in md and "` (run check-default)" in md  # a space before "(run ...)"
 
 
-def test_typeset_and_where() -> None:
-    from orthoverify.report.content import display_where, typeset
+def test_typeset() -> None:
+    from orthoverify.report.content import typeset
 
     assert typeset("Tr(Cbar' dC) = Tr(h~C~' dU), ||x|| <= 1, u != 0") == "Tr(C̄′ dC) = Tr(h̃C̃′ dU), ‖x‖ ≤ 1, u ≠ 0"
     assert typeset("sigma_min(W) >= eps, alpha beta u, (I + A)^-1") == "σ_min(W) ≥ ε, α β u, (I + A)⁻¹"
@@ -379,11 +379,6 @@ def test_typeset_and_where() -> None:
     assert typeset("for any nonzero x in C^n, near-identity") == "for any nonzero x in C^n, near-identity"
     assert typeset("dL/dsigma (or dL/ds), dtheta, delta, dsigmas") == "dL/dσ (or dL/ds), dθ, δ, dsigmas"
     assert typeset("= -||x_{2:}||^2, tril(R,-1), (h~C~') o B', 1e-08") == "= −‖x_{2:}‖², tril(R,−1), (h̃C̃′) ∘ B′, 1e-08"
-    papers = get_registry(CLAIM_MODULES).papers  # as a result file's ``papers`` table carries them
-    assert display_where("004 Lemma 1", papers) == "uRNN Lemma 1"
-    assert display_where("001 Sec. 3, eq. 5; 004 Sec. 3.1", papers) == "oRNN Sec. 3, eq. 5; uRNN Sec. 3.1"
-    assert display_where("App. A.4, eqs. 19-22", papers) == "App. A.4, eqs. 19-22"
-    assert display_where("004 Lemma 1", {}) == "004 Lemma 1"  # a file without the table: as written
 
 
 def test_values_in_the_papers_notation() -> None:

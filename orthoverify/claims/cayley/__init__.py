@@ -16,6 +16,7 @@ table of ``_effort``.
 
 from __future__ import annotations
 
+from orthoverify.claims.cayley._formerly import FORMERLY as FORMERLY
 from orthoverify.engine.model import Claim, Paper
 
 PAPER = "cayley"

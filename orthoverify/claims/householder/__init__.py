@@ -10,6 +10,7 @@ a claim could break. The maths is imported from :mod:`orthoverify.param.househol
 
 from __future__ import annotations
 
+from orthoverify.claims.householder._formerly import FORMERLY as FORMERLY
 from orthoverify.engine.model import Claim, Paper
 
 PAPER = "householder"

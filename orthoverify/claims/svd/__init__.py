@@ -15,6 +15,7 @@ of Sec. 6) and ``_flop_rows`` (the rows of svd.flops).
 
 from __future__ import annotations
 
+from orthoverify.claims.svd._formerly import FORMERLY as FORMERLY
 from orthoverify.engine.model import Claim, Paper
 
 PAPER = "svd"

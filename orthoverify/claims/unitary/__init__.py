@@ -18,6 +18,7 @@ cases is the one table of ``_effort``.
 
 from __future__ import annotations
 
+from orthoverify.claims.unitary._formerly import FORMERLY as FORMERLY
 from orthoverify.engine.model import Claim, Paper
 
 PAPER = "unitary"

@@ -18,6 +18,7 @@ from orthoverify.claims.unitary import PAPER
 from orthoverify.claims.unitary._rank import (
     F64,
     HP,
+    RANK_FIGURE,
     T64,
     coverage_rule,
     point_cases,
@@ -86,6 +87,7 @@ COVERAGE = Claim(
         "checks measure the rank for every n and see it is min(n^2, 7n - 7): deficient from n = 6 on (see "
         "unitary.coverage_threshold)."
     ),
+    figures=(RANK_FIGURE,),
 )
 
 CLAIMS: list[Claim] = [COVERAGE]

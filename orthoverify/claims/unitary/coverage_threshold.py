@@ -25,6 +25,7 @@ from orthoverify.claims.unitary import PAPER
 from orthoverify.claims.unitary._rank import (
     F64,
     HP,
+    RANK_FIGURE,
     coverage_plan,
     dropped_ratio,
     float_jacobian,
@@ -185,6 +186,7 @@ THRESHOLD = Claim(
         "n >= 6. The printed threshold n > 7 is sufficient, not exact. Haar targets reached for small n are "
         "evidence of surjectivity there, not a proof."
     ),
+    figures=(RANK_FIGURE,),
 )
 
 CLAIMS: list[Claim] = [THRESHOLD]

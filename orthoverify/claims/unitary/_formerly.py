@@ -1,0 +1,84 @@
+"""The names the checks of this family's claims had before the check-name vocabulary
+(:mod:`orthoverify.engine.check_names`), per claim: old name -> name now (renamed checks only).
+
+Results written before the vocabulary carry the old names: the registry reads this table
+(``FORMERLY``, beside ``CLAIMS``) so that a counterexample recorded under an old name still
+replays, and a renamed check keeps the seed its old name gave it (the same cases, the same
+evidence). Data only: a new check has no former name."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+FORMERLY: Mapping[str, Mapping[str, str]] = {
+    "unitary.complex_block": {
+        "haar_and_structured": "all_arithmetics",
+        "homomorphism": "symbolic",
+        "block_algebra": "exact",
+    },
+    "unitary.rnn_equivalence": {"unrolled": "all_arithmetics"},
+    "unitary.modrelu_real": {"indices_as_printed": "exhaustive"},
+    "unitary.modrelu_real.corrected": {"indices": "exhaustive", "against_complex": "all_arithmetics", "rnn": "float"},
+    "unitary.corollary1": {
+        "invert_and_rebuild": "float",
+        "invert_search": "search",
+        "image_unitary": "all_arithmetics",
+        "image_unitary_symbolic": "symbolic",
+    },
+    "unitary.corollary1_proof": {"theta_exists": "witness"},
+    "unitary.corollary1_proof.corrected": {"eq17": "all_arithmetics"},
+    "unitary.lemma1": {"spectral": "float", "real_if_paired": "float:paired", "real_only_if_columns": "converse"},
+    "unitary.lemma1.corrected": {
+        "spectral": "float",
+        "real_if_paired": "float:paired",
+        "real_only_if_eigenpairs": "converse",
+    },
+    "unitary.building_blocks": {
+        "blocks": "all_arithmetics",
+        "reflection_symbolic": "symbolic",
+        "permutations": "exhaustive",
+        "dft_normalisation": "float",
+    },
+    "unitary.composition": {
+        "unitary_and_fft": "float",
+        "parameters": "count",
+        "flops": "measured",
+        "rigorous_unitary": "rigorous",
+    },
+    "unitary.coverage": {"rank_50_digits": "jacobian_rank_50_digits", "jacobian_agreement": "float"},
+    "unitary.coverage_threshold": {
+        "rank_50_digits": "jacobian_rank_50_digits",
+        "symmetry_kernel": "float",
+        "permutations": "exhaustive",
+        "haar_targets": "search",
+    },
+    "unitary.gradient_bound": {
+        "random_and_structured": "float",
+        "autograd_vs_backward": "custom_backward",
+        "trajectory_urnn": "trajectory",
+        "isometry_step": "symbolic",
+    },
+    "unitary.gradient_bound_modrelu": {
+        "hand_built": "witness",
+        "random_cases": "float",
+        "autograd_vs_backward": "custom_backward",
+        "trajectory_urnn": "trajectory",
+        "jacobian_eigenvalues": "symbolic",
+    },
+    "unitary.gradient_bound_modrelu.corrected": {
+        "hand_built": "witness",
+        "random_and_structured": "float",
+        "autograd_vs_backward": "custom_backward",
+        "trajectory_urnn": "trajectory",
+        "jacobian_eigenvalues": "symbolic",
+    },
+    "unitary.chain_rule": {"exact": "exact_derivative", "float_vs_autograd": "autograd"},
+    "unitary.chain_rule.corrected": {
+        "exact": "exact_derivative",
+        "float_vs_autograd": "autograd",
+        "central_differences": "finite_differences",
+    },
+    "unitary.modrelu": {"both_forms": "all_arithmetics", "boundary_search": "search"},
+    "unitary.init_h0": {"expectation": "symbolic", "monte_carlo": "float"},
+    "unitary.init_silent": {"identity": "all_arithmetics"},
+}
