@@ -52,7 +52,7 @@ from orthoverify.conformance.search import (
     shrink,
     sized_cases,
 )
-from orthoverify.conformance.target import RemoteFn, Target, TargetFault
+from orthoverify.conformance.target import Target, TargetFault
 from orthoverify.engine.ratios import THRESHOLD, Measure
 from orthoverify.errors import OrthoverifyError
 
@@ -63,7 +63,6 @@ __all__ = [
     "THRESHOLD",
     "Ctx",
     "Measure",
-    "RemoteFn",
     "Target",
     "TargetFault",
     "_beyond",
