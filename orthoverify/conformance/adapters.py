@@ -13,7 +13,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import torch
 
 from orthoverify.conformance.build import _per_dtype, float64_default, module_target
@@ -332,8 +331,3 @@ def load_target(spec: str, kind: str | None = None) -> Target:
         raise TargetLoadError(f"{spec} is not callable")
     doc = getattr(obj, "__doc__", "") or ""
     return declared(Target(spec, obj, KINDS[kind], doc, None, getattr(obj, "right_inverse", None)))
-
-
-def random_params(kind: str, n: int, seed: int = 0) -> dict[str, np.ndarray]:
-    """A parameter point of ``kind`` (for examples and users' own tests)."""
-    return KINDS[kind].draw(np.random.default_rng(seed), n, 1.0)

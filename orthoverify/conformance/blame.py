@@ -29,7 +29,7 @@ BLAMED: dict[str, str] = {"jvp": "forward mode (torch.func.jvp)", **modes.SECOND
 """The AD-mode checks whose failures are attributed, and the mode each exercises."""
 
 
-def quantity(check: str, substitute: str = "") -> Callable[[ck.Ctx, Params, str], ck.Case]:
+def quantity(check: str, substitute: str = "") -> Callable[[ck.Ctx, Params, str], ck.Measure]:
     """The quantity of ``check`` with the target's ``substitute`` operation replaced ("" for none)."""
     if check == "jvp":
         return lambda ctx, params, dtype: ck.q_jvp(ctx, params, dtype, substitute)

@@ -18,14 +18,13 @@ from collections.abc import Callable
 
 from orthoverify.conformance.context import (
     DTYPES,
-    Case,
     Ctx,
-    Remeasured,
     _beyond,
     _kappa,
     agreement,
     as_np,
     extreme,
+    failing,
     inputs_of,
     magnitude,
     orthogonality,
@@ -53,8 +52,8 @@ from orthoverify.conformance.search import (
     shrink,
     sized_cases,
 )
-from orthoverify.conformance.target import RemoteFn, Target, TargetFault
-from orthoverify.engine.ratios import THRESHOLD
+from orthoverify.conformance.target import Target, TargetFault
+from orthoverify.engine.ratios import THRESHOLD, Measure
 from orthoverify.errors import OrthoverifyError
 
 __all__ = [
@@ -62,10 +61,8 @@ __all__ = [
     "MEASURES",
     "QUANTITIES",
     "THRESHOLD",
-    "Case",
     "Ctx",
-    "Remeasured",
-    "RemoteFn",
+    "Measure",
     "Target",
     "TargetFault",
     "_beyond",
@@ -80,6 +77,7 @@ __all__ = [
     "check_output",
     "check_side_effects",
     "extreme",
+    "failing",
     "inputs_of",
     "magnitude",
     "orthogonality",
@@ -96,7 +94,7 @@ __all__ = [
 ]
 
 
-MEASURES: dict[str, Callable[[Ctx, Params, str, str], Remeasured]] = {
+MEASURES: dict[str, Callable[[Ctx, Params, str, str], Measure]] = {
     "output": lambda ctx, p, dt, rec: measure_output(ctx, p, dt),
     "bad_input": lambda ctx, p, dt, rec: measure_bad_input(ctx, p, dt),
     "coverage": lambda ctx, p, dt, rec: measure_coverage(ctx, p, dt),
@@ -106,7 +104,7 @@ MEASURES: dict[str, Callable[[Ctx, Params, str, str], Remeasured]] = {
 check name its counterexamples are recorded under: (ctx, parameters, dtype, recorded value)."""
 
 
-def remeasure(ctx: Ctx, check: str, params: Params, dtype: str, recorded: str = "") -> Remeasured:
+def remeasure(ctx: Ctx, check: str, params: Params, dtype: str, recorded: str = "") -> Measure:
     """A recorded counterexample of ``check`` measured again by the routine the check measured it
     with (:data:`QUANTITIES`, :data:`MEASURES`): the confirmation of a finding and its replay."""
     if check in QUANTITIES:

@@ -36,24 +36,24 @@ from orthoverify.engine.ratios import THRESHOLD
 from orthoverify.tolerance import unit_roundoff
 
 
-def q_det(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
+def q_det(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
     """|det f(P) - 1| / (n sqrt(n) eps kappa) for a target that declares SO(n)."""
     kind = ctx.target.kind
     kappa = cx._kappa(kind, params)
     eps = unit_roundoff(dtype)
     n = cx._size(kind, params)
     if cx._beyond(kappa, eps, n):
-        return ck.Case(math.nan, f"kappa = {kappa:.3g}: no digit promised", beyond=True)
+        return ck.Measure(math.nan, f"kappa = {kappa:.3g}: no digit promised", status="beyond")
     out = ctx.run(params, dtype)
     if isinstance(out, CallFailure):
         return cx.failed(out)
     q = ck.as_np(out)
     if not np.isfinite(q).all():
-        return ck.Case(math.inf, "the output is not finite")
+        return ck.Measure(math.inf, "the output is not finite")
     det = float(np.linalg.det(q))
     m = q.shape[-1]
     r = abs(det - 1.0) / (m * math.sqrt(m) * eps * kappa)
-    return ck.Case(r, f"det f(P) = {det:.17g}: |det - 1| / (n sqrt(n) eps{cx._kappa_text(kappa)}) = {r:.6g}")
+    return ck.Measure(r, f"det f(P) = {det:.17g}: |det - 1| / (n sqrt(n) eps{cx._kappa_text(kappa)}) = {r:.6g}")
 
 
 ck.QUANTITIES["det"] = q_det
@@ -86,7 +86,7 @@ def judge_group(ctx: ck.Ctx, group: str, ev: Evidence) -> Evidence:
             if np.linalg.det(q) * det < 0:
                 q[:, 0] *= -1
             m = ck.measure_coverage(ctx, {"Q": q}, "float64")
-            if not m.failing:
+            if not ck.failing(m):
                 ev.notes += f"; a further det {det:+d} target at n = {n} was reached ({m.display})"
                 continue
             what = f"declared {group}, but no det {det:+d} target is reached at n = {n}: {m.display}"

@@ -35,29 +35,31 @@ from orthoverify.tolerance import unit_roundoff
 EPS32 = unit_roundoff(torch.float32)
 
 
-def _scaled(c: ck.Case, kappa: float, what: str) -> ck.Case:
+def _scaled(c: ck.Measure, kappa: float, what: str) -> ck.Measure:
     """``c`` (a float32 derivative's case, ratio over n eps32) divided by the allowance's kappa."""
     if math.isnan(c.ratio) or c.unsupported or c.not_run:
         return c
     if kappa == 1.0:
-        return ck.Case(c.ratio, f"{what}: {c.display}", raised=c.raised)
+        return ck.Measure(c.ratio, f"{what}: {c.display}", status="raised" if c.raised else "")
     r = c.ratio / kappa
-    return ck.Case(r, f"{what}: {c.display}; divided by kappa = {kappa:.3g}: {r:.6g}", raised=c.raised)
+    return ck.Measure(
+        r, f"{what}: {c.display}; divided by kappa = {kappa:.3g}: {r:.6g}", status="raised" if c.raised else ""
+    )
 
 
-def _unjudged(ctx: ck.Ctx, p32: Params) -> ck.Case | None:
+def _unjudged(ctx: ck.Ctx, p32: Params) -> ck.Measure | None:
     """Why a float32 derivative at ``p32`` is not judged: the allowance promises no digit there, or
     the kind has no reference and the target's float64 output (the judge) failed."""
     kind = ctx.target.kind
     kappa = cx._kappa(kind, p32)
     if cx._beyond(kappa, EPS32, cx._size(kind, p32)):
-        return ck.Case(math.nan, f"kappa = {kappa:.3g}: no digit promised", beyond=True)
+        return ck.Measure(math.nan, f"kappa = {kappa:.3g}: no digit promised", status="beyond")
     if kind.reference is None and "float64" in ctx.failed_output:
         return cx.not_run(f"the output check failed in float64 ({ctx.failed_output['float64']}), the judge here")
     return None
 
 
-def q_gradient_float32(ctx: ck.Ctx, params: Params, dtype: str = "float32") -> ck.Case:
+def q_gradient_float32(ctx: ck.Ctx, params: Params, dtype: str = "float32") -> ck.Measure:
     """The target's float32 backward of sum(f(P) * G) at float32-rounded P against the float64
     reference gradient there: ||g32 - g_ref|| / (n eps32 kappa ||g_ref||)."""
     p32 = cx.rounded(params, "float32")
@@ -68,7 +70,7 @@ def q_gradient_float32(ctx: ck.Ctx, params: Params, dtype: str = "float32") -> c
     return _scaled(ck.q_gradient(ctx, p32, "float32"), kappa, "float32 backward")
 
 
-def q_jvp_float32(ctx: ck.Ctx, params: Params, dtype: str = "float32") -> ck.Case:
+def q_jvp_float32(ctx: ck.Ctx, params: Params, dtype: str = "float32") -> ck.Measure:
     """The target's float32 forward mode (torch.func.jvp) at float32-rounded P against the float64
     reference directional derivative there: ||jvp32 - ref|| / (n eps32 kappa ||ref||)."""
     p32 = cx.rounded(params, "float32")
@@ -86,7 +88,7 @@ def _project(kind: Kind, grads: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return {k: np.tril(v) if k in kind.tril else v for k, v in out.items()}
 
 
-def q_gradient_batch(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
+def q_gradient_batch(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
     """Three parameter sets stacked, each with its own G_i: the batch's gradient of
     sum_i sum(f(P_i) * G_i) against the single calls' gradients, max_i ||g_batch[i] - g_i|| /
     (2 n eps kappa ||g_i||); not applicable to a target that does not take stacked parameters."""
@@ -110,7 +112,7 @@ def q_gradient_batch(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
         else checked(fwd[0] if fwd else None, shape=(len(sets), *kind.out_shape(params)))
     )
     if isinstance(out, CallFailure):
-        return ck.Case(math.nan, f"the target does not take stacked parameters: {out}")
+        return ck.Measure(math.nan, f"the target does not take stacked parameters: {out}")
     got = gradients._loss_grad(ctx, stacked, dtype, np.stack(gs))
     if isinstance(got, CallFailure):
         if got.kind == "raised":
@@ -124,7 +126,7 @@ def q_gradient_batch(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
         r = num / (2 * kind.view_shape(s)[0] * unit_roundoff(dt) * cx._kappa(kind, s) * scale)
         if not r <= worst:
             worst, at = r, i
-    return ck.Case(
+    return ck.Measure(
         worst,
         f"max_i ||batch gradient[i] - gradient of the single call i|| / (2 n eps kappa ||single||) = {worst:.6g} "
         f"(worst at i = {at} of {len(sets)}, each with its own upstream gradient G_i)",
@@ -139,7 +141,7 @@ ck.QUANTITIES.update(
 def _cases(ctx: ck.Ctx, salt: str, dtype: str) -> Iterator[tuple[Params, str, str]]:
     """Every size of the kind at magnitude 1 in ``dtype`` (the quick profile: every other size)."""
     kind = ctx.target.kind
-    sizes = kind.sizes[::2] if ctx.profile == "quick" else kind.sizes
+    sizes = ctx.effort.pick(kind.sizes[::2], kind.sizes, kind.sizes)
     return (c for c in ck.sized_cases(ctx, salt, scales=(1.0,), dtypes=(dtype,)) if kind.out_shape(c[0])[0] in sizes)
 
 

@@ -1,12 +1,13 @@
 """What every conformance check reads and returns: the session context (:class:`Ctx`), one
-measured case (:class:`Case`), a re-measured counterexample (:class:`Remeasured`), and the
-test-ratio helpers the checks share (orthogonality, agreement, the kind's allowance kappa).
+measured case (the engine's :class:`~orthoverify.engine.ratios.Measure`, with its status), a
+re-measured counterexample (:class:`Remeasured`), and the test-ratio helpers the checks share
+(orthogonality, agreement, the kind's allowance kappa).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -23,7 +24,7 @@ from orthoverify.engine.checks import seeded_rng
 from orthoverify.engine.model import Evidence
 from orthoverify.engine.model import Kind as ClaimKind
 from orthoverify.engine.profiles import Profile, get_profile
-from orthoverify.engine.ratios import THRESHOLD
+from orthoverify.engine.ratios import THRESHOLD, Measure, fails
 
 DTYPES: dict[str, torch.dtype] = {"float32": torch.float32, "float64": torch.float64}
 
@@ -107,15 +108,17 @@ class Ctx:
         return self.target.domain(params) if self.target.domain is not None else None
 
 
-def not_run(reason: str) -> Case:
+def not_run(reason: str) -> Measure:
     """A case that was not measured (the target's process gave up, or a prerequisite failed)."""
-    return Case(math.nan, reason, not_run=True)
+    return Measure(math.nan, reason, status="not-run")
 
 
-def failed(f: CallFailure, prefix: str = "") -> Case:
+def failed(f: CallFailure, prefix: str = "") -> Measure:
     """The case of a failed call: not run when the call was never made, else a failure."""
     text = f"{prefix}{f}"
-    return not_run(text) if f.kind == "not-run" else Case(math.inf, text, raised=f.kind == "raised")
+    return (
+        not_run(text) if f.kind == "not-run" else Measure(math.inf, text, status="raised" if f.kind == "raised" else "")
+    )
 
 
 def as_np(x: torch.Tensor) -> np.ndarray:
@@ -157,28 +160,11 @@ class PlanEntry(NamedTuple):
     run: Callable[[Ctx], list[Evidence]]
 
 
-@dataclass
-class Case:
-    """One measured case: the ratio, a display of it, and the failure message when the call failed
-    (NaN ratio: not applicable, or, with ``not_run``, not measured at all)."""
-
-    ratio: float
-    display: str
-    not_run: bool = False
-    raised: bool = False
-    """The target raised (at a special point: it declined an edge case, which is no defect)."""
-    beyond: bool = False
-    """The allowance promises no digit at this input (30 n eps kappa >= 1): not judged."""
-    unsupported: str = ""
-    """The first line of the exception with which the target declined the mode this case exercises
-    (a refusal, not a wrong number): the check's verdict is then ``unsupported``."""
-
-
-def refusal(f: CallFailure, what: str) -> Case:
+def refusal(f: CallFailure, what: str) -> Measure:
     """The case of a mode the target declined with an exception of its own (``f.kind == "raised"``):
     unsupported, with the exception's first line; not measured, never a failure."""
     first = (f.message.strip().splitlines() or [""])[0][:300]
-    return Case(math.nan, f"{what}: the target raised {first}", raised=True, unsupported=first or "an exception")
+    return Measure(math.nan, f"{what}: the target raised {first}", status="raised", unsupported=first or "an exception")
 
 
 def _beyond(kappa: float, eps: float, n: int) -> bool:
@@ -207,17 +193,25 @@ def rounded(params: Params, dtype: str) -> dict[str, np.ndarray]:
     return {k: np.asarray(v, dtype=np.float64).astype(np_dt).astype(np.float64) for k, v in params.items()}
 
 
-@dataclass
-class Remeasured:
-    """A recorded counterexample measured again by its check's measuring routine: whether it
-    still fails (the check's own rule), the deciding value, and more lines to show."""
+def remeasured(
+    failing: bool, display: str, ratio: float = math.nan, more: Sequence[tuple[str, str]] = (), measured: bool = True
+) -> Measure:
+    """A recorded case measured again by its check's measuring routine, as the engine's measure:
+    the ratio when it decides (``failing`` by the check's own rule), else inf when it fails without
+    one (a failed call, a side effect), 0 when it passes without one; NaN, status ``not-run``,
+    when it could not be measured (no answer either way). ``more`` are further values to show,
+    one "label: text" line each of the measure's note."""
+    note = "\n".join(f"{k}: {v}" for k, v in more)
+    if not measured:
+        return Measure(math.nan, display, note, status="not-run")
+    if failing:
+        return Measure(ratio if fails(ratio) and not math.isnan(ratio) else math.inf, display, note)
+    return Measure(ratio if ratio <= THRESHOLD else 0.0, display, note)
 
-    failing: bool
-    display: str
-    ratio: float = math.nan
-    more: list[tuple[str, str]] = field(default_factory=list)
-    measured: bool = True
-    """False when the case could not be measured (the call was never made): no answer either way."""
+
+def failing(m: Measure) -> bool:
+    """Whether a measure of :func:`remeasured` fails again (not when it could not be measured)."""
+    return fails(m.ratio) and not m.not_run
 
 
 def magnitude(kind: Kind, params: Params) -> float:

@@ -12,19 +12,20 @@ import numpy as np
 import torch
 
 from orthoverify.conformance.calls import CallFailure, checked
-from orthoverify.conformance.context import DTYPES, Ctx, Remeasured, _ev, blocked, inputs_of
+from orthoverify.conformance.context import DTYPES, Ctx, _ev, blocked, failing, inputs_of, remeasured
 from orthoverify.conformance.kinds import Kind, Params
 from orthoverify.conformance.runner import FLOOD_BYTES, op_forward
 from orthoverify.engine.model import Counterexample, Evidence
+from orthoverify.engine.ratios import Measure
 
 
-def measure_output(ctx: Ctx, params: Params, dtype: str) -> Remeasured:
+def measure_output(ctx: Ctx, params: Params, dtype: str) -> Measure:
     """The call at ``params`` in ``dtype``: it fails when the call fails (raises, dies, hangs, or
     returns no finite tensor of the declared shape and dtype)."""
     res = ctx.run(params, dtype)
     if isinstance(res, CallFailure):
-        return Remeasured(res.kind != "not-run", str(res), measured=res.kind != "not-run")
-    return Remeasured(False, "a finite tensor of the declared shape and dtype")
+        return remeasured(res.kind != "not-run", str(res), measured=res.kind != "not-run")
+    return remeasured(False, "a finite tensor of the declared shape and dtype")
 
 
 def check_output(ctx: Ctx) -> list[Evidence]:
@@ -69,7 +70,7 @@ def check_output(ctx: Ctx) -> list[Evidence]:
     return out
 
 
-def measure_side_effects(ctx: Ctx, params: Params, dtype: str, recorded: str = "") -> Remeasured:
+def measure_side_effects(ctx: Ctx, params: Params, dtype: str, recorded: str = "") -> Measure:
     """A call at ``params`` in ``dtype`` and what the session has seen: it fails when the call
     changes its arguments or the working directory, when the recorded finding names a side effect
     seen earlier in this session, or when a recorded flood goes on (the session has written
@@ -82,9 +83,9 @@ def measure_side_effects(ctx: Ctx, params: Params, dtype: str, recorded: str = "
     if "floods" in recorded and seen.written == 0:  # what the call wrote may come with the next answer
         ctx.calls.request(op_forward, args, {}, ctx.timeout, ctx.device)
     earlier = [v for v in seen.side.values() if v and v in recorded]
-    failing = bool(side) or bool(earlier) or ("floods" in recorded and seen.written > 0)
+    bad = bool(side) or bool(earlier) or ("floods" in recorded and seen.written > 0)
     more = [("bytes written to stdout/stderr", str(seen.written))]
-    return Remeasured(failing, "; ".join(side + earlier) or "no side effect of the call", more=more)
+    return remeasured(bad, "; ".join(side + earlier) or "no side effect of the call", more=more)
 
 
 def check_side_effects(ctx: Ctx) -> list[Evidence]:
@@ -145,21 +146,21 @@ def nan_params(kind: Kind, params: Params) -> tuple[str, dict[str, np.ndarray]]:
     return name, bad
 
 
-def measure_bad_input(ctx: Ctx, params: Params, dtype: str) -> Remeasured:
+def measure_bad_input(ctx: Ctx, params: Params, dtype: str) -> Measure:
     """The call at the NaN parameters ``params``: it passes when the target raises or returns
     NaN/Inf, fails when it returns an all-finite result (or dies or hangs); ratio NaN when it
     was never called (not run)."""
     got = ctx.remote(op_forward, *ctx.target.kind.args(params, DTYPES[dtype], "cpu"))
     res = got if isinstance(got, CallFailure) else checked(got[0] if got else None, finite=False)
     if isinstance(res, CallFailure) and res.kind == "not-run":
-        return Remeasured(False, f"was not called ({res.message[:160]})", measured=False)
+        return remeasured(False, f"was not called ({res.message[:160]})", measured=False)
     if isinstance(res, CallFailure) and res.kind in ("died", "timeout"):
-        return Remeasured(True, f"{res.kind}: {res.message[:160]}", math.inf)
+        return remeasured(True, f"{res.kind}: {res.message[:160]}", math.inf)
     if isinstance(res, CallFailure):
-        return Remeasured(False, f"raised ({res.message[:160]})", 0.0)
+        return remeasured(False, f"raised ({res.message[:160]})", 0.0)
     if not bool(torch.isfinite(res.detach()).all()):
-        return Remeasured(False, "returned NaN/Inf (propagated)", 0.0)
-    return Remeasured(True, "returned an all-finite result for a NaN input (the NaN was silently absorbed)", math.inf)
+        return remeasured(False, "returned NaN/Inf (propagated)", 0.0)
+    return remeasured(True, "returned an all-finite result for a NaN input (the NaN was silently absorbed)", math.inf)
 
 
 def check_bad_input(ctx: Ctx) -> list[Evidence]:
@@ -174,12 +175,12 @@ def check_bad_input(ctx: Ctx) -> list[Evidence]:
         name, bad = nan_params(kind, kind.draw(ctx.rng("bad", dtype), kind.sizes[1], 1.0))
         t0 = time.perf_counter()
         m = measure_bad_input(ctx, bad, dtype)
-        ran = m.measured
+        ran = not m.not_run
         seconds = time.perf_counter() - t0
-        ev = _ev(ctx, "bad_input", dtype, "float", cases=int(ran), seconds=seconds, passed=not m.failing and ran)
+        ev = _ev(ctx, "bad_input", dtype, "float", cases=int(ran), seconds=seconds, passed=not failing(m) and ran)
         ev.worst_ratio, ev.threshold = None, None
         ev.notes = f"{name} all NaN: the target {m.display}" + ("" if ran else " (not run: no verdict)")
-        if m.failing:
+        if failing(m):
             cx = Counterexample(inputs_of(bad, dtype), "output for a NaN input", m.display, 16, "bad_input")
             ev.counterexample = cx
         out.append(ev)

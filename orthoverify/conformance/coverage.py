@@ -15,18 +15,19 @@ from orthoverify import samples
 from orthoverify.conformance.calls import CallFailure, checked
 from orthoverify.conformance.context import (
     Ctx,
-    Remeasured,
     _ev,
     agreement,
     as_np,
     blocked,
+    failing,
     inputs_of,
     reference_np,
+    remeasured,
 )
 from orthoverify.conformance.kinds import Params
 from orthoverify.conformance.runner import op_inverse, op_reach
 from orthoverify.engine.model import Counterexample, Evidence
-from orthoverify.engine.ratios import THRESHOLD, fails
+from orthoverify.engine.ratios import THRESHOLD, Measure, fails
 from orthoverify.tolerance import unit_roundoff
 
 
@@ -42,7 +43,7 @@ def _target_inverse(ctx: Ctx) -> Callable[[np.ndarray], dict[str, np.ndarray] | 
     return params
 
 
-def measure_coverage(ctx: Ctx, params: Params, dtype: str) -> Remeasured:
+def measure_coverage(ctx: Ctx, params: Params, dtype: str) -> Measure:
     """The target at a preimage against the matrix ``params["Q"]`` it must reach (test ratio);
     a failed call fails (ratio inf), a call never made is NaN. Without ``Q`` (a counterexample
     recorded before it was kept) the comparison is with the kind's reference, where there is one.
@@ -53,17 +54,17 @@ def measure_coverage(ctx: Ctx, params: Params, dtype: str) -> Remeasured:
         n = q.shape[0]
         tries = [_reach(ctx, q, np.random.default_rng(s).standard_normal((n, n)) * 0.1, 200) for s in range(3)]
         dist = min((t for t in tries if isinstance(t, float)), default=math.inf)
-        return Remeasured(not (dist < 1e-6), f"min ||f(X) - Q||_F over 3 L-BFGS starts (float64) = {dist:.6g}", dist)
+        return remeasured(not (dist < 1e-6), f"min ||f(X) - Q||_F over 3 L-BFGS starts (float64) = {dist:.6g}", dist)
     res = ctx.run(p, dtype)
     if isinstance(res, CallFailure):
         ran = res.kind != "not-run"
-        return Remeasured(ran, str(res), math.inf if ran else math.nan, measured=ran)
+        return remeasured(ran, str(res), math.inf if ran else math.nan, measured=ran)
     if q is None:
         if ctx.target.kind.reference is None:
-            return Remeasured(False, "returned a tensor (no Q recorded, no reference to compare with)")
+            return remeasured(False, "returned a tensor (no Q recorded, no reference to compare with)")
         q = reference_np(ctx.target.kind, p)
     r = agreement(as_np(res), q, unit_roundoff(dtype))
-    return Remeasured(fails(r), f"||f(preimage) - Q|| ratio {r:.6g}", r)
+    return remeasured(fails(r), f"||f(preimage) - Q|| ratio {r:.6g}", r)
 
 
 def check_coverage(ctx: Ctx) -> list[Evidence]:
@@ -100,14 +101,14 @@ def check_coverage(ctx: Ctx) -> list[Evidence]:
                 skipped += 1
                 continue
             m = measure_coverage(ctx, {**params, "Q": q}, dtype)
-            if not m.measured:  # the call was never made
+            if m.not_run:  # the call was never made
                 skipped += 1
                 continue
             count += 1
             r = m.ratio
             if fails(r, worst):
                 worst = r
-            if m.failing and failure is None:
+            if failing(m) and failure is None:
                 failure = ({**params, "Q": q}, f"{name}: {m.display}")
         ev = _ev(
             ctx,

@@ -32,7 +32,7 @@ from orthoverify.conformance.calls import DEFAULT_TIMEOUT
 from orthoverify.conformance.opening import open_target
 from orthoverify.conformance.planning import other_device, plan_checks
 from orthoverify.conformance.reach import _batch_declared
-from orthoverify.engine.checks import Check, RunContext
+from orthoverify.engine.checks import Check, RunContext, confirm_again
 from orthoverify.engine.model import Claim, Counterexample, Evidence, jsonable
 from orthoverify.engine.profiles import get_profile
 from orthoverify.engine.ratios import THRESHOLD, Measure, fails
@@ -187,37 +187,15 @@ class TargetCheck(Check):
         return [self._confirmed(ev) for ev in evidence]
 
     def _confirmed(self, ev: Evidence) -> Evidence:
-        """``ev`` with its counterexample confirmed by measuring it again (:meth:`replay`), or, when
-        it does not fail again, failed and unconfirmed (no counterexample: the claim is inconclusive);
-        except a NaN/Inf output on finite input, which stays a finding (refuted, intermittent)."""
-        cx = ev.counterexample
-        if cx is None or ev.error is not None:
-            return ev
-        dtype = str(cx.inputs.get("dtype", "float64"))
-        self.family.measuring_ctx().calls.begin_check(self.name)  # the confirmation gets its own restarts
-        m = self.replay(cx.inputs, _backend(dtype), recorded=cx.value)
-        if math.isnan(m.ratio):  # the call could not be made again: no answer either way, kept as found
-            ev.data["confirmation"] = f"not measured again: {m.display}"
-            return ev
-        if fails(m.ratio):
-            ev.data["confirmation"] = f"measured again: {m.display}"
-            return ev
-        if nan_on_finite_input(cx):  # an observed NaN/Inf on finite input is a defect, seen once or always
-            ev.passed = False
-            ev.data["intermittent"] = {"remeasured": m.display}
-            ev.notes = (
-                f"{ev.notes} Intermittent: the target returned NaN/Inf for finite input, and this did not happen "
-                f"again when the counterexample was measured again ({m.display}); an observed NaN on finite input is "
-                "a finding (refuted, intermittent)."
-            ).strip()
-            return ev
-        ev.counterexample, ev.passed = None, False
-        ev.data["unconfirmed"] = {"counterexample": cx.to_json(), "remeasured": m.display}
-        ev.notes = (
-            f"{ev.notes} The failure did not reproduce when its counterexample was measured again ({m.display}): "
-            "failed, unconfirmed (no verdict from it)."
-        ).strip()
-        return ev
+        """``ev`` confirmed by measuring its counterexample again (the engine's :func:`confirm_again`
+        through :meth:`replay`, the confirmation with restarts of its own); a NaN/Inf output on finite
+        input stays a finding (refuted, intermittent)."""
+
+        def again(cx: Counterexample) -> Measure:
+            self.family.measuring_ctx().calls.begin_check(self.name)
+            return self.replay(cx.inputs, _backend(str(cx.inputs.get("dtype", "float64"))), recorded=cx.value)
+
+        return confirm_again(ev, again, _intermittent)
 
     def replay(self, inputs: Mapping[str, Any], b: Backend, *, recorded: str = "") -> Measure:
         """The recorded counterexample ``inputs`` measured again in ``b``'s dtype (torch-float32 or
@@ -228,15 +206,7 @@ class TargetCheck(Check):
         params, dtype = ck.params_of(dict(inputs))
         if b.name in ("torch-float32", "torch-float64") and dtype in ck.DTYPES:  # half precision stays itself
             dtype = b.name.removeprefix("torch-")
-        got = ck.remeasure(self.family.measuring_ctx(), self.measure, params, dtype, recorded)
-        ratio = got.ratio
-        if not got.measured:
-            ratio = math.nan
-        elif got.failing:
-            ratio = ratio if fails(ratio) and not math.isnan(ratio) else math.inf
-        elif not ratio <= THRESHOLD:
-            ratio = 0.0
-        return Measure(ratio, got.display, note="\n".join(f"{k}: {v}" for k, v in got.more))
+        return ck.remeasure(self.family.measuring_ctx(), self.measure, params, dtype, recorded)
 
     def replay_recorded(self, claim: str, cx: Counterexample) -> Any:
         """``orthoverify replay`` of ``cx``: the value in its dtype (and in float64 beside it, for a
@@ -335,6 +305,17 @@ def nan_on_finite_input(cx: Counterexample) -> bool:
     except (TypeError, ValueError):
         return False
     return bool(params) and all(bool(np.all(np.isfinite(v))) for v in params.values())
+
+
+def _intermittent(cx: Counterexample, m: Measure) -> str:
+    """Why an unreproduced NaN/Inf output on finite input is a finding all the same ("" otherwise)."""
+    if not nan_on_finite_input(cx):
+        return ""
+    return (
+        f"Intermittent: the target returned NaN/Inf for finite input, and this did not happen again when the "
+        f"counterexample was measured again ({m.display}); an observed NaN on finite input is a finding (refuted, "
+        "intermittent)."
+    )
 
 
 def _backend(dtype: str) -> Backend:

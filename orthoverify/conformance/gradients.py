@@ -12,9 +12,10 @@ import torch
 
 from orthoverify.backends import get_backend
 from orthoverify.conformance.calls import CallFailure, checked
-from orthoverify.conformance.context import DTYPES, Case, Ctx, as_np, failed, refusal, rounded
+from orthoverify.conformance.context import DTYPES, Ctx, as_np, failed, refusal, rounded
 from orthoverify.conformance.kinds import Kind, Params
 from orthoverify.conformance.runner import op_jvp, op_loss_grad
+from orthoverify.engine.ratios import Measure
 from orthoverify.tolerance import unit_roundoff
 
 
@@ -85,7 +86,7 @@ def _reference_grad(kind: Kind, params: Params, g: np.ndarray, digits: int = 50)
     return out
 
 
-def q_gradient(ctx: Ctx, params: Params, dtype: str) -> Case:
+def q_gradient(ctx: Ctx, params: Params, dtype: str) -> Measure:
     kind = ctx.target.kind
     rng = np.random.default_rng(7)
     g = rng.standard_normal(kind.view_shape(params))
@@ -112,7 +113,7 @@ def q_gradient(ctx: Ctx, params: Params, dtype: str) -> Case:
     n = kind.view_shape(params)[0]
     fd_eps = eps if kind.reference is not None else max(eps, 1e-7)
     r = num / (n * fd_eps * scale)
-    return Case(r, f"||grad - {how}|| / (n eps ||reference grad||) = {r:.6g}")
+    return Measure(r, f"||grad - {how}|| / (n eps ||reference grad||) = {r:.6g}")
 
 
 def _fd_target(ctx: Ctx, params: Params, g: np.ndarray) -> dict[str, np.ndarray] | CallFailure:
@@ -166,7 +167,7 @@ def _reference_direction(kind: Kind, params: Params, tangent: dict[str, np.ndarr
     return np.asarray(b.to_numpy((vals[0] - vals[1]) / (2 * h)), dtype=np.float64)
 
 
-def q_jvp(ctx: Ctx, params: Params, dtype: str, substitute: str = "") -> Case:
+def q_jvp(ctx: Ctx, params: Params, dtype: str, substitute: str = "") -> Measure:
     """Forward-mode derivative (torch.func.jvp) along a random direction against 50-digit central
     differences of the reference (float64 differences of the target for kinds without one);
     unsupported when the target declines forward mode with an exception (:func:`refusal`).
@@ -206,4 +207,4 @@ def q_jvp(ctx: Ctx, params: Params, dtype: str, substitute: str = "") -> Case:
     n = ref.shape[-1]
     scale = float(np.linalg.norm(ref)) or 1.0
     r = float(np.linalg.norm(as_np(got) - ref)) / (n * fd_eps * scale)
-    return Case(r, f"||jvp - {how}|| / (n eps ||reference||) = {r:.6g}")
+    return Measure(r, f"||jvp - {how}|| / (n eps ||reference||) = {r:.6g}")

@@ -79,15 +79,15 @@ def invariant(d: Declaration, w: torch.Tensor, eps: float | None = None) -> tupl
     return (math.inf if degenerate else out), f"{text}; distance outside / (n eps) = {out:.6g}"
 
 
-def _scenario(ctx: ck.Ctx, op: str, count: int, **kw: Any) -> tuple[list[torch.Tensor], list[str | None]] | ck.Case:
+def _scenario(ctx: ck.Ctx, op: str, count: int, **kw: Any) -> tuple[list[torch.Tensor], list[str | None]] | ck.Measure:
     """The weights the scenario ``op`` produced in the target's process (with the device each was
     on there), ``count`` of them; a failed scenario (it raised, died or hung) is a failing case."""
     res = ctx.calls.request(op, [], kw, ctx.timeout * 10, ctx.device)
     if isinstance(res, CallFailure):
-        return ck.Case(math.inf, str(res))
+        return ck.Measure(math.inf, str(res))
     ws = [w for w in res.out if w is not None]
     if len(ws) != count or len(res.out) != count:
-        return ck.Case(math.inf, f"type: the scenario gave {len(res.out)} weights, expected {count}")
+        return ck.Measure(math.inf, f"type: the scenario gave {len(res.out)} weights, expected {count}")
     return ws, list(res.devices) + [None] * (count - len(res.devices))
 
 
@@ -99,7 +99,7 @@ def _i(params: Params, key: str) -> int:
     return round(float(np.asarray(params[key]).reshape(-1)[0]))
 
 
-def q_weight_decay(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
+def q_weight_decay(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
     """From the module's initialisation, ``steps`` optimiser steps with weight decay (in the target's
     process, which returns the weight after each); the first step after which the weight breaks its
     invariant, or the worst ratio over all steps."""
@@ -107,28 +107,28 @@ def q_weight_decay(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
     n, which, steps, seed = _n(params), _i(params, "opt"), _i(params, "steps"), _i(params, "seed")
     name = OPTIMISERS[which]
     got = _scenario(ctx, op_weight_decay, steps + 1, n=n, opt=which, steps=steps, seed=seed, dtype=dtype)
-    if isinstance(got, ck.Case):
+    if isinstance(got, ck.Measure):
         c = got
     else:
         ws = got[0]
         r0, t0 = invariant(d, ws[0])
-        c = ck.Case(r0, f"at initialisation (before any step): {t0}")
+        c = ck.Measure(r0, f"at initialisation (before any step): {t0}")
         if r0 <= ck.THRESHOLD:
             worst, text = r0, f"at initialisation: {t0}"
             broke = None
             for k, w in enumerate(ws[1:], 1):
                 r, t = invariant(d, w)
                 if not r <= ck.THRESHOLD:
-                    broke = ck.Case(r, f"after step {k} of {name}: {t}")
+                    broke = ck.Measure(r, f"after step {k} of {name}: {t}")
                     break
                 if r > worst:
                     worst, text = r, f"after step {k} of {name}: {t}"
-            c = broke or ck.Case(worst, f"{steps} steps of {name}, worst {text}")
+            c = broke or ck.Measure(worst, f"{steps} steps of {name}, worst {text}")
     record(ctx, "weight_decay", n, c.ratio, params, dtype)
     return c
 
 
-def q_state_dict(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
+def q_state_dict(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
     """Two Adam steps (no weight decay: that is the other check's business) on module A; A's
     state_dict (tensors copied in memory) loaded into a fresh module B built from another seed;
     B's weight must equal A's; one more step on both (fresh SGD) must keep them equal and the
@@ -137,7 +137,7 @@ def q_state_dict(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
     n, seed = _n(params), _i(params, "seed")
     eps = unit_roundoff(dtype)
     got = _scenario(ctx, op_state_dict, 4, n=n, seed=seed, dtype=dtype)
-    c = got if isinstance(got, ck.Case) else ck.Case(*_judge_state_dict(d, got[0], eps))
+    c = got if isinstance(got, ck.Measure) else ck.Measure(*_judge_state_dict(d, got[0], eps))
     record(ctx, "state_dict", n, c.ratio, params, dtype)
     return c
 
@@ -156,7 +156,7 @@ def _judge_state_dict(d: Declaration, ws: list[torch.Tensor], eps: float) -> tup
     ), f"reloaded weight ratio {r:.3g}, after one step {r2:.3g}; reloaded module after one step: {ti}"
 
 
-def q_dtype_cast(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
+def q_dtype_cast(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
     """``module.double()`` (or .float(), .half(), .bfloat16()) of a module built in float32: the
     weight comes out in that dtype, satisfies the invariant on the larger of float32's and that
     dtype's unit roundoff (a cast up cannot add accuracy a float32 initialisation lacks), and
@@ -166,27 +166,27 @@ def q_dtype_cast(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
     name, dt = CASTS[cast]
     declared = str(dt).removeprefix("torch.") in (*declared_casts(d),)
     got = _scenario(ctx, op_dtype_cast, 2, n=n, cast=cast, seed=seed)
-    if isinstance(got, ck.Case):
+    if isinstance(got, ck.Measure):
         c = got
     else:
         w, w1 = got[0]
         eps = max(unit_roundoff(torch.float32), unit_roundoff(dt))
         if w.dtype != dt:
-            c = ck.Case(
+            c = ck.Measure(
                 math.inf, f"after .{name}() the weight is {w.dtype}, not {dt} (a buffer or constant kept its dtype)"
             )
         elif w1.dtype != dt:
-            c = ck.Case(math.inf, f"after .{name}() and one step the weight is {w1.dtype}, not {dt}")
+            c = ck.Measure(math.inf, f"after .{name}() and one step the weight is {w1.dtype}, not {dt}")
         else:
             (r0, t0), (r1, t1) = invariant(d, w, eps), invariant(d, w1, eps)
-            c = ck.Case(max(r0, r1), f"after .{name}(): {t0}; after one SGD step: {t1}")
+            c = ck.Measure(max(r0, r1), f"after .{name}(): {t0}; after one SGD step: {t1}")
     if not c.ratio <= ck.THRESHOLD and not declared:
-        return ck.Case(math.nan, f".{name}() is not declared and fails: {c.display[:200]}")
+        return ck.Measure(math.nan, f".{name}() is not declared and fails: {c.display[:200]}")
     record(ctx, "dtype_cast", n, c.ratio, params, dtype)
-    return ck.Case(c.ratio, f".{name}(): {c.display}")
+    return ck.Measure(c.ratio, f".{name}(): {c.display}")
 
 
-def q_to_device(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
+def q_to_device(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
     """``module.to(other device)``: the weight lives there, satisfies the invariant and agrees with
     the weight on the first device; one optimiser step runs there."""
     d = _decl(ctx)
@@ -194,17 +194,17 @@ def q_to_device(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
     dt = ck.DTYPES[dtype]
     other = ctx.other_device
     got = _scenario(ctx, op_to_device, 3, n=n, seed=seed, dtype=dtype, other=other)
-    if isinstance(got, ck.Case):
+    if isinstance(got, ck.Measure):
         c = got
     else:
         (here, there, after), devices = got
         where = devices[1] or "an unknown device"
         if devices[1] is None or torch.device(devices[1]).type != torch.device(other).type:
-            c = ck.Case(math.inf, f"after .to({other!r}) the weight is on {where}")
+            c = ck.Measure(math.inf, f"after .to({other!r}) the weight is on {where}")
         else:
             r = ck.agreement(ck.as_np(there), ck.as_np(here), unit_roundoff(dt))
             ri, ti = invariant(d, after)
-            c = ck.Case(
+            c = ck.Measure(
                 max(r, ri), f"weight on {other} against {ctx.device}: ratio {r:.3g}; after one step there: {ti}"
             )
     record(ctx, "to_device", n, c.ratio, params, dtype)

@@ -120,7 +120,6 @@ def reference_second(kind: Kind, params: Params) -> tuple[float, float]:
         return _REF_CACHE[key]
     import mpmath
 
-
     assert kind.reference is not None
     g, v, w = _directions(kind, params)
     b = get_backend("mpmath-50")
@@ -216,7 +215,7 @@ def noise(ctx: ck.Ctx, params: Params, mode: str, got: float, substitute: str = 
     return out
 
 
-def q_second(mode: str, substitute: str = "") -> Callable[[ck.Ctx, Params, str], ck.Case]:
+def q_second(mode: str, substitute: str = "") -> Callable[[ck.Ctx, Params, str], ck.Measure]:
     """The quantity of one second-order mode: |s - s_ref| / max(n eps ||G|| ||D^2 f[v, w]||, noise),
     noise being how far the target's own s moves when its inputs move by a few ulps (a correct rule
     evaluated by an algorithm that cancels, e.g. a reflection of a tiny vector, is as accurate as
@@ -224,7 +223,7 @@ def q_second(mode: str, substitute: str = "") -> Callable[[ck.Ctx, Params, str],
     :mod:`~orthoverify.conformance.blame`) the target runs with that torch operation replaced and the
     case is not recorded in the check's series."""
 
-    def q(ctx: ck.Ctx, params: Params, dtype: str = "float64") -> ck.Case:
+    def q(ctx: ck.Ctx, params: Params, dtype: str = "float64") -> ck.Measure:
         kind = ctx.target.kind
         n = kind.view_shape(params)[0]
         got = _target_second(ctx, params, mode, substitute)
@@ -233,14 +232,14 @@ def q_second(mode: str, substitute: str = "") -> Callable[[ck.Ctx, Params, str],
                 return ck.refusal(got, SECOND_ORDER[mode])
             if not substitute:
                 record(ctx, mode, n, math.inf, params, dtype)
-            return ck.Case(math.inf, f"{SECOND_ORDER[mode]}: {got}")
+            return ck.Measure(math.inf, f"{SECOND_ORDER[mode]}: {got}")
         if kind.reference is not None:
             ref, scale = reference_second(kind, params)
             how, unit = "4-point differences of the reference at 50 digits", unit_roundoff(torch.float64)
         else:
             fd = _target_second_fd(ctx, params)
             if isinstance(fd, str):
-                return ck.Case(math.nan, fd)
+                return ck.Measure(math.nan, fd)
             (ref, scale), how, unit = fd, "float64 4-point differences of the target", FD_EPS
         floor = n * unit * (scale or 1.0)
         r = abs(got - ref) / floor
@@ -251,7 +250,7 @@ def q_second(mode: str, substitute: str = "") -> Callable[[ck.Ctx, Params, str],
             text = f"|difference| / (the target's own rounding noise {wobble:.3g} at inputs a few ulps away) = {r:.6g}"
         if not substitute:
             record(ctx, mode, n, r, params, dtype)
-        return ck.Case(r, f"{SECOND_ORDER[mode]}: v'Hw = {got:.17g}, {how}: {ref:.17g}; {text}")
+        return ck.Measure(r, f"{SECOND_ORDER[mode]}: v'Hw = {got:.17g}, {how}: {ref:.17g}; {text}")
 
     return q
 
@@ -293,7 +292,7 @@ def _same_shape_sets(kind: Kind, params: Params, rng: np.random.Generator, count
     return sets
 
 
-def q_vmap(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
+def q_vmap(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
     """``torch.func.vmap(f)`` (run in the target's process: the ``vmap`` operation) over three
     stacked parameter sets against the three single calls."""
     kind = ctx.target.kind
@@ -302,7 +301,7 @@ def q_vmap(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
     singles = [ctx.run(s, dtype) for s in sets]
     for one in singles:
         if isinstance(one, CallFailure):
-            return ck.Case(math.inf, f"single call: {one}")
+            return ck.Measure(math.inf, f"single call: {one}")
     stacked = [torch.stack(parts) for parts in zip(*(kind.args(s, dt, "cpu") for s in sets), strict=True)]
     res = ctx.remote(op_vmap, *stacked)
     out = (
@@ -315,7 +314,7 @@ def q_vmap(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
         if out.kind == "raised" and "vmap" not in declared_modes(ctx):
             return ck.refusal(out, "torch.func.vmap")
         record(ctx, "vmap", n, math.inf, params, dtype)
-        return ck.Case(math.inf, f"torch.func.vmap: {out}")
+        return ck.Measure(math.inf, f"torch.func.vmap: {out}")
     out = kind.view(out)
     r = max(
         ck.agreement(ck.as_np(out[i]), ck.as_np(s), unit_roundoff(dt))
@@ -323,7 +322,7 @@ def q_vmap(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
         if isinstance(s, torch.Tensor)
     )
     record(ctx, "vmap", n, r, params, dtype)
-    return ck.Case(r, f"max ||vmap(f)(stacked)[i] - f(P_i)|| / (n eps ||f(P_i)||) = {r:.6g}")
+    return ck.Measure(r, f"max ||vmap(f)(stacked)[i] - f(P_i)|| / (n eps ||f(P_i)||) = {r:.6g}")
 
 
 def check_vmap(ctx: ck.Ctx) -> list[Evidence]:
@@ -339,7 +338,7 @@ LOW: dict[str, tuple[torch.dtype, float]] = {
 """The half-precision dtypes and their unit roundoff."""
 
 
-def q_low_precision(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
+def q_low_precision(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
     """The target in float16 or bfloat16, judged on that dtype's own unit roundoff u: the larger of
     ||Q'Q - I|| / (n u kappa) (for an orthogonal kind) and ||f_low - f_64|| / (n u kappa ||f_64||)."""
     kind = ctx.target.kind
@@ -347,7 +346,7 @@ def q_low_precision(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
     n = kind.view_shape(params)[0]
     exact = ctx.run(params, "float64")
     if isinstance(exact, CallFailure):
-        return ck.Case(math.inf, f"float64: {exact}")
+        return ck.Measure(math.inf, f"float64: {exact}")
     rounded = {k: np.asarray(torch.as_tensor(np.asarray(v, np.float64)).to(low).double()) for k, v in params.items()}
     out_dtype = None if kind.complex_output else low
     got = ctx.call(ctx.target.fn, *kind.args(params, low, ctx.device), shape=kind.out_shape(params), dtype=out_dtype)
@@ -355,12 +354,12 @@ def q_low_precision(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
         if dtype not in declared_dtypes(ctx):
             if got.kind == "raised":
                 return ck.refusal(got, f"{dtype} (not declared)")
-            return ck.Case(math.nan, f"the target does not run in {dtype} (not declared): {got.message[:200]}")
+            return ck.Measure(math.nan, f"the target does not run in {dtype} (not declared): {got.message[:200]}")
         record(ctx, "low_precision", n, math.inf, params, dtype)
-        return ck.Case(math.inf, f"{dtype} (declared): {got}")
+        return ck.Measure(math.inf, f"{dtype} (declared): {got}")
     ref = ctx.run(rounded, "float64")
     if isinstance(ref, CallFailure):
-        return ck.Case(math.nan, f"float64 at the {dtype}-rounded parameters: {ref}")
+        return ck.Measure(math.nan, f"float64 at the {dtype}-rounded parameters: {ref}")
     q = ck.as_np(kind.view(got.to(torch.complex64) if got.is_complex() else got))  # complex32 has few ops
     kappa = ck._kappa(kind, params)
     r = ck.agreement(q, ck.as_np(ref), u) / kappa
@@ -370,7 +369,7 @@ def q_low_precision(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
         text += f", ||Q'Q - I|| / (n u kappa) = {ro:.6g}"
         r = max(r, ro)
     record(ctx, "low_precision", n, r, params, dtype)
-    return ck.Case(r, f"{text} (u = {u:.3g})")
+    return ck.Measure(r, f"{text} (u = {u:.3g})")
 
 
 def declared_dtypes(ctx: ck.Ctx) -> tuple[str, ...]:

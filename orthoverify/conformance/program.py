@@ -322,24 +322,6 @@ def make_ops() -> dict[str, Callable[..., Any]]:
     }
 
 
-OP_NAMES = (
-    "forward",
-    "loss_grad",
-    "jvp",
-    "second",
-    "vmap",
-    "reach",
-    "inverse",
-    "also",
-    "domain",
-    "weight_decay",
-    "state_dict",
-    "dtype_cast",
-    "to_device",
-)
-"""Every operation the target's process answers (the keys of :func:`make_ops`)."""
-
-
 # ------------------------------------------------------------------------------ one call
 Executor = Callable[[Subject, str, list[torch.Tensor], dict[str, Any]], tuple[dict[str, Any], list[Any]]]
 

@@ -13,7 +13,6 @@ import torch
 from orthoverify.conformance.calls import CallFailure, checked
 from orthoverify.conformance.context import (
     DTYPES,
-    Case,
     Ctx,
     _beyond,
     _kappa,
@@ -28,51 +27,51 @@ from orthoverify.conformance.context import (
 )
 from orthoverify.conformance.kinds import Params
 from orthoverify.conformance.runner import op_forward
-from orthoverify.engine.ratios import fails
+from orthoverify.engine.ratios import Measure, fails
 from orthoverify.errors import OrthoverifyError
 from orthoverify.tolerance import unit_roundoff
 
 
 # ------------------------------------------------------------------------------ quantities
-def q_orthogonal(ctx: Ctx, params: Params, dtype: str) -> Case:
+def q_orthogonal(ctx: Ctx, params: Params, dtype: str) -> Measure:
     kind = ctx.target.kind
     kappa = _kappa(kind, params)
     eps = unit_roundoff(dtype)
     if _beyond(kappa, eps, _size(kind, params)):
-        return Case(math.nan, f"kappa = {kappa:.3g}: no digit promised", beyond=True)
+        return Measure(math.nan, f"kappa = {kappa:.3g}: no digit promised", status="beyond")
     out = ctx.run(params, dtype)
     if isinstance(out, CallFailure):
         return failed(out)
     r = orthogonality(as_np(out), eps) / kappa
-    return Case(r, f"||Q'Q - I||_F / (n eps{_kappa_text(kappa)}) = {r:.6g}")
+    return Measure(r, f"||Q'Q - I||_F / (n eps{_kappa_text(kappa)}) = {r:.6g}")
 
 
-def q_forward(ctx: Ctx, params: Params, dtype: str) -> Case:
+def q_forward(ctx: Ctx, params: Params, dtype: str) -> Measure:
     kind = ctx.target.kind
     kappa = _kappa(kind, params)
     if _beyond(kappa, unit_roundoff(dtype), _size(kind, params)):
-        return Case(math.nan, f"kappa = {kappa:.3g}: no digit promised", beyond=True)
+        return Measure(math.nan, f"kappa = {kappa:.3g}: no digit promised", status="beyond")
     try:
         with np.errstate(all="ignore"):
             ref = reference_np(kind, rounded(params, dtype))
     except OrthoverifyError as exc:  # the reference's own domain (say, n = 1 for eq. 6)
-        return Case(math.nan, f"the reference is not defined here: {exc}", beyond=True)
+        return Measure(math.nan, f"the reference is not defined here: {exc}", status="beyond")
     if not np.isfinite(ref).all():
-        return Case(math.nan, "the reference is not finite here", beyond=True)
+        return Measure(math.nan, "the reference is not finite here", status="beyond")
     out = ctx.run(params, dtype)
     if isinstance(out, CallFailure):
         return failed(out)
     r = agreement(as_np(out), ref, unit_roundoff(dtype)) / kappa
-    return Case(r, f"||f - reference||_F / (n eps{_kappa_text(kappa)} ||reference||) = {r:.6g}")
+    return Measure(r, f"||f - reference||_F / (n eps{_kappa_text(kappa)} ||reference||) = {r:.6g}")
 
 
-def q_float32(ctx: Ctx, params: Params, dtype: str = "float32") -> Case:
+def q_float32(ctx: Ctx, params: Params, dtype: str = "float32") -> Measure:
     """float32 against float64 of the target on the same (float32-rounded) parameters, scaled by the
     kind's allowance: the two agree to what a backward-stable float32 evaluation promises."""
     p32 = rounded(params, "float32")
     kappa = _kappa(ctx.target.kind, p32)
     if _beyond(kappa, unit_roundoff(torch.float32), _size(ctx.target.kind, p32)):
-        return Case(math.nan, f"kappa = {kappa:.3g}: no digit promised", beyond=True)
+        return Measure(math.nan, f"kappa = {kappa:.3g}: no digit promised", status="beyond")
     lo, hi = ctx.run(p32, "float32"), ctx.run(p32, "float64")
     for out in (lo, hi):
         if isinstance(out, CallFailure):
@@ -84,10 +83,10 @@ def q_float32(ctx: Ctx, params: Params, dtype: str = "float32") -> Case:
         text += ". " + which_is_off(
             ctx, [p32], "float32", {"the float32 call": [as_np(lo)], "the float64 call": ([as_np(hi)], "float64")}
         )
-    return Case(r, text)
+    return Measure(r, text)
 
 
-def q_determinism(ctx: Ctx, params: Params, dtype: str) -> Case:
+def q_determinism(ctx: Ctx, params: Params, dtype: str) -> Measure:
     """Three calls at the same parameters. By default they must agree to the kind's allowance (two
     computations, each allowed its own rounding error: a test ratio, as for ``batch``), so a target
     whose evaluation order varies from call to call (threaded reductions, GPU atomics) is
@@ -98,19 +97,19 @@ def q_determinism(ctx: Ctx, params: Params, dtype: str) -> Case:
             return failed(out)
     arrays = [as_np(o) for o in outs if isinstance(o, torch.Tensor)]
     if all(np.array_equal(arrays[0], a) for a in arrays[1:]):
-        return Case(0.0, "bitwise equal")
+        return Measure(0.0, "bitwise equal")
     diff = max(float(np.max(np.abs(arrays[0] - a))) for a in arrays[1:])
     if ctx.bitwise_determinism:
-        return Case(math.inf, f"repeated calls differ by up to {diff:.3g} (bitwise equality asked for)")
+        return Measure(math.inf, f"repeated calls differ by up to {diff:.3g} (bitwise equality asked for)")
     kappa = _kappa(ctx.target.kind, params)
     r = max(agreement(a, arrays[0], unit_roundoff(dtype)) for a in arrays[1:]) / (2 * kappa)
     jitter: dict[str, float] = vars(ctx).setdefault("_jitter", {})
     jitter[dtype] = max(jitter.get(dtype, 0.0), diff)
     ratio = f"max ||f_i - f_1|| / (2 n eps{_kappa_text(kappa)} ||f_1||) = {r:.6g}"
-    return Case(r, f"repeated calls differ by up to {diff:.3g}: {ratio}")
+    return Measure(r, f"repeated calls differ by up to {diff:.3g}: {ratio}")
 
 
-def q_batch(ctx: Ctx, params: Params, dtype: str) -> Case:
+def q_batch(ctx: Ctx, params: Params, dtype: str) -> Measure:
     """Three parameter sets stacked on a leading axis must give the three outputs stacked."""
     kind = ctx.target.kind
     dt = DTYPES[dtype]
@@ -138,7 +137,7 @@ def q_batch(ctx: Ctx, params: Params, dtype: str) -> Case:
         else checked(res[0] if res else None, shape=(len(sets), *kind.out_shape(params)), dtype=kind.out_dtype(dt))
     )
     if isinstance(out, CallFailure):
-        return Case(math.nan, f"the target does not take stacked parameters: {out}")
+        return Measure(math.nan, f"the target does not take stacked parameters: {out}")
     out = kind.view(out)
     kappa = max(_kappa(kind, s) for s in sets)
     u = unit_roundoff(dt)
@@ -155,7 +154,7 @@ def q_batch(ctx: Ctx, params: Params, dtype: str) -> Case:
                 "the batched call": list(as_np(out)),
             },
         )
-    return Case(r, text)
+    return Measure(r, text)
 
 
 def which_is_off(ctx: Ctx, sets: list[Params], dtype: str, outputs: dict[str, Any]) -> str:
@@ -188,7 +187,7 @@ def which_is_off(ctx: Ctx, sets: list[Params], dtype: str, outputs: dict[str, An
     return f"Judged by {how} (ratio): {parts}: both are off"
 
 
-def q_devices(ctx: Ctx, params: Params, dtype: str) -> Case:
+def q_devices(ctx: Ctx, params: Params, dtype: str) -> Measure:
     """The output on ``ctx.other_device`` against the output on ``ctx.device`` (test ratio)."""
     here, there = ctx.run(params, dtype), ctx.run(params, dtype, device=ctx.other_device)
     for where, out in ((ctx.device, here), (ctx.other_device, there)):
@@ -205,4 +204,4 @@ def q_devices(ctx: Ctx, params: Params, dtype: str) -> Case:
             dtype,
             {f"the {ctx.device} call": [as_np(here)], f"the {ctx.other_device} call": [as_np(there)]},
         )
-    return Case(r, text)
+    return Measure(r, text)

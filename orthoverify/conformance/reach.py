@@ -27,7 +27,7 @@ from orthoverify.engine.model import Evidence
 from orthoverify.tolerance import unit_roundoff
 
 
-def q_entry_points(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
+def q_entry_points(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
     """The declared second entry point against the target on the same parameters (test ratio)."""
     d = declaration_of(ctx.target)
     assert d is not None and d.also is not None
@@ -35,7 +35,7 @@ def q_entry_points(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
     dt = ck.DTYPES[dtype]
     first = ctx.run(params, dtype)
     if isinstance(first, CallFailure):
-        return ck.Case(math.inf, f"the target: {first}")
+        return ck.Measure(math.inf, f"the target: {first}")
     res = ctx.remote(op_also, *kind.args(params, dt, "cpu"))  # the declared code runs where the target lives
     second = (
         res
@@ -43,10 +43,10 @@ def q_entry_points(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
         else checked(res[0] if res else None, shape=kind.out_shape(params), dtype=kind.out_dtype(dt))
     )
     if isinstance(second, CallFailure):
-        return ck.Case(math.inf, f"{d.also_name}: {second}")
+        return ck.Measure(math.inf, f"{d.also_name}: {second}")
     r = ck.agreement(ck.as_np(kind.view(second)), ck.as_np(first), unit_roundoff(dt))
     modes.record(ctx, "entry_points", kind.view_shape(params)[0], r, params, dtype)
-    return ck.Case(r, f"||{d.also_name} - target|| / (n eps ||target||) = {r:.6g}")
+    return ck.Measure(r, f"||{d.also_name} - target|| / (n eps ||target||) = {r:.6g}")
 
 
 ck.QUANTITIES["entry_points"] = q_entry_points
@@ -63,11 +63,11 @@ def declared_data(target: ck.Target) -> dict[str, Any] | None:
     return d.listing() if d is not None else None
 
 
-def q_batch_declared(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Case:
+def q_batch_declared(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
     """The batch check of a target that declares ``batches=True``: not taking a stack is a defect."""
     c = ck.q_batch(ctx, params, dtype)
     if math.isnan(c.ratio):
-        return ck.Case(math.inf, f"declared batches=True, but {c.display}")
+        return ck.Measure(math.inf, f"declared batches=True, but {c.display}")
     return c
 
 

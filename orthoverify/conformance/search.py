@@ -15,9 +15,7 @@ import torch
 from orthoverify.conformance.calls import CallFailure, checked
 from orthoverify.conformance.context import (
     DTYPES,
-    Case,
     Ctx,
-    Remeasured,
     _kappa,
     _size,
     _where,
@@ -28,6 +26,7 @@ from orthoverify.conformance.context import (
     magnitude,
     orthogonality,
     reference_np,
+    remeasured,
     rounded,
 )
 from orthoverify.conformance.gradients import q_gradient, q_jvp
@@ -35,7 +34,7 @@ from orthoverify.conformance.kinds import Kind, Params, special_points
 from orthoverify.conformance.quantities import q_batch, q_determinism, q_devices, q_float32, q_forward, q_orthogonal
 from orthoverify.conformance.runner import op_forward
 from orthoverify.engine.model import Counterexample, Evidence
-from orthoverify.engine.ratios import THRESHOLD, fails
+from orthoverify.engine.ratios import THRESHOLD, Measure, fails
 from orthoverify.tolerance import unit_roundoff
 
 
@@ -59,7 +58,7 @@ def check_determinism(ctx: Ctx) -> list[Evidence]:
     return evidence
 
 
-QUANTITIES: dict[str, Callable[[Ctx, Params, str], Case]] = {
+QUANTITIES: dict[str, Callable[[Ctx, Params, str], Measure]] = {
     "orthogonal": q_orthogonal,
     "forward": q_forward,
     "float32": q_float32,
@@ -71,19 +70,20 @@ QUANTITIES: dict[str, Callable[[Ctx, Params, str], Case]] = {
 }
 
 
-def measure_quantity(ctx: Ctx, check: str, params: Params, dtype: str) -> Remeasured:
+def measure_quantity(ctx: Ctx, check: str, params: Params, dtype: str) -> Measure:
     """The quantity of ``check`` (a test ratio) at ``params`` in ``dtype``: the routine the scan
     measured every case with. It fails as in the scan: a ratio above 30 (NaN: not measured)."""
     c = QUANTITIES[check](ctx, params, dtype)
-    out = Remeasured(fails(c.ratio) and not math.isnan(c.ratio), c.display, c.ratio, measured=not c.not_run)
+    failing = fails(c.ratio) and not math.isnan(c.ratio)
     kind = ctx.target.kind
-    if check == "forward" and kind.reference is not None and out.failing:
+    more = []
+    if check == "forward" and kind.reference is not None and failing:
         target = ctx.run(params, dtype)
         if isinstance(target, torch.Tensor):
             ref = reference_np(kind, rounded(params, dtype), 50)
             r50 = agreement(as_np(target), ref, unit_roundoff(dtype)) / _kappa(kind, params)
-            out.more.append(("against the 50-digit reference", f"ratio {r50:.6g}"))
-    return out
+            more.append(("against the 50-digit reference", f"ratio {r50:.6g}"))
+    return remeasured(failing, c.display, c.ratio, more, measured=not c.not_run)
 
 
 # ------------------------------------------------------------------------------ scans
@@ -107,7 +107,7 @@ def _order(kind: Kind, params: Params) -> tuple[float, float]:
     return (round(dist), _size(kind, params) + m * 1e-300)
 
 
-def _telling(kind: Kind, fail: tuple[Params, Case, str]) -> tuple[int, float, int, float]:
+def _telling(kind: Kind, fail: tuple[Params, Measure, str]) -> tuple[int, float, int, float]:
     """Sort key of failures: inside the ordinary domain first, then ordinary magnitude (closest to 1),
     a random draw before a special point of the same magnitude (a special point's name would
     suggest a cause it may not have), then size."""
@@ -133,8 +133,8 @@ def _round_sig(params: Params, kind: Kind, digits: int) -> dict[str, np.ndarray]
 
 
 def shrink(
-    ctx: Ctx, q: Callable[[Ctx, Params, str], Case], params: Params, dtype: str, c: Case, budget: int = 30
-) -> tuple[Params, Case, list[str]]:
+    ctx: Ctx, q: Callable[[Ctx, Params, str], Measure], params: Params, dtype: str, c: Measure, budget: int = 30
+) -> tuple[Params, Measure, list[str]]:
     """A smaller failing case near ``params``: fewer rows (fresh draws of a smaller size at the
     same magnitude), a magnitude closer to 1 (rescaled to magnitude 1, else bisected in log scale
     towards it: never deeper into the subnormal or near-overflow range), fewer digits. Returns the
@@ -143,7 +143,7 @@ def shrink(
     best, best_c, steps = dict(params), c, []
     calls = 0
 
-    def attempt(p: Params) -> Case | None:
+    def attempt(p: Params) -> Measure | None:
         nonlocal calls
         if calls >= budget or ctx.outside(p) is not None:
             return None
@@ -366,9 +366,9 @@ def size_series(points: list[tuple[float, int, float]]) -> dict[str, Any]:
 def _counterexample(
     ctx: Ctx,
     check: str,
-    q: Callable[[Ctx, Params, str], Case],
+    q: Callable[[Ctx, Params, str], Measure],
     dtype: str,
-    fails: list[tuple[Params, Case, str]],
+    fails: list[tuple[Params, Measure, str]],
     ev: Evidence,
     minimise: bool,
 ) -> None:

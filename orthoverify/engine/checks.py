@@ -245,6 +245,43 @@ class Check(ABC):
         )
 
 
+def confirm_again(
+    ev: Evidence,
+    measure_again: Callable[[Counterexample], Measure],
+    standing: Callable[[Counterexample, Measure], str] | None = None,
+) -> Evidence:
+    """``ev`` with its counterexample confirmed by measuring the recorded case again
+    (``measure_again``: the check's own measuring routine, where a high-precision recomputation
+    has nothing to add, say a target measured as a black box). It stands when it fails again; it
+    is kept, marked, when it could not be measured again (NaN ratio: no answer either way); else
+    the row is failed and unconfirmed (no counterexample: the claim is inconclusive), unless
+    ``standing`` gives a sentence saying why the observation is a finding all the same (then
+    refuted, marked intermittent)."""
+    cx = ev.counterexample
+    if cx is None or ev.error is not None:
+        return ev
+    m = measure_again(cx)
+    if math.isnan(m.ratio):
+        ev.data["confirmation"] = f"not measured again: {m.display}"
+        return ev
+    if fails(m.ratio):
+        ev.data["confirmation"] = f"measured again: {m.display}"
+        return ev
+    why = standing(cx, m) if standing is not None else ""
+    if why:
+        ev.passed = False
+        ev.data["intermittent"] = {"remeasured": m.display}
+        ev.notes = f"{ev.notes} {why}".strip()
+        return ev
+    ev.counterexample, ev.passed = None, False
+    ev.data["unconfirmed"] = {"counterexample": cx.to_json(), "remeasured": m.display}
+    ev.notes = (
+        f"{ev.notes} The failure did not reproduce when its counterexample was measured again ({m.display}): "
+        "failed, unconfirmed (no verdict from it)."
+    ).strip()
+    return ev
+
+
 @dataclass(frozen=True)
 class PropertyCheck(Check):
     """A test ratio that must stay at or below ``threshold`` on every generated case."""

@@ -13,9 +13,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Literal
 
 from orthoverify.backends import Array, Backend
 from orthoverify.tolerance import THRESHOLD as THRESHOLD  # re-exported: the engine's name for it
+
+Status = Literal["", "not-run", "raised", "beyond"]
+"""A measure's status: see :attr:`Measure.status`."""
 
 
 @dataclass(frozen=True)
@@ -30,10 +34,29 @@ class Measure:
     note: str = ""
     error: float | None = None
     stats: Mapping[str, float] | None = None
+    status: Status = ""
+    """Why the ratio is no judged number (the ratio is then NaN, or inf for a failed call):
+    ``"not-run"`` never measured, ``"raised"`` the call raised (at a special point an honest
+    refusal), ``"beyond"`` the allowance promises no digit here (not judged); ``""`` measured."""
+    unsupported: str = ""
+    """The first line of the exception with which the measured code declined the mode this case
+    exercises (a refusal, not a wrong number): the check's verdict is then ``unsupported``."""
 
     @property
     def display(self) -> str:
         return self.value if self.value is not None else f"{self.ratio:.6g}"
+
+    @property
+    def not_run(self) -> bool:
+        return self.status == "not-run"
+
+    @property
+    def raised(self) -> bool:
+        return self.status == "raised"
+
+    @property
+    def beyond(self) -> bool:
+        return self.status == "beyond"
 
 
 def as_measure(x: Measure | float) -> Measure:

@@ -139,9 +139,9 @@ def test_the_shrinker_moves_towards_magnitude_1_never_deeper_into_the_extreme_ra
     ctx = ck.Ctx(t, ("float64",), profile="quick")
     kind = t.kind
 
-    def q(_ctx: ck.Ctx, p: Params, _dtype: str) -> ck.Case:
+    def q(_ctx: ck.Ctx, p: Params, _dtype: str) -> ck.Measure:
         m = ck.magnitude(kind, p)
-        return ck.Case(100.0 if 0 < m < 1e-150 else 1.0, f"m = {m:.3g}")
+        return ck.Measure(100.0 if 0 < m < 1e-150 else 1.0, f"m = {m:.3g}")
 
     params = {"U": np.tril(np.random.default_rng(1).standard_normal((4, 4))) * 1e-310}
     found, c, steps = ck.shrink(ctx, q, params, "float64", q(ctx, params, "float64"))
