@@ -139,12 +139,16 @@ WHICH = re.compile(
 
 def _where(value: str) -> str:
     """The counterexample's place from its recorded value: the special point, if any, and n and
-    max|x_ij| (else the text before the quantity's figures)."""
-    head = value.split(": ", 1)[0].strip().rstrip(".")
+    max|x_ij|; for a lifecycle check n and the step that broke (its optimiser by name)."""
+    head, _, rest = value.partition(": ")
+    head = head.strip().rstrip(".")
     point = re.search(r"special point '([^']+)'", head)
     n, top = re.search(r"\bn = (\d+)", head), re.search(r"max\|x_ij\| = ([^,)]+)", head)
     if n and top:
         return (f"'{point[1].split(',')[0]}', " if point else "") + f"n = {n[1]}, max|x_ij| = {top[1]}"
+    step = re.match(r"(after step \d+ of [^:]+|\d+ steps of [^,]+)", rest)
+    if n and step:
+        return f"n = {n[1]}, {step[1]}"
     return head if len(head) <= 140 else head[:137] + "..."
 
 
@@ -176,6 +180,7 @@ def findings(result: dict[str, Any]) -> list[dict[str, Any]]:
             "row": f["backend"],
             "ratio": ev.get("worst_ratio"),
             "counterexample": _where(str(cx.get("value", ""))) if cx else None,
+            "value": str(cx.get("value", ""))[:400] if cx else None,
             "inputs": (_abbrev_inputs(cx.get("inputs", {})) + f" ({cx['inputs'].get('dtype', '?')})") if cx else None,
             "explains": f.get("explains", []),
             "cause": f.get("cause") or ev.get("data", {}).get("fragile"),
@@ -254,8 +259,10 @@ def measure(name: str, t: dict[str, str], profile: str, tmp: Path) -> dict[str, 
             "baseline": known,
         }
         print(f"{name} --baseline: exit {code}, {wall} s", flush=True)
+    git = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     return {
         "spec": t["spec"],
+        "commit": git.stdout.strip(),
         "kind": result["validate"]["kind"],
         "library": f"{t['library']} {installed(t['library'])}",
         "runs": runs,
