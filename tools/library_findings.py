@@ -309,9 +309,10 @@ def _cause(f: dict[str, Any]) -> str:
 def readme_tables(doc: dict[str, Any]) -> str:
     """The README's tables (between its ``<!-- libraries -->`` markers) from the record."""
     env = doc["environment"]
+    commits = sorted({t.get("commit", doc["commit"]) for t in doc["targets"].values()})
     lines = [
         f"Measured by `python tools/library_findings.py` (profile {doc['profile']}, seed 0, torch {env['torch']}, "
-        f"commit {doc['commit']}, {doc['measured'][:10]}; "
+        f"{'commits' if len(commits) > 1 else 'commit'} {', '.join(commits)}, {doc['measured'][:10]}; "
         f"recorded in `reports/validate-libraries-{doc['profile']}.json`).",
         "",
         "| target | library | claims | exit | other runs: exit |",
