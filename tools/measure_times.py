@@ -14,7 +14,9 @@ Runs (``--runs`` picks some; the others already in the file are kept):
 ``check.default`` (README command (1): ``orthoverify check --report out``, the default profile),
 ``check.quick`` (``orthoverify check --profile quick``), and ``family.quick.<family>`` for every
 claim family (``orthoverify check '<family>.*' --profile quick``), and ``bench.quick``
-(``orthoverify bench --quick``, the benchmarks' smoke run).
+(``orthoverify bench --quick``, the benchmarks' smoke run), and ``validate.quick`` (``orthoverify
+validate torch-orthogonal-cayley --profile quick``: the command line, target process included);
+a run also keeps the verdict counts of its last result, which the README states beside the time.
 
 tests/system/test_readme_figures.py checks every duration the README states against this file;
 the tool rewrites the README's table of runs (between its ``<!-- timings -->`` markers) itself.
@@ -47,7 +49,11 @@ RUNS: dict[str, list[str]] = {
     "check.quick": ["check", "--profile", "quick"],
     **{f"family.quick.{f}": ["check", f"{f}.*", "--profile", "quick"] for f in FAMILIES},
     "bench.quick": ["bench", "--quick"],
+    "validate.quick": ["validate", "torch-orthogonal-cayley", "--profile", "quick", "--json", "out/validate.json"],
 }
+EXIT_OK: dict[str, tuple[int, ...]] = {"validate.quick": (0, 1)}
+"""Exit statuses that end a run normally besides 0: validate exits 1 when it refutes a check
+(torch's Cayley map is refuted on ``second_ff``: torch's defect), which is its result, not a failure."""
 TASK_PROFILE = {"check.default": "default", "check.quick": "quick"}
 """Runs whose JSON results give a profile's per-task durations."""
 
@@ -66,15 +72,16 @@ def _children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def measure(argv: list[str]) -> tuple[float, float, float, dict[str, Any]]:
+def measure(argv: list[str], ok: tuple[int, ...] = (0,)) -> tuple[float, float, float, dict[str, Any]]:
     """Run ``orthoverify ARGV`` in a fresh folder: wall seconds, CPU seconds, the load average
-    before, and its JSON result."""
+    before, and its JSON result (in ``out/``); an exit status outside ``ok`` stops the tool."""
     with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "out").mkdir()
         load = os.getloadavg()[0]
         cpu0, t0 = _children_cpu(), time.perf_counter()
         run = subprocess.run([sys.executable, "-m", "orthoverify", *argv], cwd=tmp, capture_output=True, text=True)
         wall, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
-        if run.returncode != 0:
+        if run.returncode not in ok:
             raise SystemExit(f"orthoverify {' '.join(argv)} exited {run.returncode}:\n{run.stderr[-2000:]}")
         (result,) = (Path(tmp) / "out").glob("*.json")
         return wall, cpu, load, json.loads(result.read_text())
@@ -94,6 +101,14 @@ def task_seconds(results: list[dict[str, Any]]) -> dict[str, float]:
     return {k: round(statistics.median(v), 2) for k, v in per.items()}
 
 
+def verdict_counts(result: dict[str, Any]) -> dict[str, int]:
+    """How many claims of a JSON result have each verdict (``claims`` is their total)."""
+    counts: dict[str, int] = {"claims": len(result.get("claims", []))}
+    for c in result.get("claims", []):
+        counts[str(c.get("verdict"))] = counts.get(str(c.get("verdict")), 0) + 1
+    return counts
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--repeats", type=int, default=3)
@@ -110,7 +125,7 @@ def main() -> int:
     results: dict[str, list[dict[str, Any]]] = {n: [] for n in names}
     for k in range(args.repeats):  # the runs take turns, so that load from elsewhere hits each alike
         for name in names:
-            wall, cpu, load, result = measure(RUNS[name])
+            wall, cpu, load, result = measure(RUNS[name], EXIT_OK.get(name, (0,)))
             samples[name]["wall"].append(wall)
             samples[name]["cpu"].append(cpu)
             samples[name]["load"].append(round(load, 2))
@@ -140,6 +155,7 @@ def _write(
             "measured": datetime.now(timezone.utc).isoformat(timespec="minutes"),
             "commit": commit,
             "note": note,
+            "verdicts": verdict_counts(results[name][-1]),
         }
         if name in TASK_PROFILE:
             doc["tasks"][TASK_PROFILE[name]] = task_seconds(results[name])

@@ -164,7 +164,7 @@ BLAME_FIGURES = (
 QUICK_FIGURES = (
     r"`orthoverify validate torch-orthogonal-cayley --profile quick` \((?P<total>\d+) claims: "
     r"(?P<verified>\d+) verified, `second_ff` refuted and blamed on `torch\.linalg\.solve`, ratio "
-    r"(?P<before>[\d.e-]+) before and (?P<after>[\d.e-]+) with `lu_factor` \+ `lu_solve`\)"
+    r"(?P<before>[\d.e-]+) before and (?P<after>[\d.e-]+) with `lu_factor` \+ `lu_solve`[;)]"
 )
 
 
