@@ -38,8 +38,10 @@ block's comment marks folded into single spaces)."""
 
 
 VALIDATE = (
-    r"`orthoverify validate torch-orthogonal-cayley --profile quick` \((?P<claims>\d+) claims: (?P<verified>\d+) verified, "
-    r"[^()]*commit (?P<commit>[0-9a-f]+)\) took (?P<median>[\d.]+) s \((?P<min>[\d.]+) to (?P<max>[\d.]+), (?P<runs>\d+) runs\)"
+    r"`orthoverify validate torch-orthogonal-cayley --profile quick` "
+    r"\((?P<claims>\d+) claims: (?P<verified>\d+) verified, "
+    r"[^()]*commit (?P<commit>[0-9a-f]+)\) took (?P<median>[\d.]+) s "
+    r"\((?P<min>[\d.]+) to (?P<max>[\d.]+), (?P<runs>\d+) runs\)"
 )
 """The README's sentence on validate's duration, stated to the tenth of a second with its range,
 the commit measured and the claim counts of that run (all from the record of ``validate.quick``)."""
@@ -70,9 +72,11 @@ def test_validates_stated_duration_and_counts_are_the_recorded_ones() -> None:
     run = timings.load()["runs"]["validate.quick"]
     (m,) = re.finditer(VALIDATE, readme())
     wall = run["wall_s"]
-    assert [float(m[k]) for k in ("median", "min", "max")] == [wall["median"], wall["min"], wall["max"]], m.group(0)
+    stated = [float(m[k]) for k in ("median", "min", "max")]
+    assert stated == [wall["median"], wall["min"], wall["max"]], m.group(0)
     assert int(m["runs"]) == len(wall["samples"]) and m["commit"] == run["commit"], m.group(0)
-    assert (int(m["claims"]), int(m["verified"])) == (run["verdicts"]["claims"], run["verdicts"]["verified"]), m.group(0)
+    counts = run["verdicts"]
+    assert (int(m["claims"]), int(m["verified"])) == (counts["claims"], counts["verified"]), m.group(0)
 
 
 def test_the_table_of_runs_is_the_recorded_file() -> None:
@@ -89,7 +93,10 @@ def test_the_record_is_complete_and_consistent() -> None:
         for figure in ("wall_s", "cpu_s"):
             f = run[figure]
             assert f["min"] <= f["median"] <= f["max"] and len(f["samples"]) == len(run["load_before"]) >= 1
-        assert run["command"].startswith(("orthoverify check", "orthoverify bench", "orthoverify validate")) and run["workers"] >= 1
+        assert (
+            run["command"].startswith(("orthoverify check", "orthoverify bench", "orthoverify validate"))
+            and run["workers"] >= 1
+        )
 
 
 def test_about_rounds_as_the_readme_states() -> None:
