@@ -3,8 +3,8 @@
 A map that computes the wrong matrix fails ``forward`` and, through it, every check that
 differentiates or inverts the same formula (orthogonal, gradient, jvp, the three second-order
 modes, coverage): the maintainer has one bug, not seven. The root of a group is the first failing
-check in dependency order (:data:`ORDER`: forward before orthogonal before gradient before jvp
-before second order), its row float64 before float32; it lists the later failing checks of the
+check in dependency order (:data:`ORDER`: forward before orthogonal before det before gradient
+before jvp before second order), its row float64 before float32; it lists the later failing checks of the
 chain as the ones it may explain. Every other failing check is a finding of its own. The grouping
 is a reading aid for the summary: the JSON keeps every check's evidence and verdict.
 """
@@ -20,6 +20,7 @@ ORDER: tuple[str, ...] = (
     "output",
     "forward",
     "orthogonal",
+    "det",
     "gradient",
     "jvp",
     "second_ff",
@@ -33,8 +34,8 @@ ORDER: tuple[str, ...] = (
 before float32, one matrix before a batch)."""
 
 FOLLOWS_FORWARD: tuple[str, ...] = ("coverage",)
-"""Checks a wrong output also fails (preimages of the wrong matrix), explained by a forward or
-orthogonal root."""
+"""Checks a wrong output also fails (preimages of the wrong matrix, or of the declared group when
+the determinant is wrong), explained by a forward, orthogonal or det root."""
 
 
 @dataclass
@@ -79,7 +80,7 @@ def findings(result: RunResult, verdicts: tuple[str, ...] = ("refuted", "fragile
         if chain:
             root = chain[0]
             explains = chain[1:]
-            if root in ("output", "forward", "orthogonal"):
+            if root in ("output", "forward", "orthogonal", "det"):
                 explains += [k for k in FOLLOWS_FORWARD if k in mine]
             out.append(Finding(root, verdict, _row(mine[root].evidence), explains, _cause(mine[root].evidence)))
             explained = {root, *explains}

@@ -185,6 +185,16 @@ def test_one_finding_per_cause_names_the_first_failing_check_in_dependency_order
     ]
 
 
+def test_a_wrong_determinant_explains_the_declared_groups_coverage() -> None:
+    """A map declaring SO(n) that returns det -1 fails det and, through it, coverage of SO(n)
+    (tests/planted: cayley_so_reflected): one finding rooted at det; a coverage failure alone
+    stays a finding of its own."""
+    got = causes.findings(_fake({"orthogonal": "verified", "det": "refuted", "coverage": "refuted"}))
+    assert [(f.check, f.explains) for f in got] == [("det", ["coverage"])]
+    alone = causes.findings(_fake({"det": "verified", "coverage": "refuted", "gradient": "verified"}))
+    assert [(f.check, f.explains) for f in alone] == [("coverage", [])]
+
+
 def test_a_forward_defect_failing_seven_checks_is_one_finding_in_the_summary(tmp_path: Path) -> None:
     """The uRNN with an unnormalised FFT: orthogonal, forward, gradient, jvp and the three
     second-order checks are refuted (tests/planted/judge_planted.py); the summary shows one finding
