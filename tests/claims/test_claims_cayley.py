@@ -11,6 +11,7 @@ import pytest
 
 from orthoverify.claims import MODULES as CLAIM_MODULES
 from orthoverify.engine import replay_from_file
+from orthoverify.tolerance import THRESHOLD
 from tests.claims.claims_common import assert_rerun_identical, expected_verdicts, quick_run
 
 EXPECTED = expected_verdicts("cayley")
@@ -39,7 +40,7 @@ def test_drift_verdict_states_what_was_measured(quick: Path) -> None:
     for e in claim["evidence"]:
         assert "10000 steps" in e["notes"] and "multiplicative/additive" in e["notes"]
         assert e["data"]["step"][-1] == 10000
-        assert max(e["data"]["additive"]) <= 30 < e["data"]["multiplicative"][-1]
+        assert max(e["data"]["additive"]) <= THRESHOLD < e["data"]["multiplicative"][-1]
 
 
 def test_every_counterexample_replays(quick: Path) -> None:
@@ -103,7 +104,7 @@ def test_example_2x2_measure_refutes_another_w() -> None:
 
     for name in ("sympy", "numpy-float64", "mpmath"):
         b = get_backend(name)
-        assert example_2x2.printed_parameter(b, {"c": "-0.99999"}).ratio <= 30
+        assert example_2x2.printed_parameter(b, {"c": "-0.99999"}).ratio <= THRESHOLD
         wrong = example_2x2.printed_parameter(b, {"c": "-0.9999"})
         assert wrong.ratio == math.inf and "a_12 rounds to 447.212" in wrong.display
 

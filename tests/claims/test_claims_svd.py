@@ -11,6 +11,7 @@ import pytest
 
 from orthoverify.claims.svd import algorithm1
 from orthoverify.param.svd import stack_padded
+from orthoverify.tolerance import THRESHOLD
 from tests.claims.claims_common import assert_counterexamples_replay, quick_run
 
 PAPER = "svd"
@@ -109,9 +110,9 @@ def test_theorem5_violation_is_large_only_at_a_spurious_minimum() -> None:
         return theorem5.violation_search(hp, case).ratio
 
     assert (low.kind, top.kind, high.kind) == ("min", "max", "min")
-    assert at(low.w[0, 0], high.w[0, 0]) > 30
-    assert at(high.w[0, 0], low.w[0, 0]) <= 30
-    assert at(top.w[0, 0], high.w[0, 0]) <= 30
+    assert at(low.w[0, 0], high.w[0, 0]) > THRESHOLD
+    assert at(high.w[0, 0], low.w[0, 0]) <= THRESHOLD
+    assert at(top.w[0, 0], high.w[0, 0]) <= THRESHOLD
 
 
 def test_exact_measures_refute_planted_wrong_statements(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from orthoverify.cli import main
+from orthoverify.tolerance import THRESHOLD
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "reports" / "check-default.json"
@@ -45,7 +46,7 @@ def test_replay_of_an_exact_counterexample_in_floating_point() -> None:
     assert main(["replay", str(REFERENCE), "svd.claim1"], out=out) == 0
     lines = dict(line.split(": ", 1) for line in out.getvalue().splitlines() if ": " in line)
     assert lines["exact"] == "−1"  # the paper's minus sign, as the report prints it
-    assert float(lines["float64"]) > 30 and float(lines["50 digits"]) > 30  # the gap, as test ratios
+    assert float(lines["float64"]) > THRESHOLD and float(lines["50 digits"]) > THRESHOLD  # the gap, as test ratios
     out = io.StringIO()
     assert main(["replay", str(REFERENCE), "svd.claim1", "--json"], out=out) == 0
     assert json.loads(out.getvalue())["arithmetics"][0]["value"] == "-1"  # --json keeps the file's text
@@ -89,7 +90,7 @@ def test_replay_shows_what_it_replays() -> None:
     assert main(["replay", str(REFERENCE), "householder.algorithm2_float", "--json"], out=out) == 0
     doc = json.loads(out.getvalue())
     recorded = next(c for c in json.loads(REFERENCE.read_text())["claims"] if c["id"] == "householder.algorithm2_float")
-    assert doc["inputs"] == recorded["counterexample"]["inputs"] and doc["threshold"] == 30
+    assert doc["inputs"] == recorded["counterexample"]["inputs"] and doc["threshold"] == THRESHOLD
 
 
 def test_replay_shows_a_failing_float64_case_where_the_run_recorded_one() -> None:
@@ -100,13 +101,14 @@ def test_replay_shows_a_failing_float64_case_where_the_run_recorded_one() -> Non
     assert main(["replay", str(REFERENCE), "householder.algorithm2_float"], out=out) == 0
     text = out.getvalue()
     head, other = text.split("float64 fails on other inputs", 1)
-    assert float(dict(ln.split(": ", 1) for ln in head.splitlines() if ": " in ln)["float64"]) < 30
+    assert float(dict(ln.split(": ", 1) for ln in head.splitlines() if ": " in ln)["float64"]) < THRESHOLD
     rows = dict(ln.strip().split(": ", 1) for ln in other.splitlines()[1:] if ln.startswith("  ") and ": " in ln)
-    assert float(rows["float64"]) > 30 and "near-identity-1e-08" in other and other.rstrip().endswith("reproduced: yes")
+    assert float(rows["float64"]) > THRESHOLD
+    assert "near-identity-1e-08" in other and other.rstrip().endswith("reproduced: yes")
     out = io.StringIO()
     assert main(["replay", str(REFERENCE), "householder.algorithm2_float", "--json"], out=out) == 0
     case = json.loads(out.getvalue())["float64_case"]
-    assert case["arithmetics"][0]["label"] == "float64" and case["arithmetics"][0]["ratio"] > 30
+    assert case["arithmetics"][0]["label"] == "float64" and case["arithmetics"][0]["ratio"] > THRESHOLD
     out = io.StringIO()
     assert main(["replay", str(REFERENCE), "svd.algorithm1"], out=out) == 0  # exact: nothing to add
     assert "float64 fails on other inputs" not in out.getvalue()

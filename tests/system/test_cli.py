@@ -15,6 +15,7 @@ import torch
 
 from orthoverify.cli import main
 from orthoverify.engine.registry import EXTRA_ENV
+from orthoverify.tolerance import THRESHOLD
 
 
 def run(*argv: str) -> tuple[int, str, str]:
@@ -165,11 +166,11 @@ def test_summary_shows_what_refutes_a_claim_and_where_to_go_next() -> None:
     from orthoverify.engine.model import Counterexample
 
     exact = Counterexample({}, "B = M_1(u) R", "det B = 0: every R has det R = 0", "exact", "exhaustive")
-    hp = Counterexample({}, "ratio", "3.95954e+19", 100, "float_edge", threshold=30.0)
+    hp = Counterexample({}, "ratio", "3.95954e+19", 100, "float_edge", threshold=THRESHOLD)
 
     def claim(cid: str, verdict: str, cx: Counterexample | None) -> SimpleNamespace:
         return SimpleNamespace(
-            claim=SimpleNamespace(id=cid), verdict=verdict, methods=["exhaustive"], worst_ratio=(0.954, 30.0),
+            claim=SimpleNamespace(id=cid), verdict=verdict, methods=["exhaustive"], worst_ratio=(0.954, THRESHOLD),
             counterexample=cx,
         )
 

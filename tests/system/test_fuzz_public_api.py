@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 import orthoverify.param
 from orthoverify.errors import DomainError, NonFiniteError
+from orthoverify.tolerance import THRESHOLD
 from tests.system import fuzz_harness as fh
 
 TARGETS = fh.targets()
@@ -214,7 +215,7 @@ def test_scaled_cayley_graded_is_orthogonal_or_refused() -> None:
             assert "max |a_ij|" in str(exc)
             results["refused"] += 1
             continue
-        assert fh.orthogonal_ratio(w) <= 30
+        assert fh.orthogonal_ratio(w) <= THRESHOLD
         results["orthogonal"] += 1
     assert results["orthogonal"] >= 50, results  # refusals are the rare exception
 

@@ -13,6 +13,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from orthoverify.tolerance import THRESHOLD
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -79,7 +81,7 @@ def _cayley_blamed(d: Doc) -> bool:
         b = refuted[0].get("blame") or {}
         if not (b.get("operation") == "torch.linalg.solve" and "lu_solve" in b.get("workaround", "")):
             return False
-        if not float(b["ratio_after"]) <= 30 < float(b["ratio_before"]):
+        if not float(b["ratio_after"]) <= THRESHOLD < float(b["ratio_before"]):
             return False
     return True
 

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from orthoverify.report import render_report
+from orthoverify.tolerance import THRESHOLD
 
 CHECK = "conformance.householder-product."
 
@@ -24,7 +25,7 @@ def _claim(name: str, series: list[dict[str, Any]], verdict: str = "verified") -
             "backend": f"torch-{dtype}-cpu",
             "cases": len(s["points"]),
             "worst_ratio": 1.0,
-            "threshold": 30.0,
+            "threshold": THRESHOLD,
             "seconds": 0.1,
             "passed": verdict == "verified",
             "refutes": verdict == "refuted",
@@ -44,7 +45,7 @@ def _claim(name: str, series: list[dict[str, Any]], verdict: str = "verified") -
         "verdict": verdict,
         "methods": ["float"],
         "worst_ratio": 1.0,
-        "worst_ratio_threshold": 30.0,
+        "worst_ratio_threshold": THRESHOLD,
         "evidence": evidence,
         "counterexample": None,
         "notes": "",
@@ -155,7 +156,7 @@ def test_a_validate_counterexample_replays_on_its_target_quoted_and_escaped(tmp_
         "value": "ratio 40",
         "precision_digits": 16,
         "check": "orthogonal",
-        "threshold": 30.0,
+        "threshold": THRESHOLD,
     }
     out = tmp_path / "out"
     render_report([_result(tmp_path, [claim, _claim("forward", [])])], out_dir=out, name="v")

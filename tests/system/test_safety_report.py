@@ -23,6 +23,7 @@ from orthoverify.cli import main
 from orthoverify.report import render_report
 from orthoverify.report.markdown import code, ident, text
 from orthoverify.report.model import find_proofs_dir, known_paper, proof_entry, proof_file
+from orthoverify.tolerance import THRESHOLD
 
 SCRIPT = "<script>alert(1)</script>"
 LINK = "[click](javascript:alert(1))"
@@ -39,7 +40,7 @@ def _hostile_claim(claim_id: str, paper: str, *, figure: bool = False) -> dict[s
         "backend": "numpy-float64" + SCRIPT,
         "cases": "3" + LINK,
         "worst_ratio": "inf",
-        "threshold": 30.0,
+        "threshold": THRESHOLD,
         "seconds": 0.1,
         "passed": False,
         "refutes": True,
@@ -62,7 +63,7 @@ def _hostile_claim(claim_id: str, paper: str, *, figure: bool = False) -> dict[s
         "verdict": "refuted",
         "methods": ["float"],
         "worst_ratio": 2.0,
-        "worst_ratio_threshold": 30.0,
+        "worst_ratio_threshold": THRESHOLD,
         "evidence": [evidence],
         "counterexample": {
             "inputs": {"A" + SCRIPT: [[SCRIPT, "1"]], "family": HOSTILE},
@@ -70,7 +71,7 @@ def _hostile_claim(claim_id: str, paper: str, *, figure: bool = False) -> dict[s
             "value": SCRIPT + "`",
             "precision_digits": 50,
             "check": evidence["check"],
-            "threshold": 30.0,
+            "threshold": THRESHOLD,
             "float64_value": LINK,
         },
         "notes": HOSTILE,

@@ -16,6 +16,7 @@ import torch
 from orthoverify.bench import cases_suite
 from orthoverify.bench.core import NOISY_SPREAD, BenchResult, merge_repeats, noisy_warning
 from orthoverify.cli import main
+from orthoverify.tolerance import THRESHOLD
 from tests.conftest import PLANTED
 
 ROW_KEYS = {"case", "params", "impl", "baseline", "seconds", "baseline_seconds", "ratio"}
@@ -150,7 +151,7 @@ def test_quick_cayley_and_unitary(tmp_path: Path) -> None:
         assert r["extra"]["holds"] and r["extra"]["max_abs"] <= 1 + 1e-12
         assert isinstance(r["extra"]["exponent_all_n"], float)  # the fitted growth exponent, value not asserted
     assert all(r["params"]["device"] == "cpu" for r in rows if r["case"] == "cayley.fwd_bwd")
-    assert all(r["extra"]["check_ratio"] <= 30 for r in rows if r["case"] == "unitary.fft")
+    assert all(r["extra"]["check_ratio"] <= THRESHOLD for r in rows if r["case"] == "unitary.fft")
 
 
 def test_quick_highprec_rows_agree_to_the_digits(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ import pytest
 from orthoverify.conformance import KINDS
 from orthoverify.conformance import checks as ck
 from orthoverify.conformance.kinds import free_map_condition
+from orthoverify.tolerance import THRESHOLD
 from tests.planted.judge_planted import result
 
 
@@ -44,7 +45,7 @@ def test_correct_maps_pass_at_every_magnitude(name: str) -> None:
 def test_maps_wrong_at_ordinary_sizes_still_fail(name: str) -> None:
     c = by_check(name)["orthogonal"]
     assert c.verdict == "refuted"
-    assert c.evidence[0].worst_ratio > 30
+    assert c.evidence[0].worst_ratio > THRESHOLD
     assert c.evidence[0].data["allowance"] == KINDS["orthogonal-map"].allowance
 
 

@@ -18,6 +18,7 @@ from orthoverify.conformance.reach import plan
 from orthoverify.engine import write_json
 from orthoverify.engine.model import decide
 from orthoverify.engine.replay import replay_from_file
+from orthoverify.tolerance import THRESHOLD
 from tests.upstream import fixed_upstream, skip_if_fixed_upstream
 
 REPLAY = {"modules": CLAIM_MODULES, "families": RESULT_FAMILIES}  # what `orthoverify replay` passes
@@ -119,7 +120,7 @@ def test_half_precision_is_judged_on_its_own_unit_roundoff() -> None:
     params = t.kind.draw(np.random.default_rng(0), 4, 1.0)
     for dtype, u in (("float16", 2.0**-11), ("bfloat16", 2.0**-8)):
         c = modes.q_low_precision(ctx, params, dtype)
-        assert c.ratio <= 30 and f"u = {u:.3g}" in c.display, c.display
+        assert c.ratio <= THRESHOLD and f"u = {u:.3g}" in c.display, c.display
 
 
 def test_two_entry_points_that_disagree_are_caught() -> None:

@@ -17,6 +17,7 @@ from orthoverify.conformance import checks as ck
 from orthoverify.conformance.adapters import load_target
 from orthoverify.conformance.kinds import Params
 from orthoverify.engine.result import load_json
+from orthoverify.tolerance import THRESHOLD
 
 T = "tests.planted.conformance_targets:"
 
@@ -101,7 +102,7 @@ def test_determinism_is_judged_against_the_allowance_and_bitwise_only_when_asked
     t = load_target(T + "nondeterministic", "orthogonal-map")
     ctx = ck.Ctx(t, ("float64",), profile="quick")
     ev = ck.check_determinism(ctx)[0]
-    assert ev.passed and ev.worst_ratio is not None and 0 < ev.worst_ratio <= 30
+    assert ev.passed and ev.worst_ratio is not None and 0 < ev.worst_ratio <= THRESHOLD
     assert "Deterministic up to rounding" in ev.notes and 0 < ev.data["max_difference"] < 1e-12
     ctx = ck.Ctx(t, ("float64",), profile="quick", bitwise_determinism=True)
     ev = ck.check_determinism(ctx)[0]

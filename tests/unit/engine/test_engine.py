@@ -24,6 +24,7 @@ from orthoverify.engine import (
 )
 from orthoverify.engine.registry import Registry
 from orthoverify.errors import BackendError, RegistryError
+from orthoverify.tolerance import THRESHOLD
 from tests.conftest import PLANTED
 
 
@@ -67,7 +68,7 @@ def test_false_claim_counterexample_is_confirmed_and_replays(planted_result) -> 
     assert set(cx.inputs) == {"n", "u"}
     rep = replay_counterexample(c.claim.id, cx, modules=PLANTED)
     assert rep.reproduced
-    assert rep.float64 is not None and rep.float64.ratio > 30
+    assert rep.float64 is not None and rep.float64.ratio > THRESHOLD
 
 
 def test_symbolic_counterexample_is_exact(planted_result) -> None:  # type: ignore[no-untyped-def]

@@ -20,6 +20,7 @@ from orthoverify.testing import (
     assert_skew_symmetric,
     assert_unitary,
 )
+from orthoverify.tolerance import THRESHOLD
 
 RNG_SEED = 1234
 
@@ -45,7 +46,7 @@ def test_haar_orthogonal_passes_and_returns_ratio(kind: str) -> None:
     q = samples.haar_orthogonal(_rng(), 6)
     r = assert_orthogonal(_as(kind, q))
     assert isinstance(r, float)
-    assert 0.0 <= r <= 30.0
+    assert 0.0 <= r <= THRESHOLD
 
 
 @pytest.mark.parametrize("kind", ["numpy-float64", "torch-float64"])
@@ -65,7 +66,7 @@ def test_perturbed_entry_fails_in_float64(kind: str) -> None:
 def test_perturbation_below_float32_precision_passes(kind: str) -> None:
     q = samples.haar_orthogonal(_rng(), 6)
     q[1, 2] += 1e-6  # about 17 units of float32 roundoff: within 30 n eps
-    assert assert_orthogonal(_as(kind, q)) <= 30.0
+    assert assert_orthogonal(_as(kind, q)) <= THRESHOLD
 
 
 def test_ratio_matches_orthogonality_ratio() -> None:
@@ -82,15 +83,15 @@ def test_threshold_is_respected() -> None:
     q = samples.haar_orthogonal(_rng(), 6)
     q[1, 2] += 1e-13
     r = assert_orthogonal(q, threshold=1e6)
-    assert r > 30
+    assert r > THRESHOLD
     with pytest.raises(AssertionError, match="threshold 30"):
         assert_orthogonal(q)
 
 
 def test_tall_and_wide() -> None:
     q = samples.haar_orthogonal(_rng(), 7)
-    assert assert_orthogonal(q[:, :3]) <= 30  # orthonormal columns
-    assert assert_orthogonal(q[:3, :]) <= 30  # orthonormal rows
+    assert assert_orthogonal(q[:, :3]) <= THRESHOLD  # orthonormal columns
+    assert assert_orthogonal(q[:3, :]) <= THRESHOLD  # orthonormal rows
     with pytest.raises(AssertionError, match="Q Q\\^T - I"):
         assert_orthogonal(2 * q[:3, :])
 
@@ -98,8 +99,8 @@ def test_tall_and_wide() -> None:
 def test_batch_reports_worst_matrix() -> None:
     rng = _rng()
     b = np.stack([samples.haar_orthogonal(rng, 4) for _ in range(6)]).reshape(2, 3, 4, 4)
-    assert assert_orthogonal(b) <= 30
-    assert assert_orthogonal(torch.tensor(b, dtype=torch.float32)) <= 30
+    assert assert_orthogonal(b) <= THRESHOLD
+    assert assert_orthogonal(torch.tensor(b, dtype=torch.float32)) <= THRESHOLD
     b[1, 2, 0, 3] += 1e-7
     with pytest.raises(AssertionError) as info:
         assert_orthogonal(b)
@@ -130,8 +131,8 @@ def test_complex_input_points_to_assert_unitary() -> None:
 def test_lists_and_float16() -> None:
     assert assert_orthogonal([[0.0, 1.0], [1.0, 0.0]]) == 0.0
     q = samples.haar_orthogonal(_rng(), 4)
-    assert assert_orthogonal(q.astype(np.float16)) <= 30
-    assert assert_orthogonal(torch.tensor(q, dtype=torch.bfloat16)) <= 30
+    assert assert_orthogonal(q.astype(np.float16)) <= THRESHOLD
+    assert assert_orthogonal(torch.tensor(q, dtype=torch.bfloat16)) <= THRESHOLD
     with pytest.raises(DTypeError):
         assert_orthogonal(np.array([[object()]]))
 
@@ -141,7 +142,7 @@ def test_unitary_complex_numpy_and_torch() -> None:
     w = samples.haar_unitary(_rng(), 5)
     for x in (w, w.astype(np.complex64), torch.tensor(w), torch.tensor(w).to(torch.complex64), torch.tensor(w).conj()):
         r = assert_unitary(x)
-        assert isinstance(r, float) and r <= 30
+        assert isinstance(r, float) and r <= THRESHOLD
 
 
 def test_unitary_re_im_pair_and_carray() -> None:
@@ -150,7 +151,7 @@ def test_unitary_re_im_pair_and_carray() -> None:
     assert assert_unitary((w.real, w.imag)) == pytest.approx(r)
     assert assert_unitary(as_carray(w)[1]) == pytest.approx(r)
     assert assert_unitary((torch.tensor(w.real), torch.tensor(w.imag))) == pytest.approx(r)
-    assert assert_unitary((w.real.astype(np.float32), w.imag.astype(np.float32))) <= 30
+    assert assert_unitary((w.real.astype(np.float32), w.imag.astype(np.float32))) <= THRESHOLD
 
 
 def test_unitary_failures() -> None:
@@ -172,9 +173,9 @@ def test_unitary_failures() -> None:
 
 def test_real_orthogonal_is_unitary_and_batches() -> None:
     rng = _rng()
-    assert assert_unitary(samples.haar_orthogonal(rng, 4)) <= 30
+    assert assert_unitary(samples.haar_orthogonal(rng, 4)) <= THRESHOLD
     batch = np.stack([samples.haar_unitary(rng, 3) for _ in range(4)])
-    assert assert_unitary(batch) <= 30
+    assert assert_unitary(batch) <= THRESHOLD
     batch[2] *= 1 + 1e-9
     with pytest.raises(AssertionError, match=r"w\[2\]"):
         assert_unitary(batch)
@@ -189,13 +190,13 @@ def test_allclose_passes_at_working_precision(kind: str) -> None:
     ref = a @ b  # float64
     got = _as(kind, a) @ _as(kind, b)
     r = assert_allclose_ratio(got, ref)
-    assert isinstance(r, float) and r <= 30
+    assert isinstance(r, float) and r <= THRESHOLD
 
 
 def test_allclose_uses_lower_precision_eps() -> None:
     x = _rng().standard_normal(8)
-    assert assert_allclose_ratio(x.astype(np.float32), x) <= 30
-    assert assert_allclose_ratio(x, torch.tensor(x, dtype=torch.float32)) <= 30
+    assert assert_allclose_ratio(x.astype(np.float32), x) <= THRESHOLD
+    assert assert_allclose_ratio(x, torch.tensor(x, dtype=torch.float32)) <= THRESHOLD
     with pytest.raises(AssertionError, match="2\\^-53"):
         assert_allclose_ratio(x.astype(np.float32).astype(np.float64), x)
 
@@ -216,7 +217,7 @@ def test_allclose_dim_absolute_shapes_nonfinite() -> None:
     y = x * (1 + 100 * 2.0**-53)
     with pytest.raises(AssertionError):
         assert_allclose_ratio(y, x, dim=1)
-    assert assert_allclose_ratio(y, x, dim=100) <= 30
+    assert assert_allclose_ratio(y, x, dim=100) <= THRESHOLD
     assert assert_allclose_ratio(np.zeros(3), np.zeros(3)) == 0.0
     with pytest.raises(AssertionError, match="absolute"):
         assert_allclose_ratio(np.full(3, 1e-10), np.zeros(3))
@@ -228,7 +229,7 @@ def test_allclose_dim_absolute_shapes_nonfinite() -> None:
 
 def test_allclose_complex() -> None:
     w = samples.haar_unitary(_rng(), 4)
-    assert assert_allclose_ratio(w.conj().T @ w, np.eye(4)) <= 30
+    assert assert_allclose_ratio(w.conj().T @ w, np.eye(4)) <= THRESHOLD
     assert assert_allclose_ratio(torch.tensor(w), w) == 0.0
     with pytest.raises(AssertionError):
         assert_allclose_ratio(w + 1e-9j, w)
@@ -307,7 +308,7 @@ def test_correct_gradients_pass(
 ) -> None:
     x = torch.tensor(_rng().standard_normal(shape), dtype=dtype)
     r = assert_gradients_match(f, x)
-    assert isinstance(r, float) and r <= 30
+    assert isinstance(r, float) and r <= THRESHOLD
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
@@ -323,7 +324,7 @@ def test_missing_term_fails(dtype: torch.dtype) -> None:
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_user_backward(dtype: torch.dtype) -> None:
     x = torch.tensor(_rng().standard_normal((4, 4)), dtype=dtype)
-    assert assert_gradients_match(_cayley, x, grad=_cayley_backward) <= 30
+    assert assert_gradients_match(_cayley, x, grad=_cayley_backward) <= THRESHOLD
     with pytest.raises(AssertionError, match="the given grad"):
         assert_gradients_match(_cayley, x, grad=lambda a, g: _cayley_backward(a, g, drop_term=True))
 
@@ -344,7 +345,7 @@ def test_gradient_input_problems() -> None:
 
 def test_gradient_of_complex_output_and_numpy_input() -> None:
     x = _rng().standard_normal(4)
-    assert assert_gradients_match(lambda a: torch.exp(1j * a), x) <= 30
+    assert assert_gradients_match(lambda a: torch.exp(1j * a), x) <= THRESHOLD
 
 
 @pytest.mark.cuda
@@ -352,14 +353,14 @@ def test_cuda_inputs() -> None:
     q = samples.haar_orthogonal(_rng(), 6)
     for dtype in (torch.float32, torch.float64):
         t = torch.tensor(q, dtype=dtype, device="cuda")
-        assert assert_orthogonal(t) <= 30
-        assert assert_allclose_ratio(t, q) <= 30
+        assert assert_orthogonal(t) <= THRESHOLD
+        assert assert_allclose_ratio(t, q) <= THRESHOLD
         x = torch.tensor(q, dtype=dtype, device="cuda")
-        assert assert_gradients_match(_cayley, x) <= 30
+        assert assert_gradients_match(_cayley, x) <= THRESHOLD
         with pytest.raises(AssertionError, match="on cuda"):
             assert_gradients_match(_expm_skew_missing_term, x)
     w = torch.tensor(samples.haar_unitary(_rng(), 4), device="cuda")
-    assert assert_unitary(w) <= 30
+    assert assert_unitary(w) <= THRESHOLD
     bad = torch.tensor(q, device="cuda")
     bad[0, 0] = float("nan")
     with pytest.raises(AssertionError, match="NaN/Inf"):

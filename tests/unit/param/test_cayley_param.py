@@ -21,6 +21,7 @@ from orthoverify.errors import (
     SingularError,
 )
 from orthoverify.param import cayley as cy
+from orthoverify.tolerance import THRESHOLD
 
 F64 = get_backend("numpy-float64")
 EPS = np.finfo(np.float64).eps / 2
@@ -61,7 +62,7 @@ def test_inverse_map_certifies_adversarial_inputs(n: int) -> None:
         assert cert.max_abs <= 1 + 4 * n * EPS, name
         assert np.array_equal(res.a, -res.a.T), name  # exactly skew
         rebuilt = cy.scaled_cayley(res.a, res.d)
-        assert np.linalg.norm(rebuilt - w) / (n * EPS) <= 30 * max(1.0, math.sqrt(n)), name
+        assert np.linalg.norm(rebuilt - w) / (n * EPS) <= THRESHOLD * max(1.0, math.sqrt(n)), name
         assert math.prod(res.d) == round(np.linalg.det(w)), name  # det D = det W
 
 
@@ -199,7 +200,7 @@ def test_bad_input_errors() -> None:
     q = samples.haar_orthogonal(rng, 4)
     with pytest.raises(NotOrthogonalError, match="not orthogonal") as info:
         cy.scaled_cayley_inverse(q + 1e-6)
-    assert info.value.ratio > info.value.threshold == 30
+    assert info.value.ratio > info.value.threshold == THRESHOLD
     with pytest.raises(DomainError, match="not skew-symmetric"):
         cy.scaled_cayley(np.ones((3, 3)), (1, 1, 1))
     with pytest.raises(DomainError, match="entry 1 is 0"):

@@ -46,8 +46,8 @@ from orthoverify.param.cayley_torch import (
 )
 from orthoverify.samples import haar_orthogonal
 from orthoverify.testing import assert_allclose_ratio
+from orthoverify.tolerance import THRESHOLD
 
-THRESHOLD = 30.0
 DTYPES = [torch.float32, torch.float64]
 SIZES = [1, 2, 3, 8, 33, 64]
 # (kind of D, scale of p): every D kind at scale 1; random D with W near D (1e-3) and with
@@ -572,6 +572,6 @@ def test_nested_forward_mode_is_refused_not_silently_zero() -> None:
 
     ref = jvp(reference, (p,), (v,))[1]
     err = float(torch.linalg.norm(first(p) - ref)) / (3 * 2.0**-53 * float(torch.linalg.norm(ref)))
-    assert err <= 30, err
+    assert err <= THRESHOLD, err
     with pytest.raises(NotImplementedError, match="nested forward mode"):
         jvp(first, (p,), (v,))

@@ -21,6 +21,7 @@ from orthoverify.errors import (
     ZeroVectorError,
 )
 from orthoverify.param import householder as hh
+from orthoverify.tolerance import THRESHOLD
 
 RNG = np.random.default_rng(0)
 
@@ -35,13 +36,13 @@ def test_definition_wy_and_algorithm1_agree(n: int, m: int) -> None:
     h, c = RNG.standard_normal(n), RNG.standard_normal(n)
     w_def = hh.m_map(hh.u_to_vectors(u)) if m else np.eye(n)
     w_wy = hh.compact_wy(u)
-    assert ratio(w_wy, w_def, n) < 30
+    assert ratio(w_wy, w_def, n) < THRESHOLD
     res = hh.algorithm1(u, h, c)
-    assert ratio(res.c, w_def @ h, n) < 30
-    assert ratio(res.dl_dh, w_def.T @ c, n) < 30
+    assert ratio(res.c, w_def @ h, n) < THRESHOLD
+    assert ratio(res.dl_dh, w_def.T @ c, n) < THRESHOLD
     gu, _gh = hh.theorem2_gradients(u, h, c)
-    assert ratio(res.dl_du, gu, n) < 30 if m else res.dl_du.shape == (n, 0)
-    assert ratio(hh.reflector_apply(u, h), w_def @ h, n) < 30
+    assert ratio(res.dl_du, gu, n) < THRESHOLD if m else res.dl_du.shape == (n, 0)
+    assert ratio(hh.reflector_apply(u, h), w_def @ h, n) < THRESHOLD
 
 
 def test_m_equals_n_variant() -> None:
@@ -49,7 +50,7 @@ def test_m_equals_n_variant() -> None:
     u = samples.reflection_vectors(RNG, n, n - 1)
     for u1 in (1.0, -1.0, 0.3):
         w_def = hh.m_map(hh.u_to_vectors(u, np.array([u1])))
-        assert ratio(hh.compact_wy(u, np.array([u1])), w_def, n) < 30
+        assert ratio(hh.compact_wy(u, np.array([u1])), w_def, n) < THRESHOLD
     with pytest.raises(DomainError, match=r"u_1 = 0\.3 but W is orthogonal only when u_1 is"):
         hh.m_map(hh.u_to_vectors(u, np.array([0.3])), require_orthogonal=True)
 
@@ -59,7 +60,7 @@ def test_inverse_round_trip(q: np.ndarray) -> None:
     vecs = hh.inverse(q)
     assert [v.shape[0] for v in vecs] == list(range(1, 7))
     assert abs(vecs[0][0]) == 1.0
-    assert np.linalg.norm(hh.m_map(vecs) - q) / (6 * 2.0**-53) < 30
+    assert np.linalg.norm(hh.m_map(vecs) - q) / (6 * 2.0**-53) < THRESHOLD
 
 
 @pytest.mark.parametrize("name", ["numpy-float32", "torch-float64", "mpmath", "sympy"])
@@ -67,7 +68,7 @@ def test_same_code_on_every_backend(name: str) -> None:
     b = get_backend(name)
     u = b.asarray([[1, 0], [2, 3], [-1, 1]])
     w = hh.compact_wy(u, backend=b)
-    assert hh.orthogonality_ratio(w, b) < 30
+    assert hh.orthogonality_ratio(w, b) < THRESHOLD
     q = hh.m_map(hh.u_to_vectors(u, backend=b), backend=b)
     assert b.to_float(b.norm(q - w)) < 1e-5
 
@@ -161,7 +162,7 @@ def test_not_orthogonal_reports_ratio() -> None:
     q[0, 1] = 1e-6
     with pytest.raises(NotOrthogonalError) as info:
         hh.inverse(q)
-    assert info.value.ratio > 30 and info.value.threshold == 30
+    assert info.value.ratio > THRESHOLD and info.value.threshold == THRESHOLD
     assert "||Q'Q - I||_F / (n eps)" in str(info.value)
 
 
@@ -178,5 +179,5 @@ def test_reflection_is_scale_invariant(k: int, e: int) -> None:
     u = np.linspace(1.0, 2.0, k + 1)
     assert (
         np.array_equal(hh.reflection(u), hh.reflection(u * 2.0**e))
-        or ratio(hh.reflection(u * 10.0 ** (e / 3)), hh.reflection(u), k + 1) < 30
+        or ratio(hh.reflection(u * 10.0 ** (e / 3)), hh.reflection(u), k + 1) < THRESHOLD
     )

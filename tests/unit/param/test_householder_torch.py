@@ -29,8 +29,8 @@ from orthoverify.param.householder_torch import (
     HouseholderLinear,
     householder_apply,
 )
+from orthoverify.tolerance import THRESHOLD
 
-THRESHOLD = 30.0
 DTYPES = [torch.float32, torch.float64]
 # (n, m): m = 1, m = n - 1, m = 0 (W = I), small and moderate sizes
 SIZES = [(2, 1), (3, 2), (5, 1), (5, 4), (8, 3), (16, 15), (33, 10), (64, 63)]

@@ -20,6 +20,7 @@ from orthoverify.engine.reference import central_gradient, exact_gradient
 from orthoverify.engine.replay import replay_counterexample
 from orthoverify.errors import DomainError, NonFiniteError, ShapeError
 from orthoverify.param import linear_rnn as lr
+from orthoverify.tolerance import THRESHOLD
 from tests.claims.claims_common import quick_run
 
 MODULES = ("orthoverify.claims.svd",)
@@ -295,7 +296,7 @@ def test_every_counterexample_replays(quick: Path) -> None:
         rep = replay_from_file(quick, cid, modules=MODULES)
         assert rep.reproduced, cid
         if rep.float64 is not None:
-            assert rep.float64.ratio > 30, cid
+            assert rep.float64.ratio > THRESHOLD, cid
     # the exact n = 1 counterexample of Theorem 5 is kept in its evidence
     (ev,) = [e for e in claims["svd.theorem5"]["evidence"] if e["check"] == "witness"]
     inputs = ev["counterexample"]["inputs"]

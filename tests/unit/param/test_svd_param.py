@@ -33,12 +33,13 @@ from orthoverify.errors import (
 )
 from orthoverify.param import svd as sv
 from orthoverify.param import svd_table3
+from orthoverify.tolerance import THRESHOLD
 
 F64 = get_backend("numpy-float64")
 SP = get_backend("sympy")
 MP = get_backend("mpmath")
 FLOAT_NAMES = ("numpy-float32", "numpy-float64", "torch-float32", "torch-float64")
-THRESHOLD = 30.0
+
 SEEDS = st.integers(0, 2**32 - 1)
 
 
@@ -406,7 +407,7 @@ def test_orthogonal_parameters_rejects_non_orthogonal() -> None:
     q = samples.haar_orthogonal(np.random.default_rng(8), 4) + 1e-6
     with pytest.raises(NotOrthogonalError, match="Q is not orthogonal") as info:
         sv.orthogonal_parameters(q)
-    assert info.value.ratio > info.value.threshold == 30
+    assert info.value.ratio > info.value.threshold == THRESHOLD
     with pytest.raises(NotOrthogonalError):
         sv.orthogonal_parameters(2 * np.eye(3))
     with pytest.raises(ShapeError, match="must be square"):
@@ -1145,9 +1146,9 @@ def test_perturbation_margin_tells_a_minimum_from_a_maximum() -> None:
     rng = np.random.default_rng(0)
     low, count = sv.perturbation_margin(b, p0, dist2, rng, 5)
     # L = ||p - p0||^2 gives ||z||^2 in every direction: 1 up to z's normalisation in float64
-    assert count == 15 and abs(low - 1.0) < 30 * F64.eps
+    assert count == 15 and abs(low - 1.0) < THRESHOLD * F64.eps
     high, _ = sv.perturbation_margin(b, p0, lambda q: -dist2(q), rng, 5)
-    assert abs(high + 1.0) < 30 * F64.eps
+    assert abs(high + 1.0) < THRESHOLD * F64.eps
 
 
 def test_exact_jacobian_rank_and_kernel() -> None:

@@ -20,6 +20,7 @@ from orthoverify.errors import (
     ZeroVectorError,
 )
 from orthoverify.param import unitary as un
+from orthoverify.tolerance import THRESHOLD
 
 B64 = get_backend("numpy-float64")
 
@@ -93,13 +94,13 @@ def test_unitary_parameters_rebuild_haar_and_structured(backend: str) -> None:
         theta, us = un.unitary_parameters(ww, backend=b)
         assert [u.shape[0] for u in us] == list(range(2, w.shape[0] + 1))
         m = un.m1_hat(theta, us, backend=b)
-        assert _err(b, m, ww) < 30 * w.shape[0] * b.eps
+        assert _err(b, m, ww) < THRESHOLD * w.shape[0] * b.eps
 
 
 def test_unitary_parameters_reject_non_unitary_input_with_its_ratio() -> None:
     with pytest.raises(NotUnitaryError) as info:
         un.unitary_parameters(np.ones((2, 2)))
-    assert info.value.ratio > 30 and isinstance(info.value, NotOrthogonalError)
+    assert info.value.ratio > THRESHOLD and isinstance(info.value, NotOrthogonalError)
     with pytest.raises(ShapeError):
         un.unitary_parameters(np.ones((2, 3)))
 
@@ -145,10 +146,10 @@ def test_urnn_apply_matches_the_dense_product(path: str, n: int) -> None:
     rng = np.random.default_rng(10 + n)
     p = un.urnn_parameters(**un.urnn_random(rng, n), backend=B64)
     w = un.urnn_matrix(p)
-    assert un.unitarity_ratio(w, B64) < 30
+    assert un.unitarity_ratio(w, B64) < THRESHOLD
     h = (rng.standard_normal((n, 2)), rng.standard_normal((n, 2)))
     y = un.urnn_apply(p, h, fft_path=path)  # type: ignore[arg-type]
-    assert _err(B64, y, w @ un.as_carray(h)[1]) < 30 * n * B64.eps
+    assert _err(B64, y, w @ un.as_carray(h)[1]) < THRESHOLD * n * B64.eps
     assert un.urnn_parameter_count(n) == 7 * n
 
 
@@ -241,7 +242,7 @@ def test_polish_unitary_lifts_float_samples_to_high_precision() -> None:
     b = get_backend("mpmath")
     w = samples.haar_unitary(np.random.default_rng(9), 4)
     assert un.unitarity_ratio(un.as_carray((w.real, w.imag), backend=b)[1], b) > 1e20
-    assert un.unitarity_ratio(un.polish_unitary((w.real, w.imag), backend=b), b) < 30
+    assert un.unitarity_ratio(un.polish_unitary((w.real, w.imag), backend=b), b) < THRESHOLD
     with pytest.raises(NotUnitaryError, match="too far"):
         un.polish_unitary(np.ones((2, 2)))
 
@@ -272,4 +273,4 @@ def test_cuda_urnn_apply_matches_the_cpu_dense_product(dtype: str, path: str) ->
     dense = un.urnn_matrix(un.urnn_parameters(**r, backend=B64)) @ un.as_carray(h)[1]
     got = y.to_complex(b)
     ref = dense.to_complex(B64)
-    assert np.linalg.norm(got - ref) / (n * b.eps * np.linalg.norm(ref)) <= 30
+    assert np.linalg.norm(got - ref) / (n * b.eps * np.linalg.norm(ref)) <= THRESHOLD

@@ -14,6 +14,7 @@ from orthoverify.backends import get_backend
 from orthoverify.errors import BackendError, NonFiniteError, NotUnitaryError, ShapeError
 from orthoverify.param import unitary as un
 from orthoverify.param.unitary_spectral import best_angle, unitary_eig
+from orthoverify.tolerance import THRESHOLD
 
 
 def _ratios(name: str, w: np.ndarray) -> tuple[float, float, float]:
@@ -44,7 +45,7 @@ def test_best_angle_is_far_from_every_eigenvalue_midpoint() -> None:
 def test_haar_unitary_decomposes_with_unitary_v(name: str) -> None:
     w = samples.haar_unitary(np.random.default_rng(0), 5)
     for r in _ratios(name, w):
-        assert r <= 30
+        assert r <= THRESHOLD
 
 
 @pytest.mark.parametrize("name", ["numpy-float64", "mpmath"])
@@ -53,7 +54,7 @@ def test_repeated_and_clustered_eigenvalues_keep_v_unitary(name: str) -> None:
     rng = np.random.default_rng(1)
     for eig in ([1, 1, -1, 1j], [1, 1, 1], [1, np.exp(1e-9j), np.exp(2e-9j), -1]):
         for r in _ratios(name, _with_spectrum(rng, list(eig))):
-            assert r <= 30
+            assert r <= THRESHOLD
 
 
 def test_bad_input_raises_named_errors() -> None:
