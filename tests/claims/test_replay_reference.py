@@ -84,7 +84,7 @@ def test_replay_shows_what_it_replays() -> None:
     out = io.StringIO()
     assert main(["replay", str(REFERENCE), "householder.algorithm2_float"], out=out) == 0
     text = out.getvalue()
-    assert "--json has them all)" in text and "\ncompared: test ratio " in text and "> threshold 30" in text
+    assert "--json has them all)" in text and "\ncompared: test ratio " in text and f"> threshold {THRESHOLD:g}" in text
     assert max(len(line) for line in text.splitlines() if line.startswith("  ")) < 200
     out = io.StringIO()
     assert main(["replay", str(REFERENCE), "householder.algorithm2_float", "--json"], out=out) == 0

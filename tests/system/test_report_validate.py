@@ -104,7 +104,7 @@ def test_each_check_with_a_series_gets_its_figure_with_axes_threshold_and_every_
     # magnitude (told in the caption: it would squash the axis) are not drawn
     assert "Series orthogonal [torch-float64-cpu]: 3 points" in orth and "(4 not shown)" in orth
     assert "Series orthogonal [torch-float32-cpu]: 2 points" in orth
-    assert "Reference line threshold 30 at y = 30" in orth
+    assert f"Reference line threshold {THRESHOLD:g} at y = {THRESHOLD:g}" in orth
     second = figs["fig-series-conformance-householder-product-second-ff"]
     assert "x axis: n (matrix size)" in second and "Series second_ff [torch-float64-cpu]: 3 points" in second
     assert "log scale on y." in second  # n from 2 to 8: a linear x axis

@@ -22,6 +22,8 @@ from orthoverify.testing import (
 )
 from orthoverify.tolerance import THRESHOLD
 
+SAYS_THRESHOLD = f"threshold {THRESHOLD:g}"  # how a failure message names the threshold
+
 RNG_SEED = 1234
 
 
@@ -56,7 +58,7 @@ def test_perturbed_entry_fails_in_float64(kind: str) -> None:
     with pytest.raises(AssertionError) as info:
         assert_orthogonal(_as(kind, q), err_msg="layer 3")
     msg = str(info.value)
-    assert "test ratio" in msg and "threshold 30" in msg
+    assert "test ratio" in msg and SAYS_THRESHOLD in msg
     assert "shape (6, 6)" in msg and "float64" in msg
     assert "worst entry" in msg and "layer 3" in msg
     assert "||Q^T Q - I||_F / (n eps)" in msg
@@ -84,7 +86,7 @@ def test_threshold_is_respected() -> None:
     q[1, 2] += 1e-13
     r = assert_orthogonal(q, threshold=1e6)
     assert r > THRESHOLD
-    with pytest.raises(AssertionError, match="threshold 30"):
+    with pytest.raises(AssertionError, match=SAYS_THRESHOLD):
         assert_orthogonal(q)
 
 
@@ -160,7 +162,7 @@ def test_unitary_failures() -> None:
     with pytest.raises(AssertionError) as info:
         assert_unitary(w)
     msg = str(info.value)
-    assert "w is not unitary" in msg and "threshold 30" in msg and "complex128" in msg and "W^* W - I" in msg
+    assert "w is not unitary" in msg and SAYS_THRESHOLD in msg and "complex128" in msg and "W^* W - I" in msg
     with pytest.raises(AssertionError, match=r"real part has shape \(5, 5\) but imaginary part has shape \(5, 4\)"):
         assert_unitary((w.real, w.imag[:, :4]))
     bad = w.copy()
@@ -208,7 +210,7 @@ def test_allclose_failure_message() -> None:
     with pytest.raises(AssertionError) as info:
         assert_allclose_ratio(y, x, err_msg="forward pass")
     msg = str(info.value)
-    assert "test ratio" in msg and "threshold 30" in msg and "dim = 6" in msg
+    assert "test ratio" in msg and SAYS_THRESHOLD in msg and "dim = 6" in msg
     assert "actual[2, 3]" in msg and "shape (4, 6)" in msg and "forward pass" in msg
 
 
@@ -245,7 +247,7 @@ def test_skew_symmetric(kind: str) -> None:
         with pytest.raises(AssertionError) as info:
             assert_skew_symmetric(_as(kind, a))
         msg = str(info.value)
-        assert "not skew-symmetric" in msg and "threshold 30" in msg and "a[1, 3]" in msg
+        assert "not skew-symmetric" in msg and SAYS_THRESHOLD in msg and "a[1, 3]" in msg
 
 
 def test_skew_symmetric_batch_shape_nan() -> None:
@@ -317,7 +319,7 @@ def test_missing_term_fails(dtype: torch.dtype) -> None:
     with pytest.raises(AssertionError) as info:
         assert_gradients_match(_expm_skew_missing_term, x, err_msg="expm layer")
     msg = str(info.value)
-    assert "Gradients do not match" in msg and "threshold 30" in msg and "expm layer" in msg
+    assert "Gradients do not match" in msg and SAYS_THRESHOLD in msg and "expm layer" in msg
     assert "shape (5, 5)" in msg and str(dtype).removeprefix("torch.") in msg and "worst entry" in msg
 
 
