@@ -1,10 +1,5 @@
-"""The names the checks of this family's claims had before the check-name vocabulary
-(:mod:`orthoverify.engine.check_names`), per claim: old name -> name now (renamed checks only).
-
-Results written before the vocabulary carry the old names: the registry reads this table
-(``FORMERLY``, beside ``CLAIMS``) so that a counterexample recorded under an old name still
-replays, and a renamed check keeps the seed its old name gave it (the same cases, the same
-evidence). Data only: a new check has no former name."""
+"""This family's former check names, per claim: old name -> name now (renamed checks only; why
+they are kept: :mod:`orthoverify.engine.check_names`)."""
 
 from __future__ import annotations
 
