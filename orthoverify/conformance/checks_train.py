@@ -16,7 +16,7 @@ returns.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import torch
@@ -59,26 +59,26 @@ def _unjudged(ctx: ck.Ctx, p32: Params) -> ck.Measure | None:
     return None
 
 
-def q_gradient_float32(ctx: ck.Ctx, params: Params, dtype: str = "float32") -> ck.Measure:
-    """The target's float32 backward of sum(f(P) * G) at float32-rounded P against the float64
-    reference gradient there: ||g32 - g_ref|| / (n eps32 kappa ||g_ref||)."""
+def _in_float32(ctx: ck.Ctx, params: Params, measure: Callable[..., ck.Measure], what: str) -> ck.Measure:
+    """``measure`` (a derivative check's float32 quantity) at float32-rounded ``params``, divided by
+    the allowance's kappa there; not judged where :func:`_unjudged` says so."""
     p32 = cx.rounded(params, "float32")
-    kappa = cx._kappa(ctx.target.kind, p32)
     skip = _unjudged(ctx, p32)
     if skip is not None:
         return skip
-    return _scaled(ck.q_gradient(ctx, p32, "float32"), kappa, "float32 backward")
+    return _scaled(measure(ctx, p32, "float32"), cx._kappa(ctx.target.kind, p32), what)
+
+
+def q_gradient_float32(ctx: ck.Ctx, params: Params, dtype: str = "float32") -> ck.Measure:
+    """The target's float32 backward of sum(f(P) * G) at float32-rounded P against the float64
+    reference gradient there: ||g32 - g_ref|| / (n eps32 kappa ||g_ref||)."""
+    return _in_float32(ctx, params, ck.q_gradient, "float32 backward")
 
 
 def q_jvp_float32(ctx: ck.Ctx, params: Params, dtype: str = "float32") -> ck.Measure:
     """The target's float32 forward mode (torch.func.jvp) at float32-rounded P against the float64
     reference directional derivative there: ||jvp32 - ref|| / (n eps32 kappa ||ref||)."""
-    p32 = cx.rounded(params, "float32")
-    kappa = cx._kappa(ctx.target.kind, p32)
-    skip = _unjudged(ctx, p32)
-    if skip is not None:
-        return skip
-    return _scaled(ck.q_jvp(ctx, p32, "float32"), kappa, "float32 forward mode")
+    return _in_float32(ctx, params, ck.q_jvp, "float32 forward mode")
 
 
 def _project(kind: Kind, grads: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
