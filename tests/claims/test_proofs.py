@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from orthoverify.claims import MODULES as CLAIM_MODULES
 from orthoverify.engine import get_registry
 
@@ -30,3 +32,28 @@ def test_every_proof_entry_names_the_statement_and_the_checks_that_certify_it() 
         )
         if claim.corrects is None:  # the statement as printed (or, for an added claim, as orthoverify states it)
             assert re.search(r"\*\*(Printed|Statement|Added)", entry.body), f"{claim.id}: no statement"
+
+
+PLACES_FROM_DECLARATIONS = ("unitary",)
+"""Families whose proofs cite each claim's place exactly as its declaration renders it
+(``Claim.where``), so that the place is written once, in ``Claim.place``, and checked here."""
+
+LABEL = re.compile(r"^\*\*(Printed|Statement|Added|Corrected)(?: \((.*)\))?\.\*\*", re.M)
+
+
+@pytest.mark.parametrize("paper", PLACES_FROM_DECLARATIONS)
+def test_proof_statements_cite_the_declared_place(paper: str) -> None:
+    """Each entry's statement label is ``**Printed (<where>).**`` (or Statement, Added) with the
+    claim's rendered place, both ways: a changed place or a hand-spelled one fails. A corrected
+    twin's ``**Corrected.**`` names its place only where it differs from the printed claim's."""
+    from orthoverify.report.model import proof_entry
+
+    claims = {c.id: c for c in get_registry(CLAIM_MODULES) if c.paper == paper}
+    for claim in claims.values():
+        entry = proof_entry(ROOT / "proofs", paper, claim.id)
+        assert entry is not None, claim.id
+        m = LABEL.search(entry.body)
+        assert m is not None, f"proofs/{paper}.md, {claim.id}: no statement label"
+        twin = claims.get(claim.corrects or "")
+        want = None if twin is not None and twin.where == claim.where else claim.where
+        assert m.group(2) == want, f"proofs/{paper}.md, {claim.id}: cites {m.group(2)!r}, declared {want!r}"

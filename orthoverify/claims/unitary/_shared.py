@@ -1,9 +1,11 @@
-"""Vocabulary of the unitary family's claim files: native complex arithmetic (the independent
-reference every real-pair formulation is compared with), inputs read from a case, and the input
-families used by more than one claim (Haar and structured unitaries, modReLU inputs)."""
+"""Vocabulary of the unitary family's claim files: the paper and a claim's declaration, native
+complex arithmetic (the independent reference every real-pair formulation is compared with), inputs
+read from a case, and the input families used by more than one claim (Haar and structured
+unitaries, modReLU inputs), declared as data the engine's templates expand."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -13,9 +15,33 @@ import sympy
 from orthoverify import samples
 from orthoverify.backends import Array, Backend
 from orthoverify.engine.checks import Case, RunContext
+from orthoverify.engine.model import Claim, Paper, Place
 from orthoverify.engine.ratios import Measure, agreement
+from orthoverify.engine.templates import Cases, drawn, float_sizes
 from orthoverify.param import unitary as un
 from orthoverify.param.unitary import CArray
+
+PAPER = "unitary"
+PAPER_INFO = Paper(
+    key=PAPER,
+    authors="Arjovsky, Shah, Bengio",
+    title="Unitary Evolution Recurrent Neural Networks",
+    venue="ICML 2016",
+    short="uRNN",
+    scope="with Sec. 3 and 4.3 of the Householder paper",
+)
+
+ORNN = functools.partial(Place, source="Mhammedi et al.")
+"""A place in Mhammedi et al. (ICML 2017), the Householder paper's Sec. 2, 3, 4.3 and App. A."""
+URNN = functools.partial(Place, source="Arjovsky et al.")
+"""A place in Arjovsky et al. (ICML 2016), the uRNN paper."""
+WISDOM = Place(source="Wisdom et al.", note="NeurIPS 2016")
+"""Full-Capacity Unitary Recurrent Neural Networks, where the coverage claim comes from."""
+
+
+def claim(**front: Any) -> list[Claim]:
+    """A claim of this family's paper, as its module's ``CLAIMS``."""
+    return [Claim(paper=PAPER, **front)]
 
 
 def native(b: Backend, x: CArray) -> Any:
@@ -83,15 +109,20 @@ def split_complex(z: np.ndarray, key: str) -> dict[str, Any]:
     return {f"{key}_re": np.real(z), f"{key}_im": np.imag(z)}
 
 
-def float_draws(ctx: RunContext) -> Iterator[tuple[int, np.random.Generator]]:
-    """(n, the check's generator) ``ctx.profile.cases`` times for each size n of ctx's float or
-    50-digit backend; nothing in exact arithmetic (for input families with no exact form)."""
-    if ctx.backend.exact:
-        return
-    rng = ctx.rng()
-    for n in ctx.profile.sizes_on(ctx.backend):
-        for _ in range(ctx.profile.cases):
-            yield n, rng
+def gaussian(rng: np.random.Generator, key: str, shape: int | tuple[int, ...]) -> dict[str, Any]:
+    """A complex Gaussian input ``key`` (real part drawn first)."""
+    return {f"{key}_re": rng.standard_normal(shape), f"{key}_im": rng.standard_normal(shape)}
+
+
+def rational(rng: np.random.Generator, key: str, n: int, max_den: int = 2) -> dict[str, Any]:
+    """A complex rational n-vector ``key`` (entries p/q, |p| <= 3, q <= max_den)."""
+    v = samples.rational_matrix(rng, n, 2, bound=3, max_den=max_den)
+    return {f"{key}_re": v[:, 0], f"{key}_im": v[:, 1]}
+
+
+def vector(key: str) -> Callable[[RunContext, np.random.Generator, int], dict[str, Any]]:
+    """A complex n-vector ``key`` drawn after each case: rational when exact, else Gaussian."""
+    return lambda ctx, rng, n: rational(rng, key, n) if ctx.backend.exact else gaussian(rng, key, n)
 
 
 def unitary_cases(
@@ -138,7 +169,20 @@ def modrelu_inputs(ctx: RunContext, rng: np.random.Generator, n: int) -> Iterato
         yield {"z_re": zr, "z_im": zi, "bias": fbias}
 
 
-def cases_modrelu(ctx: RunContext) -> Iterator[Case]:
-    rng = ctx.rng()
-    for n in ctx.profile.sizes_on(ctx.backend):
-        yield from modrelu_inputs(ctx, rng, n)
+def unitaries(
+    extra: Callable[[RunContext, np.random.Generator, int], dict[str, Any]] | None = None,
+    *,
+    structured: bool = True,
+    sizes: Callable[[RunContext], Any] = float_sizes,
+) -> Cases:
+    """:func:`unitary_cases` for each size, each case with what ``extra`` draws after it."""
+
+    def draw(ctx: RunContext, rng: np.random.Generator, n: int) -> Iterator[Case]:
+        for case in unitary_cases(ctx, rng, n, structured):
+            yield {**case, **extra(ctx, rng, n)} if extra else case
+
+    return drawn(draw, sizes)
+
+
+cases_modrelu = drawn(modrelu_inputs)
+"""modReLU inputs for each of the profile's sizes."""

@@ -1,20 +1,13 @@
-"""unitary.coverage: the uRNN composition W = D3 R2 F^-1 D2 Pi R1 F D1 does not span U(n) when
-n > 7.
-
-Mhammedi et al. (ICML 2017) Sec. 2, after Wisdom et al. (Full-Capacity Unitary Recurrent Neural
-Networks, NeurIPS 2016). Evidence: the rank of the map's Jacobian into U(n) by torch autograd for
-n = 1..N, confirmed in 50-digit arithmetic for n > 7, with autograd cross-checked against the
-factors' analytic derivatives (and those against 50-digit central differences). Rank below
-n^2 = dim U(n) everywhere means an image of measure zero (Sard). The measured generic rank is
-min(n^2, 7n - 7): the claim holds, and its threshold is not the exact one
-(unitary.coverage_threshold). The rank checks are bespoke procedures (``_rank.rank_checks``: a
-rank decision can be undecided, which fails without a counterexample).
-"""
+"""A rank below n^2 = dim U(n) at generic points means an image of measure zero (Sard), so the
+Jacobian's rank into U(n) is the evidence: by autograd for n = 1..N, confirmed at 50 digits for
+n > 7, autograd cross-checked against the analytic derivative (and that against 50-digit central
+differences). Rank scans are bespoke (``_rank.rank_checks``): an undecided rank fails without a
+counterexample."""
 
 from __future__ import annotations
 
 from orthoverify.backends import Backend, get_backend
-from orthoverify.claims.unitary import PAPER
+from orthoverify.claims.unitary import _shared as kit
 from orthoverify.claims.unitary._rank import (
     F64,
     HP,
@@ -26,7 +19,6 @@ from orthoverify.claims.unitary._rank import (
     rank_checks,
 )
 from orthoverify.engine.checks import Case, PropertyCheck
-from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, agreement, scaled
 from orthoverify.engine.reference import fd_eps
 from orthoverify.param import unitary_rank as ur
@@ -48,10 +40,9 @@ def q_jacobian_agreement(b: Backend, case: Case) -> Measure:
 cases_agreement = point_cases("agree", lambda plan: plan.agree_max, lambda plan: plan.cd_sizes)
 
 
-COVERAGE = Claim(
+CLAIMS = kit.claim(
     id="unitary.coverage",
-    paper=PAPER,
-    place=Place(source="Mhammedi et al.", section="2", also=(Place(source="Wisdom et al.", note="NeurIPS 2016"),)),
+    place=kit.ORNN(section="2", also=(kit.WISDOM,)),
     expected="verified",
     origin="catalogue",
     summary="the uRNN's W does not span the full unitary group",
@@ -89,5 +80,3 @@ COVERAGE = Claim(
     ),
     figures=(RANK_FIGURE,),
 )
-
-CLAIMS: list[Claim] = [COVERAGE]

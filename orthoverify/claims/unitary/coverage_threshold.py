@@ -1,17 +1,9 @@
-"""unitary.coverage_threshold (added): the exact threshold of unitary.coverage, n <= 5.
-
-Added to Mhammedi et al. (ICML 2017) Sec. 2 and Wisdom et al. (NeurIPS 2016). Seven directions of
-parameter space never move W, so the Jacobian's rank is at most 7n - 7 < n^2 from n = 6. Evidence:
-the analytic Jacobian's rank against min(n^2, 7n - 7) for n = 1..N, confirmed at 50 digits around
-the threshold; the seven symmetry directions in its kernel; every fixed permutation Pi for small n
-and sampled ones above; Haar-random targets reached by Gauss-Newton for small n (evidence of an
-open image, not a proof).
-
-The rank scans and the permutation sweep stay bespoke procedures (``_rank.rank_checks``,
-``fn_permutations``): a rank decision can be undecided, which fails a check without a
-counterexample, and their tables are what the report plots; the Gauss-Newton search for Haar
-targets is an experiment whose misses are failed searches, never counterexamples.
-"""
+"""Seven directions of parameter space never move W, so the rank is at most 7n - 7 < n^2 from n = 6:
+the analytic rank against min(n^2, 7n - 7), at 50 digits around the threshold, the seven
+directions in the kernel, every fixed Pi for small n, and Haar targets reached by Gauss-Newton
+(evidence of an open image, not a proof). The rank scans and the permutation sweep stay bespoke
+(an undecided rank fails without a counterexample; their tables are what the report plots); a
+missed Haar target is a failed search, never a counterexample."""
 
 from __future__ import annotations
 
@@ -21,7 +13,7 @@ from typing import Any
 
 from orthoverify import samples
 from orthoverify.backends import Backend
-from orthoverify.claims.unitary import PAPER
+from orthoverify.claims.unitary import _shared as kit
 from orthoverify.claims.unitary._rank import (
     F64,
     HP,
@@ -37,7 +29,6 @@ from orthoverify.claims.unitary._rank import (
     threshold_rule,
 )
 from orthoverify.engine.checks import Case, FunctionCheck, Outcome, PropertyCheck, RunContext
-from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import THRESHOLD as RATIO_THRESHOLD
 from orthoverify.engine.ratios import Measure, flag, scaled, worst
 from orthoverify.param import unitary_rank as ur
@@ -128,10 +119,9 @@ def fn_haar_targets(ctx: RunContext) -> Outcome:
     return Outcome(not missed, len(rows), worst_ratio, None, notes, {"targets": rows})
 
 
-THRESHOLD = Claim(
+CLAIMS = kit.claim(
     id="unitary.coverage_threshold",
-    paper=PAPER,
-    place=Place(source="Mhammedi et al.", section="2", also=(Place(source="Wisdom et al.", note="NeurIPS 2016"),)),
+    place=kit.ORNN(section="2", also=(kit.WISDOM,)),
     expected="verified",
     origin="added",
     summary="the uRNN's image contains an open set of U(n) exactly when n <= 5",
@@ -188,5 +178,3 @@ THRESHOLD = Claim(
     ),
     figures=(RANK_FIGURE,),
 )
-
-CLAIMS: list[Claim] = [THRESHOLD]

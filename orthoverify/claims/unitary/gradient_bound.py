@@ -1,13 +1,7 @@
-"""unitary.gradient_bound: with norm-preserving W_k and ReLU, ||dC/dh_t|| <= ||dC/dh_T|| for
-every t < T.
-
-Arjovsky et al. (ICML 2016) Sec. 1, eq. 3-5. Evidence: RNNs with real orthogonal, complex unitary
-(on the real twin) and uRNN-product W, per-step W_k, permutations (all units active: equality),
-near-identity and -I, unrolled up to T = 100 with inputs and biases of both signs, in float, at
-50 digits and exactly in rationals; a Hypothesis search steering towards the largest ratio;
-autograd against the backward recursion; the recorded trajectory of one uRNN run; the isometry
-step ||W'Dv|| = ||Dv|| with free symbols.
-"""
+"""Eq. 5 is checked where it is tight (all units active: equality) and where it could break: real,
+unitary (on the real twin) and uRNN-product W, per-step W_k, near-identity and -I, T up to 100,
+inputs and biases of both signs, in every arithmetic; a search steers towards the largest ratio;
+the backward recursion is checked against autograd; the isometry step with free symbols."""
 
 from __future__ import annotations
 
@@ -17,11 +11,10 @@ from typing import Any
 import sympy
 
 from orthoverify.claims._common import EXACT, FLOAT_HP
-from orthoverify.claims.unitary import PAPER
 from orthoverify.claims.unitary import _gradient as gb
+from orthoverify.claims.unitary import _shared as kit
 from orthoverify.claims.unitary._gradient_cases import cycled, exact_case
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SymbolicCheck
-from orthoverify.engine.model import Claim, Place
 
 RELU_KINDS = (
     "real",
@@ -68,10 +61,9 @@ def sym_isometry(ctx: RunContext) -> Iterator[tuple[str, Any]]:
         yield f"N={n}: ||W'Dv||^2 - ||Dv||^2", (y.T * y)[0] - ((d * v).T * (d * v))[0]
 
 
-GRADIENT_BOUND = Claim(
+CLAIMS = kit.claim(
     id="unitary.gradient_bound",
-    paper=PAPER,
-    place=Place(source="Arjovsky et al.", section="1", equation="3-5"),
+    place=kit.URNN(section="1", equation="3-5"),
     expected="verified",
     origin="catalogue",
     summary="with norm-preserving W and ReLU the gradient does not grow backwards",
@@ -97,5 +89,3 @@ GRADIENT_BOUND = Claim(
         "T - t. The bound does not need ||D|| = 1 (all units killed gives 0 <= ||dC/dh_T||). " + gb.RATIO_NOTE
     ),
 )
-
-CLAIMS: list[Claim] = [GRADIENT_BOUND]

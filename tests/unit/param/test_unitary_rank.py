@@ -148,7 +148,7 @@ def test_degenerate_maps_are_detected() -> None:
         dec = ur.jacobian_rank(b, ur.jacobian_analytic(q))
         assert dec.clear and dec.rank == 21 < n * n
         case = {"n": str(n), "x": b.to_strings(ur.flat_parameters(q)), "perm": ",".join(map(str, q.perm))}
-        replay = cov.THRESHOLD.check("jacobian_rank").replay(case, get_backend("mpmath"))
+        replay = cov.CLAIMS[0].check("jacobian_rank").replay(case, get_backend("mpmath"))
         if name == "mpmath":  # degenerate to 50 digits: the threshold claim's replay flags it
             assert math.isinf(replay.ratio) and "rank 21" in replay.display
         else:  # degenerate only to float64 rounding: at 50 digits the rank is full again
