@@ -25,20 +25,13 @@ from orthoverify.param.unitary import CArray
 
 def q_blocks(b: Backend, case: Case) -> Measure:
     """D, R, Pi, F, F^-1 unitary; F^-1 F = I; R(c v) = R(v) for complex c != 0."""
-    n = int(case["n"])
-    w = b.asarray(case["w"], name="w")
-    v = kit.complex_input(b, case, "v")
-    cfac = kit.complex_input(b, case, "c")
-    d = un.phase_diag(w, backend=b)
-    r = un.complex_reflection(v, backend=b)
+    n, v = int(case["n"]), kit.complex_input(b, case, "v")
+    r, c = un.complex_reflection(v, backend=b), kit.complex_input(b, case, "c")[0]
+    f, fi = un.dft_matrix(n, backend=b), un.dft_matrix(n, backend=b, inverse=True)
     pi = un.CArray(un.permutation_matrix(case["perm"], backend=b), b.zeros((n, n)))
-    f = un.dft_matrix(n, backend=b)
-    fi = un.dft_matrix(n, backend=b, inverse=True)
-    r2 = un.complex_reflection(v * cfac[0], backend=b)
-    ratios = [Measure(un.unitarity_ratio(m, b)) for m in (d, r, pi, f, fi)]
-    if b.exact:
-        ratios = [flag(m.ratio == 0, "unitary") for m in ratios]
-    return worst(*ratios, kit.cagree(b, fi @ f, un.ceye(b, n), n), kit.cagree(b, r2, r, n))
+    blocks = (un.phase_diag(b.asarray(case["w"], name="w"), backend=b), r, pi, f, fi)
+    scaled = kit.cagree(b, un.complex_reflection(v * c, backend=b), r, n)
+    return worst(*(kit.unitarity(b, m, "unitary") for m in blocks), kit.cagree(b, fi @ f, un.ceye(b, n), n), scaled)
 
 
 def draw(ctx: RunContext, rng: np.random.Generator, n: int) -> Iterator[Case]:
@@ -89,7 +82,7 @@ def permutation_violation(b: Backend, case: Case) -> Measure:
 
 
 def every_permutation(ctx: RunContext) -> Iterator[Case]:
-    """Every permutation of n = 1..N (N = 5 on quick, 6 on default and thorough)."""
+    """Every permutation of n = 1..N (N from the profile's effort)."""
     for n in range(1, effort(ctx).permutations_max_n + 1):
         for perm in itertools.permutations(range(n)):
             yield {"perm": [str(v) for v in perm]}

@@ -13,7 +13,7 @@ from orthoverify.backends import Array, Backend, Scalar
 from orthoverify.claims.unitary import _shared as kit
 from orthoverify.claims.unitary._effort import effort
 from orthoverify.claims.unitary._gradient import CHAIN_RATIO, case_gradients, gradient_gap, run_case, show_vector
-from orthoverify.claims.unitary._gradient_cases import exact_case, float_case
+from orthoverify.claims.unitary._gradient_cases import exact_case, float_case, schedule
 from orthoverify.engine.checks import Case, Check, RunContext
 from orthoverify.engine.ratios import Measure, scaled
 from orthoverify.engine.reference import central_gradient, fd_eps
@@ -121,22 +121,13 @@ CHAIN_KINDS: tuple[tuple[str, str], ...] = (
 def chain_float_cases(ctx: RunContext, *, hp: bool) -> Iterator[Case]:
     """ReLU and modReLU (both bias signs), real, complex, uRNN, per-step and general W; small n, T."""
     rng = ctx.rng()
-    ns = (1, 2, 3) if hp else (1, 2, 3, 4)
-    steps = (1, 2, 3) if hp else (1, 2, 5, 10)
-    kinds = CHAIN_KINDS
-    i = 0
-    for j, n in enumerate(ns):
-        for _ in range(ctx.profile.cases):
-            kind, act = kinds[(i + j) % len(kinds)]
-            t_len = steps[(i + i // len(kinds)) % len(steps)]
-            if kind == "general":
-                case = float_case(rng, "real", n, t_len)
-                case["W"] = rng.standard_normal((n, n)) / math.sqrt(n)
-                case["orthogonal"] = False
-            else:
-                case = float_case(rng, kind, n, t_len, act=act, bias_mode="mixed")
-            yield case
-            i += 1
+    ns, steps = ((1, 2, 3), (1, 2, 3)) if hp else ((1, 2, 3, 4), (1, 2, 5, 10))
+    for n, (kind, act), t_len, _ in schedule(ns, ctx.profile.cases, CHAIN_KINDS, steps):
+        if kind != "general":
+            yield float_case(rng, kind, n, t_len, act=act, bias_mode="mixed")
+            continue
+        case = float_case(rng, "real", n, t_len)
+        yield {**case, "W": rng.standard_normal((n, n)) / math.sqrt(n), "orthogonal": False}
 
 
 PRINTED_EXACT = Gradient("printed product - true gradient (exact)")

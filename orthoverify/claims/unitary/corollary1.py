@@ -4,18 +4,14 @@ back, on Haar and structured unitaries and products of Givens rotations a search
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from typing import Any
 
-import numpy as np
-
-from orthoverify import samples
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import ALL, FLOAT_HP, exact_backend, symbol_array
 from orthoverify.claims.unitary import _shared as kit
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SymbolicCheck
-from orthoverify.engine.ratios import Measure, flag
+from orthoverify.engine.ratios import Measure
 from orthoverify.engine.templates import Agreement, drawn, inexact_sizes
 from orthoverify.param import unitary as un
 from orthoverify.param.unitary import CArray
@@ -32,33 +28,9 @@ def target(b: Backend, case: Case) -> Array:
 
 
 def q_image_unitary(b: Backend, case: Case) -> Measure:
-    n = int(case["n"])
-    theta = b.asarray(case["theta"], name="theta")
-    us = [un.as_carray((case[f"u{k}_re"], case[f"u{k}_im"]), backend=b)[1] for k in range(2, n + 1)]
-    m = un.m1_hat(theta, us, backend=b)
-    return Measure(un.unitarity_ratio(m, b)) if not b.exact else flag(un.unitarity_ratio(m, b) == 0, "M*M = I")
-
-
-def draw_image(ctx: RunContext, rng: np.random.Generator, n: int) -> Iterator[Case]:
-    """Random theta and u_k of scales 10^+-30 (10^+-100 in float64); exact: theta = 0 (cos and sin
-    of rational angles are transcendental), rational u_k, n <= 3."""
-    if ctx.backend.exact and n > 3:
-        return
-    for _ in range(ctx.profile.cases):
-        case: dict[str, Any] = {"n": n}
-        if ctx.backend.exact:
-            case["theta"] = np.zeros(n, dtype=object)
-            for k in range(2, n + 1):
-                u = samples.rational_matrix(rng, k, 2, bound=3, max_den=2)
-                u[0, 0] = u[0, 0] + 1 if all(v == 0 for v in u.reshape(-1)) else u[0, 0]
-                case[f"u{k}_re"], case[f"u{k}_im"] = u[:, 0], u[:, 1]
-        else:
-            e = 30 if ctx.backend.eps > 1e-10 else 100  # float32's range ends near 1e38
-            case["theta"] = rng.uniform(-50, 50, n)
-            for k in range(2, n + 1):
-                s = 10.0 ** rng.uniform(-e, e)
-                case[f"u{k}_re"], case[f"u{k}_im"] = rng.standard_normal(k) * s, rng.standard_normal(k) * s
-        yield case
+    us = [un.as_carray((case[f"u{k}_re"], case[f"u{k}_im"]), backend=b)[1] for k in range(2, int(case["n"]) + 1)]
+    m = un.m1_hat(b.asarray(case["theta"], name="theta"), us, backend=b)
+    return kit.unitarity(b, m)
 
 
 def sym_image_unitary(ctx: RunContext) -> Iterator[tuple[str, Any]]:
@@ -73,31 +45,7 @@ def sym_image_unitary(ctx: RunContext) -> Iterator[tuple[str, Any]]:
         yield f"k={k}: D D* - I", kit.parts(b, d @ un.ct(b, d) - un.ceye(b, k))
 
 
-def _unitary_strategy(ctx: RunContext) -> Any:
-    """Products of random complex Givens rotations and phases: Hypothesis picks the angles (and
-    can make them 0, pi/2, pi: the structured cases)."""
-    from hypothesis import strategies as st
-
-    angle = st.one_of(st.floats(-math.pi, math.pi), st.sampled_from([0.0, math.pi / 2, math.pi, -math.pi / 2]))
-
-    @st.composite
-    def case(draw: Any) -> dict[str, Any]:
-        n = draw(st.integers(1, 6))
-        w = np.diag(np.exp(1j * np.array([draw(angle) for _ in range(n)])))
-        for _ in range(draw(st.integers(0, 2 * n))):
-            if n < 2:
-                break
-            i, j = sorted(draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=2, unique=True)))
-            c, s, ph = draw(angle), draw(angle), draw(angle)
-            g = np.eye(n, dtype=complex)
-            g[i, i], g[i, j] = math.cos(c), -math.sin(c) * np.exp(-1j * ph)
-            g[j, i], g[j, j] = math.sin(c) * np.exp(1j * ph), math.cos(c)
-            w = g @ w * np.exp(1j * s / n)
-        return kit.split_complex(w, "W")
-
-    return case()
-
-
+IMAGE = drawn(kit.reflection_parameters)
 REBUILT = Agreement(rebuilt, target, "||M_hat_1(inverse(W)) - W|| / (n eps ||W||)", dim=kit.rows_of("W"))
 
 CLAIMS = kit.claim(
@@ -114,8 +62,10 @@ CLAIMS = kit.claim(
     ),
     checks=(
         REBUILT.check("float", kit.unitaries(sizes=inexact_sizes), FLOAT_HP),
-        REBUILT.search("search", _unitary_strategy, ("numpy-float64", "torch-float32")),
-        PropertyCheck("all_arithmetics", q_image_unitary, drawn(draw_image), ALL, "||M*M - I|| / (n eps)"),
+        REBUILT.search("search", kit.givens_strategy, ("numpy-float64", "torch-float32")),
+        PropertyCheck(
+            "all_arithmetics", q_image_unitary, drawn(kit.reflection_parameters), ALL, "||M*M - I|| / (n eps)"
+        ),
         SymbolicCheck("symbolic", sym_image_unitary),
     ),
     notes=(

@@ -56,10 +56,7 @@ def draw(ctx: RunContext, rng: np.random.Generator, n: int) -> Iterator[Case]:
     """n >= 2: exact, x = (3 + 4i) e_1 and a rational x; float, a Gaussian x and one with x_1 = 0."""
     for _ in range(ctx.profile.cases if n >= 2 else 0):
         if ctx.backend.exact:
-            yield {
-                "x_re": np.array([3] + [0] * (n - 1), dtype=object),
-                "x_im": np.array([4] + [0] * (n - 1), dtype=object),
-            }
+            yield {f"x_{p}": np.array([v] + [0] * (n - 1), dtype=object) for p, v in (("re", 3), ("im", 4))}
             yield kit.rational(rng, "x", n, max_den=1)
         else:
             yield kit.gaussian(rng, "x", n)

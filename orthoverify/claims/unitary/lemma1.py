@@ -44,10 +44,10 @@ def q_lemma1_spectral(b: Backend, case: Case) -> Measure:
     ph = un.phases(b.asarray(case["phi"], name="phi"), backend=b)
     back = w2 @ un.CArray(b.diag(ph.re), b.diag(ph.im)) @ un.ct(b, w2)
     return worst(
-        Measure(un.unitarity_ratio(v, b)),
+        kit.unitarity(b, v),
         kit.cagree(b, rebuilt, w, n),
         residual(b, mods, n),
-        Measure(un.unitarity_ratio(back, b)),
+        kit.unitarity(b, back),
     )
 
 

@@ -4,15 +4,10 @@ steering |z| + b towards 0 from both sides."""
 
 from __future__ import annotations
 
-import math
-from typing import Any
-
-import numpy as np
-
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import ALL
 from orthoverify.claims.unitary import _shared as kit
-from orthoverify.engine.checks import Case, RunContext
+from orthoverify.engine.checks import Case
 from orthoverify.engine.templates import Agreement
 from orthoverify.param import unitary as un
 
@@ -39,28 +34,6 @@ MODRELU_FORMS = Agreement(
 )
 
 
-def _modrelu_strategy(ctx: RunContext) -> Any:
-    from hypothesis import strategies as st
-
-    mag = st.floats(1e-6, 1e6)
-    ang = st.floats(-math.pi, math.pi)
-    rel = st.floats(-2.0, 2.0)
-
-    @st.composite
-    def case(draw: Any) -> dict[str, Any]:
-        k = draw(st.integers(1, 4))
-        r = [draw(mag) for _ in range(k)]
-        a = [draw(ang) for _ in range(k)]
-        bias = [-ri * (1 + draw(rel) * 10.0 ** -draw(st.integers(0, 15))) for ri in r]
-        return {
-            "z_re": np.array([ri * math.cos(ai) for ri, ai in zip(r, a, strict=True)]),
-            "z_im": np.array([ri * math.sin(ai) for ri, ai in zip(r, a, strict=True)]),
-            "bias": np.array(bias),
-        }
-
-    return case()
-
-
 CLAIMS = kit.claim(
     id="unitary.modrelu",
     place=kit.URNN(section="3.2", also=(kit.ORNN(equation="4"),)),
@@ -74,7 +47,7 @@ CLAIMS = kit.claim(
     ),
     checks=(
         MODRELU_FORMS.check("all_arithmetics", kit.cases_modrelu, ALL),
-        MODRELU_FORMS.search("search", _modrelu_strategy, ("numpy-float64", "torch-float32")),
+        MODRELU_FORMS.search("search", kit.modrelu_strategy, ("numpy-float64", "torch-float32")),
     ),
     notes=(
         "Both forms divide by |z|: at z = 0 they are undefined when b > 0 (no limit: the value's direction is z's), "

@@ -17,7 +17,6 @@ from orthoverify.engine.checks import Case, Check, RunContext
 from orthoverify.engine.ratios import Measure
 from orthoverify.engine.templates import (
     Agreement,
-    Formulation,
     drawn,
     exact_witness,
     inexact_sizes,
@@ -64,30 +63,26 @@ def complex_form(b: Backend, case: Case) -> Array:
     return un.embed_vector(un.modrelu(z, bias, backend=b, rule="mhammedi"), backend=b)
 
 
-def rnn(real: bool) -> Formulation:
-    """h_T of the modReLU uRNN as (Re h_T, Im h_T) (complex) or eq. 3's real RNN on the real form."""
+def complex_rnn(b: Backend, case: Case) -> Array:
+    """h_T of the modReLU uRNN, as (Re h_T, Im h_T)."""
+    w, v, h0, xs = kit.rnn_inputs(b, case)
+    h = un.complex_rnn(w, v, xs, h0, "modrelu", bias=b.asarray(case["bias"], name="bias"), backend=b)
+    return un.embed_vector(h[-1], backend=b)
 
-    def run(b: Backend, case: Case) -> Array:
-        w, v, h0 = kit.unitary_input(b, case), kit.complex_input(b, case, "V"), kit.complex_input(b, case, "h0")
-        xs, bias = b.asarray(case["xs"], name="xs"), b.asarray(case["bias"], name="bias")
-        if not real:
-            return un.embed_vector(un.complex_rnn(w, v, xs, h0, "modrelu", bias=bias, backend=b)[-1], backend=b)
-        what, vhat, hh = un.embed_matrix(w, backend=b), b.concat([v.re, v.im], axis=0), un.embed_vector(h0, backend=b)
-        return un.real_rnn(what, vhat, xs, hh, "modrelu", bias=bias, backend=b)[-1]
 
-    return run
+def real_rnn(b: Backend, case: Case) -> Array:
+    """Eq. 3's real RNN with the real-space form (corrected indices)."""
+    return kit.twin_rnn(b, case, "modrelu", b.asarray(case["bias"], name="bias"))
 
 
 def draw_rnn(ctx: RunContext, rng: np.random.Generator, n: int) -> Iterator[Case]:
-    """Unitary W, two input units, T = 10 (4 at 50 digits), biases N(0, 1/4)."""
-    steps = 4 if ctx.backend.method == "high-precision" else 10
-    for case in kit.unitary_cases(ctx, rng, n, structured=False):
-        extra = {**kit.gaussian(rng, "V", (n, 2)), **kit.gaussian(rng, "h0", n), "xs": rng.standard_normal((steps, 2))}
-        yield {**case, **extra, "bias": rng.standard_normal(n) * 0.5}
+    """T = 10 (4 at 50 digits), biases N(0, 1/4)."""
+    for case in kit.rnn_cases(ctx, rng, n, 4 if ctx.backend.method == "high-precision" else 10):
+        yield {**case, "bias": rng.standard_normal(n) * 0.5}
 
 
 AGAINST_COMPLEX = Agreement(real_form, complex_form, "||phi(a) - (Re, Im) modReLU(z)|| / (2n eps ||modReLU(z)||)")
-RNN = Agreement(rnn(True), rnn(False), "||h_hat_T - (Re h_T, Im h_T)|| / (2 n T eps ||h_T||)", dim=kit.steps_dim)
+RNN = Agreement(real_rnn, complex_rnn, "||h_hat_T - (Re h_T, Im h_T)|| / (2 n T eps ||h_T||)", dim=kit.steps_dim)
 
 
 def checks(corrected: bool) -> tuple[Check, ...]:

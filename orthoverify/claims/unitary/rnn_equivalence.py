@@ -1,6 +1,5 @@
-"""The complex recursion runs in native complex arithmetic, the real one is orthoverify's real_rnn:
-two independent formulations, compared unrolled in every arithmetic and, with an undefined phi,
-symbol for symbol."""
+"""The complex recursion in native complex arithmetic and eq. 3's real one (real_rnn) are independent
+formulations, compared unrolled in every arithmetic and, with an undefined phi, symbol for symbol."""
 
 from __future__ import annotations
 
@@ -10,7 +9,6 @@ from typing import Any
 import numpy as np
 import sympy
 
-from orthoverify import samples
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import ALL, exact_backend, symbol_array
 from orthoverify.claims.unitary import _shared as kit
@@ -22,61 +20,44 @@ from orthoverify.param.unitary import CArray
 
 def complex_rnn(b: Backend, case: Case) -> Array:
     """The complex recursion in native complex arithmetic, h_T as (Re h_T, Im h_T)."""
-    w, v = kit.native(b, kit.unitary_input(b, case)), kit.native(b, kit.complex_input(b, case, "V"))
-    h = kit.native(b, kit.complex_input(b, case, "h0"))
-    xs, act = b.asarray(case["xs"], name="xs"), un.separable_activation(b, str(case["act"]))
+    w, v, h0, xs = kit.rnn_inputs(b, case)
+    w, v, h, act = kit.native(b, w), kit.native(b, v), kit.native(b, h0), un.separable_activation(b, str(case["act"]))
     for t in range(xs.shape[0]):
         z = kit.from_native(b, w @ h + v @ kit.native(b, CArray(xs[t], xs[t] * 0)))
         h = kit.native(b, CArray(act(z.re), act(z.im)))
     return un.embed_vector(kit.from_native(b, h), backend=b)
 
 
-def real_rnn(b: Backend, case: Case) -> Array:
-    """Eq. 3's real RNN with W_hat = [[A, -B], [B, A]], V_hat = [Re V; Im V]: h_hat_T."""
-    w, v = kit.unitary_input(b, case), kit.complex_input(b, case, "V")
-    what, vhat = un.embed_matrix(w, backend=b), b.concat([v.re, v.im], axis=0)
-    h0 = un.embed_vector(kit.complex_input(b, case, "h0"), backend=b)
-    return un.real_rnn(what, vhat, b.asarray(case["xs"], name="xs"), h0, str(case["act"]), backend=b)[-1]
-
-
 def draw(ctx: RunContext, rng: np.random.Generator, n: int) -> Iterator[Case]:
-    """Unitary W, two input units, T = 20 steps (5 at 50 digits, 3 exact), activations in turn."""
+    """T = 20 steps (5 at 50 digits, 3 exact), the activations in turn."""
     steps = 3 if ctx.backend.exact else (5 if ctx.backend.method == "high-precision" else 20)
-    for i, case in enumerate(kit.unitary_cases(ctx, rng, n, structured=False)):
-        if ctx.backend.exact:
-            v = samples.rational_matrix(rng, n, 4, bound=3, max_den=2)
-            extra = {"V_re": v[:, :2], "V_im": v[:, 2:], **kit.rational(rng, "h0", n)}
-            extra["xs"] = samples.rational_matrix(rng, steps, 2, bound=3, max_den=2)
-        else:
-            extra = {
-                **kit.gaussian(rng, "V", (n, 2)),
-                **kit.gaussian(rng, "h0", n),
-                "xs": rng.standard_normal((steps, 2)),
-            }
-        yield {**case, **extra, "act": ("relu", "leaky_relu", "identity")[i % 3]}
+    for i, case in enumerate(kit.rnn_cases(ctx, rng, n, steps)):
+        yield {**case, "act": ("relu", "leaky_relu", "identity")[i % 3]}
 
 
 def sym_rnn_equivalence(ctx: RunContext) -> Iterator[tuple[str, Any]]:
     """n = 2, T = 2 with free symbols and an undefined phi on real and imaginary parts."""
     phi = sympy.Function("phi", real=True)
     b, n = exact_backend(), 2
-    a, bb = symbol_array("a", n, n), symbol_array("b", n, n)
-    p, q = symbol_array("p", n), symbol_array("q", n)  # V = p + i q, one input unit
-    x0, y0 = symbol_array("x", n), symbol_array("y", n)
-    u = symbol_array("u", 2)  # inputs x_1, x_2
+    a, bb, p, q = symbol_array("a", n, n), symbol_array("b", n, n), symbol_array("p", n), symbol_array("q", n)
+    x0, y0, u = symbol_array("x", n), symbol_array("y", n), symbol_array("u", 2)  # V = p + i q; inputs u_t
     wc, vc, h = a + sympy.I * bb, p + sympy.I * q, x0 + sympy.I * y0
     hh, what, vhat = np.concatenate([x0, y0]), un.embed_matrix(CArray(a, bb), backend=b), np.concatenate([p, q])
+
+    def f(e: Any) -> Any:
+        return phi(sympy.expand(e))
+
     for t in range(2):
         z = np.vectorize(sympy.expand, otypes=[object])(wc @ h + vc * u[t])
-        h = np.array(
-            [phi(sympy.expand(sympy.re(e))) + sympy.I * phi(sympy.expand(sympy.im(e))) for e in z], dtype=object
-        )
-        hh = np.array([phi(sympy.expand(e)) for e in what @ hh + vhat * u[t]], dtype=object)
+        h = np.array([f(sympy.re(e)) + sympy.I * f(sympy.im(e)) for e in z], dtype=object)
+        hh = np.array([f(e) for e in what @ hh + vhat * u[t]], dtype=object)
     re, im = np.array([sympy.re(e) for e in h], dtype=object), np.array([sympy.im(e) for e in h], dtype=object)
     yield "n=2, T=2, phi undefined: h_hat_2 - (Re h_2, Im h_2)", hh - np.concatenate([re, im])
 
 
-UNROLLED = Agreement(real_rnn, complex_rnn, "||h_hat_T - (Re h_T, Im h_T)|| / (2 n T eps ||h_T||)", dim=kit.steps_dim)
+UNROLLED = Agreement(
+    kit.twin_rnn, complex_rnn, "||h_hat_T - (Re h_T, Im h_T)|| / (2 n T eps ||h_T||)", dim=kit.steps_dim
+)
 
 CLAIMS = kit.claim(
     id="unitary.rnn_equivalence",

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from orthoverify.backends import get_backend
+from orthoverify.claims.unitary import _rank
 from orthoverify.claims.unitary import coverage_threshold as cov
 from orthoverify.engine.checks import RunContext
 from orthoverify.engine.profiles import get_profile
@@ -222,7 +223,7 @@ def test_a_false_rank_claim_gets_a_replayable_counterexample() -> None:
     def full_rank(n: int, rank: int) -> bool:
         return rank == n * n
 
-    check, _ = cov.rank_checks(
+    check, _ = _rank.rank_checks(
         full_rank, "rank below n^2", float_backend="numpy-float64", hp_sizes=lambda _: (), quantities=("rank", "rank")
     )
     ctx = RunContext("unitary.planted", "planted", F64, get_profile("quick"), seed=0)
