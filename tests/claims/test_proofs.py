@@ -38,14 +38,15 @@ PLACES_FROM_DECLARATIONS = ("unitary",)
 """Families whose proofs cite each claim's place exactly as its declaration renders it
 (``Claim.where``), so that the place is written once, in ``Claim.place``, and checked here."""
 
-LABEL = re.compile(r"^\*\*(Printed|Statement|Added|Corrected)(?: \((.*)\))?\.\*\*", re.M)
+LABEL = re.compile(r"^\*\*(Printed|Statement|Corrected)(?: \((.*)\))?\.\*\*", re.M)
 
 
 @pytest.mark.parametrize("paper", PLACES_FROM_DECLARATIONS)
 def test_proof_statements_cite_the_declared_place(paper: str) -> None:
-    """Each entry's statement label is ``**Printed (<where>).**`` (or Statement, Added) with the
-    claim's rendered place, both ways: a changed place or a hand-spelled one fails. A corrected
-    twin's ``**Corrected.**`` names its place only where it differs from the printed claim's."""
+    """Each entry opens with ``**Printed (<where>).**`` or ``**Statement (<where>).**`` (the form
+    tools/regenerate.py writes), ``where`` the claim's rendered place, both ways: a changed place or
+    a hand-spelled one fails. A corrected twin's ``**Corrected.**`` names its place only where it
+    differs from the printed claim's."""
     from orthoverify.report.model import proof_entry
 
     claims = {c.id: c for c in get_registry(CLAIM_MODULES) if c.paper == paper}
@@ -55,5 +56,6 @@ def test_proof_statements_cite_the_declared_place(paper: str) -> None:
         m = LABEL.search(entry.body)
         assert m is not None, f"proofs/{paper}.md, {claim.id}: no statement label"
         twin = claims.get(claim.corrects or "")
+        assert (m.group(1) == "Corrected") == (twin is not None), f"proofs/{paper}.md, {claim.id}: {m.group(0)}"
         want = None if twin is not None and twin.where == claim.where else claim.where
         assert m.group(2) == want, f"proofs/{paper}.md, {claim.id}: cites {m.group(2)!r}, declared {want!r}"

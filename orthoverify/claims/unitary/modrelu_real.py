@@ -15,13 +15,7 @@ from orthoverify.claims.unitary import _shared as kit
 from orthoverify.claims.unitary._effort import effort
 from orthoverify.engine.checks import Case, Check, RunContext
 from orthoverify.engine.ratios import Measure
-from orthoverify.engine.templates import (
-    Agreement,
-    drawn,
-    exact_witness,
-    inexact_sizes,
-    printed_and_corrected,
-)
+from orthoverify.engine.templates import Agreement, drawn, exact_witness, inexact_sizes, printed_and_corrected
 from orthoverify.param import unitary as un
 
 
