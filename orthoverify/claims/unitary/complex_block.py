@@ -23,12 +23,10 @@ from orthoverify.param.unitary import CArray
 def q_complex_block(b: Backend, case: Case) -> Measure:
     """W_hat orthogonal, and W_hat (Re h, Im h) against Wh in native complex arithmetic."""
     w, h = kit.unitary_input(b, case), kit.complex_input(b, case, "h")
-    n = w.shape[0]
-    wh = un.embed_matrix(w, backend=b)
-    ref = kit.from_native(b, kit.native(b, w) @ kit.native(b, h))
+    wh, n2 = un.embed_matrix(w, backend=b), 2 * w.shape[0]
+    ref = un.embed_vector(kit.from_native(b, kit.native(b, w) @ kit.native(b, h)), backend=b)
     return worst(
-        residual(b, b.transpose(wh) @ wh - b.eye(2 * n), 2 * n),
-        agreement(b, wh @ un.embed_vector(h, backend=b), un.embed_vector(ref, backend=b), 2 * n),
+        residual(b, b.transpose(wh) @ wh - b.eye(n2), n2), agreement(b, wh @ un.embed_vector(h, backend=b), ref, n2)
     )
 
 
@@ -37,15 +35,10 @@ def sym_complex_block(ctx: RunContext) -> Iterator[tuple[str, Any]]:
     W_hat W_hat', and W_hat h_hat is the embedding of W h computed with SymPy's I."""
     b = exact_backend()
     for n in ctx.profile.symbolic_sizes:
-        a, bb = symbol_array("a", n, n), symbol_array("b", n, n)
-        x, y = symbol_array("x", n), symbol_array("y", n)
+        a, bb, x, y = symbol_array("a", n, n), symbol_array("b", n, n), symbol_array("x", n), symbol_array("y", n)
         w = CArray(a, bb)
-        wh = un.embed_matrix(w, backend=b)
-        www = w @ un.ct(b, w)
-        yield (
-            f"n={n}: W_hat W_hat' - I - embed(W W* - I)",
-            wh @ wh.T - b.eye(2 * n) - un.embed_matrix(www - un.ceye(b, n), backend=b),
-        )
+        wh, embedded = un.embed_matrix(w, backend=b), un.embed_matrix(w @ un.ct(b, w) - un.ceye(b, n), backend=b)
+        yield f"n={n}: W_hat W_hat' - I - embed(W W* - I)", wh @ wh.T - b.eye(2 * n) - embedded
         at, bt = a.T, bb.T
         eq5 = np.block([[a @ at + bb @ bt, a @ bt - bb @ at], [bb @ at - a @ bt, a @ at + bb @ bt]])
         yield f"n={n}: W_hat W_hat' - eq. 5 as printed", wh @ wh.T - eq5
@@ -55,16 +48,14 @@ def sym_complex_block(ctx: RunContext) -> Iterator[tuple[str, Any]]:
 
 def block_violation(b: Backend, case: Case) -> Measure:
     """Block ``ij`` of W_hat W_hat' against [[P, Q'], [Q, P]], P = AA' + BB', Q = BA' - AB' (eq. 5),
-    with A, B n x n matrix symbols (non-commuting, n symbolic); W W* = P + iQ = I then gives
-    W_hat W_hat' = I."""
+    A, B n x n matrix symbols (non-commuting, n symbolic): W W* = P + iQ = I gives W_hat W_hat' = I."""
     i, j = (int(c) for c in str(case["block"]))
     n = sympy.Symbol("n", integer=True, positive=True)
     a, bb = sympy.MatrixSymbol("A", n, n), sympy.MatrixSymbol("B", n, n)
     w = sympy.BlockMatrix([[a, -bb], [bb, a]])
     prod = sympy.block_collapse(w * w.T)
     p, q = a * a.T + bb * bb.T, bb * a.T - a * bb.T
-    expected = {(0, 0): p, (0, 1): q.T, (1, 0): q, (1, 1): p}[(i, j)]
-    d = (prod.blocks[i, j] - expected).expand().doit()
+    d = (prod.blocks[i, j] - {(0, 0): p, (0, 1): q.T, (1, 0): q, (1, 1): p}[(i, j)]).expand().doit()
     return flag(d == sympy.ZeroMatrix(n, n), f"block {i}{j}: {d}")
 
 
