@@ -36,6 +36,8 @@ class Planted:
             out[self.defect] = "refuted"
         out.update(self.otherwise)
         measured = {**SECOND_ORDER_MEASURED.get(self.name, {}), **SECOND_ORDER_FLOAT32.get(self.name, {})}
+        if profile() == "default":
+            measured.update(SECOND_ORDER_DEFAULT.get(self.name, {}))
         out.update({k: v for k, v in measured.items() if k in out})
         return out
 
@@ -233,6 +235,14 @@ SECOND_ORDER_FLOAT32: dict[str, dict[str, str]] = {
 }
 """The float32 second-order checks, as measured on the quick profile (the same defects as float64's,
 at float32's own draws)."""
+
+SECOND_ORDER_DEFAULT: dict[str, dict[str, str]] = {
+    "householder_wrong_sign": {"second_ff": "refuted", "second_rr": "refuted"},
+    "householder_transposed": {"second_fr_float32": "refuted"},
+}
+"""Where the default profile's pins differ from quick's (measured): its further sizes (n = 3, 6)
+draw more reflector counts m, and a wrong-sign or transposed product fails second order at more of
+them; the check that names each defect (forward) is refuted on both profiles."""
 
 SECOND_ORDER_MEASURED: dict[str, dict[str, str]] = {
     "cayley_textbook": {"second_ff": "refuted"},
