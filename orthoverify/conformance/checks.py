@@ -30,6 +30,7 @@ from orthoverify.conformance.context import (
     orthogonality,
     params_of,
     refusal,
+    session,
 )
 from orthoverify.conformance.contract import (
     check_bad_input,
@@ -89,6 +90,7 @@ __all__ = [
     "remeasure",
     "scan",
     "search_orthogonal",
+    "session",
     "shrink",
     "sized_cases",
 ]

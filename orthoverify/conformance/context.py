@@ -20,7 +20,7 @@ from orthoverify.conformance.isolate import InProcessRunner
 from orthoverify.conformance.kinds import Kind, Params
 from orthoverify.conformance.runner import Runner, op_forward
 from orthoverify.conformance.target import Target
-from orthoverify.engine.checks import seeded_rng
+from orthoverify.engine.checks import RunContext
 from orthoverify.engine.model import Evidence
 from orthoverify.engine.model import Kind as ClaimKind
 from orthoverify.engine.profiles import Profile, get_profile
@@ -29,19 +29,18 @@ from orthoverify.engine.ratios import THRESHOLD, Measure, fails
 DTYPES: dict[str, torch.dtype] = {"float32": torch.float32, "float64": torch.float64}
 
 
-@dataclass
-class Ctx:
-    """Everything a conformance check reads. The target is reached through ``runner`` only (by
-    default in its own process, see :mod:`~orthoverify.conformance.isolate`): :meth:`run` for its
-    output at a parameter point, :meth:`remote` for any other operation."""
+@dataclass(frozen=True, kw_only=True)
+class Ctx(RunContext):
+    """The engine's run context of a target's session, shared by every check of a family's run:
+    the run's profile, seed (``seed`` and ``run_seed``: the run's, so that every claim of the family
+    draws the cases a run of the whole family would) and device, plus the target's state. The
+    target is reached through ``runner`` only (by default in its own process, see
+    :mod:`~orthoverify.conformance.isolate`): :meth:`run` for its output at a parameter point,
+    :meth:`remote` for any other operation. Made by :func:`session`."""
 
     target: Target
     dtypes: tuple[str, ...] = ("float32", "float64")
-    device: str = "cpu"
-    profile: str = "default"
-    seed: int = 0
     timeout: float = DEFAULT_TIMEOUT
-    examples: int = 100
     other_device: str = "cuda"
     """The device the ``devices`` check compares against (planned only when it is available)."""
     runner: Runner | None = None
@@ -52,21 +51,13 @@ class Ctx:
     """The ``determinism`` check asks for bitwise equal repeated calls (default: equal to the allowance)."""
 
     def __post_init__(self) -> None:
-        if self.runner is None:
-            self.runner = self.target.runner or InProcessRunner(self.target)
+        if self.runner is None:  # frozen: the one runner of the session, fixed on creation
+            object.__setattr__(self, "runner", self.target.runner or InProcessRunner(self.target))
 
     @property
     def calls(self) -> Runner:
         assert self.runner is not None
         return self.runner
-
-    @property
-    def effort(self) -> Profile:
-        """The run's profile: how much work each check does (the engine's profile of that name)."""
-        return get_profile(self.profile)
-
-    def rng(self, *salt: str) -> np.random.Generator:
-        return seeded_rng(self.seed, *salt)
 
     def label(self, dtype: str) -> str:
         return f"torch-{dtype}-{self.device}"
@@ -106,6 +97,33 @@ class Ctx:
 
     def outside(self, params: Params) -> str | None:
         return self.target.domain(params) if self.target.domain is not None else None
+
+
+def session(
+    target: Target,
+    dtypes: tuple[str, ...] = ("float32", "float64"),
+    *,
+    profile: str | Profile = "default",
+    seed: int = 0,
+    device: str = "cpu",
+    **state: Any,
+) -> Ctx:
+    """The context of a session over ``target`` for a run with ``profile`` and ``seed``: the
+    engine's :class:`RunContext` of the family's run (no claim or check of its own; its backend the
+    arithmetic of the first dtype) with the target's ``state`` (Ctx's own fields)."""
+    prof = get_profile(profile) if isinstance(profile, str) else profile
+    return Ctx(
+        claim="",
+        check="",
+        backend=get_backend(f"torch-{dtypes[0]}" if dtypes and dtypes[0] in DTYPES else "torch-float64"),
+        profile=prof,
+        seed=seed,
+        run_seed=seed,
+        device=device,
+        target=target,
+        dtypes=tuple(dtypes),
+        **state,
+    )
 
 
 def not_run(reason: str) -> Measure:

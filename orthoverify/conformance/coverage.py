@@ -155,7 +155,7 @@ def check_coverage_by_optimisation(ctx: Ctx) -> list[Evidence]:
     if stop is not None:
         return [stop]
     rng = ctx.rng("coverage-opt")
-    steps, per = ctx.effort.optimisation_steps, ctx.effort.optimisation_targets
+    steps, per = ctx.profile.optimisation_steps, ctx.profile.optimisation_targets
     t0 = time.perf_counter()
     table: dict[tuple[int, int], list[float]] = {}
     misses: list[tuple[int, int, np.ndarray, float]] = []

@@ -231,7 +231,7 @@ def _dtype(ctx: ck.Ctx) -> str:
 
 
 def _sizes(ctx: ck.Ctx) -> tuple[int, ...]:
-    return ctx.effort.pick(ctx.target.kind.sizes[1::2], ctx.target.kind.sizes, ctx.target.kind.sizes)
+    return ctx.profile.pick(ctx.target.kind.sizes[1::2], ctx.target.kind.sizes, ctx.target.kind.sizes)
 
 
 def _run(ctx: ck.Ctx, check: str, cases: Iterator[tuple[Params, str]], what: str) -> list[Evidence]:
@@ -241,7 +241,7 @@ def _run(ctx: ck.Ctx, check: str, cases: Iterator[tuple[Params, str]], what: str
 
 
 def check_weight_decay(ctx: ck.Ctx) -> list[Evidence]:
-    steps = ctx.effort.lifecycle_steps
+    steps = ctx.profile.lifecycle_steps
     cases = (
         (_point(n=n, opt=i, steps=steps, seed=ctx.seed + n), _dtype(ctx))
         for n in _sizes(ctx)

@@ -266,7 +266,7 @@ def check_second(mode: str) -> Callable[[ck.Ctx], list[Evidence]]:
 
     def run(ctx: ck.Ctx) -> list[Evidence]:
         kind = ctx.target.kind
-        sizes = ctx.effort.pick(kind.sizes[::2], kind.sizes, kind.sizes)
+        sizes = ctx.profile.pick(kind.sizes[::2], kind.sizes, kind.sizes)
         cases = (
             (p, dt)
             for p, dt, *_ in ck.sized_cases(ctx, mode, scales=(1.0,), dtypes=("float64",))

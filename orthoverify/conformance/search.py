@@ -436,15 +436,15 @@ def _counterexample(
 
 def outward(ctx: Ctx, dtype: str, salt: str) -> Iterator[Labelled]:
     """Random draws from ordinary magnitudes outwards (10^0, 10^-1, 10^1, 10^-2, ...), every size
-    at each, ``ctx.examples`` in all, seeded."""
+    at each, ``ctx.profile.validate_examples`` in all, seeded."""
     kind = ctx.target.kind
-    top = ctx.effort.search_decades
+    top = ctx.profile.search_decades
     if dtype == "float32":
         top = min(top, 6)
     exps = [0] + [e for k in range(1, top + 1) for e in (-k, k)]
     combos = [(e, n) for e in exps for n in kind.sizes]
     rng = ctx.rng(salt, dtype)
-    for i in range(ctx.examples):
+    for i in range(ctx.profile.validate_examples):
         e, n = combos[i % len(combos)]
         yield kind.draw(rng, n, 10.0**e), dtype, ""
 
