@@ -1,7 +1,7 @@
 """What every conformance check reads and returns: the session context (:class:`Ctx`), one
 measured case (the engine's :class:`~orthoverify.engine.ratios.Measure`, with its status), a
 re-measured counterexample (:class:`Remeasured`), and the test-ratio helpers the checks share
-(orthogonality, agreement, the kind's allowance kappa).
+(the arithmetic they are measured in, the kind's allowance kappa).
 """
 
 from __future__ import annotations
@@ -27,6 +27,10 @@ from orthoverify.engine.profiles import Profile, get_profile
 from orthoverify.engine.ratios import THRESHOLD, Measure, fails
 
 DTYPES: dict[str, torch.dtype] = {"float32": torch.float32, "float64": torch.float64}
+
+F64 = get_backend("numpy-float64")
+"""Where every ratio of a target's values is measured (their own format is the ``computed_in`` of
+:func:`~orthoverify.engine.ratios.agreement`, whose unit roundoff the ratio divides by)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -155,17 +159,6 @@ def inputs_of(params: Params, dtype: str) -> dict[str, Any]:
 def params_of(inputs: dict[str, Any]) -> tuple[dict[str, np.ndarray], str]:
     params = {k: np.array(v, dtype=object).astype(np.float64) for k, v in inputs.items() if k != "dtype"}
     return params, str(inputs.get("dtype", "float64"))
-
-
-def orthogonality(q: np.ndarray, eps: float) -> float:
-    n = q.shape[-1]
-    return float(np.linalg.norm(q.T @ q - np.eye(n))) / (n * eps)
-
-
-def agreement(x: np.ndarray, ref: np.ndarray, eps: float) -> float:
-    n = ref.shape[-1]
-    scale = float(np.linalg.norm(ref)) or 1.0
-    return float(np.linalg.norm(x - ref)) / (n * eps * scale)
 
 
 class PlanEntry(NamedTuple):

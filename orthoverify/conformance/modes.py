@@ -317,7 +317,7 @@ def q_vmap(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
         return ck.Measure(math.inf, f"torch.func.vmap: {out}")
     out = kind.view(out)
     r = max(
-        ck.agreement(ck.as_np(out[i]), ck.as_np(s), unit_roundoff(dt))
+        ck.agreement(ck.F64, ck.as_np(out[i]), ck.as_np(s), s.shape[-1], computed_in=dtype).ratio
         for i, s in enumerate(singles)
         if isinstance(s, torch.Tensor)
     )
@@ -362,10 +362,10 @@ def q_low_precision(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
         return ck.Measure(math.nan, f"float64 at the {dtype}-rounded parameters: {ref}")
     q = ck.as_np(kind.view(got.to(torch.complex64) if got.is_complex() else got))  # complex32 has few ops
     kappa = ck._kappa(kind, params)
-    r = ck.agreement(q, ck.as_np(ref), u) / kappa
+    r = ck.agreement(ck.F64, q, ck.as_np(ref), ref.shape[-1], kappa, computed_in=dtype).ratio
     text = f"||f_{dtype} - f_64|| / (n u kappa ||f_64||) = {r:.6g}"
     if kind.orthogonal_output:
-        ro = ck.orthogonality(q, u) / kappa
+        ro = ck.orthogonality(ck.F64, q, computed_in=dtype).ratio / kappa
         text += f", ||Q'Q - I|| / (n u kappa) = {ro:.6g}"
         r = max(r, ro)
     record(ctx, "low_precision", n, r, params, dtype)

@@ -15,16 +15,15 @@ import torch
 from orthoverify.conformance.calls import CallFailure, checked
 from orthoverify.conformance.context import (
     DTYPES,
+    F64,
     Ctx,
     _kappa,
     _size,
     _where,
-    agreement,
     as_np,
     extreme,
     inputs_of,
     magnitude,
-    orthogonality,
     reference_np,
     remeasured,
     rounded,
@@ -34,8 +33,7 @@ from orthoverify.conformance.kinds import Kind, Params, special_points
 from orthoverify.conformance.quantities import q_batch, q_determinism, q_devices, q_float32, q_forward, q_orthogonal
 from orthoverify.conformance.runner import op_forward
 from orthoverify.engine.model import Counterexample, Evidence
-from orthoverify.engine.ratios import THRESHOLD, Measure, fails
-from orthoverify.tolerance import unit_roundoff
+from orthoverify.engine.ratios import THRESHOLD, Measure, agreement, fails, orthogonality
 
 
 def check_determinism(ctx: Ctx) -> list[Evidence]:
@@ -81,7 +79,7 @@ def measure_quantity(ctx: Ctx, check: str, params: Params, dtype: str) -> Measur
         target = ctx.run(params, dtype)
         if isinstance(target, torch.Tensor):
             ref = reference_np(kind, rounded(params, dtype), 50)
-            r50 = agreement(as_np(target), ref, unit_roundoff(dtype)) / _kappa(kind, params)
+            r50 = agreement(F64, as_np(target), ref, ref.shape[-1], _kappa(kind, params), computed_in=dtype).ratio
             more.append(("against the 50-digit reference", f"ratio {r50:.6g}"))
     return remeasured(failing, c.display, c.ratio, more, measured=not c.not_run)
 
@@ -209,14 +207,13 @@ def attribute(ctx: Ctx, check: str, params: Params, dtype: str) -> str:
     if check != "orthogonal" or len(next(iter(params.values())).shape) < 1:
         return ""
     dt = DTYPES[dtype]
-    eps = unit_roundoff(dt)
     kappa = _kappa(kind, params)
     stacked = [torch.stack([a, a]) for a in kind.args(params, dt, "cpu")]
     res = ctx.remote(op_forward, *stacked)
     out = res if isinstance(res, CallFailure) else checked(res[0] if res else None, shape=(2, *kind.out_shape(params)))
     if isinstance(out, CallFailure):
         return ""
-    r_b = orthogonality(as_np(kind.view(out)[0]), eps) / kappa
+    r_b = orthogonality(F64, as_np(kind.view(out)[0]), computed_in=dtype).ratio / kappa
     if not fails(r_b):
         return (
             f" The same parameters in a batch of two give an orthogonal output (ratio {r_b:.3g}): the single "
@@ -390,7 +387,8 @@ def _counterexample(
         out_t = ctx.run(params, dtype)
         if isinstance(out_t, torch.Tensor):
             kappa = _kappa(kind, params)
-            r50 = agreement(as_np(out_t), reference_np(kind, rounded(params, dtype), 50), unit_roundoff(dtype)) / kappa
+            ref = reference_np(kind, rounded(params, dtype), 50)
+            r50 = agreement(F64, as_np(out_t), ref, ref.shape[-1], kappa, computed_in=dtype).ratio
             confirm = f"; against the 50-digit reference: ratio {r50:.6g}"
     where = _where(kind, params)
     if label:

@@ -18,7 +18,7 @@ from orthoverify.conformance.adapters import load_target
 from orthoverify.engine import write_json
 from orthoverify.engine.model import decide
 from orthoverify.engine.replay import replay_from_file
-from orthoverify.tolerance import THRESHOLD, unit_roundoff
+from orthoverify.tolerance import THRESHOLD
 from tests.upstream import expected_upstream, fixed_upstream, skip_if_fixed_upstream
 
 REPLAY = {"modules": CLAIM_MODULES, "families": RESULT_FAMILIES}  # what `orthoverify replay` passes
@@ -139,7 +139,7 @@ def test_a_layer_class_of_size_n_is_judged_by_its_weight_and_its_lifecycle() -> 
 
     t = load_target(R + "ReflectionsLayer", "orthogonal-map")
     x = torch.randn(4, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
-    assert ck.orthogonality(ck.as_np(t.fn(x)), unit_roundoff("float64")) <= ck.THRESHOLD
+    assert ck.orthogonality(ck.F64, ck.as_np(t.fn(x))).ratio <= ck.THRESHOLD
     d = declaration_of(t)
     assert d is not None and d.module is not None
     assert life(R + "ReflectionsLayer", "orthogonal-map") == dict.fromkeys(CHECKS, "verified")
