@@ -20,6 +20,7 @@ from orthoverify.conformance.isolate import InProcessRunner
 from orthoverify.conformance.kinds import Kind, Params
 from orthoverify.conformance.runner import Runner, op_forward
 from orthoverify.conformance.target import Target
+from orthoverify.engine import magnitudes
 from orthoverify.engine.checks import RunContext
 from orthoverify.engine.model import Evidence
 from orthoverify.engine.model import Kind as ClaimKind
@@ -226,17 +227,9 @@ def failing(m: Measure) -> bool:
 
 
 def magnitude(kind: Kind, params: Params) -> float:
-    """max |x_ij| over the parameters a draw's magnitude applies to: the size a maintainer reads."""
-    names = [k for k in kind.scaled if k in params] or list(params)
-    vals = []
-    for k in names:  # a check of another shape (say, a lifecycle step) may record other values
-        try:
-            x = np.asarray(params[k], dtype=np.float64)
-        except (TypeError, ValueError):
-            continue
-        if x.size:
-            vals.append(float(np.max(np.abs(x))))
-    return max(vals, default=0.0)
+    """max|x_ij| over the parameters a draw's magnitude applies to: the size a maintainer reads (a
+    check of another shape, say a lifecycle step, may record other values: then over all)."""
+    return magnitudes.magnitude(params, [k for k in kind.scaled if k in params] or list(params))
 
 
 def extreme(kind: Kind, params: Params) -> bool:

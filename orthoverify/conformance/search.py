@@ -9,7 +9,6 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import numpy as np
 import torch
 
 from orthoverify.conformance.calls import CallFailure, checked
@@ -32,6 +31,8 @@ from orthoverify.conformance.gradients import q_gradient, q_jvp
 from orthoverify.conformance.kinds import Kind, Params, special_points
 from orthoverify.conformance.quantities import q_batch, q_determinism, q_devices, q_float32, q_forward, q_orthogonal
 from orthoverify.conformance.runner import op_forward
+from orthoverify.engine import magnitudes
+from orthoverify.engine.magnitudes import distance_from_one
 from orthoverify.engine.model import Counterexample, Evidence
 from orthoverify.engine.ratios import THRESHOLD, Measure, agreement, fails, orthogonality
 
@@ -101,8 +102,7 @@ def _order(kind: Kind, params: Params) -> tuple[float, float]:
     """The telling counterexample is the one of ordinary magnitude (closest to 1 in log scale, the
     smaller first) and smallest size."""
     m = magnitude(kind, params)
-    dist = abs(math.log10(m)) if m > 0 else 400.0
-    return (round(dist), _size(kind, params) + m * 1e-300)
+    return (round(distance_from_one(m)), _size(kind, params) + m * 1e-300)
 
 
 def _telling(kind: Kind, fail: tuple[Params, Measure, str]) -> tuple[int, float, int, float]:
@@ -113,91 +113,31 @@ def _telling(kind: Kind, fail: tuple[Params, Measure, str]) -> tuple[int, float,
     return (int(extreme(kind, fail[0])), dist, int(bool(fail[2])), size)
 
 
-def _rescaled(kind: Kind, params: Params, t: float) -> dict[str, np.ndarray]:
-    return {k: np.asarray(v, dtype=np.float64) * t if k in kind.scaled else np.asarray(v) for k, v in params.items()}
-
-
-def _round_sig(params: Params, kind: Kind, digits: int) -> dict[str, np.ndarray]:
-    """The scaled parameters rounded to ``digits`` significant digits (odd-symmetric, so skew
-    stays skew; nonzero stays nonzero)."""
-
-    def r(x: float) -> float:
-        return float(f"{x:.{digits}g}") if x != 0.0 and math.isfinite(x) else x
-
-    return {
-        k: np.vectorize(r, otypes=[np.float64])(np.asarray(v, dtype=np.float64)) if k in kind.scaled else np.asarray(v)
-        for k, v in params.items()
-    }
-
-
 def shrink(
     ctx: Ctx, q: Callable[[Ctx, Params, str], Measure], params: Params, dtype: str, c: Measure, budget: int = 30
 ) -> tuple[Params, Measure, list[str]]:
-    """A smaller failing case near ``params``: fewer rows (fresh draws of a smaller size at the
-    same magnitude), a magnitude closer to 1 (rescaled to magnitude 1, else bisected in log scale
-    towards it: never deeper into the subnormal or near-overflow range), fewer digits. Returns the
-    case, its measurement and the steps taken."""
+    """A smaller failing case near ``params`` by the engine's :func:`~orthoverify.engine.magnitudes.shrink`
+    over the kind's scaled parameters: fewer rows first (three fresh draws of each smaller size at
+    the same magnitude), never a case outside the target's declared domain. Returns the case, its
+    measurement and the steps taken."""
     kind = ctx.target.kind
-    best, best_c, steps = dict(params), c, []
-    calls = 0
-
-    def attempt(p: Params) -> Measure | None:
-        nonlocal calls
-        if calls >= budget or ctx.outside(p) is not None:
-            return None
-        calls += 1
-        got = q(ctx, p, dtype)
-        return got if fails(got.ratio) and not math.isnan(got.ratio) else None
-
     rng = ctx.rng("shrink", dtype)
-    m = magnitude(kind, best)
-    for n in [s for s in kind.sizes if s < _size(kind, best)]:
-        found = None
+    m = magnitude(kind, params)
+
+    def draws(n: int) -> Iterator[Params]:
         for _ in range(3):
-            cand = kind.draw(rng, n, max(m, 1e-300) / 2.5)
-            got = attempt(cand)
-            if got is not None:
-                found = (cand, got)
-                break
-        if found is not None:
-            best, best_c = found
-            steps.append(f"size {n}")
-            break
-    m = magnitude(kind, best)
-    if m > 0 and math.isfinite(m) and abs(math.log10(m)) >= 0.25:  # towards magnitude 1, never further out
-        base, lm = best, math.log10(m)
+            yield kind.draw(rng, n, max(m, 1e-300) / 2.5)
 
-        def at(x: float) -> dict[str, np.ndarray]:
-            half = 10.0 ** ((x - lm) / 2)  # in two steps: 10^(x - lm) alone overflows from a subnormal base
-            return _rescaled(kind, _rescaled(kind, base, half), half)
+    def measure(p: Params) -> Measure | None:
+        return None if ctx.outside(p) is not None else q(ctx, p, dtype)
 
-        one = at(0.0)
-        got = attempt(one)
-        if got is not None:
-            best, best_c = one, got
-            steps.append("rescaled to magnitude 1")
-        else:  # bisect log10 of the magnitude between where it fails (far) and 1 (near), where it passes
-            far, near, moved = lm, 0.0, False
-            for _ in range(8):
-                mid = (far + near) / 2
-                if abs(far - mid) < 0.25:
-                    break
-                cand = at(mid)
-                got = attempt(cand)
-                if got is not None:
-                    best, best_c, far, moved = cand, got, mid, True
-                else:
-                    near = mid
-            if moved:
-                steps.append("moved towards magnitude 1")
-    for digits in (2, 4):
-        cand = _round_sig(best, kind, digits)
-        got = attempt(cand)
-        if got is not None:
-            best, best_c = cand, got
-            steps.append(f"rounded to {digits} digits")
-            break
-    return best, best_c, steps
+    smaller = [(f"size {n}", draws(n)) for n in kind.sizes if n < _size(kind, params)]
+    found, got, steps = magnitudes.shrink(params, c, measure, _failing, kind.scaled, smaller=smaller, budget=budget)
+    return dict(found), got, steps
+
+
+def _failing(m: Measure) -> bool:
+    return fails(m.ratio) and not math.isnan(m.ratio)
 
 
 def attribute(ctx: Ctx, check: str, params: Params, dtype: str) -> str:
@@ -439,8 +379,7 @@ def outward(ctx: Ctx, dtype: str, salt: str) -> Iterator[Labelled]:
     top = ctx.profile.search_decades
     if dtype == "float32":
         top = min(top, 6)
-    exps = [0] + [e for k in range(1, top + 1) for e in (-k, k)]
-    combos = [(e, n) for e in exps for n in kind.sizes]
+    combos = [(e, n) for e in magnitudes.outward(top) for n in kind.sizes]
     rng = ctx.rng(salt, dtype)
     for i in range(ctx.profile.validate_examples):
         e, n = combos[i % len(combos)]
