@@ -379,11 +379,9 @@ def outward(ctx: Ctx, dtype: str, salt: str) -> Iterator[Labelled]:
     top = ctx.profile.search_decades
     if dtype == "float32":
         top = min(top, 6)
-    combos = [(e, n) for e in magnitudes.outward(top) for n in kind.sizes]
     rng = ctx.rng(salt, dtype)
-    for i in range(ctx.profile.validate_examples):
-        e, n = combos[i % len(combos)]
-        yield kind.draw(rng, n, 10.0**e), dtype, ""
+    for params in magnitudes.draws(kind.draw, kind.sizes, top, ctx.profile.validate_examples, rng):
+        yield params, dtype, ""
 
 
 def search_orthogonal(ctx: Ctx) -> list[Evidence]:

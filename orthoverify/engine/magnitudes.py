@@ -18,11 +18,27 @@ import numpy as np
 
 Case = Mapping[str, Any]
 M = TypeVar("M")
+C = TypeVar("C")
 
 
 def outward(decades: int) -> list[int]:
     """The decimal exponents of a search from magnitude 1 outwards: 0, -1, 1, ..., -decades, decades."""
     return [0] + [e for k in range(1, decades + 1) for e in (-k, k)]
+
+
+def draws(
+    draw: Callable[[np.random.Generator, int, float], C],
+    sizes: Sequence[int],
+    decades: int,
+    count: int,
+    rng: np.random.Generator,
+) -> Iterator[C]:
+    """``count`` cases ``draw(rng, n, 10^e)``: every size n at each magnitude of :func:`outward`
+    in turn (cycling when ``count`` is larger), so that a short search stays near magnitude 1."""
+    combos = [(e, n) for e in outward(decades) for n in sizes]
+    for i in range(count):
+        e, n = combos[i % len(combos)]
+        yield draw(rng, n, 10.0**e)
 
 
 def magnitude(case: Case, keys: Iterable[str]) -> float:
@@ -137,4 +153,4 @@ def shrink(
     return best, best_m, steps
 
 
-__all__ = ["distance_from_one", "magnitude", "outward", "rescaled", "rounded_to", "shrink"]
+__all__ = ["distance_from_one", "draws", "magnitude", "outward", "rescaled", "rounded_to", "shrink"]

@@ -13,6 +13,8 @@ from orthoverify.engine import magnitudes as mg
 def test_outward_visits_magnitude_1_first_then_alternates() -> None:
     assert mg.outward(0) == [0]
     assert mg.outward(2) == [0, -1, 1, -2, 2]
+    got = list(mg.draws(lambda rng, n, s: (n, s), [2, 3], 1, 8, np.random.default_rng(0)))
+    assert got == [(2, 1.0), (3, 1.0), (2, 0.1), (3, 0.1), (2, 10.0), (3, 10.0), (2, 1.0), (3, 1.0)]
 
 
 def test_magnitude_over_the_named_arrays_only() -> None:
