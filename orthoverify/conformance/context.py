@@ -1,6 +1,6 @@
 """What every conformance check reads and returns: the session context (:class:`Ctx`), one
 measured case (the engine's :class:`~orthoverify.engine.ratios.Measure`, with its status), a
-re-measured counterexample (:class:`Remeasured`), and the test-ratio helpers the checks share
+re-measured counterexample (:func:`remeasured`), and the test-ratio helpers the checks share
 (the arithmetic they are measured in, the kind's allowance kappa).
 """
 
@@ -54,6 +54,11 @@ class Ctx(RunContext):
     """dtype -> why the ``output`` check failed there: checks needing that output are not run."""
     bitwise_determinism: bool = False
     """The ``determinism`` check asks for bitwise equal repeated calls (default: equal to the allowance)."""
+    measured: dict[str, dict[bytes, tuple[int, float, Params, str]]] = field(default_factory=dict)
+    """check -> every case a mode or lifecycle check measured (:func:`~orthoverify.conformance.modes.record`):
+    (n, ratio, parameters, dtype) by the case's bytes, for its series, smallest counterexample and blame."""
+    jitter: dict[str, float] = field(default_factory=dict)
+    """dtype -> the largest difference between repeated calls the ``determinism`` check saw."""
 
     def __post_init__(self) -> None:
         if self.runner is None:  # frozen: the one runner of the session, fixed on creation

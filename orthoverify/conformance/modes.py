@@ -47,9 +47,8 @@ after Richardson extrapolation is ~1e-10 relative; h = 1e-3)."""
 def record(ctx: ck.Ctx, check: str, n: int, ratio: float, params: Params, dtype: str) -> None:
     """Keeps every measured case of ``check`` on ``ctx``: its size and ratio for the evidence's
     ``data`` series, its parameters for the smallest counterexample (a re-run is kept once)."""
-    cases: dict[str, dict[bytes, tuple[int, float, Params, str]]] = vars(ctx).setdefault("_cases", {})
     key = dtype.encode() + b"".join(np.ascontiguousarray(np.asarray(v, np.float64)).tobytes() for v in params.values())
-    cases.setdefault(check, {}).setdefault(key, (n, ratio, params, dtype))
+    ctx.measured.setdefault(check, {}).setdefault(key, (n, ratio, params, dtype))
 
 
 def _smallest(ctx: ck.Ctx, check: str, ev: Evidence, failing: list[tuple[int, float, Params, str]]) -> None:
@@ -79,7 +78,7 @@ def with_series(ctx: ck.Ctx, check: str, evidence: list[Evidence], what: str) ->
     (n, ratio) series (for a figure of the error against the parameter size; -1 stands for a
     failed call), and for a failure the smallest failing n and the replay command; the
     counterexample is the smallest failing case."""
-    cases = list(vars(ctx).get("_cases", {}).get(check, {}).values())
+    cases = list(ctx.measured.get(check, {}).values())
     failing = [c for c in cases if not c[1] <= ck.THRESHOLD]
     for ev in evidence:
         dtype = ev.backend.split("-")[1] if ev.backend.count("-") >= 2 else ""

@@ -102,8 +102,7 @@ def q_determinism(ctx: Ctx, params: Params, dtype: str) -> Measure:
         return Measure(math.inf, f"repeated calls differ by up to {diff:.3g} (bitwise equality asked for)")
     kappa = _kappa(ctx.target.kind, params)
     r = max(agreement(F64, a, arrays[0], a.shape[-1], 2 * kappa, computed_in=dtype).ratio for a in arrays[1:])
-    jitter: dict[str, float] = vars(ctx).setdefault("_jitter", {})
-    jitter[dtype] = max(jitter.get(dtype, 0.0), diff)
+    ctx.jitter[dtype] = max(ctx.jitter.get(dtype, 0.0), diff)
     ratio = f"max ||f_i - f_1|| / (2 n eps{_kappa_text(kappa)} ||f_1||) = {r:.6g}"
     return Measure(r, f"repeated calls differ by up to {diff:.3g}: {ratio}")
 

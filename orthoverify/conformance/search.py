@@ -40,9 +40,9 @@ from orthoverify.engine.ratios import THRESHOLD, Measure, agreement, fails, orth
 def check_determinism(ctx: Ctx) -> list[Evidence]:
     """Repeated calls agree (to the allowance, or bitwise when asked); a passing row whose calls were
     not bitwise equal says so, with the size of the difference ("deterministic up to rounding")."""
-    vars(ctx)["_jitter"] = {}
+    ctx.jitter.clear()
     evidence = scan(ctx, "determinism", sized_cases(ctx, "determinism", scales=(1.0,)))
-    jitter: dict[str, float] = vars(ctx)["_jitter"]
+    jitter = ctx.jitter
     for ev in evidence:
         if not ctx.bitwise_determinism:
             ev.data["allowance"] = ctx.target.kind.allowance
