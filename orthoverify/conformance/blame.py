@@ -130,7 +130,7 @@ def blame_evidence(ctx: ck.Ctx, check: str, evidence: list[Evidence]) -> list[Ev
 def _other_failures(ctx: ck.Ctx, check: str, dtype: str, seen: Params, most: int = 3) -> list[Params]:
     """Up to ``most`` other failing cases of ``check`` in ``dtype`` the scan recorded (a wrong number,
     not a failed call), smallest first."""
-    cases = vars(ctx).get("_cases", {}).get(check, {}).values()
+    cases = ctx.measured.get(check, {}).values()
     key = ck.inputs_of(seen, dtype)
     fails = sorted(
         (c for c in cases if c[3] == dtype and math.isfinite(c[1]) and c[1] > THRESHOLD), key=lambda c: (c[0], c[1])

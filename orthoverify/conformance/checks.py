@@ -18,18 +18,18 @@ from collections.abc import Callable
 
 from orthoverify.conformance.context import (
     DTYPES,
+    F64,
     Ctx,
     _beyond,
     _kappa,
-    agreement,
     as_np,
     extreme,
     failing,
     inputs_of,
     magnitude,
-    orthogonality,
     params_of,
     refusal,
+    session,
 )
 from orthoverify.conformance.contract import (
     check_bad_input,
@@ -53,11 +53,12 @@ from orthoverify.conformance.search import (
     sized_cases,
 )
 from orthoverify.conformance.target import Target, TargetFault
-from orthoverify.engine.ratios import THRESHOLD, Measure
+from orthoverify.engine.ratios import THRESHOLD, Measure, agreement, orthogonality
 from orthoverify.errors import OrthoverifyError
 
 __all__ = [
     "DTYPES",
+    "F64",
     "MEASURES",
     "QUANTITIES",
     "THRESHOLD",
@@ -89,6 +90,7 @@ __all__ = [
     "remeasure",
     "scan",
     "search_orthogonal",
+    "session",
     "shrink",
     "sized_cases",
 ]

@@ -224,7 +224,7 @@ ck.QUANTITIES.update({f"gradient_{d}": q_gradient_half for d in HALF} | {f"jvp_{
 def _cases(ctx: ck.Ctx, salt: str, dtype: str) -> Iterator[tuple[Params, str, str]]:
     """Every size of the kind at magnitude 1 in ``dtype`` (the quick profile: every other size)."""
     kind = ctx.target.kind
-    sizes = ctx.effort.pick(kind.sizes[::2], kind.sizes, kind.sizes)
+    sizes = ctx.profile.pick(kind.sizes[::2], kind.sizes, kind.sizes)
     return (c for c in ck.sized_cases(ctx, salt, scales=(1.0,), dtypes=(dtype,)) if kind.out_shape(c[0])[0] in sizes)
 
 

@@ -1,7 +1,7 @@
 """What every conformance check reads and returns: the session context (:class:`Ctx`), one
 measured case (the engine's :class:`~orthoverify.engine.ratios.Measure`, with its status), a
-re-measured counterexample (:class:`Remeasured`), and the test-ratio helpers the checks share
-(orthogonality, agreement, the kind's allowance kappa).
+re-measured counterexample (:func:`remeasured`), and the test-ratio helpers the checks share
+(the arithmetic they are measured in, the kind's allowance kappa).
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from orthoverify.conformance.isolate import InProcessRunner
 from orthoverify.conformance.kinds import Kind, Params
 from orthoverify.conformance.runner import Runner, op_forward
 from orthoverify.conformance.target import Target
-from orthoverify.engine.checks import seeded_rng
+from orthoverify.engine import magnitudes
+from orthoverify.engine.checks import RunContext
 from orthoverify.engine.model import Evidence
 from orthoverify.engine.model import Kind as ClaimKind
 from orthoverify.engine.profiles import Profile, get_profile
@@ -28,20 +29,23 @@ from orthoverify.engine.ratios import THRESHOLD, Measure, fails
 
 DTYPES: dict[str, torch.dtype] = {"float32": torch.float32, "float64": torch.float64}
 
+F64 = get_backend("numpy-float64")
+"""Where every ratio of a target's values is measured (their own format is the ``computed_in`` of
+:func:`~orthoverify.engine.ratios.agreement`, whose unit roundoff the ratio divides by)."""
 
-@dataclass
-class Ctx:
-    """Everything a conformance check reads. The target is reached through ``runner`` only (by
-    default in its own process, see :mod:`~orthoverify.conformance.isolate`): :meth:`run` for its
-    output at a parameter point, :meth:`remote` for any other operation."""
+
+@dataclass(frozen=True, kw_only=True)
+class Ctx(RunContext):
+    """The engine's run context of a target's session, shared by every check of a family's run:
+    the run's profile, seed (``seed`` and ``run_seed``: the run's, so that every claim of the family
+    draws the cases a run of the whole family would) and device, plus the target's state. The
+    target is reached through ``runner`` only (by default in its own process, see
+    :mod:`~orthoverify.conformance.isolate`): :meth:`run` for its output at a parameter point,
+    :meth:`remote` for any other operation. Made by :func:`session`."""
 
     target: Target
     dtypes: tuple[str, ...] = ("float32", "float64")
-    device: str = "cpu"
-    profile: str = "default"
-    seed: int = 0
     timeout: float = DEFAULT_TIMEOUT
-    examples: int = 100
     other_device: str = "cuda"
     """The device the ``devices`` check compares against (planned only when it is available)."""
     runner: Runner | None = None
@@ -50,23 +54,20 @@ class Ctx:
     """dtype -> why the ``output`` check failed there: checks needing that output are not run."""
     bitwise_determinism: bool = False
     """The ``determinism`` check asks for bitwise equal repeated calls (default: equal to the allowance)."""
+    measured: dict[str, dict[bytes, tuple[int, float, Params, str]]] = field(default_factory=dict)
+    """check -> every case a mode or lifecycle check measured (:func:`~orthoverify.conformance.modes.record`):
+    (n, ratio, parameters, dtype) by the case's bytes, for its series, smallest counterexample and blame."""
+    jitter: dict[str, float] = field(default_factory=dict)
+    """dtype -> the largest difference between repeated calls the ``determinism`` check saw."""
 
     def __post_init__(self) -> None:
-        if self.runner is None:
-            self.runner = self.target.runner or InProcessRunner(self.target)
+        if self.runner is None:  # frozen: the one runner of the session, fixed on creation
+            object.__setattr__(self, "runner", self.target.runner or InProcessRunner(self.target))
 
     @property
     def calls(self) -> Runner:
         assert self.runner is not None
         return self.runner
-
-    @property
-    def effort(self) -> Profile:
-        """The run's profile: how much work each check does (the engine's profile of that name)."""
-        return get_profile(self.profile)
-
-    def rng(self, *salt: str) -> np.random.Generator:
-        return seeded_rng(self.seed, *salt)
 
     def label(self, dtype: str) -> str:
         return f"torch-{dtype}-{self.device}"
@@ -108,6 +109,33 @@ class Ctx:
         return self.target.domain(params) if self.target.domain is not None else None
 
 
+def session(
+    target: Target,
+    dtypes: tuple[str, ...] = ("float32", "float64"),
+    *,
+    profile: str | Profile = "default",
+    seed: int = 0,
+    device: str = "cpu",
+    **state: Any,
+) -> Ctx:
+    """The context of a session over ``target`` for a run with ``profile`` and ``seed``: the
+    engine's :class:`RunContext` of the family's run (no claim or check of its own; its backend the
+    arithmetic of the first dtype) with the target's ``state`` (Ctx's own fields)."""
+    prof = get_profile(profile) if isinstance(profile, str) else profile
+    return Ctx(
+        claim="",
+        check="",
+        backend=get_backend(f"torch-{dtypes[0]}" if dtypes and dtypes[0] in DTYPES else "torch-float64"),
+        profile=prof,
+        seed=seed,
+        run_seed=seed,
+        device=device,
+        target=target,
+        dtypes=tuple(dtypes),
+        **state,
+    )
+
+
 def not_run(reason: str) -> Measure:
     """A case that was not measured (the target's process gave up, or a prerequisite failed)."""
     return Measure(math.nan, reason, status="not-run")
@@ -137,17 +165,6 @@ def inputs_of(params: Params, dtype: str) -> dict[str, Any]:
 def params_of(inputs: dict[str, Any]) -> tuple[dict[str, np.ndarray], str]:
     params = {k: np.array(v, dtype=object).astype(np.float64) for k, v in inputs.items() if k != "dtype"}
     return params, str(inputs.get("dtype", "float64"))
-
-
-def orthogonality(q: np.ndarray, eps: float) -> float:
-    n = q.shape[-1]
-    return float(np.linalg.norm(q.T @ q - np.eye(n))) / (n * eps)
-
-
-def agreement(x: np.ndarray, ref: np.ndarray, eps: float) -> float:
-    n = ref.shape[-1]
-    scale = float(np.linalg.norm(ref)) or 1.0
-    return float(np.linalg.norm(x - ref)) / (n * eps * scale)
 
 
 class PlanEntry(NamedTuple):
@@ -215,17 +232,9 @@ def failing(m: Measure) -> bool:
 
 
 def magnitude(kind: Kind, params: Params) -> float:
-    """max |x_ij| over the parameters a draw's magnitude applies to: the size a maintainer reads."""
-    names = [k for k in kind.scaled if k in params] or list(params)
-    vals = []
-    for k in names:  # a check of another shape (say, a lifecycle step) may record other values
-        try:
-            x = np.asarray(params[k], dtype=np.float64)
-        except (TypeError, ValueError):
-            continue
-        if x.size:
-            vals.append(float(np.max(np.abs(x))))
-    return max(vals, default=0.0)
+    """max|x_ij| over the parameters a draw's magnitude applies to: the size a maintainer reads (a
+    check of another shape, say a lifecycle step, may record other values: then over all)."""
+    return magnitudes.magnitude(params, [k for k in kind.scaled if k in params] or list(params))
 
 
 def extreme(kind: Kind, params: Params) -> bool:

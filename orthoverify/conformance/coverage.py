@@ -14,9 +14,9 @@ import torch
 from orthoverify import samples
 from orthoverify.conformance.calls import CallFailure, checked
 from orthoverify.conformance.context import (
+    F64,
     Ctx,
     _ev,
-    agreement,
     as_np,
     blocked,
     failing,
@@ -27,8 +27,7 @@ from orthoverify.conformance.context import (
 from orthoverify.conformance.kinds import Params
 from orthoverify.conformance.runner import op_inverse, op_reach
 from orthoverify.engine.model import Counterexample, Evidence
-from orthoverify.engine.ratios import THRESHOLD, Measure, fails
-from orthoverify.tolerance import unit_roundoff
+from orthoverify.engine.ratios import THRESHOLD, Measure, agreement, fails
 
 
 def _target_inverse(ctx: Ctx) -> Callable[[np.ndarray], dict[str, np.ndarray] | None]:
@@ -63,7 +62,7 @@ def measure_coverage(ctx: Ctx, params: Params, dtype: str) -> Measure:
         if ctx.target.kind.reference is None:
             return remeasured(False, "returned a tensor (no Q recorded, no reference to compare with)")
         q = reference_np(ctx.target.kind, p)
-    r = agreement(as_np(res), q, unit_roundoff(dtype))
+    r = agreement(F64, as_np(res), q, q.shape[-1], computed_in=dtype).ratio
     return remeasured(fails(r), f"||f(preimage) - Q|| ratio {r:.6g}", r)
 
 
@@ -155,7 +154,7 @@ def check_coverage_by_optimisation(ctx: Ctx) -> list[Evidence]:
     if stop is not None:
         return [stop]
     rng = ctx.rng("coverage-opt")
-    steps, per = ctx.effort.optimisation_steps, ctx.effort.optimisation_targets
+    steps, per = ctx.profile.optimisation_steps, ctx.profile.optimisation_targets
     t0 = time.perf_counter()
     table: dict[tuple[int, int], list[float]] = {}
     misses: list[tuple[int, int, np.ndarray, float]] = []

@@ -34,7 +34,6 @@ from orthoverify.conformance.planning import other_device, plan_checks
 from orthoverify.conformance.reach import _batch_declared
 from orthoverify.engine.checks import Check, RunContext, confirm_again
 from orthoverify.engine.model import Claim, Counterexample, Evidence, jsonable
-from orthoverify.engine.profiles import get_profile
 from orthoverify.engine.ratios import THRESHOLD, Measure, fails
 from orthoverify.engine.replay import abbreviate
 
@@ -119,10 +118,17 @@ class Family:
         key = (profile, seed)
         if key not in self._sessions:
             r = self.ref
-            examples = get_profile(profile).validate_examples
-            ctx = ck.Ctx(self.target, r.dtypes, r.device, profile, seed, r.timeout, examples, runner=self.target.runner)
-            ctx.bitwise_determinism = r.bitwise_determinism
-            ctx.other_device = other_device(r.device) or ctx.other_device
+            ctx = ck.session(
+                self.target,
+                r.dtypes,
+                profile=profile,
+                seed=seed,
+                device=r.device,
+                timeout=r.timeout,
+                runner=self.target.runner,
+                bitwise_determinism=r.bitwise_determinism,
+                other_device=other_device(r.device) or "cuda",
+            )
             self._sessions[key] = _Session(ctx, set())
         return self._sessions[key]
 
@@ -132,8 +138,10 @@ class Family:
         if self._sessions:
             return next(reversed(self._sessions.values())).ctx
         if self._replay_ctx is None:
-            self._replay_ctx = ck.Ctx(self.target, self.ref.dtypes, self.ref.device, timeout=self.ref.timeout)
-            self._replay_ctx.bitwise_determinism = self.ref.bitwise_determinism
+            r = self.ref
+            self._replay_ctx = ck.session(
+                self.target, r.dtypes, device=r.device, timeout=r.timeout, bitwise_determinism=r.bitwise_determinism
+            )
         return self._replay_ctx
 
 

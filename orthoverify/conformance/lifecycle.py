@@ -49,11 +49,13 @@ def _decl(ctx: ck.Ctx) -> Declaration:
     return d
 
 
-def invariant(d: Declaration, w: torch.Tensor, eps: float | None = None) -> tuple[float, str]:
+def invariant(d: Declaration, w: torch.Tensor, fmt: str | None = None) -> tuple[float, str]:
     """The weight's test ratio against its declared property (0 when it holds exactly) and what
-    was measured, degeneracy (zero or repeated columns) included; ``eps``: the unit roundoff to
-    judge by (default: the weight's dtype's)."""
-    eps = eps if eps is not None else UNIT_ROUNDOFF.get(str(w.dtype).removeprefix("torch."), UNIT_ROUNDOFF["float64"])
+    was measured, degeneracy (zero or repeated columns) included; ``fmt``: the format whose unit roundoff
+    to judge by (default: the weight's dtype's)."""
+    own = str(w.dtype).removeprefix("torch.")
+    fmt = fmt if fmt is not None else own if own in UNIT_ROUNDOFF else "float64"
+    eps = unit_roundoff(fmt)
     q = w.detach().to("cpu", torch.float64).numpy()
     n = q.shape[-1]
     if not np.all(np.isfinite(q)):
@@ -70,7 +72,7 @@ def invariant(d: Declaration, w: torch.Tensor, eps: float | None = None) -> tupl
     if zero or repeated:
         degenerate = f"degenerate: {zero} zero column(s), {repeated} pair(s) of repeated columns; "
     if d.sigma is None:
-        r = ck.orthogonality(q, eps)
+        r = ck.orthogonality(ck.F64, q, computed_in=fmt).ratio
         return (math.inf if degenerate else r), f"{degenerate}||W'W - I||_F / (n eps) = {r:.6g}"
     lo, hi = d.sigma
     s = np.linalg.svd(q, compute_uv=False)
@@ -135,19 +137,18 @@ def q_state_dict(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
     invariant true. The scenario runs in the target's process; its weights are judged here."""
     d = _decl(ctx)
     n, seed = _n(params), _i(params, "seed")
-    eps = unit_roundoff(dtype)
     got = _scenario(ctx, op_state_dict, 4, n=n, seed=seed, dtype=dtype)
-    c = got if isinstance(got, ck.Measure) else ck.Measure(*_judge_state_dict(d, got[0], eps))
+    c = got if isinstance(got, ck.Measure) else ck.Measure(*_judge_state_dict(d, got[0], dtype))
     record(ctx, "state_dict", n, c.ratio, params, dtype)
     return c
 
 
-def _judge_state_dict(d: Declaration, ws: list[torch.Tensor], eps: float) -> tuple[float, str]:
+def _judge_state_dict(d: Declaration, ws: list[torch.Tensor], dtype: str) -> tuple[float, str]:
     wa, wb, wa1, wb1 = ws
-    r = ck.agreement(ck.as_np(wb), ck.as_np(wa), eps)
+    r = ck.agreement(ck.F64, ck.as_np(wb), ck.as_np(wa), wa.shape[-1], computed_in=dtype).ratio
     if not r <= ck.THRESHOLD:
         return r, f"after load_state_dict the fresh module's weight differs from the saved one: ratio {r:.6g}"
-    r2 = ck.agreement(ck.as_np(wb1), ck.as_np(wa1), eps)
+    r2 = ck.agreement(ck.F64, ck.as_np(wb1), ck.as_np(wa1), wa1.shape[-1], computed_in=dtype).ratio
     if not r2 <= ck.THRESHOLD:
         return r2, f"one step after loading, the reloaded module's weight differs from the original's: ratio {r2:.6g}"
     ri, ti = invariant(d, wb1)
@@ -170,7 +171,7 @@ def q_dtype_cast(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
         c = got
     else:
         w, w1 = got[0]
-        eps = max(unit_roundoff(torch.float32), unit_roundoff(dt))
+        fmt = max("float32", str(dt).removeprefix("torch."), key=unit_roundoff)
         if w.dtype != dt:
             c = ck.Measure(
                 math.inf, f"after .{name}() the weight is {w.dtype}, not {dt} (a buffer or constant kept its dtype)"
@@ -178,7 +179,7 @@ def q_dtype_cast(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
         elif w1.dtype != dt:
             c = ck.Measure(math.inf, f"after .{name}() and one step the weight is {w1.dtype}, not {dt}")
         else:
-            (r0, t0), (r1, t1) = invariant(d, w, eps), invariant(d, w1, eps)
+            (r0, t0), (r1, t1) = invariant(d, w, fmt), invariant(d, w1, fmt)
             c = ck.Measure(max(r0, r1), f"after .{name}(): {t0}; after one SGD step: {t1}")
     if not c.ratio <= ck.THRESHOLD and not declared:
         return ck.Measure(math.nan, f".{name}() is not declared and fails: {c.display[:200]}")
@@ -191,7 +192,6 @@ def q_to_device(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
     the weight on the first device; one optimiser step runs there."""
     d = _decl(ctx)
     n, seed = _n(params), _i(params, "seed")
-    dt = ck.DTYPES[dtype]
     other = ctx.other_device
     got = _scenario(ctx, op_to_device, 3, n=n, seed=seed, dtype=dtype, other=other)
     if isinstance(got, ck.Measure):
@@ -202,7 +202,7 @@ def q_to_device(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
         if devices[1] is None or torch.device(devices[1]).type != torch.device(other).type:
             c = ck.Measure(math.inf, f"after .to({other!r}) the weight is on {where}")
         else:
-            r = ck.agreement(ck.as_np(there), ck.as_np(here), unit_roundoff(dt))
+            r = ck.agreement(ck.F64, ck.as_np(there), ck.as_np(here), here.shape[-1], computed_in=dtype).ratio
             ri, ti = invariant(d, after)
             c = ck.Measure(
                 max(r, ri), f"weight on {other} against {ctx.device}: ratio {r:.3g}; after one step there: {ti}"
@@ -231,7 +231,7 @@ def _dtype(ctx: ck.Ctx) -> str:
 
 
 def _sizes(ctx: ck.Ctx) -> tuple[int, ...]:
-    return ctx.effort.pick(ctx.target.kind.sizes[1::2], ctx.target.kind.sizes, ctx.target.kind.sizes)
+    return ctx.profile.pick(ctx.target.kind.sizes[1::2], ctx.target.kind.sizes, ctx.target.kind.sizes)
 
 
 def _run(ctx: ck.Ctx, check: str, cases: Iterator[tuple[Params, str]], what: str) -> list[Evidence]:
@@ -241,7 +241,7 @@ def _run(ctx: ck.Ctx, check: str, cases: Iterator[tuple[Params, str]], what: str
 
 
 def check_weight_decay(ctx: ck.Ctx) -> list[Evidence]:
-    steps = ctx.effort.lifecycle_steps
+    steps = ctx.profile.lifecycle_steps
     cases = (
         (_point(n=n, opt=i, steps=steps, seed=ctx.seed + n), _dtype(ctx))
         for n in _sizes(ctx)

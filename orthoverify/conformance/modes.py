@@ -47,9 +47,8 @@ after Richardson extrapolation is ~1e-10 relative; h = 1e-3)."""
 def record(ctx: ck.Ctx, check: str, n: int, ratio: float, params: Params, dtype: str) -> None:
     """Keeps every measured case of ``check`` on ``ctx``: its size and ratio for the evidence's
     ``data`` series, its parameters for the smallest counterexample (a re-run is kept once)."""
-    cases: dict[str, dict[bytes, tuple[int, float, Params, str]]] = vars(ctx).setdefault("_cases", {})
     key = dtype.encode() + b"".join(np.ascontiguousarray(np.asarray(v, np.float64)).tobytes() for v in params.values())
-    cases.setdefault(check, {}).setdefault(key, (n, ratio, params, dtype))
+    ctx.measured.setdefault(check, {}).setdefault(key, (n, ratio, params, dtype))
 
 
 def _smallest(ctx: ck.Ctx, check: str, ev: Evidence, failing: list[tuple[int, float, Params, str]]) -> None:
@@ -79,7 +78,7 @@ def with_series(ctx: ck.Ctx, check: str, evidence: list[Evidence], what: str) ->
     (n, ratio) series (for a figure of the error against the parameter size; -1 stands for a
     failed call), and for a failure the smallest failing n and the replay command; the
     counterexample is the smallest failing case."""
-    cases = list(vars(ctx).get("_cases", {}).get(check, {}).values())
+    cases = list(ctx.measured.get(check, {}).values())
     failing = [c for c in cases if not c[1] <= ck.THRESHOLD]
     for ev in evidence:
         dtype = ev.backend.split("-")[1] if ev.backend.count("-") >= 2 else ""
@@ -288,7 +287,7 @@ def check_second(mode: str) -> Callable[[ck.Ctx], list[Evidence]]:
 
     def run(ctx: ck.Ctx) -> list[Evidence]:
         kind = ctx.target.kind
-        sizes = ctx.effort.pick(kind.sizes[::2], kind.sizes, kind.sizes)
+        sizes = ctx.profile.pick(kind.sizes[::2], kind.sizes, kind.sizes)
         cases = (
             (p, dt)
             for p, dt, *_ in ck.sized_cases(ctx, mode, scales=(1.0,), dtypes=("float64",))
@@ -339,7 +338,7 @@ def q_vmap(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
         return ck.Measure(math.inf, f"torch.func.vmap: {out}")
     out = kind.view(out)
     r = max(
-        ck.agreement(ck.as_np(out[i]), ck.as_np(s), unit_roundoff(dt))
+        ck.agreement(ck.F64, ck.as_np(out[i]), ck.as_np(s), s.shape[-1], computed_in=dtype).ratio
         for i, s in enumerate(singles)
         if isinstance(s, torch.Tensor)
     )
@@ -384,10 +383,10 @@ def q_low_precision(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
         return ck.Measure(math.nan, f"float64 at the {dtype}-rounded parameters: {ref}")
     q = ck.as_np(kind.view(got.to(torch.complex64) if got.is_complex() else got))  # complex32 has few ops
     kappa = ck._kappa(kind, params)
-    r = ck.agreement(q, ck.as_np(ref), u) / kappa
+    r = ck.agreement(ck.F64, q, ck.as_np(ref), ref.shape[-1], kappa, computed_in=dtype).ratio
     text = f"||f_{dtype} - f_64|| / (n u kappa ||f_64||) = {r:.6g}"
     if kind.orthogonal_output:
-        ro = ck.orthogonality(q, u) / kappa
+        ro = ck.orthogonality(ck.F64, q, computed_in=dtype).ratio / kappa
         text += f", ||Q'Q - I|| / (n u kappa) = {ro:.6g}"
         r = max(r, ro)
     record(ctx, "low_precision", n, r, params, dtype)

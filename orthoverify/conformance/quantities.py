@@ -13,21 +13,20 @@ import torch
 from orthoverify.conformance.calls import CallFailure, checked
 from orthoverify.conformance.context import (
     DTYPES,
+    F64,
     Ctx,
     _beyond,
     _kappa,
     _kappa_text,
     _size,
-    agreement,
     as_np,
     failed,
-    orthogonality,
     reference_np,
     rounded,
 )
 from orthoverify.conformance.kinds import Params
 from orthoverify.conformance.runner import op_forward
-from orthoverify.engine.ratios import Measure, fails
+from orthoverify.engine.ratios import Measure, agreement, fails, orthogonality
 from orthoverify.errors import OrthoverifyError
 from orthoverify.tolerance import unit_roundoff
 
@@ -42,7 +41,7 @@ def q_orthogonal(ctx: Ctx, params: Params, dtype: str) -> Measure:
     out = ctx.run(params, dtype)
     if isinstance(out, CallFailure):
         return failed(out)
-    r = orthogonality(as_np(out), eps) / kappa
+    r = orthogonality(F64, as_np(out), computed_in=dtype).ratio / kappa
     return Measure(r, f"||Q'Q - I||_F / (n eps{_kappa_text(kappa)}) = {r:.6g}")
 
 
@@ -61,7 +60,7 @@ def q_forward(ctx: Ctx, params: Params, dtype: str) -> Measure:
     out = ctx.run(params, dtype)
     if isinstance(out, CallFailure):
         return failed(out)
-    r = agreement(as_np(out), ref, unit_roundoff(dtype)) / kappa
+    r = agreement(F64, as_np(out), ref, ref.shape[-1], kappa, computed_in=dtype).ratio
     return Measure(r, f"||f - reference||_F / (n eps{_kappa_text(kappa)} ||reference||) = {r:.6g}")
 
 
@@ -77,7 +76,7 @@ def q_float32(ctx: Ctx, params: Params, dtype: str = "float32") -> Measure:
         if isinstance(out, CallFailure):
             return failed(out)
     assert isinstance(lo, torch.Tensor) and isinstance(hi, torch.Tensor)
-    r = agreement(as_np(lo), as_np(hi), unit_roundoff(torch.float32)) / kappa
+    r = agreement(F64, as_np(lo), as_np(hi), hi.shape[-1], kappa, computed_in="float32").ratio
     text = f"||f32 - f64||_F / (n eps32{_kappa_text(kappa)} ||f64||) = {r:.6g}"
     if fails(r):
         text += ". " + which_is_off(
@@ -102,9 +101,8 @@ def q_determinism(ctx: Ctx, params: Params, dtype: str) -> Measure:
     if ctx.bitwise_determinism:
         return Measure(math.inf, f"repeated calls differ by up to {diff:.3g} (bitwise equality asked for)")
     kappa = _kappa(ctx.target.kind, params)
-    r = max(agreement(a, arrays[0], unit_roundoff(dtype)) for a in arrays[1:]) / (2 * kappa)
-    jitter: dict[str, float] = vars(ctx).setdefault("_jitter", {})
-    jitter[dtype] = max(jitter.get(dtype, 0.0), diff)
+    r = max(agreement(F64, a, arrays[0], a.shape[-1], 2 * kappa, computed_in=dtype).ratio for a in arrays[1:])
+    ctx.jitter[dtype] = max(ctx.jitter.get(dtype, 0.0), diff)
     ratio = f"max ||f_i - f_1|| / (2 n eps{_kappa_text(kappa)} ||f_1||) = {r:.6g}"
     return Measure(r, f"repeated calls differ by up to {diff:.3g}: {ratio}")
 
@@ -140,9 +138,11 @@ def q_batch(ctx: Ctx, params: Params, dtype: str) -> Measure:
         return Measure(math.nan, f"the target does not take stacked parameters: {out}")
     out = kind.view(out)
     kappa = max(_kappa(kind, s) for s in sets)
-    u = unit_roundoff(dt)
-    r = max(agreement(as_np(out[i]), as_np(s), u) for i, s in enumerate(singles) if isinstance(s, torch.Tensor))
-    r /= 2 * kappa  # two computations, each allowed its own error
+    r = max(  # two computations, each allowed its own error
+        agreement(F64, as_np(out[i]), as_np(s), s.shape[-1], 2 * kappa, computed_in=dtype).ratio
+        for i, s in enumerate(singles)
+        if isinstance(s, torch.Tensor)
+    )
     text = f"max ||batch[i] - single_i|| / (2 n eps{_kappa_text(kappa)} ||single_i||) = {r:.6g}"
     if fails(r):
         text += ". " + which_is_off(
@@ -164,14 +164,14 @@ def which_is_off(ctx: Ctx, sets: list[Params], dtype: str, outputs: dict[str, An
     verdict: dict[str, float] = {}
     for name, value in outputs.items():  # a list of outputs in ``dtype``, or (outputs, their dtype)
         outs, own = value if isinstance(value, tuple) else (value, dtype)
-        eps = unit_roundoff(own)
         worst = 0.0
         for p, o in zip(sets, outs, strict=True):
             kappa = _kappa(kind, p)
             if kind.reference is not None:
-                r = agreement(o, reference_np(kind, rounded(p, own)), eps) / kappa
+                ref = reference_np(kind, rounded(p, own))
+                r = agreement(F64, o, ref, ref.shape[-1], kappa, computed_in=own).ratio
             elif kind.orthogonal_output:
-                r = orthogonality(o, eps) / kappa
+                r = orthogonality(F64, o, computed_in=own).ratio / kappa
             else:
                 return "(no reference to tell which is off)"
             worst = max(worst, r)
@@ -195,7 +195,7 @@ def q_devices(ctx: Ctx, params: Params, dtype: str) -> Measure:
             return failed(out, f"on {where}: ")
     assert isinstance(here, torch.Tensor) and isinstance(there, torch.Tensor)
     kappa = _kappa(ctx.target.kind, params)
-    r = agreement(as_np(there), as_np(here), unit_roundoff(dtype)) / (2 * kappa)  # two computations, each allowed
+    r = agreement(F64, as_np(there), as_np(here), here.shape[-1], 2 * kappa, computed_in=dtype).ratio  # each allowed
     text = f"||f on {ctx.other_device} - f on {ctx.device}|| / (2 n eps{_kappa_text(kappa)} ||f||) = {r:.6g}"
     if fails(r):
         text += ". " + which_is_off(

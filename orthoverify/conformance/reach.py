@@ -24,7 +24,6 @@ from orthoverify.conformance.declare import declaration_of
 from orthoverify.conformance.kinds import Kind, Params
 from orthoverify.conformance.runner import op_also
 from orthoverify.engine.model import Evidence
-from orthoverify.tolerance import unit_roundoff
 
 
 def q_entry_points(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
@@ -44,7 +43,7 @@ def q_entry_points(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
     )
     if isinstance(second, CallFailure):
         return ck.Measure(math.inf, f"{d.also_name}: {second}")
-    r = ck.agreement(ck.as_np(kind.view(second)), ck.as_np(first), unit_roundoff(dt))
+    r = ck.agreement(ck.F64, ck.as_np(kind.view(second)), ck.as_np(first), first.shape[-1], computed_in=dtype).ratio
     modes.record(ctx, "entry_points", kind.view_shape(params)[0], r, params, dtype)
     return ck.Measure(r, f"||{d.also_name} - target|| / (n eps ||target||) = {r:.6g}")
 

@@ -9,22 +9,20 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import numpy as np
 import torch
 
 from orthoverify.conformance.calls import CallFailure, checked
 from orthoverify.conformance.context import (
     DTYPES,
+    F64,
     Ctx,
     _kappa,
     _size,
     _where,
-    agreement,
     as_np,
     extreme,
     inputs_of,
     magnitude,
-    orthogonality,
     reference_np,
     remeasured,
     rounded,
@@ -33,17 +31,18 @@ from orthoverify.conformance.gradients import q_gradient, q_jvp
 from orthoverify.conformance.kinds import Kind, Params, special_points
 from orthoverify.conformance.quantities import q_batch, q_determinism, q_devices, q_float32, q_forward, q_orthogonal
 from orthoverify.conformance.runner import op_forward
+from orthoverify.engine import magnitudes
+from orthoverify.engine.magnitudes import distance_from_one
 from orthoverify.engine.model import Counterexample, Evidence
-from orthoverify.engine.ratios import THRESHOLD, Measure, fails
-from orthoverify.tolerance import unit_roundoff
+from orthoverify.engine.ratios import THRESHOLD, Measure, agreement, fails, orthogonality
 
 
 def check_determinism(ctx: Ctx) -> list[Evidence]:
     """Repeated calls agree (to the allowance, or bitwise when asked); a passing row whose calls were
     not bitwise equal says so, with the size of the difference ("deterministic up to rounding")."""
-    vars(ctx)["_jitter"] = {}
+    ctx.jitter.clear()
     evidence = scan(ctx, "determinism", sized_cases(ctx, "determinism", scales=(1.0,)))
-    jitter: dict[str, float] = vars(ctx)["_jitter"]
+    jitter = ctx.jitter
     for ev in evidence:
         if not ctx.bitwise_determinism:
             ev.data["allowance"] = ctx.target.kind.allowance
@@ -81,7 +80,7 @@ def measure_quantity(ctx: Ctx, check: str, params: Params, dtype: str) -> Measur
         target = ctx.run(params, dtype)
         if isinstance(target, torch.Tensor):
             ref = reference_np(kind, rounded(params, dtype), 50)
-            r50 = agreement(as_np(target), ref, unit_roundoff(dtype)) / _kappa(kind, params)
+            r50 = agreement(F64, as_np(target), ref, ref.shape[-1], _kappa(kind, params), computed_in=dtype).ratio
             more.append(("against the 50-digit reference", f"ratio {r50:.6g}"))
     return remeasured(failing, c.display, c.ratio, more, measured=not c.not_run)
 
@@ -103,8 +102,7 @@ def _order(kind: Kind, params: Params) -> tuple[float, float]:
     """The telling counterexample is the one of ordinary magnitude (closest to 1 in log scale, the
     smaller first) and smallest size."""
     m = magnitude(kind, params)
-    dist = abs(math.log10(m)) if m > 0 else 400.0
-    return (round(dist), _size(kind, params) + m * 1e-300)
+    return (round(distance_from_one(m)), _size(kind, params) + m * 1e-300)
 
 
 def _telling(kind: Kind, fail: tuple[Params, Measure, str]) -> tuple[int, float, int, float]:
@@ -115,91 +113,31 @@ def _telling(kind: Kind, fail: tuple[Params, Measure, str]) -> tuple[int, float,
     return (int(extreme(kind, fail[0])), dist, int(bool(fail[2])), size)
 
 
-def _rescaled(kind: Kind, params: Params, t: float) -> dict[str, np.ndarray]:
-    return {k: np.asarray(v, dtype=np.float64) * t if k in kind.scaled else np.asarray(v) for k, v in params.items()}
-
-
-def _round_sig(params: Params, kind: Kind, digits: int) -> dict[str, np.ndarray]:
-    """The scaled parameters rounded to ``digits`` significant digits (odd-symmetric, so skew
-    stays skew; nonzero stays nonzero)."""
-
-    def r(x: float) -> float:
-        return float(f"{x:.{digits}g}") if x != 0.0 and math.isfinite(x) else x
-
-    return {
-        k: np.vectorize(r, otypes=[np.float64])(np.asarray(v, dtype=np.float64)) if k in kind.scaled else np.asarray(v)
-        for k, v in params.items()
-    }
-
-
 def shrink(
     ctx: Ctx, q: Callable[[Ctx, Params, str], Measure], params: Params, dtype: str, c: Measure, budget: int = 30
 ) -> tuple[Params, Measure, list[str]]:
-    """A smaller failing case near ``params``: fewer rows (fresh draws of a smaller size at the
-    same magnitude), a magnitude closer to 1 (rescaled to magnitude 1, else bisected in log scale
-    towards it: never deeper into the subnormal or near-overflow range), fewer digits. Returns the
-    case, its measurement and the steps taken."""
+    """A smaller failing case near ``params`` by the engine's :func:`~orthoverify.engine.magnitudes.shrink`
+    over the kind's scaled parameters: fewer rows first (three fresh draws of each smaller size at
+    the same magnitude), never a case outside the target's declared domain. Returns the case, its
+    measurement and the steps taken."""
     kind = ctx.target.kind
-    best, best_c, steps = dict(params), c, []
-    calls = 0
-
-    def attempt(p: Params) -> Measure | None:
-        nonlocal calls
-        if calls >= budget or ctx.outside(p) is not None:
-            return None
-        calls += 1
-        got = q(ctx, p, dtype)
-        return got if fails(got.ratio) and not math.isnan(got.ratio) else None
-
     rng = ctx.rng("shrink", dtype)
-    m = magnitude(kind, best)
-    for n in [s for s in kind.sizes if s < _size(kind, best)]:
-        found = None
+    m = magnitude(kind, params)
+
+    def draws(n: int) -> Iterator[Params]:
         for _ in range(3):
-            cand = kind.draw(rng, n, max(m, 1e-300) / 2.5)
-            got = attempt(cand)
-            if got is not None:
-                found = (cand, got)
-                break
-        if found is not None:
-            best, best_c = found
-            steps.append(f"size {n}")
-            break
-    m = magnitude(kind, best)
-    if m > 0 and math.isfinite(m) and abs(math.log10(m)) >= 0.25:  # towards magnitude 1, never further out
-        base, lm = best, math.log10(m)
+            yield kind.draw(rng, n, max(m, 1e-300) / 2.5)
 
-        def at(x: float) -> dict[str, np.ndarray]:
-            half = 10.0 ** ((x - lm) / 2)  # in two steps: 10^(x - lm) alone overflows from a subnormal base
-            return _rescaled(kind, _rescaled(kind, base, half), half)
+    def measure(p: Params) -> Measure | None:
+        return None if ctx.outside(p) is not None else q(ctx, p, dtype)
 
-        one = at(0.0)
-        got = attempt(one)
-        if got is not None:
-            best, best_c = one, got
-            steps.append("rescaled to magnitude 1")
-        else:  # bisect log10 of the magnitude between where it fails (far) and 1 (near), where it passes
-            far, near, moved = lm, 0.0, False
-            for _ in range(8):
-                mid = (far + near) / 2
-                if abs(far - mid) < 0.25:
-                    break
-                cand = at(mid)
-                got = attempt(cand)
-                if got is not None:
-                    best, best_c, far, moved = cand, got, mid, True
-                else:
-                    near = mid
-            if moved:
-                steps.append("moved towards magnitude 1")
-    for digits in (2, 4):
-        cand = _round_sig(best, kind, digits)
-        got = attempt(cand)
-        if got is not None:
-            best, best_c = cand, got
-            steps.append(f"rounded to {digits} digits")
-            break
-    return best, best_c, steps
+    smaller = [(f"size {n}", draws(n)) for n in kind.sizes if n < _size(kind, params)]
+    found, got, steps = magnitudes.shrink(params, c, measure, _failing, kind.scaled, smaller=smaller, budget=budget)
+    return dict(found), got, steps
+
+
+def _failing(m: Measure) -> bool:
+    return fails(m.ratio) and not math.isnan(m.ratio)
 
 
 def attribute(ctx: Ctx, check: str, params: Params, dtype: str) -> str:
@@ -209,14 +147,13 @@ def attribute(ctx: Ctx, check: str, params: Params, dtype: str) -> str:
     if check != "orthogonal" or len(next(iter(params.values())).shape) < 1:
         return ""
     dt = DTYPES[dtype]
-    eps = unit_roundoff(dt)
     kappa = _kappa(kind, params)
     stacked = [torch.stack([a, a]) for a in kind.args(params, dt, "cpu")]
     res = ctx.remote(op_forward, *stacked)
     out = res if isinstance(res, CallFailure) else checked(res[0] if res else None, shape=(2, *kind.out_shape(params)))
     if isinstance(out, CallFailure):
         return ""
-    r_b = orthogonality(as_np(kind.view(out)[0]), eps) / kappa
+    r_b = orthogonality(F64, as_np(kind.view(out)[0]), computed_in=dtype).ratio / kappa
     if not fails(r_b):
         return (
             f" The same parameters in a batch of two give an orthogonal output (ratio {r_b:.3g}): the single "
@@ -390,7 +327,8 @@ def _counterexample(
         out_t = ctx.run(params, dtype)
         if isinstance(out_t, torch.Tensor):
             kappa = _kappa(kind, params)
-            r50 = agreement(as_np(out_t), reference_np(kind, rounded(params, dtype), 50), unit_roundoff(dtype)) / kappa
+            ref = reference_np(kind, rounded(params, dtype), 50)
+            r50 = agreement(F64, as_np(out_t), ref, ref.shape[-1], kappa, computed_in=dtype).ratio
             confirm = f"; against the 50-digit reference: ratio {r50:.6g}"
     where = _where(kind, params)
     if label:
@@ -436,17 +374,14 @@ def _counterexample(
 
 def outward(ctx: Ctx, dtype: str, salt: str) -> Iterator[Labelled]:
     """Random draws from ordinary magnitudes outwards (10^0, 10^-1, 10^1, 10^-2, ...), every size
-    at each, ``ctx.examples`` in all, seeded."""
+    at each, ``ctx.profile.validate_examples`` in all, seeded."""
     kind = ctx.target.kind
-    top = ctx.effort.search_decades
+    top = ctx.profile.search_decades
     if dtype == "float32":
         top = min(top, 6)
-    exps = [0] + [e for k in range(1, top + 1) for e in (-k, k)]
-    combos = [(e, n) for e in exps for n in kind.sizes]
     rng = ctx.rng(salt, dtype)
-    for i in range(ctx.examples):
-        e, n = combos[i % len(combos)]
-        yield kind.draw(rng, n, 10.0**e), dtype, ""
+    for params in magnitudes.draws(kind.draw, kind.sizes, top, ctx.profile.validate_examples, rng):
+        yield params, dtype, ""
 
 
 def search_orthogonal(ctx: Ctx) -> list[Evidence]:

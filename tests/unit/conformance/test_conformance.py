@@ -216,11 +216,11 @@ def test_forward_mode_is_checked_against_the_reference() -> None:
     from orthoverify.conformance.adapters import load_target
 
     t = load_target(T + "cayley_wrong_jvp", "scaled-cayley")
-    ctx = ck.Ctx(t, ("float64",), profile="quick", examples=5)
+    ctx = ck.session(t, ("float64",), profile="quick")
     ev = ck.scan(ctx, "jvp", ck.sized_cases(ctx, "jvp", scales=(1.0,), dtypes=("float64",)))
     assert not ev[0].passed and ev[0].counterexample is not None and ev[0].worst_ratio > THRESHOLD
     t2 = load_target(T + "cayley_missing_gradient_term", "scaled-cayley")
-    ctx2 = ck.Ctx(t2, ("float64",), profile="quick", examples=5)
+    ctx2 = ck.session(t2, ("float64",), profile="quick")
     ev2 = ck.scan(ctx2, "jvp", ck.sized_cases(ctx2, "jvp", scales=(1.0,), dtypes=("float64",)))
     assert ev2[0].cases == 0 and "Unsupported: the target raised" in ev2[0].notes
     assert ev2[0].data["unsupported"].startswith("RuntimeError") and not ev2[0].passed
@@ -237,9 +237,9 @@ def test_devices_check_compares_two_devices() -> None:
 
     names = [p[0] for p in _plan("householder-product", ("float64",), device="cpu")]
     assert ("devices" in names) == torch.cuda.is_available()
-    good = ck.Ctx(load_target(T + "householder", "householder-product"), ("float64",), other_device="cpu")
+    good = ck.session(load_target(T + "householder", "householder-product"), ("float64",), other_device="cpu")
     assert ck.scan(good, "devices", ck.sized_cases(good, "devices", scales=(1.0,)))[0].passed
-    bad = ck.Ctx(load_target(T + "householder_noisy", "householder-product"), ("float64",), other_device="cpu")
+    bad = ck.session(load_target(T + "householder_noisy", "householder-product"), ("float64",), other_device="cpu")
     ev = ck.scan(bad, "devices", ck.sized_cases(bad, "devices", scales=(1.0,)))[0]
     assert not ev.passed and ev.counterexample is not None
 

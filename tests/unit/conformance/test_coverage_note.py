@@ -22,7 +22,7 @@ def _coverage(monkeypatch: pytest.MonkeyPatch, reaches: Callable[[int, int], boo
         return 0.0 if reaches(q.shape[0], 1 if np.linalg.det(q) > 0 else -1) else 0.5
 
     monkeypatch.setattr(coverage, "_reach", scripted)
-    ctx = ck.Ctx(load_target("torch-orthogonal-cayley"), ("float64",), profile="quick")
+    ctx = ck.session(load_target("torch-orthogonal-cayley"), ("float64",), profile="quick")
     (ev,) = ck.check_coverage_by_optimisation(ctx)
     return ev.passed, ev.notes
 

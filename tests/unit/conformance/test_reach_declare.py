@@ -116,7 +116,7 @@ def test_declared_batches_decide_whether_a_refused_stack_is_a_defect() -> None:
     def batch(spec: str) -> str:
         t = load_target(R + spec, "householder-product")
         entry = next(e for e in _plan("householder-product", ("float64",), True, "cpu", t) if e[0] == "batch")
-        ctx = ck.Ctx(t, ("float64",), profile="quick")
+        ctx = ck.session(t, ("float64",), profile="quick")
         return decide(_evidence(ctx, "conformance.householder-product.batch", "batch", entry[3]))
 
     assert batch("householder_batches_declared_refused") == "refuted"

@@ -194,7 +194,7 @@ def test_a_domain_predicate_that_raises_makes_the_check_not_run(target_module: t
     t = open_target(f"{name}:h", KIND)
     try:
         fn = next(e[3] for e in _plan(KIND, ("float64",), False, "cpu", t) if e[0] == "forward")
-        ctx = ck.Ctx(t, ("float64",), profile="quick", runner=t.runner)
+        ctx = ck.session(t, ("float64",), profile="quick", runner=t.runner)
         ev = _evidence(ctx, CLAIM + "forward", "forward", fn)  # as validate runs each check
     finally:
         assert t.runner is not None

@@ -18,7 +18,7 @@ from orthoverify.conformance.adapters import load_target
 from orthoverify.engine import write_json
 from orthoverify.engine.model import decide
 from orthoverify.engine.replay import replay_from_file
-from orthoverify.tolerance import THRESHOLD, unit_roundoff
+from orthoverify.tolerance import THRESHOLD
 from tests.upstream import expected_upstream, fixed_upstream, skip_if_fixed_upstream
 
 REPLAY = {"modules": CLAIM_MODULES, "families": RESULT_FAMILIES}  # what `orthoverify replay` passes
@@ -29,7 +29,7 @@ CHECKS = ("weight_decay", "state_dict", "dtype_cast")
 
 def life(spec: str, kind: str | None = None) -> dict[str, str]:
     t = load_target(spec, kind)
-    ctx = ck.Ctx(t, ("float32", "float64"), profile="quick")
+    ctx = ck.session(t, ("float32", "float64"), profile="quick")
     return {
         name: decide(_evidence(ctx, f"conformance.{t.kind.name}.{name}", name, fn))
         for name, _k, _s, fn in lifecycle.plan(t, None)
@@ -86,7 +86,7 @@ def test_own_modules_pass_every_lifecycle_check(name: str) -> None:
 def test_an_undeclared_cast_that_fails_is_not_applicable() -> None:
     """ScaledCayleyOrthogonal refuses float16 (orthoverify's float32/float64 only): not applicable, not a defect."""
     t = load_target("orthoverify-scaled-cayley")
-    ctx = ck.Ctx(t, ("float32",))
+    ctx = ck.session(t, ("float32",))
     c = lifecycle.q_dtype_cast(
         ctx, {"n": np.array([3.0]), "cast": np.array([2.0]), "seed": np.array([0.0])}, "float32"
     )
@@ -117,7 +117,7 @@ def test_to_device_runs_cpu_to_cpu_without_a_gpu() -> None:
     assert ("to_device" in {p[0] for p in lifecycle.plan(t, "cuda")}) is True
     plain = load_target("tests.planted.conformance_targets:householder", "householder-product")
     assert lifecycle.plan(plain, "cuda") == []
-    ctx = ck.Ctx(t, ("float32",), profile="quick", other_device="cpu")
+    ctx = ck.session(t, ("float32",), profile="quick", other_device="cpu")
     ev = lifecycle.check_to_device(ctx)[0]
     assert ev.passed and ev.cases == 2, ev.notes  # quick: n = 3, 6
     assert torch.cuda.is_available() or "to_device" not in {p[0] for p in plan_of(t)}
@@ -139,7 +139,7 @@ def test_a_layer_class_of_size_n_is_judged_by_its_weight_and_its_lifecycle() -> 
 
     t = load_target(R + "ReflectionsLayer", "orthogonal-map")
     x = torch.randn(4, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
-    assert ck.orthogonality(ck.as_np(t.fn(x)), unit_roundoff("float64")) <= ck.THRESHOLD
+    assert ck.orthogonality(ck.F64, ck.as_np(t.fn(x))).ratio <= ck.THRESHOLD
     d = declaration_of(t)
     assert d is not None and d.module is not None
     assert life(R + "ReflectionsLayer", "orthogonal-map") == dict.fromkeys(CHECKS, "verified")

@@ -100,11 +100,11 @@ def test_determinism_is_judged_against_the_allowance_and_bitwise_only_when_asked
     """Two accurate evaluation orders taking turns: within the allowance by default (verified, the
     size of the difference noted); refuted when bitwise equality is asked for."""
     t = load_target(T + "nondeterministic", "orthogonal-map")
-    ctx = ck.Ctx(t, ("float64",), profile="quick")
+    ctx = ck.session(t, ("float64",), profile="quick")
     ev = ck.check_determinism(ctx)[0]
     assert ev.passed and ev.worst_ratio is not None and 0 < ev.worst_ratio <= THRESHOLD
     assert "Deterministic up to rounding" in ev.notes and 0 < ev.data["max_difference"] < 1e-12
-    ctx = ck.Ctx(t, ("float64",), profile="quick", bitwise_determinism=True)
+    ctx = ck.session(t, ("float64",), profile="quick", bitwise_determinism=True)
     ev = ck.check_determinism(ctx)[0]
     assert not ev.passed and ev.counterexample is not None and "bitwise equality asked for" in ev.notes
 
@@ -137,7 +137,7 @@ def test_the_shrinker_moves_towards_magnitude_1_never_deeper_into_the_extreme_ra
     """A quantity that fails below magnitude 1e-150 (u'u underflowing), found at 1e-310: the shrunk case
     is at a magnitude between the two, within a factor 10^0.5 of the boundary, never below 1e-310."""
     t = load_target(T + "householder", "householder-product")
-    ctx = ck.Ctx(t, ("float64",), profile="quick")
+    ctx = ck.session(t, ("float64",), profile="quick")
     kind = t.kind
 
     def q(_ctx: ck.Ctx, p: Params, _dtype: str) -> ck.Measure:
