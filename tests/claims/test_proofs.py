@@ -30,3 +30,23 @@ def test_every_proof_entry_names_the_statement_and_the_checks_that_certify_it() 
         )
         if claim.corrects is None:  # the statement as printed (or, for an added claim, as orthoverify states it)
             assert re.search(r"\*\*(Printed|Statement|Added)", entry.body), f"{claim.id}: no statement"
+
+
+PLACE_FROM_THE_CLAIM = ("householder", "cayley")
+"""Families whose proofs entries spell each claim's place as Claim.where renders it (the others
+still write it by hand)."""
+
+
+def test_each_entry_spells_the_place_its_claim_declares() -> None:
+    """A claim's place in the paper has one home, Claim.place: the entry of a claim as printed (or
+    as orthoverify states it) opens with **Printed (where).** or **Statement (where).**, with
+    ``where`` exactly as the claim renders it, so the two cannot drift apart."""
+    from orthoverify.report.model import proof_entry
+
+    for claim in get_registry(CLAIM_MODULES):
+        if claim.paper not in PLACE_FROM_THE_CLAIM or claim.corrects is not None:
+            continue
+        entry = proof_entry(ROOT / "proofs", claim.paper, claim.id)
+        assert entry is not None, claim.id
+        spelled = (f"**Printed ({claim.where}).**", f"**Statement ({claim.where}).**")
+        assert any(s in entry.body for s in spelled), f"proofs/{claim.paper}.md, {claim.id}: not {spelled[0]!r}"

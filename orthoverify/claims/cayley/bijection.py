@@ -1,15 +1,5 @@
-"""cayley.bijection: the Cayley transform W = (I + A)^-1 (I - A) and its inverse
-A = (I + W)^-1 (I - W) are inverse bijections between the skew-symmetric matrices and the
-orthogonal matrices with no eigenvalue -1.
-
-Helfrich, Willmott, Ye (ICML 2018) Sec. 3.1. Compared: each map composed with the other against
-the identity, and W'W against I (symbolically an Agreement of both sides of each identity; the
-round trips witness searches whose measures scale by the maps' conditioning). Evidence: SymPy
-with free symbols for n = 2, 3 (with the Pfaffian argument that I + W is never singular), every
-signed permutation for n <= 3 against det(I + W), exact rational round trips, float and 50-digit
-round trips both ways scaled by the inverse map's condition number, a Hypothesis search over
-magnitudes, and Arb enclosures proved below 1e-40.
-"""
+"""Both round trips, scaled by the maps' conditioning (1 + ||A||^2), and the Pfaffian argument
+that I + W is never singular, symbolically; signed permutations exhaust the eigenvalue -1 cases."""
 
 from __future__ import annotations
 
@@ -36,10 +26,10 @@ from orthoverify.claims._common import (
 from orthoverify.claims._inputs import orthogonal_input
 from orthoverify.claims.cayley import PAPER
 from orthoverify.claims.cayley._shared import conjugated, skew_symbols
-from orthoverify.engine.checks import Case, RunContext
+from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, flag, residual, worst
-from orthoverify.engine.templates import exact_sizes, identities, sampled, witness
+from orthoverify.engine.templates import SEARCH, exact_sizes, identities, sampled, signed_permutations, witness
 from orthoverify.errors import SingularError
 from orthoverify.param import cayley as cy
 from orthoverify.strategies import skew_wide
@@ -142,13 +132,6 @@ def symbolic_sides(n: int) -> tuple[tuple[str, Any, Any], ...]:
 SYMBOLIC, cases_symbolic = identities(symbolic_sides)
 
 
-def signed_permutations(ctx: RunContext) -> Iterator[Case]:
-    """Every signed permutation matrix for n <= 3 (58 of them)."""
-    for n in range(1, 4):
-        for p in samples.signed_permutations(n):
-            yield {"W": p}
-
-
 def minus_one_excluded(b: Backend, case: Case) -> Measure:
     """Exactly: inverse_cayley rejects W exactly when W has the eigenvalue -1 (det(I + W) = 0),
     and otherwise returns a skew A with cayley(A) = W."""
@@ -191,6 +174,7 @@ cases_bijection_rational = sampled(
 
 
 FORWARD = "max(||W'W - I|| / (1 + ||A||), ||A~ - A|| / (1 + ||A||^2)) / (n eps)"
+BACKWARD = "max(||A + A'||, ||cayley(A) - W||) / ((1 + ||A||^2) n eps)"
 
 # Two solves with condition number ~ ||A||^2 widen 50-digit balls past 1e-40 at n = 16: 100 digits.
 RIGOROUS_100 = tuple("flint-100" if name == "flint" else name for name in RIGOROUS)
@@ -210,45 +194,18 @@ BIJECTION = Claim(
     kind="identity",
     checks=(
         SYMBOLIC.symbolic("symbolic", cases_symbolic),
-        witness(
+        PropertyCheck(
             "exhaustive",
             minus_one_excluded,
-            backends=EXACT,
-            quantity_name="inverse map vs det(I + W)",
-            candidates=signed_permutations,
+            signed_permutations("W"),  # all 58 for n <= 3
+            EXACT,
+            "inverse map vs det(I + W)",
             method="exhaustive",
         ),
-        witness(
-            "exact",
-            q_forward_roundtrip,
-            backends=EXACT,
-            quantity_name="round trip",
-            candidates=cases_forward_exact,
-            method=None,
-        ),
-        witness(
-            "float",
-            q_forward_roundtrip,
-            backends=FLOAT_HP,
-            quantity_name=FORWARD,
-            candidates=cases_forward,
-            method=None,
-        ),
-        witness(
-            "float:inverse",
-            q_backward_conj,
-            backends=FLOAT_HP,
-            quantity_name="max(||A + A'||, ||cayley(A) - W||) / ((1 + ||A||^2) n eps)",
-            candidates=cases_backward,
-            method=None,
-        ),
-        witness(
-            "search",
-            q_forward_roundtrip,
-            backends=("numpy-float64", "numpy-float32"),
-            quantity_name=FORWARD,
-            strategy=strategy_skew,
-        ),
+        PropertyCheck("exact", q_forward_roundtrip, cases_forward_exact, EXACT, "round trip"),
+        PropertyCheck("float", q_forward_roundtrip, cases_forward, FLOAT_HP, FORWARD),
+        PropertyCheck("float:inverse", q_backward_conj, cases_backward, FLOAT_HP, BACKWARD),
+        witness("search", q_forward_roundtrip, backends=SEARCH, quantity_name=FORWARD, strategy=strategy_skew),
         rigorous_check(
             "rigorous",
             cases_bijection_rational,

@@ -1,12 +1,5 @@
-"""cayley.modrelu_real: in the real case, modReLU sigma(z) = (z/|z|)(|z| + b) if |z| + b >= 0, else 0,
-simplifies to sign(z) ReLU(|z| + b).
-
-Helfrich, Willmott, Ye (ICML 2018) Sec. 4.1, eq. 3. Compared: eq. 3 as printed against the sign
-form, wherever eq. 3 is defined (a witness search whose violation is the difference over the
-inputs' size, not the result's: the result cancels on the boundary |z| + b = 0), and the
-behaviour at z = 0 audited line by line. Evidence: an exact grid of rationals, the behaviour at z = 0
-(limits in SymPy), and float and 50-digit inputs across magnitudes and on the boundary.
-"""
+"""Eq. 3 against the sign form wherever eq. 3 is defined, over the inputs' size (the result
+cancels on |z| + b = 0); the behaviour at z = 0, where eq. 3 is 0/0, audited with limits."""
 
 from __future__ import annotations
 
@@ -18,11 +11,10 @@ import sympy
 from orthoverify.backends import Backend
 from orthoverify.claims._common import EXACT, FLOAT_HP, exact_backend, norm_scale
 from orthoverify.claims.cayley import PAPER
-from orthoverify.claims.cayley._shared import single
-from orthoverify.engine.checks import Case, RunContext
+from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual
-from orthoverify.engine.templates import Line, audit, witness
+from orthoverify.engine.templates import Line, audit, single
 from orthoverify.errors import DomainError
 from orthoverify.param import cayley as cy
 
@@ -99,23 +91,9 @@ MODRELU_REAL = Claim(
     ),
     kind="identity",
     checks=(
-        witness(
-            "exhaustive",
-            q_modrelu,
-            backends=EXACT,
-            quantity_name="eq. 3 - sign form",
-            candidates=cases_modrelu,
-            method="exhaustive",
-        ),
+        PropertyCheck("exhaustive", q_modrelu, cases_modrelu, EXACT, "eq. 3 - sign form", method="exhaustive"),
         audit("exact", at_zero, AT_ZERO, quantity_name="behaviour at z = 0"),
-        witness(
-            "float",
-            q_modrelu,
-            backends=FLOAT_HP,
-            quantity_name="||eq. 3 - sign form|| / eps",
-            candidates=cases_modrelu,
-            method=None,
-        ),
+        PropertyCheck("float", q_modrelu, cases_modrelu, FLOAT_HP, "||eq. 3 - sign form|| / eps"),
     ),
     notes=(
         "Equal wherever eq. 3 is defined. At z = 0 with b >= 0 eq. 3 is 0/0; the sign form defines it as 0, "

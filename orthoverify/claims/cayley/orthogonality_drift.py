@@ -1,17 +1,6 @@
-"""cayley.orthogonality_drift: the scaled Cayley update keeps W orthogonal to machine precision,
-while the multiplicative (Stiefel manifold) update loses orthogonality over time.
-
-Helfrich, Willmott, Ye (ICML 2018) App. B, Fig. 4. Compared: ||W'W - I|| / (n eps) of the
-additive update of A against that of the multiplicative update of W (Wisdom et al.), both
-training the same W on one fixed least-squares loss (the experiment is
-:func:`orthoverify.param.cayley_analysis.drift_experiment`). Evidence: 10^4 updates measured in
-float32 and float64.
-
-Bespoke (a ``FunctionCheck``, not a template): the evidence is one experiment whose verdict combines
-three measured facts of the whole run (the additive ratio stays <= 30, the multiplicative one ends
-10x larger and grows); there is no case to replay at higher precision, since the claim is about
-what rounding does in float32 and float64.
-"""
+"""A bespoke experiment (FunctionCheck): the verdict combines three measured facts of one run
+(additive ratio <= 30, multiplicative 10x larger and growing); the claim is about what rounding
+does in float32 and float64, so nothing is replayed at higher precision."""
 
 from __future__ import annotations
 
@@ -20,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from orthoverify.claims.cayley import PAPER
-from orthoverify.claims.cayley._effort import effort
+from orthoverify.claims.cayley._shared import effort
 from orthoverify.engine.checks import FunctionCheck, Outcome, RunContext
 from orthoverify.engine.model import Claim, Evidence, Place, Plot, PlotRef, PlotSeries
 from orthoverify.engine.ratios import THRESHOLD

@@ -1,14 +1,6 @@
-"""cayley.parameter_count and cayley.parameter_count.corrected: a skew-symmetric n x n matrix A gives
-n(n-1) trainable weights as printed in Sec. 3.1; corrected, n(n-1)/2 (its strict upper triangle,
-as App. D stores them).
-
-Helfrich, Willmott, Ye (ICML 2018) Sec. 3.1, App. D. Compared (stated vs counted, the kit's
-``count``): each count against the dimension of the skew-symmetric matrices (exact rank,
-:mod:`orthoverify.param.cayley_analysis`), and the experiments' printed totals under the printed
-count (each table row one way it could be borne out). Evidence: exact for n = 1..8, the tables
-recounted, and the rank of dW/dA by torch autograd (a bespoke rank test with a singular-value
-gap, as householder.parameter_count's).
-"""
+"""Counts against the exact dimension of the skew matrices, the printed count against the
+experiments' totals (each row one way it could be borne out), and trainability by the rank of
+dW/dA."""
 
 from __future__ import annotations
 

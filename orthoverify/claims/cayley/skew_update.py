@@ -1,11 +1,5 @@
-"""cayley.skew_update: dL/dA is skew-symmetric, so the additive update A <- A - lambda dL/dA keeps A
-skew-symmetric and W orthogonal.
-
-Helfrich, Willmott, Ye (ICML 2018) Sec. 3.2. Compared: dL/dA and the updated A against minus
-their transposes (symbolic, an Agreement); A + A' after each update against 0 (bitwise in IEEE
-arithmetic) and W'W against I (a witness search over runs of updates). Evidence: SymPy with free symbols, and many
-updates with random gradients in float and at 50 digits.
-"""
+"""Symbolic skewness of dL/dA, and in IEEE arithmetic bitwise A + A' = 0 after every update
+(x - y and y - x round to negatives), with W'W - I over the run."""
 
 from __future__ import annotations
 
@@ -21,10 +15,10 @@ from orthoverify.backends import Backend
 from orthoverify.claims._common import FLOAT_HP, exact_backend, symbol_array
 from orthoverify.claims.cayley import PAPER
 from orthoverify.claims.cayley._shared import NO_CHECK, random_signs, skew_symbols
-from orthoverify.engine.checks import Case, RunContext
+from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure
-from orthoverify.engine.templates import identities, witness
+from orthoverify.engine.templates import identities
 from orthoverify.param import cayley as cy
 from orthoverify.param._validate import orthogonality_ratio
 
@@ -71,6 +65,8 @@ def cases_skew_update(ctx: RunContext) -> Iterator[Case]:
         yield {"seed": int(rng.integers(2**31)), "n": n, "d": random_signs(rng, n), "lr": "0.01", "steps": steps}
 
 
+_QUANTITY = "exact skewness, then max ||W'W - I|| / (n eps) over the steps"
+
 SKEW_UPDATE = Claim(
     id="cayley.skew_update",
     paper=PAPER,
@@ -85,14 +81,7 @@ SKEW_UPDATE = Claim(
     kind="identity",
     checks=(
         SKEW.symbolic("symbolic", cases_symbolic),
-        witness(
-            "float",
-            q_skew_update,
-            backends=FLOAT_HP,
-            quantity_name="exact skewness, then max ||W'W - I|| / (n eps) over the steps",
-            candidates=cases_skew_update,
-            method=None,
-        ),
+        PropertyCheck("float", q_skew_update, cases_skew_update, FLOAT_HP, _QUANTITY),
     ),
     notes=(
         "In IEEE arithmetic the computed V' - V is exactly skew (x - y and y - x round to negatives), so "

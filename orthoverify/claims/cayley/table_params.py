@@ -1,12 +1,5 @@
-"""cayley.table_params: the printed parameter totals of the scoRNN models in the experiments
-(copying, adding, MNIST and TIMIT).
-
-Helfrich, Willmott, Ye (ICML 2018) Sec. 5.1-5.4, Tables 1-3. Compared (stated vs counted, the kit's
-``count``): each printed total in
-thousands against the total recomputed from the stated configuration with A's n(n-1)/2 weights
-(:data:`orthoverify.param.cayley_analysis.SCORNN_CONFIGURATIONS`). Evidence: every row recounted
-exactly, with the hidden sizes that would fit the printed total.
-"""
+"""Each printed total recounted exactly from the stated configuration, with the hidden sizes
+that would give it."""
 
 from __future__ import annotations
 

@@ -1,14 +1,6 @@
-"""cayley.theorem3_1: every orthogonal W is (I + A)^-1 (I - A) D with A skew-symmetric, every
-|a_ij| <= 1, and D diagonal with entries +-1 (Kahan 2006).
-
-Helfrich, Willmott, Ye (ICML 2018) Thm 3.1. Compared (witness searches: each measure is the test
-and the replay): the best max|a_ij| over every admissible D
-(enumerated by :mod:`orthoverify.param.cayley_analysis`) against the bound 1, and the D that
-maximises |det(I + W D)| against it too; orthoverify's inverse map (:mod:`orthoverify.param.cayley`,
-proved in proofs/cayley.md) re-certified independently. Evidence: exhaustive over D at
-50 digits and in float64, the certified inverse map exact and in float up to n = 512, its
-certificate re-derived at 50 digits, and a Hypothesis hunt for a W that no D serves.
-"""
+"""Existence by enumerating every admissible D (50 digits, float64), by orthoverify's certified
+inverse map (exact, float up to n = 512, re-certified at 50 digits) and by a Hypothesis hunt for a
+W that no D serves."""
 
 from __future__ import annotations
 
@@ -23,9 +15,8 @@ from orthoverify.backends import Backend, get_backend
 from orthoverify.claims._common import EXACT
 from orthoverify.claims._inputs import orthogonal_input, structured_orthogonal_cases
 from orthoverify.claims.cayley import PAPER
-from orthoverify.claims.cayley._effort import effort
-from orthoverify.claims.cayley._shared import conjugated
-from orthoverify.engine.checks import Case, RunContext
+from orthoverify.claims.cayley._shared import conjugated, effort
+from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim, Evidence, Place, Plot, PlotRef, PlotSeries
 from orthoverify.engine.ratios import Measure, flag, scaled
 from orthoverify.engine.templates import witness
@@ -190,6 +181,8 @@ def strategy_theorem(ctx: RunContext) -> Any:
 
 
 NO_D = "(min over D of max|a_ij|) - 1, over n eps"
+F64 = ("numpy-float64",)
+FLOATS = ("numpy-float64", "numpy-float32", "torch-float64")
 CERTIFICATE = "max(excess of max|a_ij| over 1, reconstruction / sqrt(n)) / (n eps)"
 
 _MAX_ABS = {"numpy-float64": "max|a_ij|", "mpmath-50": "min over D of max|a_ij|"}
@@ -238,53 +231,12 @@ THEOREM3_1 = Claim(
     ),
     kind="existence",
     checks=(
-        witness(
-            "exhaustive",
-            q_exhaustive,
-            backends=("mpmath",),
-            quantity_name=NO_D,
-            candidates=cases_exhaustive,
-            method="exhaustive",
-        ),
-        witness(
-            "exhaustive:float64",
-            q_exhaustive,
-            backends=("numpy-float64",),
-            quantity_name=NO_D,
-            candidates=cases_exhaustive,
-            method="exhaustive",
-        ),
-        witness(
-            "exact",
-            q_algorithm,
-            backends=EXACT,
-            quantity_name="certificate (exact)",
-            candidates=cases_algorithm_exact,
-            method=None,
-        ),
-        witness(
-            "float",
-            q_algorithm,
-            backends=("numpy-float64", "numpy-float32", "torch-float64"),
-            quantity_name=CERTIFICATE,
-            candidates=cases_algorithm_float,
-            method=None,
-        ),
-        witness(
-            "high_precision",
-            q_certificate_hp,
-            backends=("mpmath",),
-            quantity_name=CERTIFICATE,
-            candidates=cases_certificate_hp,
-            method=None,
-        ),
-        witness(
-            "search",
-            q_exhaustive,
-            backends=("numpy-float64",),
-            quantity_name=NO_D,
-            strategy=strategy_theorem,
-        ),
+        PropertyCheck("exhaustive", q_exhaustive, cases_exhaustive, ("mpmath",), NO_D, method="exhaustive"),
+        PropertyCheck("exhaustive:float64", q_exhaustive, cases_exhaustive, F64, NO_D, method="exhaustive"),
+        PropertyCheck("exact", q_algorithm, cases_algorithm_exact, EXACT, "certificate (exact)"),
+        PropertyCheck("float", q_algorithm, cases_algorithm_float, FLOATS, CERTIFICATE),
+        PropertyCheck("high_precision", q_certificate_hp, cases_certificate_hp, ("mpmath",), CERTIFICATE),
+        witness("search", q_exhaustive, backends=F64, quantity_name=NO_D, strategy=strategy_theorem),
     ),
     notes=(
         "The paper gives no way to find D. orthoverify's inverse map (orthoverify/param/cayley.py, "

@@ -1,13 +1,6 @@
-"""cayley.theorem3_2: for W = (I + A)^-1 (I - A) D, the gradient is dL/dA = V' - V with
-V = (I + A)^-T dL/dW (D + W') (eq. 2).
-
-Helfrich, Willmott, Ye (ICML 2018) Thm 3.2, eq. 2, App. A. Compared (a gradient against its
-independent references, the kit's ``Gradient``): eq. 2 against the derivative
-of L(P) = sum(G * W(triu(P, 1) - triu(P, 1)')) along E_ij - E_ji. Evidence: SymPy with free
-symbols (n = 2, 3), SymPy's exact derivative at rational points, torch autograd through the solve,
-the torch autograd.Function whose backward is eq. 2, fourth-order central differences at 50
-digits, and a Hypothesis search against autograd.
-"""
+"""Eq. 2 against the derivative of L(P) = sum(G * W(triu(P,1) - triu(P,1)')) along E_ij - E_ji,
+which covers every loss since only G = dL/dW enters; the torch Function's backward against
+autograd through the solve."""
 
 from __future__ import annotations
 
@@ -17,6 +10,7 @@ from typing import Any
 
 import numpy as np
 import sympy
+from hypothesis import strategies as st
 
 from orthoverify import samples
 from orthoverify.backends import Array, Backend
@@ -27,7 +21,7 @@ from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, agreement, residual, worst
 from orthoverify.engine.reference import exact_gradient
-from orthoverify.engine.templates import Derivative, Gradient, Inputs
+from orthoverify.engine.templates import Derivative, Gradient, Inputs, by_size
 from orthoverify.param import cayley as cy
 from orthoverify.strategies import skew_wide
 
@@ -153,19 +147,15 @@ def sym_theorem3_2(ctx: RunContext) -> Iterator[tuple[str, Any]]:
                     yield f"n={n}, D={d}, entry ({i},{j})", closed[i, j] - sympy.diff(loss, a[i, j])
 
 
-def strategy_gradients(ctx: RunContext) -> Any:
-    from hypothesis import strategies as st
-
-    def build(n: int) -> Any:
-        return st.fixed_dictionaries(
-            {
-                "A": skew_wide(n, max_exponent=3),
-                "d": st.lists(st.sampled_from([1, -1]), min_size=n, max_size=n),
-                "G": st.integers(0, 2**32 - 1).map(lambda s: np.random.default_rng(s).standard_normal((n, n))),
-            }
-        )
-
-    return st.integers(1, 7).flatmap(build)
+strategy_gradients = by_size(
+    1,
+    7,
+    lambda n: {
+        "A": skew_wide(n, max_exponent=3),
+        "d": st.lists(st.sampled_from([1, -1]), min_size=n, max_size=n),
+        "G": st.integers(0, 2**32 - 1).map(lambda s: np.random.default_rng(s).standard_normal((n, n))),
+    },
+)
 
 
 THEOREM3_2 = Claim(

@@ -1,10 +1,4 @@
-"""cayley.three_layers: h -> D h -> (I - A) D h -> (I + A)^-1 (I - A) D h, the three layers of
-the implementation, compute W h.
-
-Helfrich, Willmott, Ye (ICML 2018) Sec. 4. Compared (an agreement of two formulations, scaled by
-the solve's conditioning 1 + ||A||): the layered product against W h. Evidence:
-SymPy with free symbols, exact rationals, float and 50-digit arithmetic.
-"""
+"""The layered product against W h, scaled by the solve's conditioning 1 + ||A||."""
 
 from __future__ import annotations
 

@@ -1,19 +1,6 @@
-"""householder.algorithm1: one time step of forward and backward propagation.
-
-Statement (Alg. 1, App. B, App. D): Algorithm 1 (local FP/BP at one time step) and its MATLAB
-listing (App. D) return C = W h, dL/dh and dL/dU.
-
-Compared (a gradient against its independent references, and two formulations that must
-agree): Algorithm 1's outputs against the definition (C = W h, dL/dh = W'c) and against the
-derivative of L = c' W(U) h by SymPy, by 50-digit central differences, by torch autograd and by
-eqs. 14-15; the MATLAB listing (transliterated line by line, keeping MATLAB's left-to-right
-evaluation order) against Algorithm 1.
-
-Evidence: exact rational points; 50-digit differences; float and 50-digit cases; autograd in
-float32 and float64; the torch autograd.Function (both memory strategies: storing H, or
-regenerating it from C) on batches. dL/dU is the gradient with respect to the whole n x m matrix U
-(the paper zeroes the upper triangle afterwards, Sec. 5).
-"""
+"""Algorithm 1 is judged against the definition C = W h, dL/dh = W'c and every reference of
+theorem2's gradient, and its MATLAB listing against it (transliterated keeping MATLAB's evaluation
+order); the torch autograd.Function is judged in both memory strategies, on batches."""
 
 from __future__ import annotations
 

@@ -1,19 +1,6 @@
-"""householder.algorithm2_float and its correction: Algorithm 2 run in floating point.
-
-Statement (App. A, Alg. 2, run in floating point; not stated by the paper, registered because
-Algorithm 2 is the inverse map of the parametrisation and users run it in floating point): run as
-printed (exact test R_kk = ||R_{k..n,k}||, u = x - ||x|| e_1), Algorithm 2 returns a QR
-factorisation to working precision. Corrected: with the first component computed as
--||x_{2:}||^2 / (x_1 + ||x||) when x_1 > 0 and the branch taken only when x_{2:} = 0 exactly.
-
-Compared: Q R against A, tril(R, -1), Q against M_1(u), as test ratios over n eps ||A|| in the
-working precision (a claim about floating-point behaviour: a failure is confirmed when the ratio
-itself stays large at 50 digits).
-
-Evidence: columns within delta of triangular position (where x_1 - ||x|| cancels), generic and
-structured A, and a Hypothesis search over near-aligned A; each for the printed and the
-corrected variant.
-"""
+"""Algorithm 2 in floating point, printed and cancellation-free: near-aligned columns are where
+x_1 - ||x|| cancels, so they are searched for; a failure is confirmed when the ratio itself stays
+large at 50 digits (a claim about rounding, not about the exact map)."""
 
 from __future__ import annotations
 

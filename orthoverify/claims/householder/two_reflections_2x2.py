@@ -1,16 +1,5 @@
-"""householder.two_reflections_2x2: why H_1 is not a standard reflection.
-
-Statement (the remark after Thm 1): diag(1, -1) cannot be expressed as the product of exactly two
-standard 2x2 Householder matrices (so Theorem 1 would fail with a standard reflection in place
-of H_1).
-
-Compared: H(u) H(v) against diag(1, -1): determinants (+1 against -1) and the distance, which is
-2 for every pair; with a standard reflection as H_1, det M_1 = (-1)^n for all arguments.
-
-Evidence: SymPy identities for the determinant and the squared distance (symbolic u, v) and for
-det M_1 at the profile's symbolic sizes; a Groebner basis {1} (no solution even over C); the
-smallest distance over random float pairs.
-"""
+"""Nonexistence shown symbolically (determinant, distance 2 for every pair, Groebner basis {1}
+even over C) and the consequence for Theorem 1 with a standard H_1 (det M_1 = (-1)^n)."""
 
 from __future__ import annotations
 
