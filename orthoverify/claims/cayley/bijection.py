@@ -29,7 +29,7 @@ from orthoverify.claims.cayley._shared import conjugated, skew_symbols
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, flag, residual, worst
-from orthoverify.engine.templates import SEARCH, exact_sizes, identities, sampled, signed_permutations, witness
+from orthoverify.engine.templates import SEARCH, by_size, exact_sizes, identities, sampled, signed_permutations, witness
 from orthoverify.errors import SingularError
 from orthoverify.param import cayley as cy
 from orthoverify.strategies import skew_wide
@@ -62,9 +62,8 @@ def q_backward_roundtrip(b: Backend, case: Case) -> Measure:
     except SingularError:
         return Measure(math.inf, "I + W is singular", error=math.inf)
     na = norm_scale(b, a)
-    skew = a + b.transpose(a)
     return worst(
-        residual(b, skew, n, 1.0 + na * na),
+        residual(b, a + b.transpose(a), n, 1.0 + na * na),
         residual(b, cy.cayley(a, backend=b) - w, n, 1.0 + na * na),
     )
 
@@ -151,10 +150,8 @@ def minus_one_excluded(b: Backend, case: Case) -> Measure:
 
 
 def strategy_skew(ctx: RunContext) -> Any:
-    from hypothesis import strategies as st
-
     top = 6 if ctx.backend.eps > 1e-10 else 12
-    return st.integers(1, 8).flatmap(lambda n: st.fixed_dictionaries({"A": skew_wide(n, max_exponent=top)}))
+    return by_size(1, 8, lambda n: {"A": skew_wide(n, max_exponent=top)})(ctx)
 
 
 def enclose_bijection(b: Backend, case: Case) -> Any:
@@ -180,48 +177,49 @@ BACKWARD = "max(||A + A'||, ||cayley(A) - W||) / ((1 + ||A||^2) n eps)"
 RIGOROUS_100 = tuple("flint-100" if name == "flint" else name for name in RIGOROUS)
 
 
-BIJECTION = Claim(
-    id="cayley.bijection",
-    paper=PAPER,
-    place=Place(section="3.1"),
-    expected="verified",
-    origin="catalogue",
-    summary="the Cayley transform is a bijection between skew matrices and orthogonal matrices without eigenvalue -1",
-    statement=(
-        "W = (I+A)^-1 (I-A) and A = (I+W)^-1 (I-W) are inverse bijections between the skew-symmetric "
-        "matrices and the orthogonal matrices with no eigenvalue -1"
-    ),
-    kind="identity",
-    checks=(
-        SYMBOLIC.symbolic("symbolic", cases_symbolic),
-        PropertyCheck(
-            "exhaustive",
-            minus_one_excluded,
-            signed_permutations("W"),  # all 58 for n <= 3
-            EXACT,
-            "inverse map vs det(I + W)",
-            method="exhaustive",
+CLAIMS: list[Claim] = [
+    Claim(
+        id="cayley.bijection",
+        paper=PAPER,
+        place=Place(section="3.1"),
+        expected="verified",
+        origin="catalogue",
+        summary=(
+            "the Cayley transform is a bijection between skew matrices and orthogonal matrices without eigenvalue -1"
         ),
-        PropertyCheck("exact", q_forward_roundtrip, cases_forward_exact, EXACT, "round trip"),
-        PropertyCheck("float", q_forward_roundtrip, cases_forward, FLOAT_HP, FORWARD),
-        PropertyCheck("float:inverse", q_backward_conj, cases_backward, FLOAT_HP, BACKWARD),
-        witness("search", q_forward_roundtrip, backends=SEARCH, quantity_name=FORWARD, strategy=strategy_skew),
-        rigorous_check(
-            "rigorous",
-            cases_bijection_rational,
-            enclose_bijection,
-            quantity="max(||W'W - I||_F, ||A~ - A||_F)",
-            backends=RIGOROUS_100,
+        statement=(
+            "W = (I+A)^-1 (I-A) and A = (I+W)^-1 (I-W) are inverse bijections between the skew-symmetric "
+            "matrices and the orthogonal matrices with no eigenvalue -1"
         ),
-    ),
-    notes=(
-        "Symbolic for n = 2, 3: both compositions are the identity, and det(I + A) = 1 + (sum of the squared "
-        "Pfaffians of A's even principal submatrices) >= 1, so I + W = 2 (I + A)^-1 is never singular: no "
-        "Cayley transform has the eigenvalue -1, and every W without it is reached. Float round trips are scaled "
-        "by 1 + ||A||^2 (twice the inverse map's condition number) and W'W - I by 1 + ||A|| (the solve's "
-        "backward error is cond(I + A) eps, and cond(I + A) = sqrt(1 + ||A||_2^2))."
-    ),
-)
-
-
-CLAIMS: list[Claim] = [BIJECTION]
+        kind="identity",
+        checks=(
+            SYMBOLIC.symbolic("symbolic", cases_symbolic),
+            PropertyCheck(
+                "exhaustive",
+                minus_one_excluded,
+                signed_permutations("W"),  # all 58 for n <= 3
+                EXACT,
+                "inverse map vs det(I + W)",
+                method="exhaustive",
+            ),
+            PropertyCheck("exact", q_forward_roundtrip, cases_forward_exact, EXACT, "round trip"),
+            PropertyCheck("float", q_forward_roundtrip, cases_forward, FLOAT_HP, FORWARD),
+            PropertyCheck("float:inverse", q_backward_conj, cases_backward, FLOAT_HP, BACKWARD),
+            witness("search", q_forward_roundtrip, backends=SEARCH, quantity_name=FORWARD, strategy=strategy_skew),
+            rigorous_check(
+                "rigorous",
+                cases_bijection_rational,
+                enclose_bijection,
+                quantity="max(||W'W - I||_F, ||A~ - A||_F)",
+                backends=RIGOROUS_100,
+            ),
+        ),
+        notes=(
+            "Symbolic for n = 2, 3: both compositions are the identity, and det(I + A) = 1 + (sum of the squared "
+            "Pfaffians of A's even principal submatrices) >= 1, so I + W = 2 (I + A)^-1 is never singular: no "
+            "Cayley transform has the eigenvalue -1, and every W without it is reached. Float round trips are scaled "
+            "by 1 + ||A||^2 (twice the inverse map's condition number) and W'W - I by 1 + ||A|| (the solve's "
+            "backward error is cond(I + A) eps, and cond(I + A) = sqrt(1 + ||A||_2^2))."
+        ),
+    )
+]

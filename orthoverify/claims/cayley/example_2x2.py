@@ -1,5 +1,4 @@
-"""The one printed case: its exact value sqrt(199999), and in float its error over the inverse
-map's condition number (~1e5)."""
+"""The one printed case, exactly (sqrt(199999)) and in float over the inverse map's conditioning."""
 
 from __future__ import annotations
 
@@ -26,21 +25,14 @@ def _example_w(b: Backend, case: Case) -> Array:
 
 
 def printed_parameter(b: Backend, case: Case) -> Measure:
-    """The printed W's Cayley parameter: eigenvalues -0.99999 +- sqrt(1 - 0.99999^2) i =
-    -0.99999 +- 0.00447... i, and a_12 = sqrt(1 - c^2) / (1 + c) = sqrt(199999) = 447.2124...,
-    which must round to the printed 447.212 (a_21 = -a_12, zero diagonal); exactly sqrt(199999)
-    in exact arithmetic, and in float its relative error over (1 + a^2) eps, the inverse map's
-    condition number (~ (1 + a^2)/2, here ~ 1e5)."""
+    """The printed roundings of W's eigenvalues and Cayley parameter, a_12 exactly sqrt(199999); in
+    float, a_12's relative error over (1 + a^2) eps (the inverse map's condition number ~ (1 + a^2)/2)."""
     w = _example_w(b, case)
     a = cy.inverse_cayley(w, backend=b)
     a12, a21 = a[0, 1], a[1, 0]
-    if b.exact:
-        exact12 = sympy.sqrt(199999)
-        same = sympy.simplify(a12 - exact12) == 0 and sympy.simplify(a21 + exact12) == 0
-        v12 = float(sympy.N(a12, 30))
-    else:
-        same = True
-        v12 = b.to_float(a12)
+    root = sympy.sqrt(199999)
+    same = not b.exact or (sympy.simplify(a12 - root) == 0 and sympy.simplify(a21 + root) == 0)
+    v12 = float(sympy.N(a12, 30)) if b.exact else b.to_float(a12)
     vs = b.to_float(w[1, 0])
     lines = {
         "a_12 rounds to 447.212": abs(v12 - 447.212) <= 0.0005,
@@ -60,32 +52,28 @@ def printed_parameter(b: Backend, case: Case) -> Measure:
 
 
 PRINTED = single({"c": "-0.99999"})
-
-
-EXAMPLE_2X2 = Claim(
-    id="cayley.example_2x2",
-    paper=PAPER,
-    place=Place(section="3.1"),
-    expected="verified",
-    origin="catalogue",
-    summary="the 2x2 example's Cayley preimage has an entry of about 447.212",
-    statement=(
-        "The 2x2 orthogonal W = [[-0.99999, -sqrt(1 - 0.99999^2)], [sqrt(1 - 0.99999^2), -0.99999]], with "
-        "eigenvalues about -0.99999 +- 0.00447i, has Cayley parameter A = [[0, 447.212], [-447.212, 0]]"
-    ),
-    kind="identity",
-    checks=(
-        PropertyCheck("exact", printed_parameter, PRINTED, EXACT, "a_12 vs printed"),
-        PropertyCheck(
-            "float", printed_parameter, PRINTED, ("numpy-float64", "mpmath"), "relative error of a_12 / ((1 + a^2) eps)"
+_FLOAT = "relative error of a_12 / ((1 + a^2) eps)"
+CLAIMS: list[Claim] = [
+    Claim(
+        id="cayley.example_2x2",
+        paper=PAPER,
+        place=Place(section="3.1"),
+        expected="verified",
+        origin="catalogue",
+        summary="the 2x2 example's Cayley preimage has an entry of about 447.212",
+        statement=(
+            "The 2x2 orthogonal W = [[-0.99999, -sqrt(1 - 0.99999^2)], [sqrt(1 - 0.99999^2), -0.99999]], with "
+            "eigenvalues about -0.99999 +- 0.00447i, has Cayley parameter A = [[0, 447.212], [-447.212, 0]]"
         ),
-    ),
-    notes=(
-        "Exactly, a_12 = sqrt(1 - c^2)/(1 + c) = sqrt((1 - c)/(1 + c)) = sqrt(199999) = 447.21247... for "
-        "c = -0.99999: the printed 447.212 is its correct rounding, with the sign layout as printed. The "
-        "inverse map's condition number here is (1 + a^2)/2 ~ 1e5, which float64 absorbs easily."
-    ),
-)
-
-
-CLAIMS: list[Claim] = [EXAMPLE_2X2]
+        kind="identity",
+        checks=(
+            PropertyCheck("exact", printed_parameter, PRINTED, EXACT, "a_12 vs printed"),
+            PropertyCheck("float", printed_parameter, PRINTED, ("numpy-float64", "mpmath"), _FLOAT),
+        ),
+        notes=(
+            "Exactly, a_12 = sqrt(1 - c^2)/(1 + c) = sqrt((1 - c)/(1 + c)) = sqrt(199999) = 447.21247... for "
+            "c = -0.99999: the printed 447.212 is its correct rounding, with the sign layout as printed. The "
+            "inverse map's condition number here is (1 + a^2)/2 ~ 1e5, which float64 absorbs easily."
+        ),
+    )
+]

@@ -59,17 +59,13 @@ def _match(computed: np.ndarray, predicted: np.ndarray) -> float:
     return worst_d
 
 
-random_angles = sampled(
-    lambda ctx: [n for n in ctx.profile.sizes if n >= 2], lambda rng, n: {"n": n, "t": cy.init_angles(rng, n)}
-)
-"""Random angles t_j on [0, pi/2], ctx.profile.cases for each size n >= 2."""
+def _sizes(ctx: RunContext) -> list[int]:
+    return [n for n in ctx.profile.sizes if n >= 2]
 
 
-random_angles_and_d = sampled(
-    lambda ctx: [n for n in ctx.profile.sizes if n >= 2],
-    lambda rng, n: {"n": n, "t": cy.init_angles(rng, n), "D": random_signs(rng, n)},
-)
-"""As :func:`random_angles`, each with a random D."""
+# random angles t_j on [0, pi/2] (and a random D), ctx.profile.cases for each size n >= 2
+random_angles = sampled(_sizes, lambda rng, n: {"n": n, "t": cy.init_angles(rng, n)})
+random_angles_and_d = sampled(_sizes, lambda rng, n: {"n": n, "t": cy.init_angles(rng, n), "D": random_signs(rng, n)})
 
 
 def float_eigenvalues(b: Backend, case: Case, *, with_d: bool) -> Measure:
@@ -182,29 +178,18 @@ def _every_d(name: str, violation: Quantity, prediction: str) -> Check:
 
 
 def _float(name: str, with_d: bool) -> Check:
-    measure, cases = (
-        functools.partial(float_eigenvalues, with_d=with_d),
-        random_angles_and_d if with_d else random_angles,
-    )
+    measure = functools.partial(float_eigenvalues, with_d=with_d)
+    cases = random_angles_and_d if with_d else random_angles
     return PropertyCheck(name, measure, cases, ("numpy-float64",), "eigenvalue error / (n eps)")
 
 
 def _checks(corrected: bool) -> tuple[Check, ...]:
-    """The same symbolic block for both; then every D exactly against the printed or the corrected
-    prediction (a witness search over all of them), and float64 eigenvalues (random angles; random
-    D for the correction)."""
+    """The same symbolic block; every D exactly against the printed or the corrected prediction;
+    float64 eigenvalues (random angles; random D for the correction)."""
     symbolic = BLOCK.symbolic("symbolic", cases_block)
     if not corrected:
-        return (
-            symbolic,
-            _float("float", with_d=False),
-            _every_d("exhaustive", reflection_printed, "rho reflected eigenvalues"),
-        )
-    return (
-        symbolic,
-        _every_d("exhaustive", reflection_corrected, "corrected prediction"),
-        _float("float", with_d=True),
-    )
+        return symbolic, _float("float", False), _every_d("exhaustive", reflection_printed, "rho reflected eigenvalues")
+    return symbolic, _every_d("exhaustive", reflection_corrected, "corrected prediction"), _float("float", True)
 
 
 CLAIMS: list[Claim] = printed_and_corrected(

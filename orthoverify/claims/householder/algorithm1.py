@@ -7,26 +7,24 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import numpy as np
-
 from orthoverify import samples
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import EXACT, FLOAT, FLOAT_HP
 from orthoverify.claims.householder import PAPER
 from orthoverify.claims.householder._shared import (
     against_high_precision_definition,
-    column_scales,
     definition_gradients,
     grad_inputs,
+    gradient_cases_exact,
     gradient_measure,
+    gradient_sample,
     loss,
-    rational_vec,
     sizes_nm,
 )
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, agreement, worst
-from orthoverify.engine.reference import central_gradient, exact_gradient, fd_eps
+from orthoverify.engine.reference import exact_gradient
 from orthoverify.engine.templates import Agreement, Gradient, sampled
 from orthoverify.param import householder as hh
 
@@ -96,14 +94,11 @@ def q_function(b: Backend, case: Case) -> Measure:
     """The torch autograd.Function of Algorithm 1 (both memory strategies) on a batch, against
     autograd through the dense definition W(U) H; elsewhere, Algorithm 1 on the batch against
     central differences in b's precision (how a torch failure is re-examined at 50 digits)."""
-    u, h, c = grad_inputs(b, case)
     if b.family != "torch":
-        res = hh.algorithm1(u, h, c, backend=b)
-        w = hh.reflector_product(u, backend=b)
-        grad = central_gradient(loss(b, h, c), u, b, column_scales(b, u))
-        pairs = {"c": (res.c, w @ h), "dl_dh": (res.dl_dh, b.transpose(w) @ c), "dl_du": (res.dl_du, grad)}
-        return gradient_measure(b, u, h, c, pairs, max(fd_eps(b), b.eps))
+        return q_autograd(b, case)
     import torch
+
+    u, h, c = grad_inputs(b, case)
 
     from orthoverify.param.householder_torch import STRATEGIES, householder_apply
 
@@ -133,26 +128,9 @@ def cases_batch(ctx: RunContext) -> Iterator[Case]:
         }
 
 
-def _random_case(rng: np.random.Generator, nm: tuple[int, int]) -> Case:
-    n, m = nm
-    return {"U": samples.reflection_vectors(rng, n, m), "h": rng.standard_normal(n), "c": rng.standard_normal(n)}
-
-
-cases_float = sampled(lambda ctx: sizes_nm(ctx.profile.sizes_on(ctx.backend), min_n=2), _random_case)
-
-
-cases_fd = sampled(lambda ctx: sizes_nm(ctx.profile.hp_sizes, min_n=2), _random_case, per_size=lambda ctx: 1)
-
-
-cases_exact = sampled(
-    lambda ctx: sizes_nm(ctx.profile.exact_sizes, min_n=2),
-    lambda rng, nm: {
-        "U": samples.rational_vectors(rng, *nm),
-        "h": rational_vec(rng, nm[0]),
-        "c": rational_vec(rng, nm[0]),
-    },
-    per_size=lambda ctx: 1,
-)
+cases_float = sampled(lambda ctx: sizes_nm(ctx.profile.sizes_on(ctx.backend), min_n=2), gradient_sample)
+cases_fd = sampled(lambda ctx: sizes_nm(ctx.profile.hp_sizes, min_n=2), gradient_sample, per_size=lambda ctx: 1)
+cases_exact = gradient_cases_exact
 
 
 CLAIMS: list[Claim] = [

@@ -22,7 +22,7 @@ from orthoverify.claims._common import (
     symbol_array,
 )
 from orthoverify.claims.householder import PAPER
-from orthoverify.claims.householder._shared import exponent_range, sizes_nm, u_and_u1, w_by_definition
+from orthoverify.claims.householder._shared import exponent_range, sizes_nm, u_and_u1, u_sample, w_by_definition
 from orthoverify.engine.checks import (
     Case,
     PropertyCheck,
@@ -33,7 +33,7 @@ from orthoverify.engine.checks import (
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.ratios import flag as _flag
-from orthoverify.engine.templates import sampled
+from orthoverify.engine.templates import float_sizes, sampled
 from orthoverify.param import householder as hh
 from orthoverify.strategies import householder_vectors
 
@@ -50,16 +50,11 @@ def q_orthogonal(b: Backend, case: Case) -> Measure:
     return worst(residual(b, b.transpose(w_def) @ w_def - eye, n), residual(b, b.transpose(w_wy) @ w_wy - eye, n))
 
 
-def cases_float(ctx: RunContext) -> Iterator[Case]:
-    rng = ctx.rng()
-    e = exponent_range(ctx.backend)
-    for n, m in sizes_nm(ctx.profile.sizes_on(ctx.backend), include_square=True):
-        for _ in range(ctx.profile.cases):
-            if m == n:
-                u = samples.reflection_vectors(rng, n, n - 1, log10_range=e)
-                yield {"U": u, "u1": np.array([rng.choice([-1.0, 1.0])])}
-            else:
-                yield {"U": samples.reflection_vectors(rng, n, m, log10_range=e)}
+cases_float = sampled(
+    lambda ctx: [(*nm, exponent_range(ctx.backend)) for nm in sizes_nm(float_sizes(ctx), include_square=True)],
+    lambda rng, s: u_sample(rng, s[0], s[1], lambda: rng.choice([-1.0, 1.0]), log10_range=s[2]),
+)
+"""Columns scaled over 10^+-100 (10^+-15 in float32); for m = n, u_1 = +-1."""
 
 
 def strategy(ctx: RunContext) -> Any:

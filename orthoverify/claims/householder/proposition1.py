@@ -12,18 +12,12 @@ from orthoverify import samples
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import EXACT, FLOAT_HP
 from orthoverify.claims.householder import PAPER
-from orthoverify.claims.householder._shared import lower_symbols, sizes_nm, u_and_u1, w_by_definition
+from orthoverify.claims.householder._shared import lower_symbols, sizes_nm, u_and_u1, u_sample, w_by_definition
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim, Place
-from orthoverify.engine.templates import Agreement, by_shape
+from orthoverify.engine.templates import Agreement, by_shape, sampled
 from orthoverify.param import householder as hh
 from orthoverify.strategies import householder_vectors
-
-
-def compact_wy(b: Backend, case: Case) -> Array:
-    """I - U T^-1 U' (times H_1(u_1) when m = n), eq. 13."""
-    u, u1 = u_and_u1(b, case)
-    return hh.compact_wy(u, u1, backend=b)
 
 
 def definition(b: Backend, case: Case) -> Array:
@@ -32,17 +26,17 @@ def definition(b: Backend, case: Case) -> Array:
     return w_by_definition(b, u, u1) if u.shape[1] or u1 is not None else b.eye(u.shape[0])
 
 
-WY = Agreement(compact_wy, definition, "||M - (I - U T^-1 U')||_F / (n eps ||M||_F)")
-
-
-def cases_float(ctx: RunContext) -> Iterator[Case]:
-    rng = ctx.rng()
-    for n, m in sizes_nm(ctx.profile.sizes_on(ctx.backend), include_square=True):
-        for _ in range(ctx.profile.cases):
-            if m == n:
-                yield {"U": samples.reflection_vectors(rng, n, n - 1), "u1": np.array([rng.standard_normal()])}
-            else:
-                yield {"U": samples.reflection_vectors(rng, n, m)}
+# eq. 13: I - U T^-1 U' (times H_1(u_1) when m = n)
+WY = Agreement(
+    lambda b, case: hh.compact_wy(*u_and_u1(b, case), backend=b),
+    definition,
+    "||M - (I - U T^-1 U')||_F / (n eps ||M||_F)",
+)
+cases_float = sampled(
+    lambda ctx: sizes_nm(ctx.profile.sizes_on(ctx.backend), include_square=True),
+    lambda rng, nm: u_sample(rng, nm[0], nm[1], rng.standard_normal),
+)
+strategy = by_shape(2, 16, lambda n, m: {"U": householder_vectors(n, m, max_exponent=30)})
 
 
 def cases_exact(ctx: RunContext) -> Iterator[Case]:
@@ -59,9 +53,6 @@ def cases_symbolic(ctx: RunContext) -> Iterator[Case]:
             yield {"label": f"n={n},m={m}: (I - U T^-1 U') - M", "U": lower_symbols("u", n, m)}
         u1 = np.array([sympy.Symbol("u1", real=True)], dtype=object)
         yield {"label": f"n={n},m=n: (I - U T^-1 U') H_1(u1) - M_1", "U": lower_symbols("u", n, n - 1), "u1": u1}
-
-
-strategy = by_shape(2, 16, lambda n, m: {"U": householder_vectors(n, m, max_exponent=30)})
 
 
 CLAIMS: list[Claim] = [

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import sympy
+from hypothesis import strategies as st
 
 from orthoverify.backends import Backend
 from orthoverify.claims._common import EXACT, FLOAT_HP, exact_backend, symbol_array
@@ -24,6 +25,7 @@ from orthoverify.engine.checks import (
 )
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual, worst
+from orthoverify.engine.templates import by_size
 from orthoverify.param import householder as hh
 from orthoverify.strategies import reflection_vector
 
@@ -71,12 +73,8 @@ def cases_exact(ctx: RunContext) -> Iterator[Case]:
 
 
 def strategy(ctx: RunContext) -> Any:
-    from hypothesis import strategies as st
-
     e = exponent_range(ctx.backend)
-    return st.integers(2, 8).flatmap(
-        lambda k: st.fixed_dictionaries({"n": st.integers(k, k + 3), "u": reflection_vector(k, max_exponent=e)})
-    )
+    return by_size(2, 8, lambda k: {"n": st.integers(k, k + 3), "u": reflection_vector(k, max_exponent=e)})(ctx)
 
 
 def sym_reflection(ctx: RunContext) -> Iterator[tuple[str, Any]]:

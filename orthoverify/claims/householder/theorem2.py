@@ -13,7 +13,14 @@ from orthoverify import samples
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import exact_backend, symbol_array
 from orthoverify.claims.householder import PAPER
-from orthoverify.claims.householder._shared import column_scales, grad_inputs, gradient_scale, loss, sizes_nm
+from orthoverify.claims.householder._shared import (
+    column_scales,
+    grad_inputs,
+    gradient_cases_exact,
+    gradient_scale,
+    loss,
+    sizes_nm,
+)
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.templates import Derivative, Gradient, Inputs, by_shape, sampled
@@ -64,15 +71,7 @@ cases_fd = sampled(
 the profile's high-precision sizes, a quarter of its cases (at least one)."""
 
 
-cases_exact = sampled(
-    lambda ctx: sizes_nm(ctx.profile.exact_sizes, min_n=2),
-    lambda rng, nm: {
-        "U": samples.rational_vectors(rng, *nm),
-        "h": samples.rational_vectors(rng, nm[0], 1)[:, 0],
-        "c": samples.rational_vectors(rng, nm[0], 1)[:, 0],
-    },
-    per_size=lambda ctx: 1,
-)
+cases_exact = gradient_cases_exact
 
 
 def sym_theorem2(ctx: RunContext) -> Iterator[tuple[str, Any]]:

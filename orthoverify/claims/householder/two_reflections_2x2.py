@@ -1,5 +1,4 @@
-"""Nonexistence shown symbolically (determinant, distance 2 for every pair, Groebner basis {1}
-even over C) and the consequence for Theorem 1 with a standard H_1 (det M_1 = (-1)^n)."""
+"""Nonexistence shown symbolically (a Groebner basis {1}, even over C); with a standard H_1, det M_1 = (-1)^n."""
 
 from __future__ import annotations
 
@@ -21,20 +20,16 @@ def sym_two_reflections(ctx: RunContext) -> Iterator[tuple[str, Any]]:
     """det(H(u)H(v)) = 1 and ||H(u)H(v) - diag(1,-1)||_F^2 = 4 for all nonzero u, v in R^2; and
     with a standard (k = 1) reflection in place of eq. 7, det M_1 = (-1)^n for all arguments."""
     b = exact_backend()
-    u = symbol_array("u", 2)
-    v = symbol_array("v", 2)
-    p = hh.reflection(u, 2, backend=b) @ hh.reflection(v, 2, backend=b)
     d = b.asarray([[1, 0], [0, -1]])
+    p = hh.reflection(symbol_array("u", 2), 2, backend=b) @ hh.reflection(symbol_array("v", 2), 2, backend=b)
     yield "det(H(u) H(v)) - 1", sympy.Matrix(p.tolist()).det() - 1
     yield "||H(u) H(v) - diag(1,-1)||_F^2 - 4", b.sum((p - d) * (p - d)) - 4
     for n in ctx.profile.symbolic_sizes:
         vecs = [symbol_array(f"w{k}_", k) for k in range(2, n + 1)]
         m = hh.m_map(vecs, backend=b) if vecs else b.eye(n)
         standard_h1 = b.block_diag(b.eye(n - 1), b.asarray([[-1]]))  # I_1 - 2uu'/u'u = -1 for every u != 0
-        yield (
-            f"n={n}: det(H_n...H_2 * standard H_1) - (-1)^n",
-            sympy.Matrix((m @ standard_h1).tolist()).det() - (-1) ** n,
-        )
+        det = sympy.Matrix((m @ standard_h1).tolist()).det()
+        yield f"n={n}: det(H_n...H_2 * standard H_1) - (-1)^n", det - (-1) ** n
 
 
 def fn_groebner(ctx: RunContext) -> Outcome:
@@ -44,33 +39,23 @@ def fn_groebner(ctx: RunContext) -> Outcome:
     hu = sympy.Matrix([[nu - 2 * a * a, -2 * a * bb], [-2 * a * bb, nu - 2 * bb * bb]])
     hv = sympy.Matrix([[nv - 2 * c * c, -2 * c * d], [-2 * c * d, nv - 2 * d * d]])
     eqs = [*list(hu * hv - sympy.diag(1, -1) * nu * nv), t * nu * nv - 1]
-    basis = sympy.groebner(eqs, a, bb, c, d, t, order="grevlex")
-    ok = list(basis.exprs) == [1]
-    return Outcome(
-        ok, 1, notes=f"Groebner basis of (H(u)H(v) - D) |u|^2 |v|^2 = 0, t|u|^2|v|^2 = 1: {list(basis.exprs)}"
-    )
+    basis = list(sympy.groebner(eqs, a, bb, c, d, t, order="grevlex").exprs)
+    return Outcome(basis == [1], 1, notes=f"Groebner basis of (H(u)H(v) - D) |u|^2 |v|^2 = 0, t|u|^2|v|^2 = 1: {basis}")
 
 
 def fn_float_distance(ctx: RunContext) -> Outcome:
     """Random u, v: the smallest ||H(u)H(v) - diag(1,-1)||_F seen (it is 2 for every pair)."""
-    b = ctx.backend
-    rng = ctx.rng()
+    b, rng, count, best = ctx.backend, ctx.rng(), 50 * ctx.profile.cases, math.inf
     d = b.asarray([[1.0, 0.0], [0.0, -1.0]])
-    count = 50 * ctx.profile.cases
-    best = math.inf
     for _ in range(count):
         u, v = b.asarray(rng.standard_normal(2)), b.asarray(rng.standard_normal(2))
         p = hh.reflection(u, 2, backend=b) @ hh.reflection(v, 2, backend=b)
         best = min(best, b.to_float(b.norm(p - d)))
-    ok = best > THRESHOLD * 2 * b.eps
-    return Outcome(
-        ok,
-        count,
-        notes=f"min ||H(u)H(v) - diag(1,-1)||_F over {count} random pairs: {best:.17g}",
-        data={"min_distance": best},
-    )
+    notes = f"min ||H(u)H(v) - diag(1,-1)||_F over {count} random pairs: {best:.17g}"
+    return Outcome(best > THRESHOLD * 2 * b.eps, count, notes=notes, data={"min_distance": best})
 
 
+_DISTANCE = "min ||H(u)H(v) - diag(1,-1)||_F"
 CLAIMS: list[Claim] = [
     Claim(
         id="householder.two_reflections_2x2",
@@ -87,14 +72,7 @@ CLAIMS: list[Claim] = [
         checks=(
             SymbolicCheck("symbolic", sym_two_reflections),
             FunctionCheck("nonexistence", fn_groebner, EXACT, "symbolic", "Groebner basis", threshold=None),
-            FunctionCheck(
-                "float",
-                fn_float_distance,
-                ("numpy-float64",),
-                "float",
-                "min ||H(u)H(v) - diag(1,-1)||_F",
-                threshold=None,
-            ),
+            FunctionCheck("float", fn_float_distance, ("numpy-float64",), "float", _DISTANCE, threshold=None),
         ),
         notes=(
             "A product of two reflections has determinant +1 and diag(1,-1) has -1; in fact "
