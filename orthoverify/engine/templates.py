@@ -523,3 +523,11 @@ def by_shape(low: int, high: int, fields: Callable[[int, int], Mapping[str, Any]
 def signed_permutations(key: str, up_to: Callable[[RunContext], int] = lambda ctx: 3) -> Cases:
     """Every signed permutation matrix of size 1..``up_to(ctx)`` as the case's ``key`` (exhaustive)."""
     return lambda ctx: ({key: p} for n in range(1, up_to(ctx) + 1) for p in samples.signed_permutations(n))
+
+
+def bespoke(
+    name: str, fn: Callable[[RunContext], Outcome], backends: tuple[str, ...], method: Method, quantity_name: str
+) -> FunctionCheck:
+    """A bespoke procedure (a timing, an experiment, a rank test) that decides by itself: its
+    Outcome says whether it passed, and no ratio is compared with a threshold."""
+    return FunctionCheck(name, fn, backends, method, quantity_name, threshold=None)

@@ -9,6 +9,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
+from hypothesis import strategies as st
 
 from orthoverify import samples
 from orthoverify.backends import Backend, get_backend
@@ -165,8 +166,6 @@ def cases_certificate_hp(ctx: RunContext) -> Iterator[Case]:
 
 
 def strategy_theorem(ctx: RunContext) -> Any:
-    from hypothesis import strategies as st
-
     def build(n: int) -> Any:
         signs = st.lists(st.sampled_from([1.0, -1.0]), min_size=n, max_size=n)
         perm = st.permutations(list(range(n)))

@@ -9,8 +9,9 @@ import numpy as np
 
 from orthoverify import samples
 from orthoverify.claims.householder import PAPER
-from orthoverify.engine.checks import FunctionCheck, Outcome, RunContext
+from orthoverify.engine.checks import Outcome, RunContext
 from orthoverify.engine.model import Claim, Place
+from orthoverify.engine.templates import bespoke
 from orthoverify.param import householder as hh
 from orthoverify.param.householder_flops import count_sequence
 
@@ -106,15 +107,8 @@ CLAIMS: list[Claim] = [
         ),
         kind="complexity",
         checks=(
-            FunctionCheck("count", fn_flop_growth, ("flops",), "exhaustive", "flops / (T n m)", threshold=None),
-            FunctionCheck(
-                "measured",
-                fn_time_growth,
-                ("numpy-float64",),
-                "measured",
-                "log-log slope of time in n, m, T",
-                threshold=None,
-            ),
+            bespoke("count", fn_flop_growth, ("flops",), "exhaustive", "flops / (T n m)"),
+            bespoke("measured", fn_time_growth, ("numpy-float64",), "measured", "log-log slope of time in n, m, T"),
         ),
         notes=(
             "Instrumented counts of T steps of Algorithm 1 (N computed once) are exactly affine in T and at most "

@@ -9,7 +9,7 @@ from typing import Any
 from orthoverify.claims.householder import PAPER
 from orthoverify.engine.checks import Case, Check, RunContext
 from orthoverify.engine.model import Claim, Place
-from orthoverify.engine.templates import Tally, count, printed_and_corrected
+from orthoverify.engine.templates import Tallies, Tally, count, printed_and_corrected
 from orthoverify.param.householder_flops import count_algorithm1, count_srnn
 
 
@@ -80,31 +80,18 @@ def grid(ctx: RunContext) -> list[Case]:
     return [{"n": n, "m": m} for n in range(2, top + 1) for m in range(1, n)]
 
 
+ACCOUNTINGS: dict[str, Tallies] = {
+    "negations free": lambda case: printed_items(int(case["n"]), int(case["m"]), False),
+    "negations counted": lambda case: printed_items(int(case["n"]), int(case["m"]), True),
+}
+"""The printed counts hold if either accounting of unary negations reproduces every one of them."""
+
+
 def checks(corrected: bool) -> tuple[Check, ...]:
-    if corrected:
-        return (
-            count(
-                "count",
-                grid=grid,
-                tally=corrected_items,
-                backends=("flops",),
-                quantity_name="stated count - counted flops",
-            ),
-        )
-    accountings = {
-        "negations free": lambda case: printed_items(int(case["n"]), int(case["m"]), False),
-        "negations counted": lambda case: printed_items(int(case["n"]), int(case["m"]), True),
-    }
-    return (
-        count(
-            "count",
-            grid=grid,
-            tally=accountings,
-            backends=("flops",),
-            quantity_name="printed count - counted flops",
-            stated="printed",
-        ),
-    )
+    stated = "stated" if corrected else "printed"
+    tally: Tallies | dict[str, Tallies] = corrected_items if corrected else ACCOUNTINGS
+    how = f"{stated} count - counted flops"
+    return (count("count", grid=grid, tally=tally, backends=("flops",), quantity_name=how, stated=stated),)
 
 
 FLOPS_NOTES = (

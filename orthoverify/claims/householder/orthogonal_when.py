@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import sympy
+from hypothesis import strategies as st
 
 from orthoverify import samples
 from orthoverify.backends import Backend
@@ -58,8 +59,6 @@ cases_float = sampled(
 
 
 def strategy(ctx: RunContext) -> Any:
-    from hypothesis import strategies as st
-
     e = exponent_range(ctx.backend)
 
     def build(nm: tuple[int, int, bool]) -> Any:

@@ -12,9 +12,9 @@ import sympy
 
 from orthoverify.claims._common import EXACT, exact_backend, symbol_array
 from orthoverify.claims.householder import PAPER
-from orthoverify.engine.checks import Case, FunctionCheck, Outcome, RunContext
+from orthoverify.engine.checks import Case, Outcome, RunContext
 from orthoverify.engine.model import Claim, Place
-from orthoverify.engine.templates import Tally, count
+from orthoverify.engine.templates import Tally, bespoke, count
 from orthoverify.param import householder as hh
 
 
@@ -112,15 +112,8 @@ CLAIMS: list[Claim] = [
         kind="count",
         checks=(
             count("count", grid=grid, tally=tally, backends=EXACT, quantity_name="parameter count"),
-            FunctionCheck("exact_jacobian_rank", fn_jacobian_rank, EXACT, "symbolic", "rank of dM_1", threshold=None),
-            FunctionCheck(
-                "jacobian_rank",
-                fn_jacobian_rank_float,
-                ("torch-float64",),
-                "float",
-                "singular-value gap of dM_1",
-                threshold=None,
-            ),
+            bespoke("exact_jacobian_rank", fn_jacobian_rank, EXACT, "symbolic", "rank of dM_1"),
+            bespoke("jacobian_rank", fn_jacobian_rank_float, ("torch-float64",), "float", "singular-value gap of dM_1"),
         ),
         notes=(
             "The image of M_1 has dimension n(n-1)/2 (exact Jacobian rank at rational points), so the n extra "

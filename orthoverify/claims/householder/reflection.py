@@ -16,7 +16,6 @@ from orthoverify.claims.householder import PAPER
 from orthoverify.claims.householder._shared import exponent_range
 from orthoverify.engine.checks import (
     Case,
-    FunctionCheck,
     Outcome,
     PropertyCheck,
     RunContext,
@@ -25,7 +24,7 @@ from orthoverify.engine.checks import (
 )
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual, worst
-from orthoverify.engine.templates import by_size
+from orthoverify.engine.templates import bespoke, by_size
 from orthoverify.param import householder as hh
 from orthoverify.strategies import reflection_vector
 
@@ -134,7 +133,7 @@ CLAIMS: list[Claim] = [
         kind="identity",
         checks=(
             SymbolicCheck("symbolic", sym_reflection),
-            FunctionCheck("converse", fn_h1_iff, EXACT, "symbolic", "H_1'H_1 - I", threshold=None),
+            bespoke("converse", fn_h1_iff, EXACT, "symbolic", "H_1'H_1 - I"),
             PropertyCheck("exact", q_reflection, cases_exact, EXACT, "exact residuals"),
             PropertyCheck("float_edge", q_reflection, cases_float, FLOAT_HP, _Q),
             SearchCheck("search", q_reflection, strategy, ("numpy-float64", "numpy-float32"), _Q),

@@ -10,8 +10,9 @@ import sympy
 
 from orthoverify.claims._common import EXACT, exact_backend, symbol_array
 from orthoverify.claims.householder import PAPER
-from orthoverify.engine.checks import FunctionCheck, Outcome, RunContext, SymbolicCheck
+from orthoverify.engine.checks import Outcome, RunContext, SymbolicCheck
 from orthoverify.engine.model import Claim, Place
+from orthoverify.engine.templates import bespoke
 from orthoverify.param import householder as hh
 from orthoverify.tolerance import THRESHOLD
 
@@ -55,7 +56,6 @@ def fn_float_distance(ctx: RunContext) -> Outcome:
     return Outcome(best > THRESHOLD * 2 * b.eps, count, notes=notes, data={"min_distance": best})
 
 
-_DISTANCE = "min ||H(u)H(v) - diag(1,-1)||_F"
 CLAIMS: list[Claim] = [
     Claim(
         id="householder.two_reflections_2x2",
@@ -71,8 +71,8 @@ CLAIMS: list[Claim] = [
         kind="existence",
         checks=(
             SymbolicCheck("symbolic", sym_two_reflections),
-            FunctionCheck("nonexistence", fn_groebner, EXACT, "symbolic", "Groebner basis", threshold=None),
-            FunctionCheck("float", fn_float_distance, ("numpy-float64",), "float", _DISTANCE, threshold=None),
+            bespoke("nonexistence", fn_groebner, EXACT, "symbolic", "Groebner basis"),
+            bespoke("float", fn_float_distance, ("numpy-float64",), "float", "min ||H(u)H(v) - diag(1,-1)||_F"),
         ),
         notes=(
             "A product of two reflections has determinant +1 and diag(1,-1) has -1; in fact "
