@@ -1,5 +1,5 @@
-"""The scaled Cayley paper's claims (Helfrich, Willmott, Ye, ICML 2018), one module per claim in
-catalogue order. The maps are :mod:`orthoverify.param.cayley`, the analysis that is not a check
+"""The scaled Cayley paper's claims (the paper: PAPER_INFO), one module per claim in catalogue
+order. The maps are :mod:`orthoverify.param.cayley`, the analysis that is not a check
 :mod:`orthoverify.param.cayley_analysis`; what several claim files share, with the family's
 effort per profile, is ``_shared``."""
 

@@ -22,9 +22,8 @@ def fn_drift(ctx: RunContext) -> Outcome:
     rec = ca.drift_experiment(b, n, steps, int(ctx.rng().integers(2**31)))
     add_max, mult = max(rec["additive"]), rec["multiplicative"]
     decades = [i for i, s in enumerate(rec["step"]) if s in (1, 10, 100, 1000, 10000)]
-    st = np.log10(np.array([rec["step"][i] for i in decades], dtype=float))
-    mult_decades = np.array([mult[i] for i in decades])
-    slope = float(np.polyfit(st, np.log10(np.maximum(mult_decades, 1e-300)), 1)[0])
+    at = np.log10(np.array([rec["step"][i] for i in decades], dtype=float))
+    slope = float(np.polyfit(at, np.log10(np.maximum(np.array([mult[i] for i in decades]), 1e-300)), 1)[0])
     factor = mult[-1] / max(add_max, 1e-300)
     table = ", ".join(f"{rec['step'][i]}: {rec['additive'][i]:.2f} vs {mult[i]:.2f}" for i in decades)
     notes = (
@@ -34,9 +33,7 @@ def fn_drift(ctx: RunContext) -> Outcome:
         f"{rec['loss_mult'][0]:.4g} -> {rec['loss_mult'][-1]:.4g} (multiplicative)"
     )
     ok = add_max <= THRESHOLD and factor >= 10 and slope > 0.25
-    return Outcome(
-        ok, steps, worst_ratio=add_max, notes=notes, data={k: v for k, v in rec.items()} | {"n": n, "slope": slope}
-    )
+    return Outcome(ok, steps, worst_ratio=add_max, notes=notes, data=dict(rec) | {"n": n, "slope": slope})
 
 
 def drift_series(evidence: Sequence[Evidence]) -> list[PlotSeries]:

@@ -1,6 +1,6 @@
-"""The Householder paper's claims (Mhammedi et al., ICML 2017), one module per claim in catalogue
-order; each claim's evidence pairs independent formulations (eq. 6 blocks, compact WY, Algorithm 1)
-and independent references (autograd, 50-digit differences, SymPy). The maths is
+"""The Householder paper's claims (the paper: PAPER_INFO), one module per claim in catalogue order;
+each claim's evidence pairs independent formulations (eq. 6 blocks, compact WY, Algorithm 1) and
+independent references (autograd, 50-digit differences, SymPy). The maths is
 :mod:`orthoverify.param.householder`."""
 
 from __future__ import annotations

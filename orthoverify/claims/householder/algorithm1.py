@@ -92,24 +92,21 @@ def q_autograd(b: Backend, case: Case) -> Measure:
 
 def q_function(b: Backend, case: Case) -> Measure:
     """The torch autograd.Function of Algorithm 1 (both memory strategies) on a batch, against
-    autograd through the dense definition W(U) H; elsewhere, Algorithm 1 on the batch against
-    central differences in b's precision (how a torch failure is re-examined at 50 digits)."""
+    autograd through the dense definition W(U) H; elsewhere :func:`q_autograd` (Algorithm 1 on the
+    batch against central differences in b's precision: how a torch failure is re-examined)."""
     if b.family != "torch":
         return q_autograd(b, case)
     import torch
 
-    u, h, c = grad_inputs(b, case)
-
     from orthoverify.param.householder_torch import STRATEGIES, householder_apply
 
-    ug = u.clone().requires_grad_(True)
-    hg = h.clone().requires_grad_(True)
+    u, h, c = grad_inputs(b, case)
+    ug, hg = u.clone().requires_grad_(True), h.clone().requires_grad_(True)
     ref = hh.reflector_product(ug, backend=b) @ hg
     au, ah = torch.autograd.grad((c * ref).sum(), (ug, hg))
     out = []
     for strategy in STRATEGIES:
-        uf = u.clone().requires_grad_(True)
-        hf = h.clone().requires_grad_(True)
+        uf, hf = u.clone().requires_grad_(True), h.clone().requires_grad_(True)
         cf = householder_apply(uf, hf, strategy=strategy)  # type: ignore[arg-type]
         fu, fh = torch.autograd.grad((c * cf).sum(), (uf, hf))
         pairs = {"c": (cf.detach(), ref.detach()), "dl_dh": (fh, ah), "dl_du": (fu, au)}

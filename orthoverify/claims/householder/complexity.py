@@ -46,16 +46,14 @@ def fn_time_growth(ctx: RunContext) -> Outcome:
     kept, so what load remains (caches, memory bandwidth) hits every size alike."""
     import time
 
-    b = ctx.backend
-    rng = ctx.rng()
-    reps = max(3, ctx.profile.timing_repeats)
-    base_n, base_m, base_t = 2048, 16, 4
+    b, rng, reps = ctx.backend, ctx.rng(), max(3, ctx.profile.timing_repeats)
     axes = {"n": [1024, 2048, 4096, 8192], "m": [8, 16, 32, 64], "T": [2, 4, 8, 16]}
-    configs = sorted(
-        {(n, base_m, base_t) for n in axes["n"]}
-        | {(base_n, m, base_t) for m in axes["m"]}
-        | {(base_n, base_m, t) for t in axes["T"]}
-    )
+    point = {  # (n, m, T) with one axis varied from the base point (2048, 16, 4)
+        "n": lambda x: (x, 16, 4),
+        "m": lambda x: (2048, x, 4),
+        "T": lambda x: (2048, 16, x),
+    }
+    configs = sorted({point[axis](x) for axis, xs in axes.items() for x in xs})
     inputs = {
         (n, m, t): (
             b.asarray(samples.reflection_vectors(rng, n, m)),
@@ -73,16 +71,7 @@ def fn_time_growth(ctx: RunContext) -> Outcome:
                 hh.algorithm1_backward(u, h, b, fwd)
             best[cfg] = min(best[cfg], time.process_time() - t0)
 
-    def slope(axis: str) -> float:
-        xs = axes[axis]
-        key = {
-            "n": lambda x: (x, base_m, base_t),
-            "m": lambda x: (base_n, x, base_t),
-            "T": lambda x: (base_n, base_m, x),
-        }
-        return float(np.polyfit(np.log(xs), np.log([best[key[axis](x)] for x in xs]), 1)[0])
-
-    slopes = {axis: slope(axis) for axis in axes}
+    slopes = {a: float(np.polyfit(np.log(xs), np.log([best[point[a](x)] for x in xs]), 1)[0]) for a, xs in axes.items()}
     ok = all(v < 1.5 for v in slopes.values())
     text = ", ".join(f"{k} {v:.2f}" for k, v in slopes.items())
     return Outcome(
