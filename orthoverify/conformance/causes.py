@@ -28,10 +28,17 @@ ORDER: tuple[str, ...] = (
     "second_rr",
     "gradient_float32",
     "jvp_float32",
+    "second_ff_float32",
+    "second_fr_float32",
+    "second_rr_float32",
+    "gradient_float16",
+    "jvp_float16",
+    "gradient_bfloat16",
+    "jvp_bfloat16",
     "gradient_batch",
 )
 """The dependency order of the checks one formula feeds: a failure early explains later ones (float64
-before float32, one matrix before a batch)."""
+before float32 before the half-precision dtypes, one matrix before a batch)."""
 
 FOLLOWS_FORWARD: tuple[str, ...] = ("coverage",)
 """Checks a wrong output also fails (preimages of the wrong matrix, or of the declared group when

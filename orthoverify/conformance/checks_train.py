@@ -9,8 +9,15 @@ without one), scaled by float32's allowance: n eps32 times the kind's condition 
 every conditioning the allowance judges. ``gradient_batch`` stacks three parameter sets, each
 with its own upstream gradient G_i, and compares the batch's gradient with the three gradients of
 single calls (two computations, each allowed its own rounding: 2 n eps kappa), whether or not the
-target declares ``vmap``. Every ratio is computed here from the raw gradients the target's process
-returns.
+target declares ``vmap``. ``second_ff_float32``, ``second_fr_float32`` and ``second_rr_float32``
+run the three second-order modes of :mod:`~orthoverify.conformance.modes` in float32 at float32-
+rounded parameters and directions against the same float64 reference, on n eps32 kappa.
+Where the target declares ``dtypes=["float16"]`` or ``["bfloat16"]``, ``gradient_<dtype>`` and
+``jvp_<dtype>`` judge its backward and forward mode in that dtype, at parameters, upstream gradient
+and tangent rounded to it (so the reference differentiates what the target receives), against the
+float64 reference, on the dtype's own unit roundoff (2^-11, 2^-8) times n kappa; sizes where
+30 n u kappa >= 1 (bfloat16 from n = 9) promise no digit and are not judged. Every ratio is
+computed here from the raw values the target's process returns.
 """
 
 from __future__ import annotations
@@ -47,12 +54,13 @@ def _scaled(c: ck.Measure, kappa: float, what: str) -> ck.Measure:
     )
 
 
-def _unjudged(ctx: ck.Ctx, p32: Params) -> ck.Measure | None:
-    """Why a float32 derivative at ``p32`` is not judged: the allowance promises no digit there, or
-    the kind has no reference and the target's float64 output (the judge) failed."""
+def _unjudged(ctx: ck.Ctx, p32: Params, eps: float = EPS32) -> ck.Measure | None:
+    """Why a derivative at ``p32`` (in a dtype of unit roundoff ``eps``) is not judged: the
+    allowance promises no digit there, or the kind has no reference and the target's float64
+    output (the judge) failed."""
     kind = ctx.target.kind
     kappa = cx._kappa(kind, p32)
-    if cx._beyond(kappa, EPS32, cx._size(kind, p32)):
+    if cx._beyond(kappa, eps, cx._size(kind, p32)):
         return ck.Measure(math.nan, f"kappa = {kappa:.3g}: no digit promised", status="beyond")
     if kind.reference is None and "float64" in ctx.failed_output:
         return cx.not_run(f"the output check failed in float64 ({ctx.failed_output['float64']}), the judge here")
@@ -133,9 +141,84 @@ def q_gradient_batch(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
     )
 
 
+def q_second_float32(mode: str) -> Callable[[ck.Ctx, Params, str], ck.Measure]:
+    """The quantity of ``<mode>_float32``: the target's v'Hw by ``mode`` in float32 at float32-rounded
+    parameters against the float64 reference there, |s32 - s_ref| / (n eps32 kappa ||G|| ||D2f[v,w]||)
+    (:func:`~orthoverify.conformance.modes.measure_second`); not judged where :func:`_unjudged` says so."""
+
+    def q(ctx: ck.Ctx, params: Params, dtype: str = "float32") -> ck.Measure:
+        p32 = cx.rounded(params, "float32")
+        skip = _unjudged(ctx, p32)
+        if skip is not None:
+            return skip
+        return modes.measure_second(ctx, p32, mode, "float32", kappa=cx._kappa(ctx.target.kind, p32))
+
+    return q
+
+
+HALF: dict[str, torch.dtype] = {name: low for name, (low, _u) in modes.LOW.items()}
+"""The half-precision dtypes a target may declare, for ``gradient_<dtype>`` and ``jvp_<dtype>``."""
+
+
+def _in_half(params: Params, dtype: str) -> dict[str, np.ndarray]:
+    """``params`` rounded to the half-precision ``dtype`` (as the target receives them), in float64."""
+    return {k: torch.as_tensor(np.asarray(v, np.float64)).to(HALF[dtype]).double().numpy() for k, v in params.items()}
+
+
+def _half_case(ctx: ck.Ctx, params: Params, dtype: str) -> tuple[Params, float] | ck.Measure:
+    """The case in ``dtype`` (parameters rounded to it) and the allowance's kappa there, or why it
+    is not judged."""
+    p = _in_half(params, dtype)
+    skip = _unjudged(ctx, p, unit_roundoff(dtype))
+    return skip if skip is not None else (p, cx._kappa(ctx.target.kind, p))
+
+
+def _per_kappa(c: ck.Measure, kappa: float, dtype: str, what: str) -> ck.Measure:
+    """A half-precision case's measure (a ratio over n u of ``dtype``) divided by kappa and labelled."""
+    return _scaled(c, kappa, f"{what} in {dtype} (u = {unit_roundoff(dtype):.3g})")
+
+
+def q_gradient_half(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
+    """The target's backward in float16/bfloat16 of sum(f(P) * G) (P and G rounded to the dtype)
+    against the float64 reference gradient there: ||g - g_ref|| / (n u kappa ||g_ref||)."""
+    case = _half_case(ctx, params, dtype)
+    if isinstance(case, ck.Measure):
+        return case
+    p, kappa = case
+    kind = ctx.target.kind
+    g = _in_half({"G": np.random.default_rng(7).standard_normal(kind.view_shape(p))}, dtype)["G"]
+    got = gradients._loss_grad(ctx, p, dtype, g)
+    if isinstance(got, CallFailure):
+        return ck.refusal(got, f"backward in {dtype}") if got.kind == "raised" else cx.failed(got, "backward: ")
+    if kind.reference is not None:
+        ref, how = gradients._reference_grad(kind, p, g), "50-digit central differences of the reference"
+    else:
+        fd = gradients._fd_target(ctx, p, g)
+        if isinstance(fd, CallFailure):
+            return cx.failed(fd, "finite differences of the target: ")
+        ref, how = fd, "float64 central differences of the target"
+    got, ref = _project(kind, got), _project(kind, ref)
+    num = math.sqrt(sum(float(np.sum((got[k] - ref[k]) ** 2)) for k in ref))
+    scale = math.sqrt(sum(float(np.sum(ref[k] ** 2)) for k in ref)) or 1.0
+    r = num / (kind.view_shape(p)[0] * unit_roundoff(dtype) * scale)
+    return _per_kappa(ck.Measure(r, f"||grad - {how}|| / (n u ||reference grad||) = {r:.6g}"), kappa, dtype, "backward")
+
+
+def q_jvp_half(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
+    """The target's forward mode (torch.func.jvp) in float16/bfloat16 (P and the tangent rounded to
+    the dtype) against the float64 reference directional derivative: ||jvp - ref|| / (n u kappa ||ref||)."""
+    case = _half_case(ctx, params, dtype)
+    if isinstance(case, ck.Measure):
+        return case
+    p, kappa = case
+    return _per_kappa(ck.q_jvp(ctx, p, dtype), kappa, dtype, "forward mode")
+
+
 ck.QUANTITIES.update(
     {"gradient_float32": q_gradient_float32, "jvp_float32": q_jvp_float32, "gradient_batch": q_gradient_batch}
 )
+ck.QUANTITIES.update({f"{m}_float32": q_second_float32(m) for m in modes.SECOND_ORDER})
+ck.QUANTITIES.update({f"gradient_{d}": q_gradient_half for d in HALF} | {f"jvp_{d}": q_jvp_half for d in HALF})
 
 
 def _cases(ctx: ck.Ctx, salt: str, dtype: str) -> Iterator[tuple[Params, str, str]]:
@@ -157,9 +240,27 @@ def check_gradient_batch(ctx: ck.Ctx) -> list[Evidence]:
     return ck.scan(ctx, "gradient_batch", _cases(ctx, "gradient_batch", "float64"))
 
 
+def check_second_float32(mode: str) -> Callable[[ck.Ctx], list[Evidence]]:
+    """``<mode>_float32`` over the second-order check's sizes, drawn afresh in float32."""
+    name = f"{mode}_float32"
+
+    def run(ctx: ck.Ctx) -> list[Evidence]:
+        cases = ((p, dt) for p, dt, _ in _cases(ctx, mode, "float32"))
+        return modes.with_series(ctx, name, ck.scan(ctx, name, cases), f"{modes.SECOND_ORDER[mode]} in float32")
+
+    return run
+
+
+def check_half(what: str, dtype: str) -> Callable[[ck.Ctx], list[Evidence]]:
+    """``<what>_<dtype>`` (what: gradient or jvp) over the kind's sizes at magnitude 1."""
+    return lambda ctx: ck.scan(ctx, f"{what}_{dtype}", _cases(ctx, what, dtype))
+
+
 def plan(kind: Kind, target: ck.Target | None, dtypes: tuple[str, ...] = ("float32", "float64")) -> list[PlanEntry]:
     """The training checks that apply: float32 derivatives when float32 is among ``dtypes``, the
-    batch gradient unless the target declares ``batches=False``."""
+    float16/bfloat16 ones where the target declares that dtype (not for complex-to-real: no half
+    complex input), the batch gradient unless the target declares ``batches=False``; the float32
+    second-order checks come from :func:`plan_second_float32`."""
     how = "50-digit differences of the reference" if kind.reference is not None else "float64 differences of the target"
     out: list[PlanEntry] = []
     if "float32" in dtypes:
@@ -180,6 +281,27 @@ def plan(kind: Kind, target: ck.Target | None, dtypes: tuple[str, ...] = ("float
             ),
         ]
     d = declaration_of(target) if target is not None else None
+    for dtype in HALF:
+        if d is None or dtype not in d.dtypes or kind.name == "complex-to-real":  # no half complex input
+            continue
+        u = f"2^{round(math.log2(unit_roundoff(dtype)))}"
+        out += [
+            PlanEntry(
+                f"gradient_{dtype}",
+                "gradient",
+                f"declared {dtype}: in {dtype} the target's backward gives the gradient of sum(f(P) * G) ({how}) "
+                f"to {dtype}'s allowance (n u kappa, u = {u}, test ratio <= 30)",
+                check_half("gradient", dtype),
+            ),
+            PlanEntry(
+                f"jvp_{dtype}",
+                "gradient",
+                f"declared {dtype}: in {dtype} the target's forward mode (torch.func.jvp) gives the directional "
+                f"derivative ({how}) to {dtype}'s allowance (n u kappa, u = {u}, test ratio <= 30); unsupported "
+                "when it declines forward mode",
+                check_half("jvp", dtype),
+            ),
+        ]
     if d is None or d.batches is not False:
         out.append(
             PlanEntry(
@@ -194,4 +316,31 @@ def plan(kind: Kind, target: ck.Target | None, dtypes: tuple[str, ...] = ("float
     return out
 
 
-__all__ = ["check_gradient_batch", "check_gradient_float32", "check_jvp_float32", "plan"]
+def plan_second_float32(kind: Kind, dtypes: tuple[str, ...] = ("float32", "float64")) -> list[PlanEntry]:
+    """The float32 second-order checks (planned after the float64 ones), when float32 is among
+    ``dtypes`` and the kind has a second derivative."""
+    if "float32" not in dtypes or kind.name == "complex-to-real":  # linear: no second derivative
+        return []
+    how = "50-digit differences of the reference" if kind.reference is not None else "float64 differences of the target"
+    return [
+        PlanEntry(
+            f"{mode}_float32",
+            "gradient",
+            f"in float32 the target's second derivative v'Hw of sum(f(P) * G) by {what} equals the float64 "
+            f"reference's ({how}) to float32's allowance (n eps32 kappa ||G|| ||D2f[v,w]||, test ratio <= 30); "
+            "unsupported when the target declines this mode with an exception",
+            check_second_float32(mode),
+        )
+        for mode, what in modes.SECOND_ORDER.items()
+    ]
+
+
+__all__ = [
+    "check_gradient_batch",
+    "check_gradient_float32",
+    "check_half",
+    "check_jvp_float32",
+    "check_second_float32",
+    "plan",
+    "plan_second_float32",
+]

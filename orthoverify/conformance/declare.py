@@ -380,6 +380,10 @@ def apply(target: Target) -> Target:
 DECLARED_CHECKS: dict[str, str] = {
     "vmap": "modes=['vmap']: torch.func.vmap(f) over stacked parameters against single calls",
     "low_precision": "dtypes=['float16'|'bfloat16']: the output in that dtype against float64, on its unit roundoff",
+    "gradient_float16": "dtypes=['float16']: the backward in float16 against the float64 reference, on n u kappa",
+    "jvp_float16": "dtypes=['float16']: forward mode in float16 against the float64 reference, on n u kappa",
+    "gradient_bfloat16": "dtypes=['bfloat16']: the backward in bfloat16 against the float64 reference, on n u kappa",
+    "jvp_bfloat16": "dtypes=['bfloat16']: forward mode in bfloat16 against the float64 reference, on n u kappa",
     "entry_points": "also=g: the second entry point g returns the same matrix as the target",
     "weight_decay": "module=factory: SGD/Adam/AdamW steps with weight decay from the module's own initialisation",
     "state_dict": "module=factory: state_dict loaded into a fresh module, one more step",
@@ -395,7 +399,8 @@ KEYWORDS: dict[str, str] = {
     "right_inverse": "W -> parameters with f(parameters) = W; coverage goes through it",
     "also": "a second entry point with the kind's signature that must return the same matrix (also_name: its name)",
     "modes": f"declared supported ({', '.join(MODES)}): a failure there is a defect, not 'not applicable'",
-    "dtypes": f"declared supported beyond float32/float64 ({', '.join(DTYPE_NAMES[:2])})",
+    "dtypes": f"declared supported beyond float32/float64 ({', '.join(DTYPE_NAMES[:2])}): adds low_precision, "
+    "gradient_<dtype> and jvp_<dtype>",
     "module": "n -> a fresh torch.nn.Module from its own initialisation (lifecycle checks)",
     "weight": "module -> its matrix (default: module.weight)",
     "sigma": "(lo, hi): the weight's singular values lie there (default: the weight is orthogonal)",

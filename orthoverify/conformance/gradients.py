@@ -18,11 +18,15 @@ from orthoverify.conformance.runner import op_jvp, op_loss_grad
 from orthoverify.engine.ratios import Measure
 from orthoverify.tolerance import unit_roundoff
 
+TORCH_DTYPES: dict[str, torch.dtype] = {**DTYPES, "float16": torch.float16, "bfloat16": torch.bfloat16}
+"""The dtypes a derivative is taken in: float32 and float64, and the half-precision ones a target
+may declare (checks_train's ``gradient_<dtype>``, ``jvp_<dtype>``)."""
+
 
 def _loss_grad(ctx: Ctx, params: Params, dtype: str, g: np.ndarray) -> dict[str, np.ndarray] | CallFailure:
     """The target's autograd gradient of L = sum(f(P) * G) with respect to the differentiable parameters."""
     kind = ctx.target.kind
-    dt = DTYPES[dtype]
+    dt = TORCH_DTYPES[dtype]
     args = list(kind.args(params, dt, "cpu"))
     names = list(params)
     if kind.name == "complex-to-real":
@@ -174,8 +178,10 @@ def q_jvp(ctx: Ctx, params: Params, dtype: str, substitute: str = "") -> Measure
     ``substitute``: a torch operation the target's process computes by its reference formulation
     (blame, see :mod:`~orthoverify.conformance.substitute`)."""
     kind = ctx.target.kind
-    dt = DTYPES[dtype]
+    dt = TORCH_DTYPES[dtype]
     tangent = _tangent(kind, params, np.random.default_rng(11))
+    if dt.itemsize == 2:  # a half-precision tangent as the target receives it: the reference moves along the same
+        tangent = {k: torch.as_tensor(t).to(dt).double().numpy() for k, t in tangent.items()}
     primals = kind.args(params, dt, "cpu")
     if kind.name == "complex-to-real":  # one complex argument: its tangent is re + i im
         tangents = {0: torch.complex(torch.as_tensor(tangent["re"]), torch.as_tensor(tangent["im"]))}

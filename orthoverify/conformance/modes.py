@@ -23,7 +23,7 @@ import torch
 from orthoverify.backends import get_backend
 from orthoverify.conformance import checks as ck
 from orthoverify.conformance.calls import CallFailure, checked
-from orthoverify.conformance.context import PlanEntry
+from orthoverify.conformance.context import PlanEntry, rounded
 from orthoverify.conformance.declare import declaration_of
 from orthoverify.conformance.kinds import Kind, Params
 from orthoverify.conformance.runner import op_second, op_vmap
@@ -164,21 +164,24 @@ def _target_second_fd(ctx: ck.Ctx, params: Params) -> tuple[float, float] | str:
     return float(np.sum(d2 * g)), float(np.linalg.norm(g)) * size
 
 
-def _target_second(ctx: ck.Ctx, params: Params, mode: str, substitute: str = "") -> float | CallFailure:
-    """v'Hw by the target's own derivatives in ``mode`` (float64): torch's AD runs through the
-    target in its process (the ``second`` operation), which returns the raw scalar; ``substitute``
-    names a torch operation computed there by its reference formulation (see
-    :mod:`~orthoverify.conformance.substitute`)."""
+def _target_second(
+    ctx: ck.Ctx, params: Params, mode: str, substitute: str = "", dtype: str = "float64"
+) -> float | CallFailure:
+    """v'Hw by the target's own derivatives in ``mode`` (in ``dtype``: parameters and directions
+    sent in it): torch's AD runs through the target in its process (the ``second`` operation),
+    which returns the raw scalar; ``substitute`` names a torch operation computed there by its
+    reference formulation (see :mod:`~orthoverify.conformance.substitute`)."""
     kind = ctx.target.kind
-    warm = ctx.run(params, "float64")  # a plain call first: a target that builds state lazily builds it here
+    warm = ctx.run(params, dtype)  # a plain call first: a target that builds state lazily builds it here
     if isinstance(warm, CallFailure):
         return warm
+    dt = ck.DTYPES[dtype]
     g, v, w = _directions(kind, params)
-    primals = list(kind.args(params, torch.float64, "cpu"))
+    primals = list(kind.args(params, dt, "cpu"))
     names = list(params)
     which = [i for i, name in enumerate(names) if name in v]
-    vt = [torch.as_tensor(v[names[i]]) for i in which]
-    wt = [torch.as_tensor(w[names[i]]) for i in which]
+    vt = [torch.as_tensor(v[names[i]]).to(dt) for i in which]
+    wt = [torch.as_tensor(w[names[i]]).to(dt) for i in which]
     res = ctx.remote(
         op_second,
         torch.as_tensor(g),
@@ -191,66 +194,85 @@ def _target_second(ctx: ck.Ctx, params: Params, mode: str, substitute: str = "")
     return got if isinstance(got, CallFailure) else float(got.double()[0])
 
 
-def _nudged(kind: Kind, params: Params, seed: int) -> dict[str, np.ndarray]:
-    """``params`` with each differentiable entry multiplied by 1 + 4 eps r (r standard normal;
-    symmetric for a skew parameter, so it stays skew; zeros stay zero)."""
+def _nudged(kind: Kind, params: Params, seed: int, dtype: str = "float64") -> dict[str, np.ndarray]:
+    """``params`` with each differentiable entry multiplied by 1 + 4 eps r (eps of ``dtype``, r
+    standard normal; symmetric for a skew parameter, so it stays skew; zeros stay zero)."""
     rng = np.random.default_rng(seed)
     out = {k: np.asarray(v, np.float64).copy() for k, v in params.items()}
     for name in kind.differentiable:
         r = rng.standard_normal(out[name].shape)
         if name in kind.skew:
             r = (r + r.T) / 2
-        out[name] = out[name] * (1.0 + 4 * unit_roundoff(torch.float64) * r)
+        out[name] = out[name] * (1.0 + 4 * unit_roundoff(dtype) * r)
     return out
 
 
-def noise(ctx: ck.Ctx, params: Params, mode: str, got: float, substitute: str = "") -> float:
-    """How far the target's own v'Hw moves when its inputs move by a few units in the last place
-    (the rounding noise of its computation there; 0 when the nudged calls fail)."""
+def noise(ctx: ck.Ctx, params: Params, mode: str, got: float, substitute: str = "", dtype: str = "float64") -> float:
+    """How far the target's own v'Hw in ``dtype`` moves when its inputs move by a few units in the
+    last place (the rounding noise of its computation there; 0 when the nudged calls fail)."""
     out = 0.0
     for seed in (1, 2):
-        again = _target_second(ctx, _nudged(ctx.target.kind, params, seed), mode, substitute)
+        nudged = rounded(_nudged(ctx.target.kind, params, seed, dtype), dtype)
+        again = _target_second(ctx, nudged, mode, substitute, dtype)
         if isinstance(again, float):
             out = max(out, abs(again - got))
     return out
 
 
+def measure_second(
+    ctx: ck.Ctx, params: Params, mode: str, dtype: str = "float64", substitute: str = "", kappa: float = 1.0
+) -> ck.Measure:
+    """One second-order case: |s - s_ref| / max(n eps kappa ||G|| ||D^2 f[v, w]||, noise), s the
+    target's v'Hw in ``dtype`` at ``params`` (already representable in it), s_ref the float64
+    reference there, eps that of ``dtype`` (``kappa``: the allowance's, 1 in float64); noise is how
+    far the target's own s moves when its inputs move by a few ulps (see :func:`q_second`)."""
+    kind = ctx.target.kind
+    n = kind.view_shape(params)[0]
+    got = _target_second(ctx, params, mode, substitute, dtype)
+    what = SECOND_ORDER[mode] + ("" if dtype == "float64" else f" in {dtype}")
+    if isinstance(got, CallFailure):
+        if got.kind == "raised" and mode not in declared_modes(ctx):  # declined: unsupported, not wrong
+            return ck.refusal(got, what)
+        if not substitute:
+            record(ctx, _recorded(mode, dtype), n, math.inf, params, dtype)
+        return ck.Measure(math.inf, f"{what}: {got}")
+    eps = unit_roundoff(dtype)
+    if kind.reference is not None:
+        ref, scale = reference_second(kind, params)
+        how, unit = "4-point differences of the reference at 50 digits", eps
+    else:
+        fd = _target_second_fd(ctx, params)
+        if isinstance(fd, str):
+            return ck.Measure(math.nan, fd)
+        (ref, scale), how, unit = fd, "float64 4-point differences of the target", max(eps, FD_EPS)
+    floor = n * unit * kappa * (scale or 1.0)
+    r = abs(got - ref) / floor
+    wobble = noise(ctx, params, mode, got, substitute, dtype) if r > ck.THRESHOLD else 0.0
+    k = " kappa" if kappa != 1.0 else ""
+    text = f"|difference| / (n eps{k} ||G|| ||D2f[v,w]||) = {r:.6g}" + (f" (kappa = {kappa:.3g})" if k else "")
+    if wobble > floor:
+        r = abs(got - ref) / wobble
+        text = f"|difference| / (the target's own rounding noise {wobble:.3g} at inputs a few ulps away) = {r:.6g}"
+    if not substitute:
+        record(ctx, _recorded(mode, dtype), n, r, params, dtype)
+    return ck.Measure(r, f"{what}: v'Hw = {got:.17g}, {how}: {ref:.17g}; {text}")
+
+
+def _recorded(mode: str, dtype: str) -> str:
+    """The check a second-order case of ``mode`` in ``dtype`` is recorded under (its series)."""
+    return mode if dtype == "float64" else f"{mode}_{dtype}"
+
+
 def q_second(mode: str, substitute: str = "") -> Callable[[ck.Ctx, Params, str], ck.Measure]:
-    """The quantity of one second-order mode: |s - s_ref| / max(n eps ||G|| ||D^2 f[v, w]||, noise),
-    noise being how far the target's own s moves when its inputs move by a few ulps (a correct rule
-    evaluated by an algorithm that cancels, e.g. a reflection of a tiny vector, is as accurate as
-    its rounding allows; a wrong rule is off by far more than that). With ``substitute`` (blame,
-    :mod:`~orthoverify.conformance.blame`) the target runs with that torch operation replaced and the
-    case is not recorded in the check's series."""
+    """The quantity of one second-order mode in float64 (:func:`measure_second`): |s - s_ref| /
+    max(n eps ||G|| ||D^2 f[v, w]||, noise), noise being how far the target's own s moves when its
+    inputs move by a few ulps (a correct rule evaluated by an algorithm that cancels, e.g. a
+    reflection of a tiny vector, is as accurate as its rounding allows; a wrong rule is off by far
+    more than that). With ``substitute`` (blame, :mod:`~orthoverify.conformance.blame`) the target
+    runs with that torch operation replaced and the case is not recorded in the check's series."""
 
     def q(ctx: ck.Ctx, params: Params, dtype: str = "float64") -> ck.Measure:
-        kind = ctx.target.kind
-        n = kind.view_shape(params)[0]
-        got = _target_second(ctx, params, mode, substitute)
-        if isinstance(got, CallFailure):
-            if got.kind == "raised" and mode not in declared_modes(ctx):  # declined: unsupported, not wrong
-                return ck.refusal(got, SECOND_ORDER[mode])
-            if not substitute:
-                record(ctx, mode, n, math.inf, params, dtype)
-            return ck.Measure(math.inf, f"{SECOND_ORDER[mode]}: {got}")
-        if kind.reference is not None:
-            ref, scale = reference_second(kind, params)
-            how, unit = "4-point differences of the reference at 50 digits", unit_roundoff(torch.float64)
-        else:
-            fd = _target_second_fd(ctx, params)
-            if isinstance(fd, str):
-                return ck.Measure(math.nan, fd)
-            (ref, scale), how, unit = fd, "float64 4-point differences of the target", FD_EPS
-        floor = n * unit * (scale or 1.0)
-        r = abs(got - ref) / floor
-        wobble = noise(ctx, params, mode, got, substitute) if r > ck.THRESHOLD else 0.0
-        text = f"|difference| / (n eps ||G|| ||D2f[v,w]||) = {r:.6g}"
-        if wobble > floor:
-            r = abs(got - ref) / wobble
-            text = f"|difference| / (the target's own rounding noise {wobble:.3g} at inputs a few ulps away) = {r:.6g}"
-        if not substitute:
-            record(ctx, mode, n, r, params, dtype)
-        return ck.Measure(r, f"{SECOND_ORDER[mode]}: v'Hw = {got:.17g}, {how}: {ref:.17g}; {text}")
+        return measure_second(ctx, params, mode, "float64", substitute)
 
     return q
 

@@ -89,7 +89,7 @@ def plan(p: list[PlanEntry], kind: Kind, target: ck.Target | None, other_device:
     and the batch check as the target declares it (only the kind's own checks without a target)."""
     dtypes = ("float32", "float64") if any(name == "float32" for name, *_ in p) else ("float64",)
     extra = checks_group.plan(kind, target) + checks_train.plan(kind, target, dtypes)  # det; float32/batch gradients
-    extra += modes.plan(kind, target)
+    extra += modes.plan(kind, target) + checks_train.plan_second_float32(kind, dtypes)  # float64 before float32
     d = declaration_of(target) if target is not None else None
     if d is not None and d.also is not None:
         extra.append(

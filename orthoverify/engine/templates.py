@@ -493,6 +493,44 @@ def printed_and_corrected(
     ]
 
 
+# --- claimsU ---------------------------------------------------------------- inputs, witnesses
+Draw = Callable[[RunContext, np.random.Generator, Any], Iterable[Case]]
+"""The cases of one size: ``draw(ctx, rng, size)`` draws them from the check's one generator."""
+
+
+def inexact_sizes(ctx: RunContext) -> Sequence[int]:
+    """The profile's sizes on a float or high-precision backend, none in exact arithmetic (for
+    input families with no exact form)."""
+    return () if ctx.backend.exact else ctx.profile.sizes_on(ctx.backend)
+
+
+def drawn(draw: Draw, sizes: Callable[[RunContext], Iterable[Any]] = float_sizes) -> Cases:
+    """An input declaration the engine expands, as :func:`sampled` does, for families that draw a
+    varying number of cases per size (structured variants, interleaved extras): for each size of
+    ``sizes`` (the profile's, by default), what ``draw`` yields, from the check's one seeded
+    generator, in that order."""
+
+    def cases(ctx: RunContext) -> Iterator[Case]:
+        rng = ctx.rng()
+        for size in sizes(ctx):
+            yield from draw(ctx, rng, size)
+
+    return cases
+
+
+def listed(*cases: Case) -> Cases:
+    """Fixed cases (hand-built witnesses, a whole small domain), the same on every profile."""
+    return lambda ctx: iter(cases)
+
+
+def exact_witness(
+    name: str, violation: Quantity, quantity_name: str, candidates: Cases, method: Method | None = None
+) -> Check:
+    """:func:`witness` over enumerated ``candidates`` judged exactly (SymPy): a listed
+    counterexample or a whole domain (``method="exhaustive"``)."""
+    return witness(name, violation, backends=EXACT, quantity_name=quantity_name, candidates=candidates, method=method)
+
+
 # --- claimsHC ---
 T = TypeVar("T")
 
@@ -501,11 +539,6 @@ def per_profile(*, quick: T, default: T, thorough: T) -> Callable[[RunContext], 
     """A family's effort beyond the profile's sizes and cases, one named column per profile:
     ``effort = per_profile(quick=..., default=..., thorough=...)``, then ``effort(ctx)``."""
     return lambda ctx: ctx.profile.pick(quick, default, thorough)
-
-
-def single(case: Case) -> Cases:
-    """The cases of a check of one printed case (a worked example, a stated point)."""
-    return lambda ctx: iter([dict(case)])
 
 
 def by_size(low: int, high: int, fields: Callable[[int], Mapping[str, Any]]) -> Strategy:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from orthoverify.claims import MODULES as CLAIM_MODULES
 from orthoverify.engine import get_registry
 
@@ -32,21 +34,28 @@ def test_every_proof_entry_names_the_statement_and_the_checks_that_certify_it() 
             assert re.search(r"\*\*(Printed|Statement|Added)", entry.body), f"{claim.id}: no statement"
 
 
-PLACE_FROM_THE_CLAIM = ("householder", "cayley")
-"""Families whose proofs entries spell each claim's place as Claim.where renders it (the others
-still write it by hand)."""
+PLACES_FROM_DECLARATIONS = ("unitary", "householder", "cayley")
+"""Families whose proofs cite each claim's place exactly as its declaration renders it
+(``Claim.where``), so that the place is written once, in ``Claim.place``, and checked here."""
+
+LABEL = re.compile(r"^\*\*(Printed|Statement|Corrected)(?: \((.*)\))?\.\*\*", re.M)
 
 
-def test_each_entry_spells_the_place_its_claim_declares() -> None:
-    """A claim's place in the paper has one home, Claim.place: the entry of a claim as printed (or
-    as orthoverify states it) opens with **Printed (where).** or **Statement (where).**, with
-    ``where`` exactly as the claim renders it, so the two cannot drift apart."""
+@pytest.mark.parametrize("paper", PLACES_FROM_DECLARATIONS)
+def test_proof_statements_cite_the_declared_place(paper: str) -> None:
+    """Each entry opens with ``**Printed (<where>).**`` or ``**Statement (<where>).**`` (the form
+    tools/regenerate.py writes), ``where`` the claim's rendered place, both ways: a changed place or
+    a hand-spelled one fails. A corrected twin's ``**Corrected.**`` names its place only where it
+    differs from the printed claim's."""
     from orthoverify.report.model import proof_entry
 
-    for claim in get_registry(CLAIM_MODULES):
-        if claim.paper not in PLACE_FROM_THE_CLAIM or claim.corrects is not None:
-            continue
-        entry = proof_entry(ROOT / "proofs", claim.paper, claim.id)
+    claims = {c.id: c for c in get_registry(CLAIM_MODULES) if c.paper == paper}
+    for claim in claims.values():
+        entry = proof_entry(ROOT / "proofs", paper, claim.id)
         assert entry is not None, claim.id
-        spelled = (f"**Printed ({claim.where}).**", f"**Statement ({claim.where}).**")
-        assert any(s in entry.body for s in spelled), f"proofs/{claim.paper}.md, {claim.id}: not {spelled[0]!r}"
+        m = LABEL.search(entry.body)
+        assert m is not None, f"proofs/{paper}.md, {claim.id}: no statement label"
+        twin = claims.get(claim.corrects or "")
+        assert (m.group(1) == "Corrected") == (twin is not None), f"proofs/{paper}.md, {claim.id}: {m.group(0)}"
+        want = None if twin is not None and twin.where == claim.where else claim.where
+        assert m.group(2) == want, f"proofs/{paper}.md, {claim.id}: cites {m.group(2)!r}, declared {want!r}"

@@ -540,6 +540,10 @@ def _altered_backward(x: torch.Tensor, how: str) -> torch.Tensor:
     def hook(g: torch.Tensor) -> torch.Tensor:
         if how == "bfloat16" and g.dtype == torch.float32:
             return g.to(torch.bfloat16).to(torch.float32)
+        if how == "bfloat16_when_differentiated_again" and g.dtype == torch.float32 and torch.is_grad_enabled():
+            return g.to(torch.bfloat16).to(torch.float32)  # a backward recorded for a second derivative only
+        if how == "bfloat16_loss_scale" and g.dtype == torch.bfloat16:
+            return g * 8  # the loss scale multiplied in, never divided out (the float16 path divides it)
         if how == "batch_mean" and g.dim() > 2 and g.shape[0] >= 2:
             return g.mean(0, keepdim=True).expand_as(g).clone()
         return g
@@ -590,3 +594,25 @@ def cayley_jvp_through_bfloat16(a: torch.Tensor, d: torch.Tensor) -> torch.Tenso
     if a.dtype == torch.float32 and torch._C._functorch.is_functorch_wrapped_tensor(a):
         a = a.to(torch.bfloat16).to(torch.float32)
     return cayley(a, d)
+
+
+def cayley_second_order_through_bfloat16(a: torch.Tensor, d: torch.Tensor) -> torch.Tensor:
+    """Broken float32 second order only: where the backward is recorded to be differentiated again
+    (create_graph=True, as a gradient penalty or a Hessian-vector product does) the upstream
+    gradient of A is rounded through bfloat16 in float32 (error ~2^-9); plain backward, forward
+    mode and float64 at every order are exact."""
+    return cayley(_altered_backward(a, "bfloat16_when_differentiated_again"), d)
+
+
+@declare(dtypes=["float16", "bfloat16"])
+def householder_half_precision(u: torch.Tensor) -> torch.Tensor:
+    """Correct, and declares float16 and bfloat16: the product of reflections computed in the dtype given."""
+    return householder(u)
+
+
+@declare(dtypes=["float16", "bfloat16"])
+def householder_bfloat16_loss_scale(u: torch.Tensor) -> torch.Tensor:
+    """Broken bfloat16 backward only (declares float16 and bfloat16): the bfloat16 path multiplies the
+    upstream gradient by a loss scale of 8 and never divides it out; float16's path, the forward in
+    every dtype and forward mode are right."""
+    return householder(_altered_backward(u, "bfloat16_loss_scale"))

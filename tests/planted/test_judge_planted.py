@@ -1,12 +1,23 @@
 """Measuring the judge: every planted target of ``tests/planted/judge_planted.py`` gets, on the quick
-profile, exactly the verdict pinned for each of its checks; every broken one is caught by the
-check that names its defect, and no correct one is refuted anywhere (the README's figures)."""
+profile (``ORTHOVERIFY_PLANTED_PROFILE=default``: the default one), exactly the verdict pinned for
+each of its checks; every broken one is caught by the check that names its defect, and no correct
+one is refuted anywhere (the README's figures)."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.planted.judge_planted import BROKEN, CORRECT, SECOND_ORDER, Planted, result, verdicts
+from tests.planted.judge_planted import BROKEN, CORRECT, SECOND_ORDER, Planted, profile, result, verdicts
+
+
+def test_the_profile_is_quick_unless_the_environment_names_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ORTHOVERIFY_PLANTED_PROFILE", raising=False)
+    assert profile() == "quick"
+    monkeypatch.setenv("ORTHOVERIFY_PLANTED_PROFILE", "default")
+    assert profile() == "default"
+    monkeypatch.setenv("ORTHOVERIFY_PLANTED_PROFILE", "thorough")
+    with pytest.raises(ValueError, match="quick or default"):
+        profile()
 
 
 @pytest.mark.slow

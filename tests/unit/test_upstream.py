@@ -14,7 +14,12 @@ def test_the_table_is_well_formed() -> None:
         assert d.operation and d.reference and d.seen_in and d.shows
         assert all(checks for checks in d.shows.values())
     assert expected_upstream("torch-orthogonal-cayley")["second_ff"].reference == "pytorch/pytorch#196695"
-    assert set(expected_upstream("torch-orthogonal-householder")) == {"orthogonal", "weight_decay", "second_ff"}
+    assert set(expected_upstream("torch-orthogonal-householder")) == {
+        "orthogonal",
+        "weight_decay",
+        "second_ff",
+        "second_ff_float32",
+    }
     assert expected_upstream("orthoverify-householder") == {}
 
 
@@ -29,6 +34,11 @@ def test_a_defect_that_stopped_showing_is_reported_fixed_upstream() -> None:
     assert len(fixed) == 1 and "pytorch/pytorch#196695" in fixed[0] and "second_ff is now verified" in fixed[0]
     with pytest.raises(pytest.skip.Exception, match="fixed upstream: pytorch/pytorch#196695"):
         skip_if_fixed_upstream(fixed)
+
+
+def test_a_check_the_run_did_not_plan_is_not_reported_fixed() -> None:
+    """A float64-only run plans no second_ff_float32: that is no evidence the defect went away."""
+    assert fixed_upstream("torch-orthogonal-cayley", {"second_ff": "refuted"}) == []
 
 
 def test_an_unlisted_refutation_is_not_excused() -> None:

@@ -13,7 +13,7 @@ from orthoverify.claims.cayley import PAPER
 from orthoverify.engine.checks import Case, PropertyCheck
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure
-from orthoverify.engine.templates import single
+from orthoverify.engine.templates import listed
 from orthoverify.param import cayley as cy
 
 
@@ -51,7 +51,7 @@ def printed_parameter(b: Backend, case: Case) -> Measure:
     return Measure(err / (2 * b.eps * 199999 * 2), note, note)
 
 
-PRINTED = single({"c": "-0.99999"})
+PRINTED = listed({"c": "-0.99999"})
 _FLOAT = "relative error of a_12 / ((1 + a^2) eps)"
 CLAIMS: list[Claim] = [
     Claim(

@@ -14,7 +14,7 @@ from orthoverify.claims.cayley import PAPER
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual
-from orthoverify.engine.templates import Line, audit, single
+from orthoverify.engine.templates import Line, audit, listed
 from orthoverify.errors import DomainError
 from orthoverify.param import cayley as cy
 
@@ -71,7 +71,7 @@ def at_zero(b: Backend, case: Case) -> list[Line]:
     ]
 
 
-AT_ZERO = single({"b": "1/2"})
+AT_ZERO = listed({"b": "1/2"})
 CLAIMS: list[Claim] = [
     Claim(
         id="cayley.modrelu_real",

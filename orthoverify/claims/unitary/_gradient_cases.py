@@ -117,23 +117,36 @@ def _float_sizes(ctx: RunContext) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return tuple(n for n in ctx.profile.sizes if n <= 16), FLOAT_STEPS
 
 
+MIXED = ("mixed",)
+
+
+def schedule(
+    ns: tuple[int, ...],
+    per_size: int,
+    kinds: tuple[Any, ...],
+    steps: tuple[int, ...],
+    modes: tuple[str, ...] = ("mixed",),
+) -> Iterator[tuple[int, Any, int, str]]:
+    """(n, kind, T, mode) ``per_size`` times per size n, kinds, T and modes cycling (shifted per n,
+    so a kind meets every size in turn), so that every kind, T and mode turns up."""
+    i = 0
+    for j, n in enumerate(ns):
+        for _ in range(per_size):
+            mode = modes[(i + i // (len(kinds) * len(steps))) % len(modes)]
+            yield n, kinds[(i + j) % len(kinds)], steps[(i + i // len(kinds)) % len(steps)], mode
+            i += 1
+
+
 def cycled(
     ctx: RunContext, kinds: tuple[str, ...], *, act: str, modes: tuple[str, ...] = ("mixed",), small: bool = False
 ) -> Iterator[Case]:
-    """2 x profile.cases cases per size n, kinds, T and bias modes cycling (shifted per n, so a kind
-    meets every size in turn), so every kind, T and mode turns up; ``small`` keeps n <= 3, T <= 10."""
+    """Float cases on :func:`schedule`, 2 x profile.cases per size; ``small`` keeps n <= 3, T <= 10."""
     rng = ctx.rng()
     ns, steps = _float_sizes(ctx)
     if small:
         ns, steps = tuple(n for n in ns if n <= 3) or (2,), tuple(t for t in steps if t <= 10)
-    i = 0
-    for j, n in enumerate(ns):
-        for _ in range(2 * ctx.profile.cases):
-            kind = kinds[(i + j) % len(kinds)]
-            t_len = steps[(i + i // len(kinds)) % len(steps)]
-            mode = modes[(i + i // (len(kinds) * len(steps))) % len(modes)]
-            yield float_case(rng, kind, n, t_len, act=act, bias_mode=mode)
-            i += 1
+    for n, kind, t_len, mode in schedule(ns, 2 * ctx.profile.cases, kinds, steps, modes):
+        yield float_case(rng, kind, n, t_len, act=act, bias_mode=mode)
 
 
 def _rat(rng: np.random.Generator, shape: tuple[int, ...], bound: int = 3, den: int = 3) -> np.ndarray:
@@ -186,6 +199,18 @@ def exact_case(rng: np.random.Generator, kind: str, n: int, t_len: int) -> dict[
         g[0] = sympy.Integer(1)
     case["g"] = g
     return case
+
+
+def exact_bound_cases(ctx: RunContext) -> Iterator[Case]:
+    """ReLU cases in rationals for T = 1, 2, 4: orthogonal, unitary-twin (n <= 2), per-step and
+    permutation W."""
+    rng = ctx.rng()
+    for n in ctx.profile.exact_sizes:
+        for t_len in (1, 2, 4):
+            for kind in ("real", "complex", "real-per-step", "permutation"):
+                if kind == "complex" and n > 2:
+                    continue
+                yield exact_case(rng, kind, n, t_len)
 
 
 def search_strategy(act: str, bias_lo: float, bias_hi: float) -> Callable[[RunContext], Any]:

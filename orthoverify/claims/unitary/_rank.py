@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from orthoverify.backends import Array, Backend, get_backend
-from orthoverify.claims.unitary._effort import CoveragePlan, effort
+from orthoverify.claims.unitary._effort import Effort, effort
 from orthoverify.engine.checks import Case, FunctionCheck, Outcome, RunContext
 from orthoverify.engine.model import Evidence, Plot, PlotSeries
 from orthoverify.engine.ratios import THRESHOLD, Measure, flag
@@ -26,11 +26,6 @@ T64 = "torch-float64"
 HP = "mpmath"
 
 
-def coverage_plan(ctx: RunContext) -> CoveragePlan:
-    """The rank checks' effort on ctx's profile."""
-    return effort(ctx).coverage
-
-
 def point_case(rng: np.random.Generator, n: int, perm: tuple[int, ...] | None = None) -> dict[str, Any]:
     """A random point as Sec. 3.4 initialises the uRNN (random Pi unless given), flattened."""
     d = urnn_random(rng, n)
@@ -40,14 +35,14 @@ def point_case(rng: np.random.Generator, n: int, perm: tuple[int, ...] | None = 
 
 
 def point_cases(
-    salt: str, float_max: Callable[[CoveragePlan], int], hp_sizes: Callable[[CoveragePlan], tuple[int, ...]]
+    salt: str, float_max: Callable[[Effort], int], hp_sizes: Callable[[Effort], tuple[int, ...]]
 ) -> Callable[[RunContext], Iterator[Case]]:
-    """One random point per n: n = 1..float_max(plan) in float, hp_sizes(plan) at 50 digits."""
+    """One random point per n: n = 1..float_max(e) in float, hp_sizes(e) at 50 digits."""
 
     def gen(ctx: RunContext) -> Iterator[Case]:
-        plan = coverage_plan(ctx)
+        e = effort(ctx)
         rng = ctx.rng(salt)
-        sizes = range(1, float_max(plan) + 1) if ctx.backend.method == "float" else hp_sizes(plan)
+        sizes = range(1, float_max(e) + 1) if ctx.backend.method == "float" else hp_sizes(e)
         for n in sizes:
             yield point_case(rng, n)
 
@@ -146,14 +141,14 @@ def _broken(rule: RankRule, case: Case, n: int, rank: int, what: str) -> tuple[C
 def rank_scan(ctx: RunContext, rule: RankRule, what: str) -> Outcome:
     """The rank at random points for n = 1..float_max on ctx's backend; every decision must
     be clear and obey the rule."""
-    plan = coverage_plan(ctx)
+    e = effort(ctx)
     rng = ctx.rng("rank")
     rows: list[dict[str, Any]] = []
     unclear: list[str] = []
     failure: tuple[Case, Measure] | None = None
     worst_ratio = 0.0
-    for n in range(1, plan.float_max + 1):
-        for _ in range(plan.float_cases):
+    for n in range(1, e.rank_max_n + 1):
+        for _ in range(e.rank_points):
             case = point_case(rng, n)
             dec = ur.jacobian_rank(ctx.backend, float_jacobian(ctx.backend, case))
             rows.append(_row(n, dec, str(case["perm"])))
@@ -213,7 +208,7 @@ def rank_checks(
     what: str,
     *,
     float_backend: str,
-    hp_sizes: Callable[[CoveragePlan], tuple[int, ...]],
+    hp_sizes: Callable[[Effort], tuple[int, ...]],
     quantities: tuple[str, str],
 ) -> tuple[FunctionCheck, FunctionCheck]:
     """The rank at random points for n = 1..N on ``float_backend`` (``jacobian_rank``) and its
@@ -233,7 +228,7 @@ def rank_checks(
         ),
         FunctionCheck(
             "jacobian_rank_50_digits",
-            lambda ctx: hp_confirm(ctx, hp_sizes(coverage_plan(ctx)), float_backend, rule, what),
+            lambda ctx: hp_confirm(ctx, hp_sizes(effort(ctx)), float_backend, rule, what),
             (HP,),
             "high-precision",
             quantities[1],

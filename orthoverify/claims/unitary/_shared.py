@@ -1,9 +1,12 @@
-"""Vocabulary of the unitary family's claim files: native complex arithmetic (the independent
-reference every real-pair formulation is compared with), inputs read from a case, and the input
-families used by more than one claim (Haar and structured unitaries, modReLU inputs)."""
+"""Vocabulary of the unitary family's claim files: the paper and a claim's declaration, native
+complex arithmetic (the independent reference every real-pair formulation is compared with), inputs
+read from a case, and the input families used by more than one claim (Haar and structured
+unitaries, modReLU inputs), declared as data the engine's templates expand."""
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -13,9 +16,33 @@ import sympy
 from orthoverify import samples
 from orthoverify.backends import Array, Backend
 from orthoverify.engine.checks import Case, RunContext
-from orthoverify.engine.ratios import Measure, agreement
+from orthoverify.engine.model import Claim, Paper, Place
+from orthoverify.engine.ratios import Measure, agreement, flag
+from orthoverify.engine.templates import Cases, drawn, float_sizes
 from orthoverify.param import unitary as un
 from orthoverify.param.unitary import CArray
+
+PAPER = "unitary"
+PAPER_INFO = Paper(
+    key=PAPER,
+    authors="Arjovsky, Shah, Bengio",
+    title="Unitary Evolution Recurrent Neural Networks",
+    venue="ICML 2016",
+    short="uRNN",
+    scope="with Sec. 3 and 4.3 of the Householder paper",
+)
+
+ORNN = functools.partial(Place, source="Mhammedi et al.")
+"""A place in Mhammedi et al. (ICML 2017), the Householder paper's Sec. 2, 3, 4.3 and App. A."""
+URNN = functools.partial(Place, source="Arjovsky et al.")
+"""A place in Arjovsky et al. (ICML 2016), the uRNN paper."""
+WISDOM = Place(source="Wisdom et al.", note="NeurIPS 2016")
+"""Full-Capacity Unitary Recurrent Neural Networks, where the coverage claim comes from."""
+
+
+def claim(**front: Any) -> list[Claim]:
+    """A claim of this family's paper, as its module's ``CLAIMS``."""
+    return [Claim(paper=PAPER, **front)]
 
 
 def native(b: Backend, x: CArray) -> Any:
@@ -56,6 +83,21 @@ def unitary_input(b: Backend, case: Case, key: str = "W") -> CArray:
     return w if b.exact else un.polish_unitary(w, backend=b)
 
 
+def rnn_inputs(b: Backend, case: Case) -> tuple[CArray, CArray, CArray, Array]:
+    """W (unitary), V, h0 and the inputs xs of a case of :func:`rnn_cases`, on b."""
+    w, v, h0 = unitary_input(b, case), complex_input(b, case, "V"), complex_input(b, case, "h0")
+    return w, v, h0, b.asarray(case["xs"], name="xs")
+
+
+def twin_rnn(b: Backend, case: Case, act: str | None = None, bias: Array | None = None) -> Array:
+    """h_hat_T of eq. 3's real RNN on the real twins W_hat = [[A, -B], [B, A]], V_hat = [Re V; Im V],
+    with activation ``act`` (the case's ``act`` by default)."""
+    w, v, h0, xs = rnn_inputs(b, case)
+    what, vhat = un.embed_matrix(w, backend=b), b.concat([v.re, v.im], axis=0)
+    act = act or str(case["act"])
+    return un.real_rnn(what, vhat, xs, un.embed_vector(h0, backend=b), act, bias=bias, backend=b)[-1]
+
+
 def parts(b: Backend, x: CArray) -> Array:
     """A complex array's real and imaginary parts as one real vector: how a formulation of a
     complex object is handed to an :class:`~orthoverify.engine.templates.Agreement`."""
@@ -79,19 +121,31 @@ def cagree(b: Backend, x: CArray, ref: CArray, dim: int) -> Measure:
     return agreement(b, parts(b, x), parts(b, ref), dim)
 
 
+def unitarity(b: Backend, m: CArray, what: str = "M*M = I") -> Measure:
+    """||M*M - I|| / (n eps) in floating point; exactly M*M = I in exact arithmetic (``what``
+    names it when it fails)."""
+    r = un.unitarity_ratio(m, b)
+    return flag(r == 0, what) if b.exact else Measure(r)
+
+
 def split_complex(z: np.ndarray, key: str) -> dict[str, Any]:
     return {f"{key}_re": np.real(z), f"{key}_im": np.imag(z)}
 
 
-def float_draws(ctx: RunContext) -> Iterator[tuple[int, np.random.Generator]]:
-    """(n, the check's generator) ``ctx.profile.cases`` times for each size n of ctx's float or
-    50-digit backend; nothing in exact arithmetic (for input families with no exact form)."""
-    if ctx.backend.exact:
-        return
-    rng = ctx.rng()
-    for n in ctx.profile.sizes_on(ctx.backend):
-        for _ in range(ctx.profile.cases):
-            yield n, rng
+def gaussian(rng: np.random.Generator, key: str, shape: int | tuple[int, ...]) -> dict[str, Any]:
+    """A complex Gaussian input ``key`` (real part drawn first)."""
+    return {f"{key}_re": rng.standard_normal(shape), f"{key}_im": rng.standard_normal(shape)}
+
+
+def rational(rng: np.random.Generator, key: str, n: int, max_den: int = 2) -> dict[str, Any]:
+    """A complex rational n-vector ``key`` (entries p/q, |p| <= 3, q <= max_den)."""
+    v = samples.rational_matrix(rng, n, 2, bound=3, max_den=max_den)
+    return {f"{key}_re": v[:, 0], f"{key}_im": v[:, 1]}
+
+
+def vector(key: str) -> Callable[[RunContext, np.random.Generator, int], dict[str, Any]]:
+    """A complex n-vector ``key`` drawn after each case: rational when exact, else Gaussian."""
+    return lambda ctx, rng, n: rational(rng, key, n) if ctx.backend.exact else gaussian(rng, key, n)
 
 
 def unitary_cases(
@@ -108,6 +162,41 @@ def unitary_cases(
     if structured:
         for name, w in samples.structured_unitaries(rng, n):
             yield {**split_complex(w, "W"), "kind": name}
+
+
+def rnn_cases(ctx: RunContext, rng: np.random.Generator, n: int, steps: int) -> Iterator[dict[str, Any]]:
+    """An RNN for each Haar unitary W (rational Cayley when exact): V with two input units, h0 and
+    ``steps`` inputs, Gaussian (rational when exact)."""
+    for case in unitary_cases(ctx, rng, n, structured=False):
+        if ctx.backend.exact:
+            v = samples.rational_matrix(rng, n, 4, bound=3, max_den=2)
+            extra = {"V_re": v[:, :2], "V_im": v[:, 2:], **rational(rng, "h0", n)}
+            extra["xs"] = samples.rational_matrix(rng, steps, 2, bound=3, max_den=2)
+        else:
+            extra = {**gaussian(rng, "V", (n, 2)), **gaussian(rng, "h0", n), "xs": rng.standard_normal((steps, 2))}
+        yield {**case, **extra}
+
+
+def reflection_parameters(ctx: RunContext, rng: np.random.Generator, n: int) -> Iterator[Case]:
+    """Parameters of M_hat_1: random theta and u_k of scales 10^+-30 (10^+-100 in float64); exact:
+    theta = 0 (cos and sin of rational angles are transcendental), rational u_k, n <= 3."""
+    if ctx.backend.exact and n > 3:
+        return
+    for _ in range(ctx.profile.cases):
+        case: dict[str, Any] = {"n": n}
+        if ctx.backend.exact:
+            case["theta"] = np.zeros(n, dtype=object)
+            for k in range(2, n + 1):
+                u = samples.rational_matrix(rng, k, 2, bound=3, max_den=2)
+                u[0, 0] = u[0, 0] + 1 if all(v == 0 for v in u.reshape(-1)) else u[0, 0]
+                case[f"u{k}_re"], case[f"u{k}_im"] = u[:, 0], u[:, 1]
+        else:
+            e = 30 if ctx.backend.eps > 1e-10 else 100  # float32's range ends near 1e38
+            case["theta"] = rng.uniform(-50, 50, n)
+            for k in range(2, n + 1):
+                s = 10.0 ** rng.uniform(-e, e)
+                case[f"u{k}_re"], case[f"u{k}_im"] = rng.standard_normal(k) * s, rng.standard_normal(k) * s
+        yield case
 
 
 def modrelu_inputs(ctx: RunContext, rng: np.random.Generator, n: int) -> Iterator[dict[str, Any]]:
@@ -138,7 +227,69 @@ def modrelu_inputs(ctx: RunContext, rng: np.random.Generator, n: int) -> Iterato
         yield {"z_re": zr, "z_im": zi, "bias": fbias}
 
 
-def cases_modrelu(ctx: RunContext) -> Iterator[Case]:
-    rng = ctx.rng()
-    for n in ctx.profile.sizes_on(ctx.backend):
-        yield from modrelu_inputs(ctx, rng, n)
+def unitaries(
+    extra: Callable[[RunContext, np.random.Generator, int], dict[str, Any]] | None = None,
+    *,
+    structured: bool = True,
+    sizes: Callable[[RunContext], Any] = float_sizes,
+) -> Cases:
+    """:func:`unitary_cases` for each size, each case with what ``extra`` draws after it."""
+
+    def draw(ctx: RunContext, rng: np.random.Generator, n: int) -> Iterator[Case]:
+        for case in unitary_cases(ctx, rng, n, structured):
+            yield {**case, **extra(ctx, rng, n)} if extra else case
+
+    return drawn(draw, sizes)
+
+
+cases_modrelu = drawn(modrelu_inputs)
+"""modReLU inputs for each of the profile's sizes."""
+
+
+def modrelu_strategy(ctx: RunContext) -> Any:
+    """Hypothesis draws 1-4 units of modulus 1e-6..1e6 and biases within 2 10^-k of -|z| (k = 0..15):
+    |z| + b near 0 from both sides."""
+    from hypothesis import strategies as st
+
+    mag = st.floats(1e-6, 1e6)
+    ang = st.floats(-math.pi, math.pi)
+    rel = st.floats(-2.0, 2.0)
+
+    @st.composite
+    def case(draw: Any) -> dict[str, Any]:
+        k = draw(st.integers(1, 4))
+        r = [draw(mag) for _ in range(k)]
+        a = [draw(ang) for _ in range(k)]
+        bias = [-ri * (1 + draw(rel) * 10.0 ** -draw(st.integers(0, 15))) for ri in r]
+        return {
+            "z_re": np.array([ri * math.cos(ai) for ri, ai in zip(r, a, strict=True)]),
+            "z_im": np.array([ri * math.sin(ai) for ri, ai in zip(r, a, strict=True)]),
+            "bias": np.array(bias),
+        }
+
+    return case()
+
+
+def givens_strategy(ctx: RunContext) -> Any:
+    """Products of random complex Givens rotations and phases: Hypothesis picks the angles (and
+    can make them 0, pi/2, pi: the structured cases)."""
+    from hypothesis import strategies as st
+
+    angle = st.one_of(st.floats(-math.pi, math.pi), st.sampled_from([0.0, math.pi / 2, math.pi, -math.pi / 2]))
+
+    @st.composite
+    def case(draw: Any) -> dict[str, Any]:
+        n = draw(st.integers(1, 6))
+        w = np.diag(np.exp(1j * np.array([draw(angle) for _ in range(n)])))
+        for _ in range(draw(st.integers(0, 2 * n))):
+            if n < 2:
+                break
+            i, j = sorted(draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=2, unique=True)))
+            c, s, ph = draw(angle), draw(angle), draw(angle)
+            g = np.eye(n, dtype=complex)
+            g[i, i], g[i, j] = math.cos(c), -math.sin(c) * np.exp(-1j * ph)
+            g[j, i], g[j, j] = math.sin(c) * np.exp(1j * ph), math.cos(c)
+            w = g @ w * np.exp(1j * s / n)
+        return split_complex(w, "W")
+
+    return case()

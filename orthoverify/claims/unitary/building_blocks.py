@@ -1,11 +1,6 @@
-"""unitary.building_blocks: D, R, Pi, F and F^-1 are unitary, and R does not depend on the scale
-of v.
-
-Arjovsky et al. (ICML 2016) Sec. 2. Compared: X*X with I for every block and F^-1 F with I
-(float, 50 digits, exact for n with radical roots of unity), R(c v) with R(v); with free
-symbols, R R* = I, R* = R and R(c v) = R(v); every permutation matrix of small n exactly; and, for
-the record, numpy.fft's unnormalised DFT (F*F = n I, not unitary).
-"""
+"""Every block is checked for unitarity on its own, in every arithmetic (exactly for n whose roots
+of unity are radicals), with R's scale invariance beside it; permutations are few enough to
+enumerate; numpy.fft's unnormalised DFT is measured for the record, the usual slip."""
 
 from __future__ import annotations
 
@@ -19,61 +14,48 @@ import sympy
 from orthoverify import samples
 from orthoverify.backends import Backend
 from orthoverify.claims._common import ALL, exact_backend, symbol_array
-from orthoverify.claims.unitary import PAPER
+from orthoverify.claims.unitary import _shared as kit
 from orthoverify.claims.unitary._effort import effort
-from orthoverify.claims.unitary._shared import cagree, complex_input
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SymbolicCheck
-from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, flag, worst
-from orthoverify.engine.templates import witness
+from orthoverify.engine.templates import drawn, exact_witness, listed
 from orthoverify.param import unitary as un
 from orthoverify.param.unitary import CArray
 
 
 def q_blocks(b: Backend, case: Case) -> Measure:
     """D, R, Pi, F, F^-1 unitary; F^-1 F = I; R(c v) = R(v) for complex c != 0."""
-    n = int(case["n"])
-    w = b.asarray(case["w"], name="w")
-    v = complex_input(b, case, "v")
-    cfac = complex_input(b, case, "c")
-    d = un.phase_diag(w, backend=b)
-    r = un.complex_reflection(v, backend=b)
+    n, v = int(case["n"]), kit.complex_input(b, case, "v")
+    r, c = un.complex_reflection(v, backend=b), kit.complex_input(b, case, "c")[0]
+    f, fi = un.dft_matrix(n, backend=b), un.dft_matrix(n, backend=b, inverse=True)
     pi = un.CArray(un.permutation_matrix(case["perm"], backend=b), b.zeros((n, n)))
-    f = un.dft_matrix(n, backend=b)
-    fi = un.dft_matrix(n, backend=b, inverse=True)
-    r2 = un.complex_reflection(v * cfac[0], backend=b)
-    ratios = [Measure(un.unitarity_ratio(m, b)) for m in (d, r, pi, f, fi)]
-    if b.exact:
-        ratios = [flag(m.ratio == 0, "unitary") for m in ratios]
-    return worst(*ratios, cagree(b, fi @ f, un.ceye(b, n), n), cagree(b, r2, r, n))
+    blocks = (un.phase_diag(b.asarray(case["w"], name="w"), backend=b), r, pi, f, fi)
+    scaled = kit.cagree(b, un.complex_reflection(v * c, backend=b), r, n)
+    return worst(*(kit.unitarity(b, m, "unitary") for m in blocks), kit.cagree(b, fi @ f, un.ceye(b, n), n), scaled)
 
 
-def cases_blocks(ctx: RunContext) -> Iterator[Case]:
-    rng = ctx.rng()
-    ns = ctx.profile.sizes_on(ctx.backend) if not ctx.backend.exact else tuple(n for n in (1, 2, 3, 4, 6, 8) if n <= 8)
-    for n in ns:
-        for _ in range(ctx.profile.cases):
-            case: dict[str, Any] = {"n": n, "perm": [str(int(p)) for p in rng.permutation(n)]}
-            if ctx.backend.exact:
-                case["w"] = np.zeros(n, dtype=object)
-                v = samples.rational_matrix(rng, n, 2, bound=3, max_den=2)
-                v[0, 0] = 1 if all(x == 0 for x in v.reshape(-1)) else v[0, 0]
-                case["v_re"], case["v_im"] = v[:, 0], v[:, 1]
-                case["c_re"], case["c_im"] = (
-                    np.array([sympy.Rational(-3, 2)], dtype=object),
-                    np.array([2], dtype=object),
-                )
-            else:
-                case["w"] = rng.uniform(-np.pi, np.pi, n)
-                e = 8 if ctx.backend.eps > 1e-10 else 30  # |c v| must stay inside float32's range
-                s = 10.0 ** rng.uniform(-e, e)
-                case["v_re"], case["v_im"] = rng.standard_normal(n) * s, rng.standard_normal(n) * s
-                cs = 10.0 ** rng.uniform(-e, e)
-                case["c_re"], case["c_im"] = (
-                    np.array([rng.standard_normal() * cs]),
-                    np.array([rng.standard_normal() * cs]),
-                )
-            yield case
+def draw(ctx: RunContext, rng: np.random.Generator, n: int) -> Iterator[Case]:
+    """A random permutation and w, v and c of scales 10^+-30 (10^+-8 in float32, so that |c v| stays
+    in range); exact: w = 0, rational v and c = -3/2 + 2i."""
+    for _ in range(ctx.profile.cases):
+        case: dict[str, Any] = {"n": n, "perm": [str(int(p)) for p in rng.permutation(n)]}
+        if ctx.backend.exact:
+            v = samples.rational_matrix(rng, n, 2, bound=3, max_den=2)
+            v[0, 0] = 1 if all(x == 0 for x in v.reshape(-1)) else v[0, 0]
+            case |= {"w": np.zeros(n, dtype=object), "v_re": v[:, 0], "v_im": v[:, 1]}
+            case |= {"c_re": np.array([sympy.Rational(-3, 2)], dtype=object), "c_im": np.array([2], dtype=object)}
+        else:
+            e = 8 if ctx.backend.eps > 1e-10 else 30
+            w, s = rng.uniform(-np.pi, np.pi, n), 10.0 ** rng.uniform(-e, e)
+            case |= {"w": w, "v_re": rng.standard_normal(n) * s, "v_im": rng.standard_normal(n) * s}
+            cs = 10.0 ** rng.uniform(-e, e)
+            case |= {"c_re": np.array([rng.standard_normal() * cs]), "c_im": np.array([rng.standard_normal() * cs])}
+        yield case
+
+
+def sizes(ctx: RunContext) -> tuple[int, ...]:
+    """The profile's sizes; exact, the n whose roots of unity are radicals."""
+    return (1, 2, 3, 4, 6, 8) if ctx.backend.exact else ctx.profile.sizes_on(ctx.backend)
 
 
 def sym_blocks(ctx: RunContext) -> Iterator[tuple[str, Any]]:
@@ -81,19 +63,12 @@ def sym_blocks(ctx: RunContext) -> Iterator[tuple[str, Any]]:
     b = exact_backend()
     for k in ctx.profile.symbolic_sizes:
         v = CArray(symbol_array("p", k), symbol_array("q", k))
-        c = CArray(
-            np.array([sympy.Symbol("c_re", real=True)], dtype=object),
-            np.array([sympy.Symbol("c_im", real=True)], dtype=object),
-        )
+        c = CArray(*(np.array([sympy.Symbol(f"c_{p}", real=True)], dtype=object) for p in ("re", "im")))
         r = un.complex_reflection(v, backend=b)
-        rh = un.ct(b, r)
-        rc = un.complex_reflection(v * c[0], backend=b)
-        yield (
-            f"k={k}: R R* - I",
-            np.concatenate([(r @ rh - un.ceye(b, k)).re.reshape(-1), (r @ rh - un.ceye(b, k)).im.reshape(-1)]),
-        )
-        yield f"k={k}: R* - R", np.concatenate([(rh - r).re.reshape(-1), (rh - r).im.reshape(-1)])
-        yield f"k={k}: R(c v) - R(v)", np.concatenate([(rc - r).re.reshape(-1), (rc - r).im.reshape(-1)])
+        rh, rc = un.ct(b, r), un.complex_reflection(v * c[0], backend=b)
+        yield f"k={k}: R R* - I", kit.parts(b, r @ rh - un.ceye(b, k))
+        yield f"k={k}: R* - R", kit.parts(b, rh - r)
+        yield f"k={k}: R(c v) - R(v)", kit.parts(b, rc - r)
 
 
 def permutation_violation(b: Backend, case: Case) -> Measure:
@@ -107,7 +82,7 @@ def permutation_violation(b: Backend, case: Case) -> Measure:
 
 
 def every_permutation(ctx: RunContext) -> Iterator[Case]:
-    """Every permutation of n = 1..N (N = 5 on quick, 6 on default and thorough)."""
+    """Every permutation of n = 1..N (N from the profile's effort)."""
     for n in range(1, effort(ctx).permutations_max_n + 1):
         for perm in itertools.permutations(range(n)):
             yield {"perm": [str(v) for v in perm]}
@@ -123,21 +98,15 @@ def q_unnormalised_dft(b: Backend, case: Case) -> Measure:
     ours = f @ CArray(x.reshape(n, 1), b.zeros((n, 1)))
     fx = np.fft.fft(b.to_numpy(x))
     return worst(
-        cagree(b, ours, CArray(b.asarray(fx.real.reshape(n, 1)), b.asarray(fx.imag.reshape(n, 1))), n),
-        cagree(b, un.ct(b, f) @ f, un.ceye(b, n) * n, n),
+        kit.cagree(b, ours, CArray(b.asarray(fx.real.reshape(n, 1)), b.asarray(fx.imag.reshape(n, 1))), n),
+        kit.cagree(b, un.ct(b, f) @ f, un.ceye(b, n) * n, n),
         flag(un.unitarity_ratio(f, b) > 1e3, "the unnormalised DFT passes as unitary"),
     )
 
 
-def cases_unnormalised_dft(ctx: RunContext) -> Iterator[Case]:
-    for n in (2, 8, 64):
-        yield {"n": n, "x": np.random.default_rng(0).standard_normal(n)}
-
-
-BUILDING_BLOCKS = Claim(
+CLAIMS = kit.claim(
     id="unitary.building_blocks",
-    paper=PAPER,
-    place=Place(source="Arjovsky et al.", section="2"),
+    place=kit.URNN(section="2"),
     expected="verified",
     origin="catalogue",
     summary="the uRNN's building blocks D, R, Pi, F, F^-1 are unitary",
@@ -150,23 +119,16 @@ BUILDING_BLOCKS = Claim(
         PropertyCheck(
             "all_arithmetics",
             q_blocks,
-            cases_blocks,
+            drawn(draw, sizes),
             ALL,
             "max(||X*X - I|| for X in D, R, Pi, F, F^-1; ||F^-1 F - I||; ||R(cv) - R(v)||) / (n eps)",
         ),
         SymbolicCheck("symbolic", sym_blocks),
-        witness(
-            "exhaustive",
-            permutation_violation,
-            backends=("sympy",),
-            quantity_name="Pi'Pi - I",
-            candidates=every_permutation,
-            method="exhaustive",
-        ),
+        exact_witness("exhaustive", permutation_violation, "Pi'Pi - I", every_permutation, method="exhaustive"),
         PropertyCheck(
             "float",
             q_unnormalised_dft,
-            cases_unnormalised_dft,
+            listed(*({"n": n, "x": np.random.default_rng(0).standard_normal(n)} for n in (2, 8, 64))),
             ("numpy-float64",),
             "max(||F_unnormalised x - numpy.fft.fft(x)||, ||F*F - n I||) / (n eps ||.||)",
         ),
@@ -178,5 +140,3 @@ BUILDING_BLOCKS = Claim(
         "gives the same R, Sec. 3.4). Exact DFT checks use n with radical roots of unity (1, 2, 3, 4, 6, 8)."
     ),
 )
-
-CLAIMS: list[Claim] = [BUILDING_BLOCKS]

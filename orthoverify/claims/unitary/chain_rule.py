@@ -1,25 +1,20 @@
-"""unitary.chain_rule and unitary.chain_rule.corrected: the product form of dC/dh_t.
-
-Arjovsky et al. (ICML 2016) Sec. 1, eq. 3. The printed product D_{t+1} W_t' ... D_T W_{T-1}' is
-compared, read with rows and with columns, against SymPy's exact derivative and torch autograd:
-neither reading holds (an exact T = 1 counterexample with a rotation and one dead unit). The
-corrected product W_t' D_{t+1}' ... W_{T-1}' D_T' dC/dh_T is compared with SymPy's derivative,
-autograd, and 50-digit central differences.
-"""
+"""Both readings of the printed product (rows and columns) are compared with SymPy's exact
+derivative and torch autograd, so that neither escapes; the corrected product, multiplied out as
+matrices independently of the backward recursion, also meets 50-digit central differences."""
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator
 from typing import Any
 
 from orthoverify.backends import Array, Backend, Scalar
-from orthoverify.claims.unitary import PAPER
+from orthoverify.claims.unitary import _shared as kit
 from orthoverify.claims.unitary._effort import effort
 from orthoverify.claims.unitary._gradient import CHAIN_RATIO, case_gradients, gradient_gap, run_case, show_vector
-from orthoverify.claims.unitary._gradient_cases import exact_case, float_case
+from orthoverify.claims.unitary._gradient_cases import exact_case, float_case, schedule
 from orthoverify.engine.checks import Case, Check, RunContext
-from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, scaled
 from orthoverify.engine.reference import central_gradient, fd_eps
 from orthoverify.engine.templates import Gradient, printed_and_corrected
@@ -62,12 +57,8 @@ def chain_measure(b: Backend, case: Case, readings: tuple[ug.Reading, ...]) -> M
     return Measure(best.ratio, head + "; ".join(m.display for m in results), error=best.error)
 
 
-def q_chain_printed(b: Backend, case: Case) -> Measure:
-    return chain_measure(b, case, ("printed_row", "printed_column"))
-
-
-def q_chain_corrected(b: Backend, case: Case) -> Measure:
-    return chain_measure(b, case, ("corrected",))
+q_chain_printed = functools.partial(chain_measure, readings=("printed_row", "printed_column"))
+q_chain_corrected = functools.partial(chain_measure, readings=("corrected",))
 
 
 def q_chain_fd(b: Backend, case: Case) -> Measure:
@@ -117,10 +108,6 @@ def cases_chain_exact(ctx: RunContext, *, printed: bool = False) -> Iterator[Cas
             yield exact_case(rng, kind, 1 if kind == "complex" else n, t_len)
 
 
-def cases_chain_exact_printed(ctx: RunContext) -> Iterator[Case]:
-    yield from cases_chain_exact(ctx, printed=True)
-
-
 CHAIN_KINDS: tuple[tuple[str, str], ...] = (
     ("real", "relu"),
     ("complex", "relu"),
@@ -131,33 +118,16 @@ CHAIN_KINDS: tuple[tuple[str, str], ...] = (
 )
 
 
-def _chain_float_cases(ctx: RunContext, *, hp: bool) -> Iterator[Case]:
+def chain_float_cases(ctx: RunContext, *, hp: bool) -> Iterator[Case]:
     """ReLU and modReLU (both bias signs), real, complex, uRNN, per-step and general W; small n, T."""
     rng = ctx.rng()
-    ns = (1, 2, 3) if hp else (1, 2, 3, 4)
-    steps = (1, 2, 3) if hp else (1, 2, 5, 10)
-    kinds = CHAIN_KINDS
-    i = 0
-    for j, n in enumerate(ns):
-        for _ in range(ctx.profile.cases):
-            kind, act = kinds[(i + j) % len(kinds)]
-            t_len = steps[(i + i // len(kinds)) % len(steps)]
-            if kind == "general":
-                case = float_case(rng, "real", n, t_len)
-                case["W"] = rng.standard_normal((n, n)) / math.sqrt(n)
-                case["orthogonal"] = False
-            else:
-                case = float_case(rng, kind, n, t_len, act=act, bias_mode="mixed")
-            yield case
-            i += 1
-
-
-def cases_chain_float(ctx: RunContext) -> Iterator[Case]:
-    yield from _chain_float_cases(ctx, hp=False)
-
-
-def cases_chain_hp(ctx: RunContext) -> Iterator[Case]:
-    yield from _chain_float_cases(ctx, hp=True)
+    ns, steps = ((1, 2, 3), (1, 2, 3)) if hp else ((1, 2, 3, 4), (1, 2, 5, 10))
+    for n, (kind, act), t_len, _ in schedule(ns, ctx.profile.cases, CHAIN_KINDS, steps):
+        if kind != "general":
+            yield float_case(rng, kind, n, t_len, act=act, bias_mode="mixed")
+            continue
+        case = float_case(rng, "real", n, t_len)
+        yield {**case, "W": rng.standard_normal((n, n)) / math.sqrt(n), "orthogonal": False}
 
 
 PRINTED_EXACT = Gradient("printed product - true gradient (exact)")
@@ -175,20 +145,22 @@ def checks(corrected: bool) -> tuple[Check, ...]:
     differences at 50 digits (on mpmath only: this quantity differences at b's own precision)."""
     if not corrected:
         return (
-            PRINTED_EXACT.exact(q_chain_printed, cases_chain_exact_printed),
-            AUTOGRAD.autograd(q_chain_printed, cases_chain_float),
+            PRINTED_EXACT.exact(q_chain_printed, functools.partial(cases_chain_exact, printed=True)),
+            AUTOGRAD.autograd(q_chain_printed, functools.partial(chain_float_cases, hp=False)),
         )
     return (
         CORRECTED_EXACT.exact(q_chain_corrected, cases_chain_exact),
-        AUTOGRAD.autograd(q_chain_corrected, cases_chain_float),
-        CENTRAL_DIFFERENCES.finite_differences(q_chain_fd, cases_chain_hp, backends=("mpmath",)),
+        AUTOGRAD.autograd(q_chain_corrected, functools.partial(chain_float_cases, hp=False)),
+        CENTRAL_DIFFERENCES.finite_differences(
+            q_chain_fd, functools.partial(chain_float_cases, hp=True), backends=("mpmath",)
+        ),
     )
 
 
-CLAIMS: list[Claim] = printed_and_corrected(
+CLAIMS = printed_and_corrected(
     "unitary.chain_rule",
-    paper=PAPER,
-    place=Place(source="Arjovsky et al.", section="1", equation="3"),
+    paper=kit.PAPER,
+    place=kit.URNN(section="1", equation="3"),
     expected="refuted",
     origin="added",
     summary="eq. 3's chain-rule product for dC/dh_t",

@@ -1,11 +1,6 @@
-"""unitary.composition: W = D3 R2 F^-1 D2 Pi R1 F D1 is unitary, has 7n real parameters, and
-W h costs O(n log n).
-
-Arjovsky et al. (ICML 2016) Sec. 2. Compared: W*W with I and W h through the FFT (generic and
-native) with the dense product (float, 50 digits); ||W*W - I||_F proved below 1e-40 from Arb
-enclosures; the parameter count for n = 1..64; flops of W h counted on the counting arithmetic
-and fitted exactly by a n log2 n + b n + c.
-"""
+"""Unitarity and the FFT path are compared with the dense product (and proved from Arb
+enclosures); the 7n parameters are counted from what urnn_parameters consumes; O(n log n) is a
+growth rate, so flops counted on the counting arithmetic are fitted exactly by a n log2 n + b n + c."""
 
 from __future__ import annotations
 
@@ -16,13 +11,11 @@ import numpy as np
 
 from orthoverify.backends import Backend
 from orthoverify.claims._common import FLOAT_HP, RIGOROUS_SIZES, frobenius, rigorous_check
-from orthoverify.claims.unitary import PAPER
+from orthoverify.claims.unitary import _shared as kit
 from orthoverify.claims.unitary._effort import effort
-from orthoverify.claims.unitary._shared import cagree, complex_input
 from orthoverify.engine.checks import Case, FunctionCheck, Outcome, PropertyCheck, RunContext
-from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, worst
-from orthoverify.engine.templates import Tally, count, sampled
+from orthoverify.engine.templates import Tally, count, drawn, inexact_sizes, sampled
 from orthoverify.param import unitary as un
 from orthoverify.param import unitary_flops as uf
 
@@ -33,57 +26,36 @@ def q_composition(b: Backend, case: Case) -> Measure:
     p = _urnn_params(b, case)
     n = p.n
     w = un.urnn_matrix(p)
-    h = complex_input(b, case, "h")
+    h = kit.complex_input(b, case, "h")
     dense = w @ h.reshape(n, 1)
-    out = [Measure(un.unitarity_ratio(w, b)), cagree(b, un.urnn_apply(p, h.reshape(n, 1)), dense, n)]
+    out = [kit.unitarity(b, w), kit.cagree(b, un.urnn_apply(p, h.reshape(n, 1)), dense, n)]
     if b.family in ("numpy", "torch"):
-        out.append(cagree(b, un.urnn_apply(p, h.reshape(n, 1), fft_path="native"), dense, n))
+        out.append(kit.cagree(b, un.urnn_apply(p, h.reshape(n, 1), fft_path="native"), dense, n))
     return worst(*out)
 
 
 def _urnn_params(b: Backend, case: Case) -> un.URNNParameters:
     """The uRNN parameters of a case made by :func:`_urnn_case`, on backend ``b``."""
-    return un.urnn_parameters(
-        case["w1"],
-        case["w2"],
-        case["w3"],
-        (case["v1_re"], case["v1_im"]),
-        (case["v2_re"], case["v2_im"]),
-        [int(v) for v in case["perm"]],
-        backend=b,
-    )
+    v1, v2 = (case["v1_re"], case["v1_im"]), (case["v2_re"], case["v2_im"])
+    perm = [int(v) for v in case["perm"]]
+    return un.urnn_parameters(case["w1"], case["w2"], case["w3"], v1, v2, perm, backend=b)
 
 
 def _urnn_case(r: dict[str, Any]) -> Case:
     """A case of the uRNN parameters drawn by :func:`~orthoverify.param.unitary.urnn_random`."""
-    return {
-        "w1": r["w1"],
-        "w2": r["w2"],
-        "w3": r["w3"],
-        "v1_re": r["v1"][0],
-        "v1_im": r["v1"][1],
-        "v2_re": r["v2"][0],
-        "v2_im": r["v2"][1],
-        "perm": [str(v) for v in r["perm"]],
-    }
+    vs = {f"{k}_{p}": r[k][i] for k in ("v1", "v2") for i, p in enumerate(("re", "im"))}
+    return {"w1": r["w1"], "w2": r["w2"], "w3": r["w3"], **vs, "perm": [str(v) for v in r["perm"]]}
 
 
-def cases_composition(ctx: RunContext) -> Iterator[Case]:
-    rng = ctx.rng()
-    ns = ctx.profile.sizes_on(ctx.backend)
-    for n in (*ns, 12) if ctx.backend.method == "float" else ns:
-        if ctx.backend.exact:
-            continue
-        for _ in range(ctx.profile.cases):
-            yield {
-                **_urnn_case(un.urnn_random(rng, n)),
-                "h_re": rng.standard_normal(n),
-                "h_im": rng.standard_normal(n),
-            }
+def draw(ctx: RunContext, rng: np.random.Generator, n: int) -> Iterator[Case]:
+    for _ in range(ctx.profile.cases):
+        yield {**_urnn_case(un.urnn_random(rng, n)), **kit.gaussian(rng, "h", n)}
 
 
-def parameter_grid(ctx: RunContext) -> list[Case]:
-    return [{"n": str(n)} for n in range(1, 65)]
+def sizes(ctx: RunContext) -> tuple[int, ...]:
+    """The profile's sizes, and n = 12 in float (neither a power of two nor small)."""
+    ns = inexact_sizes(ctx)
+    return (*ns, 12) if ctx.backend.method == "float" else tuple(ns)
 
 
 def parameter_tally(case: Case) -> list[Tally]:
@@ -102,15 +74,12 @@ def fn_nlogn(ctx: RunContext) -> Outcome:
     Bespoke: the statement is a growth rate (O(n log n)), not counts to compare one by one."""
     work = effort(ctx)
     ns = [n for n in uf.POW2_SIZES if n <= work.flops_pow2_max_n]
-    totals = [uf.urnn_apply_counts(n, part="per_vector")["total"] for n in ns]
-    coeffs = uf.fit_nlogn(ns, totals)
-    misses = uf.check_fit(ns, totals, coeffs)
     others = [n for n in uf.NONPOW2_SIZES if n <= work.flops_other_max_n]
-    ototals = [uf.urnn_apply_counts(n, part="per_vector")["total"] for n in others]
+    totals, ototals = ([uf.urnn_apply_counts(n, part="per_vector")["total"] for n in s] for s in (ns, others))
+    coeffs = uf.fit_nlogn(ns, totals)
     c_other = uf.nlogn_constant(others, ototals)
-    passed = not misses and coeffs[0] > 0
     return Outcome(
-        passed=passed,
+        passed=not uf.check_fit(ns, totals, coeffs) and coeffs[0] > 0,
         cases=len(ns) + len(others),
         worst_ratio=0.0,
         notes=(
@@ -128,9 +97,8 @@ def fn_nlogn(ctx: RunContext) -> Outcome:
 def enclose_composition(b: Backend, case: Case) -> Any:
     """||W*W - I||_F for W = D3 R2 F^-1 D2 Pi R1 F D1, from the case's exact (binary) parameters:
     the real and imaginary parts of W*W - I, together."""
-    p = _urnn_params(b, case)
-    w = un.urnn_matrix(p)
-    r = un.ct(b, w) @ w - un.ceye(b, p.n)
+    w = un.urnn_matrix(_urnn_params(b, case))
+    r = un.ct(b, w) @ w - un.ceye(b, w.shape[0])
     return frobenius(b, b.concat([r.re, r.im], axis=0))
 
 
@@ -140,10 +108,9 @@ cases_composition_rigorous = sampled(
 """Random float64 parameters (exact binary numbers, so exact in Arb) for n = 4, 8, 16."""
 
 
-COMPOSITION = Claim(
+CLAIMS = kit.claim(
     id="unitary.composition",
-    paper=PAPER,
-    place=Place(source="Arjovsky et al.", section="2"),
+    place=kit.URNN(section="2"),
     expected="verified",
     origin="catalogue",
     summary="the uRNN's W is unitary, has 7n parameters and costs O(n log n)",
@@ -153,13 +120,13 @@ COMPOSITION = Claim(
         PropertyCheck(
             "float",
             q_composition,
-            cases_composition,
+            drawn(draw, sizes),
             FLOAT_HP,
             "max(||W*W - I||, ||W h (FFT) - W h (dense)|| / ||W h||) / (n eps)",
         ),
         count(
             "count",
-            grid=parameter_grid,
+            grid=lambda ctx: [{"n": str(n)} for n in range(1, 65)],
             tally=parameter_tally,
             backends=("sympy",),
             quantity_name="real parameters - 7n",
@@ -174,5 +141,3 @@ COMPOSITION = Claim(
         "n = 64..8192 is measured by `orthoverify bench unitary.fft`."
     ),
 )
-
-CLAIMS: list[Claim] = [COMPOSITION]

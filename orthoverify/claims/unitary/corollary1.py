@@ -1,128 +1,56 @@
-"""unitary.corollary1: complex Householder reflections and a phase diagonal reach every unitary
-matrix, and only unitary ones.
-
-Mhammedi et al. (ICML 2017) Cor. 1, Sec. 4.3. Coverage is shown constructively: parameters are
-found by the complex Householder QR of the proof sketch (phase corrected, see
-unitary.corollary1_proof) and M_hat_1 rebuilt from them is compared with W (Haar and structured
-unitaries, float and 50 digits, and a Hypothesis search over products of complex Givens rotations);
-the image is unitary on random parameters (float, 50 digits, exact) and with free symbols.
-"""
+"""Coverage is shown constructively: the proof sketch's complex Householder QR (phase corrected,
+see unitary.corollary1_proof) finds parameters for W, and M_hat_1 rebuilt from them must give W
+back, on Haar and structured unitaries and products of Givens rotations a search picks."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from typing import Any
 
-import numpy as np
-
-from orthoverify import samples
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import ALL, FLOAT_HP, exact_backend, symbol_array
-from orthoverify.claims.unitary import PAPER
-from orthoverify.claims.unitary._shared import parts, rows_of, split_complex, unitary_cases, unitary_input
+from orthoverify.claims.unitary import _shared as kit
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SymbolicCheck
-from orthoverify.engine.model import Claim, Place
-from orthoverify.engine.ratios import Measure, flag
-from orthoverify.engine.templates import Agreement
+from orthoverify.engine.ratios import Measure
+from orthoverify.engine.templates import Agreement, drawn, inexact_sizes
 from orthoverify.param import unitary as un
 from orthoverify.param.unitary import CArray
 
 
 def rebuilt(b: Backend, case: Case) -> Array:
     """Invert W (complex QR) and rebuild M_hat_1(theta, u) from the parameters found."""
-    theta, us = un.unitary_parameters(unitary_input(b, case), backend=b)
-    return parts(b, un.m1_hat(theta, us, backend=b))
+    theta, us = un.unitary_parameters(kit.unitary_input(b, case), backend=b)
+    return kit.parts(b, un.m1_hat(theta, us, backend=b))
 
 
 def target(b: Backend, case: Case) -> Array:
-    return parts(b, unitary_input(b, case))
-
-
-REBUILT = Agreement(rebuilt, target, "||M_hat_1(inverse(W)) - W|| / (n eps ||W||)", dim=rows_of("W"))
-
-
-def cases_corollary1(ctx: RunContext) -> Iterator[Case]:
-    rng = ctx.rng()
-    for n in ctx.profile.sizes_on(ctx.backend):
-        if ctx.backend.exact:
-            continue
-        yield from unitary_cases(ctx, rng, n)
+    return kit.parts(b, kit.unitary_input(b, case))
 
 
 def q_image_unitary(b: Backend, case: Case) -> Measure:
-    n = int(case["n"])
-    theta = b.asarray(case["theta"], name="theta")
-    us = [un.as_carray((case[f"u{k}_re"], case[f"u{k}_im"]), backend=b)[1] for k in range(2, n + 1)]
-    m = un.m1_hat(theta, us, backend=b)
-    return Measure(un.unitarity_ratio(m, b)) if not b.exact else flag(un.unitarity_ratio(m, b) == 0, "M*M = I")
-
-
-def cases_image_unitary(ctx: RunContext) -> Iterator[Case]:
-    rng = ctx.rng()
-    for n in ctx.profile.sizes_on(ctx.backend):
-        if ctx.backend.exact and n > 3:
-            continue
-        for _ in range(ctx.profile.cases):
-            case: dict[str, Any] = {"n": n}
-            if ctx.backend.exact:
-                case["theta"] = np.zeros(n, dtype=object)  # cos/sin of rational angles are transcendental
-                for k in range(2, n + 1):
-                    u = samples.rational_matrix(rng, k, 2, bound=3, max_den=2)
-                    u[0, 0] = u[0, 0] + 1 if all(v == 0 for v in u.reshape(-1)) else u[0, 0]
-                    case[f"u{k}_re"], case[f"u{k}_im"] = u[:, 0], u[:, 1]
-            else:
-                e = 30 if ctx.backend.eps > 1e-10 else 100  # float32's range ends near 1e38
-                case["theta"] = rng.uniform(-50, 50, n)
-                for k in range(2, n + 1):
-                    s = 10.0 ** rng.uniform(-e, e)
-                    case[f"u{k}_re"], case[f"u{k}_im"] = rng.standard_normal(k) * s, rng.standard_normal(k) * s
-            yield case
+    us = [un.as_carray((case[f"u{k}_re"], case[f"u{k}_im"]), backend=b)[1] for k in range(2, int(case["n"]) + 1)]
+    m = un.m1_hat(b.asarray(case["theta"], name="theta"), us, backend=b)
+    return kit.unitarity(b, m)
 
 
 def sym_image_unitary(ctx: RunContext) -> Iterator[tuple[str, Any]]:
     """H_hat_k(u) H_hat_k(u)* = I for free complex u (k = 2, 3), and diag(e^(i theta)) is unitary."""
     b = exact_backend()
     for k in ctx.profile.symbolic_sizes:
-        u = CArray(symbol_array("p", k), symbol_array("q", k))
-        h = un.complex_reflection(u, backend=b)
+        h = un.complex_reflection(CArray(symbol_array("p", k), symbol_array("q", k)), backend=b)
         r = h @ un.ct(b, h) - un.ceye(b, k)
         yield f"k={k}: Re(H H* - I)", r.re
         yield f"k={k}: Im(H H* - I)", r.im
         d = un.phase_diag(symbol_array("t", k), backend=b)
-        rd = d @ un.ct(b, d) - un.ceye(b, k)
-        yield f"k={k}: D D* - I", np.concatenate([rd.re.reshape(-1), rd.im.reshape(-1)])
+        yield f"k={k}: D D* - I", kit.parts(b, d @ un.ct(b, d) - un.ceye(b, k))
 
 
-def _unitary_strategy(ctx: RunContext) -> Any:
-    """Products of random complex Givens rotations and phases: Hypothesis picks the angles (and
-    can make them 0, pi/2, pi: the structured cases)."""
-    from hypothesis import strategies as st
+IMAGE = drawn(kit.reflection_parameters)
+REBUILT = Agreement(rebuilt, target, "||M_hat_1(inverse(W)) - W|| / (n eps ||W||)", dim=kit.rows_of("W"))
 
-    angle = st.one_of(st.floats(-math.pi, math.pi), st.sampled_from([0.0, math.pi / 2, math.pi, -math.pi / 2]))
-
-    @st.composite
-    def case(draw: Any) -> dict[str, Any]:
-        n = draw(st.integers(1, 6))
-        w = np.diag(np.exp(1j * np.array([draw(angle) for _ in range(n)])))
-        for _ in range(draw(st.integers(0, 2 * n))):
-            if n < 2:
-                break
-            i, j = sorted(draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=2, unique=True)))
-            c, s, ph = draw(angle), draw(angle), draw(angle)
-            g = np.eye(n, dtype=complex)
-            g[i, i], g[i, j] = math.cos(c), -math.sin(c) * np.exp(-1j * ph)
-            g[j, i], g[j, j] = math.sin(c) * np.exp(1j * ph), math.cos(c)
-            w = g @ w * np.exp(1j * s / n)
-        return split_complex(w, "W")
-
-    return case()
-
-
-COROLLARY1 = Claim(
+CLAIMS = kit.claim(
     id="unitary.corollary1",
-    paper=PAPER,
-    place=Place(source="Mhammedi et al.", corollary="1", section="4.3"),
+    place=kit.ORNN(corollary="1", section="4.3"),
     expected="verified",
     origin="catalogue",
     summary="complex Householder reflections reach every unitary matrix",
@@ -133,9 +61,11 @@ COROLLARY1 = Claim(
         "image is unitary"
     ),
     checks=(
-        REBUILT.check("float", cases_corollary1, FLOAT_HP),
-        REBUILT.search("search", _unitary_strategy, ("numpy-float64", "torch-float32")),
-        PropertyCheck("all_arithmetics", q_image_unitary, cases_image_unitary, ALL, "||M*M - I|| / (n eps)"),
+        REBUILT.check("float", kit.unitaries(sizes=inexact_sizes), FLOAT_HP),
+        REBUILT.search("search", kit.givens_strategy, ("numpy-float64", "torch-float32")),
+        PropertyCheck(
+            "all_arithmetics", q_image_unitary, drawn(kit.reflection_parameters), ALL, "||M*M - I|| / (n eps)"
+        ),
         SymbolicCheck("symbolic", sym_image_unitary),
     ),
     notes=(
@@ -147,5 +77,3 @@ COROLLARY1 = Claim(
         "nonzero u_k, and the construction never produces a zero vector (|u_1| = |x_1| + ||x|| > 0)."
     ),
 )
-
-CLAIMS: list[Claim] = [COROLLARY1]

@@ -1,32 +1,15 @@
-"""unitary.coverage: the uRNN composition W = D3 R2 F^-1 D2 Pi R1 F D1 does not span U(n) when
-n > 7.
-
-Mhammedi et al. (ICML 2017) Sec. 2, after Wisdom et al. (Full-Capacity Unitary Recurrent Neural
-Networks, NeurIPS 2016). Evidence: the rank of the map's Jacobian into U(n) by torch autograd for
-n = 1..N, confirmed in 50-digit arithmetic for n > 7, with autograd cross-checked against the
-factors' analytic derivatives (and those against 50-digit central differences). Rank below
-n^2 = dim U(n) everywhere means an image of measure zero (Sard). The measured generic rank is
-min(n^2, 7n - 7): the claim holds, and its threshold is not the exact one
-(unitary.coverage_threshold). The rank checks are bespoke procedures (``_rank.rank_checks``: a
-rank decision can be undecided, which fails without a counterexample).
-"""
+"""A rank below n^2 = dim U(n) at generic points means an image of measure zero (Sard), so the
+Jacobian's rank into U(n) is the evidence: by autograd for n = 1..N, confirmed at 50 digits for
+n > 7, autograd cross-checked against the analytic derivative (and that against 50-digit central
+differences). Rank scans are bespoke (``_rank.rank_checks``): an undecided rank fails without a
+counterexample."""
 
 from __future__ import annotations
 
 from orthoverify.backends import Backend, get_backend
-from orthoverify.claims.unitary import PAPER
-from orthoverify.claims.unitary._rank import (
-    F64,
-    HP,
-    RANK_FIGURE,
-    T64,
-    coverage_rule,
-    point_cases,
-    point_params,
-    rank_checks,
-)
+from orthoverify.claims.unitary import _rank
+from orthoverify.claims.unitary import _shared as kit
 from orthoverify.engine.checks import Case, PropertyCheck
-from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, agreement, scaled
 from orthoverify.engine.reference import fd_eps
 from orthoverify.param import unitary_rank as ur
@@ -35,23 +18,22 @@ from orthoverify.param import unitary_rank as ur
 def q_jacobian_agreement(b: Backend, case: Case) -> Measure:
     """torch: autograd vs the analytic Jacobian, ``||J_ad - J_an||_F / (n eps ||J_an||_F)``;
     other arithmetic: the analytic Jacobian vs central differences, error over ``n fd_eps``."""
-    p = point_params(b, case)
+    p = _rank.point_params(b, case)
     n = p.n
     if b.family == "torch":  # the analytic form in NumPy float64 (the same arithmetic, less overhead)
-        ref = ur.jacobian_analytic(point_params(get_backend(F64), case))
+        ref = ur.jacobian_analytic(_rank.point_params(get_backend(_rank.F64), case))
         return agreement(b, ur.jacobian_autograd(p), b.asarray(ref), n)
     ja = ur.jacobian_analytic(p)
     err = b.to_float(b.norm(ur.jacobian_central(p) - ja)) / b.to_float(b.norm(ja))
     return scaled(err, n, fd_eps(b))
 
 
-cases_agreement = point_cases("agree", lambda plan: plan.agree_max, lambda plan: plan.cd_sizes)
+cases_agreement = _rank.point_cases("agree", lambda e: e.agreement_max_n, lambda e: e.central_difference_sizes)
 
 
-COVERAGE = Claim(
+CLAIMS = kit.claim(
     id="unitary.coverage",
-    paper=PAPER,
-    place=Place(source="Mhammedi et al.", section="2", also=(Place(source="Wisdom et al.", note="NeurIPS 2016"),)),
+    place=kit.ORNN(section="2", also=(kit.WISDOM,)),
     expected="verified",
     origin="catalogue",
     summary="the uRNN's W does not span the full unitary group",
@@ -61,11 +43,11 @@ COVERAGE = Claim(
         "transition matrix to span the full unitary group U(n) when n > 7"
     ),
     checks=(
-        *rank_checks(
-            coverage_rule,
+        *_rank.rank_checks(
+            _rank.coverage_rule,
             "rank n^2 for n > 7: an open set of U(n) is reached",
-            float_backend=T64,
-            hp_sizes=lambda plan: plan.coverage_hp,
+            float_backend=_rank.T64,
+            hp_sizes=lambda e: e.coverage_hp_sizes,
             quantities=(
                 "rank of dW (tangent coordinates of W* dW) by autograd, n = 1..N",
                 "50-digit rank of the analytic Jacobian, n > 7",
@@ -75,7 +57,7 @@ COVERAGE = Claim(
             "float",
             q_jacobian_agreement,
             cases_agreement,
-            (T64, HP),
+            (_rank.T64, _rank.HP),
             "||J_autograd - J_analytic|| / (n eps ||J||); 50 digits: analytic vs central differences / (n fd_eps)",
         ),
     ),
@@ -87,7 +69,5 @@ COVERAGE = Claim(
         "checks measure the rank for every n and see it is min(n^2, 7n - 7): deficient from n = 6 on (see "
         "unitary.coverage_threshold)."
     ),
-    figures=(RANK_FIGURE,),
+    figures=(_rank.RANK_FIGURE,),
 )
-
-CLAIMS: list[Claim] = [COVERAGE]

@@ -1,17 +1,9 @@
-"""unitary.coverage_threshold (added): the exact threshold of unitary.coverage, n <= 5.
-
-Added to Mhammedi et al. (ICML 2017) Sec. 2 and Wisdom et al. (NeurIPS 2016). Seven directions of
-parameter space never move W, so the Jacobian's rank is at most 7n - 7 < n^2 from n = 6. Evidence:
-the analytic Jacobian's rank against min(n^2, 7n - 7) for n = 1..N, confirmed at 50 digits around
-the threshold; the seven symmetry directions in its kernel; every fixed permutation Pi for small n
-and sampled ones above; Haar-random targets reached by Gauss-Newton for small n (evidence of an
-open image, not a proof).
-
-The rank scans and the permutation sweep stay bespoke procedures (``_rank.rank_checks``,
-``fn_permutations``): a rank decision can be undecided, which fails a check without a
-counterexample, and their tables are what the report plots; the Gauss-Newton search for Haar
-targets is an experiment whose misses are failed searches, never counterexamples.
-"""
+"""Seven directions of parameter space never move W, so the rank is at most 7n - 7 < n^2 from n = 6:
+the analytic rank against min(n^2, 7n - 7), at 50 digits around the threshold, the seven
+directions in the kernel, every fixed Pi for small n, and Haar targets reached by Gauss-Newton
+(evidence of an open image, not a proof). The rank scans and the permutation sweep stay bespoke
+(an undecided rank fails without a counterexample; their tables are what the report plots); a
+missed Haar target is a failed search, never a counterexample."""
 
 from __future__ import annotations
 
@@ -21,23 +13,10 @@ from typing import Any
 
 from orthoverify import samples
 from orthoverify.backends import Backend
-from orthoverify.claims.unitary import PAPER
-from orthoverify.claims.unitary._rank import (
-    F64,
-    HP,
-    RANK_FIGURE,
-    coverage_plan,
-    dropped_ratio,
-    float_jacobian,
-    point_case,
-    point_cases,
-    point_params,
-    rank_checks,
-    rank_measure,
-    threshold_rule,
-)
+from orthoverify.claims.unitary import _rank
+from orthoverify.claims.unitary import _shared as kit
+from orthoverify.claims.unitary._effort import effort
 from orthoverify.engine.checks import Case, FunctionCheck, Outcome, PropertyCheck, RunContext
-from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import THRESHOLD as RATIO_THRESHOLD
 from orthoverify.engine.ratios import Measure, flag, scaled, worst
 from orthoverify.param import unitary_rank as ur
@@ -48,51 +27,40 @@ NOT_THRESHOLD = "not min(n^2, 7n - 7)"
 def q_symmetry_kernel(b: Backend, case: Case) -> Measure:
     """``||J K||_F / (n eps ||J||_F ||K||_F)`` for the seven symmetry directions K (zero in
     exact arithmetic), and K of rank 7 (6 at n = 1, where the reflections are constant)."""
-    p = point_params(b, case)
-    n = p.n
-    j = ur.jacobian_analytic(p)
-    k = ur.symmetry_directions(p)
-    scale = b.to_float(b.norm(j)) * b.to_float(b.norm(k))
-    jk = b.to_float(b.norm(j @ k))
-    ratio = scaled(jk / scale, n, b.eps)
-    kdec = ur.jacobian_rank(b, k)
-    want = 6 if n == 1 else 7
-    return worst(ratio, flag(kdec.rank == want, f"the symmetry directions have rank {kdec.rank}, not {want}"))
+    p = _rank.point_params(b, case)
+    j, k = ur.jacobian_analytic(p), ur.symmetry_directions(p)
+    ratio = scaled(b.to_float(b.norm(j @ k)) / (b.to_float(b.norm(j)) * b.to_float(b.norm(k))), p.n, b.eps)
+    rank, want = ur.jacobian_rank(b, k).rank, 6 if p.n == 1 else 7
+    return worst(ratio, flag(rank == want, f"the symmetry directions have rank {rank}, not {want}"))
 
 
-cases_kernel = point_cases("kernel", lambda plan: plan.float_max, lambda plan: plan.kernel_hp)
+cases_kernel = _rank.point_cases("kernel", lambda e: e.rank_max_n, lambda e: e.kernel_hp_sizes)
 
 
 def fn_permutations(ctx: RunContext) -> Outcome:
-    """Every fixed Pi for n <= perm_all, the identity, the reversal and random ones above:
+    """Every fixed Pi for n <= every_pi_max_n, the identity, the reversal and random ones above:
     the rank is min(n^2, 7n - 7) whatever the permutation."""
-    plan = coverage_plan(ctx)
-    b = ctx.backend
-    rng = ctx.rng("perm")
+    e, b, rng = effort(ctx), ctx.backend, ctx.rng("perm")
     counts: dict[str, dict[str, int]] = {}
     failure: tuple[Case, Measure] | None = None
-    unclear = 0
-    cases = 0
-    worst_ratio = 0.0
-    families: list[tuple[int, list[tuple[int, ...]]]] = [
-        (n, list(itertools.permutations(range(n)))) for n in range(1, plan.perm_all + 1)
-    ]
-    for n, extra in plan.perm_sampled:
+    unclear, cases, worst_ratio = 0, 0, 0.0
+    families = [(n, list(itertools.permutations(range(n)))) for n in range(1, e.every_pi_max_n + 1)]
+    for n, extra in e.sampled_pi:
         perms = [tuple(range(n)), tuple(range(n))[::-1]]
         perms += [tuple(int(i) for i in rng.permutation(n)) for _ in range(extra)]
         families.append((n, perms))
     for n, perms in families:
         tally = counts.setdefault(str(n), {})
         for perm in perms:
-            case = point_case(rng, n, perm)
-            dec = ur.jacobian_rank(b, float_jacobian(b, case))
+            case = _rank.point_case(rng, n, perm)
+            dec = ur.jacobian_rank(b, _rank.float_jacobian(b, case))
             cases += 1
-            worst_ratio = max(worst_ratio, dropped_ratio(dec))
+            worst_ratio = max(worst_ratio, _rank.dropped_ratio(dec))
             key = "undecided" if dec.rank is None else str(dec.rank)
             tally[key] = tally.get(key, 0) + 1
             if dec.rank is None:
                 unclear += 1
-            elif not threshold_rule(n, dec.rank) and failure is None:
+            elif not _rank.threshold_rule(n, dec.rank) and failure is None:
                 failure = (case, Measure(math.inf, f"rank {dec.rank} at n = {n}, Pi = {case['perm']}", error=math.inf))
     notes = "; ".join(
         f"n = {n}: {sum(t.values())} permutations, ranks {t} (bound {ur.rank_bound(int(n))})" for n, t in counts.items()
@@ -105,33 +73,31 @@ def fn_haar_targets(ctx: RunContext) -> Outcome:
     reached to a test ratio within the engine's threshold is evidence the image has positive
     measure (a measure-zero image is missed by Haar samples with probability 1) and of
     surjectivity, not a proof."""
-    plan = coverage_plan(ctx)
-    rng = ctx.rng("haar")
+    e, rng = effort(ctx), ctx.rng("haar")
     rows: list[dict[str, Any]] = []
     missed: list[str] = []
-    for n in plan.haar_sizes:
-        for _ in range(plan.haar_targets):
+    for n in e.haar_sizes:
+        for _ in range(e.haar_targets):
             u = samples.haar_unitary(rng, n)
             best, tries = math.inf, 0
             while tries < 5 and not best <= RATIO_THRESHOLD:
                 tries += 1
-                start = point_case(rng, n)
+                start = _rank.point_case(rng, n)
                 _, ratio = ur.urnn_preimage(u, [int(i) for i in str(start["perm"]).split(",")], start["x"])
                 best = min(best, ratio)
             rows.append({"n": n, "ratio": best, "starts": tries})
             if not best <= RATIO_THRESHOLD:
                 missed.append(f"n = {n} (best ratio {best:.3g})")
     worst_ratio = max((r["ratio"] for r in rows), default=0.0)
-    notes = f"{len(rows) - len(missed)} of {len(rows)} Haar targets reached for n in {list(plan.haar_sizes)}"
+    notes = f"{len(rows) - len(missed)} of {len(rows)} Haar targets reached for n in {list(e.haar_sizes)}"
     if missed:
         notes += "; not reached (a failed search, not a counterexample): " + ", ".join(missed)
     return Outcome(not missed, len(rows), worst_ratio, None, notes, {"targets": rows})
 
 
-THRESHOLD = Claim(
+CLAIMS = kit.claim(
     id="unitary.coverage_threshold",
-    paper=PAPER,
-    place=Place(source="Mhammedi et al.", section="2", also=(Place(source="Wisdom et al.", note="NeurIPS 2016"),)),
+    place=kit.ORNN(section="2", also=(kit.WISDOM,)),
     expected="verified",
     origin="added",
     summary="the uRNN's image contains an open set of U(n) exactly when n <= 5",
@@ -143,11 +109,11 @@ THRESHOLD = Claim(
         "zero and W does not reach all of U(n) already for n = 6 and 7"
     ),
     checks=(
-        *rank_checks(
-            threshold_rule,
+        *_rank.rank_checks(
+            _rank.threshold_rule,
             NOT_THRESHOLD,
-            float_backend=F64,
-            hp_sizes=lambda plan: plan.threshold_hp,
+            float_backend=_rank.F64,
+            hp_sizes=lambda e: e.threshold_hp_sizes,
             quantities=(
                 "rank of the analytic Jacobian vs min(n^2, 7n - 7), n = 1..N",
                 "50-digit rank of the analytic Jacobian around the threshold",
@@ -157,21 +123,21 @@ THRESHOLD = Claim(
             "float",
             q_symmetry_kernel,
             cases_kernel,
-            (F64, HP),
+            (_rank.F64, _rank.HP),
             "||J K|| / (n eps ||J|| ||K||) for the 7 symmetry directions K, and rank K = 7",
         ),
         FunctionCheck(
             "exhaustive",
             fn_permutations,
-            (F64,),
+            (_rank.F64,),
             "exhaustive",
             "rank vs min(n^2, 7n - 7) for every Pi (small n) and sampled Pi",
-            replay_fn=rank_measure(threshold_rule, NOT_THRESHOLD),
+            replay_fn=_rank.rank_measure(_rank.threshold_rule, NOT_THRESHOLD),
         ),
         FunctionCheck(
             "search",
             fn_haar_targets,
-            (F64,),
+            (_rank.F64,),
             "search",
             "||W(p) - U||_F / (n eps) after Gauss-Newton towards Haar-random U",
         ),
@@ -186,7 +152,5 @@ THRESHOLD = Claim(
         "n >= 6. The printed threshold n > 7 is sufficient, not exact. Haar targets reached for small n are "
         "evidence of surjectivity there, not a proof."
     ),
-    figures=(RANK_FIGURE,),
+    figures=(_rank.RANK_FIGURE,),
 )
-
-CLAIMS: list[Claim] = [THRESHOLD]

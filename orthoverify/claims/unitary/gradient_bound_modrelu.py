@@ -1,86 +1,53 @@
-"""unitary.gradient_bound_modrelu (added) and its correction: does the bound of eq. 5 carry over
-to the modReLU the uRNN uses?
-
-Arjovsky et al. (ICML 2016) Sec. 1, eq. 5 with Sec. 3.2. With a bias b > 0, modReLU's tangential
-slope 1 + b/|z| exceeds 1: hand-built exact cases (W = 1, h_0 = 2, c = -1, b = 1 doubles the
-gradient per step) and a Hypothesis search refute it. Corrected (every b_i <= 0): hand-built
-exact cases on the kink and dead units, random and structured cases in float and at 50 digits, a
-search, autograd against the backward recursion; the Jacobian's eigenvalues with free symbols.
-"""
+"""With a bias b > 0 modReLU's tangential slope 1 + b/|z| exceeds 1, so hand-built exact cases
+(W = 1, h_0 = 2, c = -1, b = 1 doubles the gradient per step) and a search refute the printed
+claim; corrected (every b_i <= 0), the hand-built cases sit on the kink and on dead units, where
+the slope bound is tight."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import sympy
 
 from orthoverify.claims._common import FLOAT_HP
-from orthoverify.claims.unitary import PAPER
 from orthoverify.claims.unitary import _gradient as gb
+from orthoverify.claims.unitary import _shared as kit
 from orthoverify.claims.unitary._gradient_cases import cycled
 from orthoverify.engine.checks import Case, Check, RunContext, SymbolicCheck
-from orthoverify.engine.model import Claim, Place
-from orthoverify.engine.templates import printed_and_corrected
+from orthoverify.engine.templates import listed, printed_and_corrected
 
 MODRELU_KINDS = ("complex", "urnn", "real", "complex-per-step", "identity", "structured-unitary")
 
 
-def cases_modrelu_any(ctx: RunContext) -> Iterator[Case]:
-    yield from cycled(ctx, MODRELU_KINDS, act="modrelu", modes=("mixed", "positive"), small=True)
-
-
-def cases_modrelu_nonpositive(ctx: RunContext) -> Iterator[Case]:
-    yield from cycled(ctx, MODRELU_KINDS, act="modrelu", modes=("nonpositive", "zero"))
-
-
-# hand-built modReLU cases (n = 1, twin N = 2) whose moduli stay rational: exact in SymPy
-def _modrelu_hand(
-    name: str, w: list[list[str]], h0: list[str], c: list[str], bias: str, t_len: int, g: list[str]
-) -> dict[str, Any]:
-    return {
-        "kind": name,
-        "act": "modrelu",
-        "W": w,
-        "V": [["0"], ["0"]],
-        "xs": [["0"]] * t_len,
-        "h0": h0,
-        "c": c,
-        "bias": [bias],
-        "g": g,
-    }
+def _hand(name: str, w: list[list[str]], h0: list[str], c: list[str], bias: str, t_len: int, g: list[str]) -> Case:
+    """A hand-built modReLU case (n = 1, twin N = 2) whose moduli stay rational: exact in SymPy."""
+    case = {"kind": name, "act": "modrelu", "W": w, "V": [["0"], ["0"]], "xs": [["0"]] * t_len, "h0": h0, "c": c}
+    return {**case, "bias": [bias], "g": g}
 
 
 _ID2 = [["1", "0"], ["0", "1"]]
-
 _ROT = [["3/5", "-4/5"], ["4/5", "3/5"]]  # the twin of W = 3/5 + 4i/5, |W| = 1
 
-MODRELU_GROWTH = _modrelu_hand("stationary, b = 1", _ID2, ["2", "0"], ["-1", "0"], "1", 10, ["0", "1"])
+MODRELU_GROWTH = _hand("stationary, b = 1", _ID2, ["2", "0"], ["-1", "0"], "1", 10, ["0", "1"])
 """W = 1, h0 = 2, c = -1, b = 1: z_k = 1 and h_k = 2 for every k, the tangential slope is
 1 + b/|z| = 2 at every step, so ||dC/dh_0|| = 2^10 ||dC/dh_T|| for g = (0, 1) (i.e. g = i)."""
 
-HAND_MODRELU_PRINTED = (
-    _modrelu_hand("one step, b = 1", _ID2, ["1", "0"], ["0", "0"], "1", 1, ["0", "1"]),
+HAND_PRINTED = (
+    _hand("one step, b = 1", _ID2, ["1", "0"], ["0", "0"], "1", 1, ["0", "1"]),
     MODRELU_GROWTH,
-    _modrelu_hand("rotation, b = 1", _ROT, ["3", "4"], ["0", "0"], "1", 3, ["1", "2"]),
+    _hand("rotation, b = 1", _ROT, ["3", "4"], ["0", "0"], "1", 3, ["1", "2"]),
 )
 
-HAND_MODRELU_CORRECTED = (
-    _modrelu_hand("rotation, b = 0 (identity)", _ROT, ["3", "4"], ["0", "0"], "0", 3, ["1", "2"]),
-    _modrelu_hand("rotation, b = -1", _ROT, ["3", "4"], ["0", "0"], "-1", 3, ["1", "2"]),
-    _modrelu_hand("rotation, b = -5 (kink |z| + b = 0)", _ROT, ["3", "4"], ["0", "0"], "-5", 2, ["1", "2"]),
-    _modrelu_hand("rotation, b = -7 (dead)", _ROT, ["3", "4"], ["0", "0"], "-7", 2, ["1", "2"]),
-    _modrelu_hand("z = 0, b = 0", _ID2, ["0", "0"], ["0", "0"], "0", 2, ["1", "2"]),
-    _modrelu_hand("z = 0, b = -1", _ID2, ["0", "0"], ["0", "0"], "-1", 2, ["1", "2"]),
+HAND_CORRECTED = (
+    _hand("rotation, b = 0 (identity)", _ROT, ["3", "4"], ["0", "0"], "0", 3, ["1", "2"]),
+    _hand("rotation, b = -1", _ROT, ["3", "4"], ["0", "0"], "-1", 3, ["1", "2"]),
+    _hand("rotation, b = -5 (kink |z| + b = 0)", _ROT, ["3", "4"], ["0", "0"], "-5", 2, ["1", "2"]),
+    _hand("rotation, b = -7 (dead)", _ROT, ["3", "4"], ["0", "0"], "-7", 2, ["1", "2"]),
+    _hand("z = 0, b = 0", _ID2, ["0", "0"], ["0", "0"], "0", 2, ["1", "2"]),
+    _hand("z = 0, b = -1", _ID2, ["0", "0"], ["0", "0"], "-1", 2, ["1", "2"]),
 )
-
-
-def _hand(cases: tuple[dict[str, Any], ...]) -> Callable[[RunContext], Iterator[Case]]:
-    def gen(ctx: RunContext) -> Iterator[Case]:
-        yield from cases
-
-    return gen
 
 
 def sym_modrelu_jacobian(ctx: RunContext) -> Iterator[tuple[str, Any]]:
@@ -100,30 +67,25 @@ def sym_modrelu_jacobian(ctx: RunContext) -> Iterator[tuple[str, Any]]:
 
 def checks(corrected: bool) -> tuple[Check, ...]:
     """The same evidence for both: biases of both signs as printed, every b_i <= 0 corrected."""
-    cases = cases_modrelu_nonpositive if corrected else cases_modrelu_any
-    random = (
-        gb.bound_check("float", cases, FLOAT_HP)
-        if corrected
-        else gb.bound_check("float", cases, ("numpy-float64", "torch-float64"))
-    )
+    modes, small = (("nonpositive", "zero"), False) if corrected else (("mixed", "positive"), True)
+
+    def cases(ctx: RunContext) -> Iterator[Case]:
+        return cycled(ctx, MODRELU_KINDS, act="modrelu", modes=modes, small=small)
+
     return (
         gb.bound_search("modrelu", -2.0, 0.0 if corrected else 2.0),
-        gb.bound_check(
-            "witness", _hand(HAND_MODRELU_CORRECTED if corrected else HAND_MODRELU_PRINTED), ("sympy", "mpmath")
-        ),
-        random,
+        gb.bound_check("witness", listed(*(HAND_CORRECTED if corrected else HAND_PRINTED)), ("sympy", "mpmath")),
+        gb.bound_check("float", cases, FLOAT_HP if corrected else ("numpy-float64", "torch-float64")),
         gb.autograd_check(cases),
         gb.trajectory_check("modrelu", "nonpositive" if corrected else "positive", 8 if corrected else 4),
         SymbolicCheck("symbolic", sym_modrelu_jacobian, "exact difference"),
     )
 
 
-CLAIMS: list[Claim] = printed_and_corrected(
+CLAIMS = printed_and_corrected(
     "unitary.gradient_bound_modrelu",
-    paper=PAPER,
-    place=Place(
-        source="Arjovsky et al.", section="1", equation="5", also=(Place(source="Arjovsky et al.", section="3.2"),)
-    ),
+    paper=kit.PAPER,
+    place=kit.URNN(section="1", equation="5", also=(kit.URNN(section="3.2"),)),
     expected="refuted",
     origin="added",
     summary="the gradient bound carries over to modReLU",

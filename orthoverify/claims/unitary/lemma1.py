@@ -1,18 +1,12 @@
-"""unitary.lemma1 and unitary.lemma1.corrected: the spectral form of unitary and of real
-orthogonal matrices.
-
-Arjovsky et al. (ICML 2016) Lemma 1. Compared: W against V D V* from a Hermitian eigensolver (V
-unitary by construction, also for repeated eigenvalues), and V D V* against unitarity for any
-unitary V and unit-modulus D; real W from conjugate-paired columns and eigenvalues. As printed,
-the 'only if' of the real part, read about the decomposition's columns, fails exactly on
-I_2 = V I V* with V = diag(1, i); read about the eigenpairs of W (the corrected claim) it holds,
-checked as W conj(v) = conj(lambda) conj(v) on Haar orthogonal W (float, 50 digits).
-"""
+"""Decompositions come from a Hermitian eigensolver (V unitary by construction, also for repeated
+eigenvalues). The 'only if' of the real part fails as printed because eigenvectors are fixed only
+up to phase: decided exactly on I_2 = V I V*, V = diag(1, i); read about eigenpairs it is checked
+as W conj(v) = conj(lambda) conj(v)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import sympy
@@ -20,21 +14,18 @@ import sympy
 from orthoverify import samples
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import FLOAT_HP, exact_backend
-from orthoverify.claims.unitary import PAPER
-from orthoverify.claims.unitary._shared import (
-    cagree,
-    complex_input,
-    float_draws,
-    parts,
-    rows_of,
-    split_complex,
-    unitary_cases,
-    unitary_input,
-)
+from orthoverify.claims.unitary import _shared as kit
 from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext
-from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual, worst
-from orthoverify.engine.templates import Agreement, printed_and_corrected, witness
+from orthoverify.engine.templates import (
+    Agreement,
+    Formulation,
+    exact_witness,
+    inexact_sizes,
+    listed,
+    printed_and_corrected,
+    sampled,
+)
 from orthoverify.param import unitary as un
 from orthoverify.param.unitary_spectral import unitary_eig
 
@@ -42,34 +33,30 @@ from orthoverify.param.unitary_spectral import unitary_eig
 def q_lemma1_spectral(b: Backend, case: Case) -> Measure:
     """Unitary W = V D V* with V unitary and |D_jj| = 1; conversely V D V* is unitary for any
     unitary V and unit-modulus D."""
-    w = unitary_input(b, case)
+    w = kit.unitary_input(b, case)
     n = w.shape[0]
     v, d = unitary_eig(w, backend=b)
     dm = un.CArray(b.diag(d.re), b.diag(d.im))
     rebuilt = v @ dm @ un.ct(b, v)
     mods = d.re * d.re + d.im * d.im - b.asarray([1] * n)
     # converse: V and D' = D with the phases of a second sample
-    w2 = unitary_input(b, case, "W2")
+    w2 = kit.unitary_input(b, case, "W2")
     ph = un.phases(b.asarray(case["phi"], name="phi"), backend=b)
     back = w2 @ un.CArray(b.diag(ph.re), b.diag(ph.im)) @ un.ct(b, w2)
     return worst(
-        Measure(un.unitarity_ratio(v, b)),
-        cagree(b, rebuilt, w, n),
+        kit.unitarity(b, v),
+        kit.cagree(b, rebuilt, w, n),
         residual(b, mods, n),
-        Measure(un.unitarity_ratio(back, b)),
+        kit.unitarity(b, back),
     )
 
 
-def cases_lemma1_spectral(ctx: RunContext) -> Iterator[Case]:
-    rng = ctx.rng()
-    for n in ctx.profile.sizes_on(ctx.backend):
-        if ctx.backend.exact:
-            continue
-        for case in unitary_cases(ctx, rng, n):
-            yield {**case, **split_complex(samples.haar_unitary(rng, n), "W2"), "phi": rng.uniform(-np.pi, np.pi, n)}
+def _second_sample(ctx: RunContext, rng: np.random.Generator, n: int) -> dict[str, Any]:
+    """A second Haar unitary W2 and phases phi, for the converse."""
+    return {**kit.split_complex(samples.haar_unitary(rng, n), "W2"), "phi": rng.uniform(-np.pi, np.pi, n)}
 
 
-def _paired_columns(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def _paired(rng: np.random.Generator, n: int) -> Case:
     """A unitary V whose columns come in conjugate pairs (and real columns for a leftover
     eigenvalue +-1), with conjugate-paired unit eigenvalues D: the real orthogonal W of Lemma 1."""
     q = samples.haar_orthogonal(rng, n)
@@ -83,13 +70,13 @@ def _paired_columns(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.nd
     if n % 2:
         cols.append(q[:, n - 1].astype(complex))
         eig.append(complex(rng.choice([-1.0, 1.0])))
-    return np.stack(cols, axis=1), np.array(eig)
+    return {**kit.split_complex(np.stack(cols, axis=1), "V"), **kit.split_complex(np.array(eig), "D")}
 
 
 def q_lemma1_real_if(b: Backend, case: Case) -> Measure:
     """V with conjugate-paired columns and conjugate-paired eigenvalues gives a real orthogonal W."""
-    v = unitary_input(b, case, "V")
-    d = complex_input(b, case, "D")
+    v = kit.unitary_input(b, case, "V")
+    d = kit.complex_input(b, case, "D")
     n = v.shape[0]
     if not b.exact:
         d = d / b.sqrt(d.re * d.re + d.im * d.im)  # unit modulus at the working precision
@@ -97,50 +84,32 @@ def q_lemma1_real_if(b: Backend, case: Case) -> Measure:
     return worst(residual(b, w.im, n), residual(b, b.transpose(w.re) @ w.re - b.eye(n), n))
 
 
-def cases_lemma1_real(ctx: RunContext) -> Iterator[Case]:
-    for n, rng in float_draws(ctx):
-        v, d = _paired_columns(n, rng)
-        yield {**split_complex(v, "V"), **split_complex(d, "D")}
+def eigenpairs(conjugated: bool) -> Formulation:
+    """W conj(V) (or conj(V) conj(D)) for a real orthogonal W (polished in float) and its
+    decomposition V D V*."""
+
+    def side(b: Backend, case: Case) -> Array:
+        w = kit.unitary_input(b, case)
+        v, d = unitary_eig(w, backend=b)
+        return kit.parts(b, v.conj() @ un.CArray(b.diag(d.re), b.diag(-d.im)) if conjugated else w @ v.conj())
+
+    return side
 
 
-def _eig_conj(b: Backend, case: Case) -> tuple[un.CArray, un.CArray, un.CArray]:
-    """A real orthogonal W (imaginary part 0; polished in float), conj(V) and conj(D) of its
-    decomposition."""
-    w = complex_input(b, case, "W")
-    if not b.exact:
-        w = un.polish_unitary(w, backend=b)
-    v, d = unitary_eig(w, backend=b)
-    return w, v.conj(), un.CArray(b.diag(d.re), b.diag(-d.im))
-
-
-def w_conj_v(b: Backend, case: Case) -> Array:
-    w, vb, _ = _eig_conj(b, case)
-    return parts(b, w @ vb)
-
-
-def conj_v_conj_d(b: Backend, case: Case) -> Array:
-    _, vb, lam = _eig_conj(b, case)
-    return parts(b, vb @ lam)
-
-
-CONJUGATE_EIGENPAIRS = Agreement(w_conj_v, conj_v_conj_d, "||W conj(V) - conj(V) conj(D)|| / (n eps)", dim=rows_of("W"))
+CONJUGATE_EIGENPAIRS = Agreement(
+    eigenpairs(False), eigenpairs(True), "||W conj(V) - conj(V) conj(D)|| / (n eps)", dim=kit.rows_of("W")
+)
 """For a real orthogonal W and every eigenpair (lambda, v) of a decomposition, (conj lambda, conj v)
 is an eigenpair of W: W conj(v) = conj(lambda) conj(v)."""
+HAAR_ORTHOGONAL = sampled(
+    inexact_sizes, lambda rng, n: {"W_re": samples.haar_orthogonal(rng, n), "W_im": np.zeros((n, n))}
+)
 
 
-def cases_lemma1_real_orth(ctx: RunContext) -> Iterator[Case]:
-    for n, rng in float_draws(ctx):
-        yield {"W_re": samples.haar_orthogonal(rng, n), "W_im": np.zeros((n, n))}
-
-
-UNPAIRED = ({"V_re": [["1", "0"], ["0", "0"]], "V_im": [["0", "0"], ["0", "1"]], "D": ["1", "1"]},)
+UNPAIRED = listed({"V_re": [["1", "0"], ["0", "0"]], "V_im": [["0", "0"], ["0", "1"]], "D": ["1", "1"]})
 """The 'only if' of the real part, read about the decomposition's columns: W = I_2 is real
 orthogonal and W = V D V* with V = diag(1, i), D = I; the eigenvector v_2 = i e_2 has no column
 conj(v_2) = -i e_2 in V."""
-
-
-def cases_unpaired(ctx: RunContext) -> Iterator[Case]:
-    yield from UNPAIRED
 
 
 def unpaired_column(b: Backend, inputs: Case) -> Measure:
@@ -165,7 +134,7 @@ def unpaired_column(b: Backend, inputs: Case) -> Measure:
 _LEMMA1_SPECTRAL = PropertyCheck(
     "float",
     q_lemma1_spectral,
-    cases_lemma1_spectral,
+    kit.unitaries(_second_sample, sizes=inexact_sizes),
     FLOAT_HP,
     "max(||V*V - I||, ||V D V* - W||, max| |D_jj|^2 - 1 |, ||(V' D' V'^*)* (.) - I||) / (n eps)",
 )
@@ -173,7 +142,7 @@ _LEMMA1_SPECTRAL = PropertyCheck(
 _LEMMA1_REAL_IF = PropertyCheck(
     "float:paired",
     q_lemma1_real_if,
-    cases_lemma1_real,
+    sampled(inexact_sizes, _paired),
     FLOAT_HP,
     "max(||Im W||, ||W'W - I||) / (n eps)",
 )
@@ -184,23 +153,16 @@ def checks(corrected: bool) -> tuple[Check, ...]:
     columns (printed: a witness) or about W's eigenpairs (corrected)."""
     only_if: Check
     if corrected:
-        only_if = CONJUGATE_EIGENPAIRS.check("converse", cases_lemma1_real_orth, FLOAT_HP)
+        only_if = CONJUGATE_EIGENPAIRS.check("converse", HAAR_ORTHOGONAL, FLOAT_HP)
     else:
-        only_if = witness(
-            "converse",
-            unpaired_column,
-            backends=("sympy",),
-            quantity_name="a column of V without its conjugate",
-            candidates=cases_unpaired,
-            method=None,
-        )
+        only_if = exact_witness("converse", unpaired_column, "a column of V without its conjugate", UNPAIRED)
     return (_LEMMA1_SPECTRAL, _LEMMA1_REAL_IF, only_if)
 
 
-CLAIMS: list[Claim] = printed_and_corrected(
+CLAIMS = printed_and_corrected(
     "unitary.lemma1",
-    paper=PAPER,
-    place=Place(source="Arjovsky et al.", lemma="1"),
+    paper=kit.PAPER,
+    place=kit.URNN(lemma="1"),
     expected="refuted",
     origin="catalogue",
     summary="unitary and real orthogonal matrices by their eigendecomposition",

@@ -1,74 +1,42 @@
-"""unitary.modrelu: the case form of modReLU equals ReLU(|z| + b) z/|z|.
-
-Arjovsky et al. (ICML 2016) Sec. 3.2 (Mhammedi et al., ICML 2017, eq. 4 writes > 0 where Arjovsky
-et al. write >= 0). Compared: both boundary rules of the case form against the ReLU form, on
-inputs with many units near and exactly on |z| + b = 0 (float, 50 digits, exact on Pythagorean
-moduli), and a Hypothesis search steering |z| + b towards 0 from both sides.
-"""
+"""Both boundary rules of the case form against the ReLU form, on inputs crowded near and on
+|z| + b = 0 (exactly there on Pythagorean moduli), where the two forms could differ, and a search
+steering |z| + b towards 0 from both sides."""
 
 from __future__ import annotations
 
-import math
-from typing import Any
-
-import numpy as np
-
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import ALL
-from orthoverify.claims.unitary import PAPER
-from orthoverify.claims.unitary._shared import cases_modrelu, complex_input, parts, rows_of
-from orthoverify.engine.checks import Case, RunContext
-from orthoverify.engine.model import Claim, Place
+from orthoverify.claims.unitary import _shared as kit
+from orthoverify.engine.checks import Case
 from orthoverify.engine.templates import Agreement
 from orthoverify.param import unitary as un
 
 
 def case_forms(b: Backend, case: Case) -> tuple[Array, Array]:
     """The case definition under both boundary rules: >= of Arjovsky et al., > of Mhammedi et al. eq. 4."""
-    z = complex_input(b, case, "z")
+    z = kit.complex_input(b, case, "z")
     bias = b.asarray(case["bias"], name="bias")
     return (
-        parts(b, un.modrelu(z, bias, backend=b, rule="arjovsky")),
-        parts(b, un.modrelu(z, bias, backend=b, rule="mhammedi")),
+        kit.parts(b, un.modrelu(z, bias, backend=b, rule="arjovsky")),
+        kit.parts(b, un.modrelu(z, bias, backend=b, rule="mhammedi")),
     )
 
 
 def relu_form(b: Backend, case: Case) -> tuple[Array, Array]:
     """ReLU(|z| + b) z / |z|, once for each boundary rule."""
-    z = complex_input(b, case, "z")
-    f = parts(b, un.modrelu_relu_form(z, b.asarray(case["bias"], name="bias"), backend=b))
+    z = kit.complex_input(b, case, "z")
+    f = kit.parts(b, un.modrelu_relu_form(z, b.asarray(case["bias"], name="bias"), backend=b))
     return f, f
 
 
-MODRELU_FORMS = Agreement(case_forms, relu_form, "||case form - ReLU form|| / (n eps ||ReLU form||)", dim=rows_of("z"))
+MODRELU_FORMS = Agreement(
+    case_forms, relu_form, "||case form - ReLU form|| / (n eps ||ReLU form||)", dim=kit.rows_of("z")
+)
 
 
-def _modrelu_strategy(ctx: RunContext) -> Any:
-    from hypothesis import strategies as st
-
-    mag = st.floats(1e-6, 1e6)
-    ang = st.floats(-math.pi, math.pi)
-    rel = st.floats(-2.0, 2.0)
-
-    @st.composite
-    def case(draw: Any) -> dict[str, Any]:
-        k = draw(st.integers(1, 4))
-        r = [draw(mag) for _ in range(k)]
-        a = [draw(ang) for _ in range(k)]
-        bias = [-ri * (1 + draw(rel) * 10.0 ** -draw(st.integers(0, 15))) for ri in r]
-        return {
-            "z_re": np.array([ri * math.cos(ai) for ri, ai in zip(r, a, strict=True)]),
-            "z_im": np.array([ri * math.sin(ai) for ri, ai in zip(r, a, strict=True)]),
-            "bias": np.array(bias),
-        }
-
-    return case()
-
-
-MODRELU = Claim(
+CLAIMS = kit.claim(
     id="unitary.modrelu",
-    paper=PAPER,
-    place=Place(source="Arjovsky et al.", section="3.2", also=(Place(source="Mhammedi et al.", equation="4"),)),
+    place=kit.URNN(section="3.2", also=(kit.ORNN(equation="4"),)),
     expected="verified",
     origin="catalogue",
     summary="modReLU's case form equals ReLU(|z| + b) z/|z|",
@@ -78,8 +46,8 @@ MODRELU = Claim(
         "(Mhammedi et al. eq. 4 writes > 0 for the first case)"
     ),
     checks=(
-        MODRELU_FORMS.check("all_arithmetics", cases_modrelu, ALL),
-        MODRELU_FORMS.search("search", _modrelu_strategy, ("numpy-float64", "torch-float32")),
+        MODRELU_FORMS.check("all_arithmetics", kit.cases_modrelu, ALL),
+        MODRELU_FORMS.search("search", kit.modrelu_strategy, ("numpy-float64", "torch-float32")),
     ),
     notes=(
         "Both forms divide by |z|: at z = 0 they are undefined when b > 0 (no limit: the value's direction is z's), "
@@ -87,5 +55,3 @@ MODRELU = Claim(
         "agree (the value is 0 either way). The search steers |z| + b towards 0 from both sides."
     ),
 )
-
-CLAIMS: list[Claim] = [MODRELU]

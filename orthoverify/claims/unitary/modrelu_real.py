@@ -1,42 +1,27 @@
-"""unitary.modrelu_real and unitary.modrelu_real.corrected: the real-space form of modReLU.
-
-Mhammedi et al. (ICML 2017) Sec. 3, after eq. 4. As printed (1-based i, residues 0..m-1) the
-indices k_i = (i + n) mod 2n and k~_i = i mod n fall outside their ranges at i = n and i = 2n: an
-exhaustive enumeration of i = 1..2n, n = 1..N (a witness search over the whole domain) finds
-them and records the first. Corrected (k_i = ((i + n - 1) mod 2n) + 1,
-k~_i = ((i - 1) mod n) + 1): the enumeration also checks that k_i pairs the real and imaginary
-parts of one unit, and the real form on (Re z, Im z) and the real RNN of eq. 3 built on it are
-compared with the complex modReLU and the complex RNN.
-"""
+"""The printed indices are integers, so the whole domain i = 1..2n, n = 1..N is enumerated exactly
+(the first index out of range is the counterexample); the corrected real form is compared with
+the complex modReLU, alone and inside eq. 3's RNN, whose moduli it must pair."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterator
 
+import numpy as np
+
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import ALL, FLOAT_HP
-from orthoverify.claims.unitary import PAPER
+from orthoverify.claims.unitary import _shared as kit
 from orthoverify.claims.unitary._effort import effort
-from orthoverify.claims.unitary._shared import (
-    cases_modrelu,
-    complex_input,
-    steps_dim,
-    unitary_cases,
-    unitary_input,
-)
 from orthoverify.engine.checks import Case, Check, RunContext
-from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure
-from orthoverify.engine.templates import Agreement, Cases, printed_and_corrected, witness
+from orthoverify.engine.templates import Agreement, drawn, exact_witness, inexact_sizes, printed_and_corrected
 from orthoverify.param import unitary as un
-from orthoverify.param.unitary import CArray
 
 
 def index_violation(b: Backend, case: Case) -> Measure:
-    """Index i of the real-space modReLU for n units: k_i and k~_i in range, and (for the corrected
-    form) k_i pairing i with the other part of the same complex unit; infinite, naming the broken
-    index, when not (the test and the replay)."""
+    """Index i of n units: k_i and k~_i in range and, corrected, k_i pairing i with the other part
+    of its complex unit; infinite, naming the broken index, when not (the test and the replay)."""
     n, i, conv = int(case["n"]), int(case["i"]), str(case["convention"])
     idx = un.modrelu_real_indices(n, conv)  # type: ignore[arg-type]
     _, k, kt = idx[i - 1]
@@ -50,102 +35,65 @@ def index_violation(b: Backend, case: Case) -> Measure:
     return Measure(0.0, "in range" + (" and paired" if conv == "corrected" else ""), error=0.0)
 
 
-def every_index(convention: str) -> Cases:
-    """Every index i = 1..2n of n = 1..N (N from the profile's effort): the whole domain."""
+def indices(convention: str, quantity_name: str) -> Check:
+    """Every index i = 1..2n of n = 1..N (N from the profile's effort) under ``convention``."""
 
-    def gen(ctx: RunContext) -> Iterator[Case]:
+    def every(ctx: RunContext) -> Iterator[Case]:
         for n in range(1, effort(ctx).indices_max_n + 1):
             yield from ({"n": n, "i": i, "convention": convention} for i in range(1, 2 * n + 1))
 
-    return gen
-
-
-def indices_check(name: str, convention: str, quantity_name: str) -> Check:
-    """An exhaustive enumeration of the indices under ``convention``."""
-    return witness(
-        name,
-        index_violation,
-        backends=("sympy",),
-        quantity_name=quantity_name,
-        candidates=every_index(convention),
-        method="exhaustive",
-    )
+    return exact_witness("exhaustive", index_violation, quantity_name, every, method="exhaustive")
 
 
 def real_form(b: Backend, case: Case) -> Array:
     """The real-space form (corrected indices) on (Re z, Im z)."""
-    z = complex_input(b, case, "z")
-    bias = b.asarray(case["bias"], name="bias")
+    z, bias = kit.complex_input(b, case, "z"), b.asarray(case["bias"], name="bias")
     return un.modrelu_real(un.embed_vector(z, backend=b), bias, backend=b, convention="corrected")
 
 
 def complex_form(b: Backend, case: Case) -> Array:
     """(Re, Im) of the complex modReLU (the case form of Mhammedi et al.)."""
-    z = complex_input(b, case, "z")
-    bias = b.asarray(case["bias"], name="bias")
+    z, bias = kit.complex_input(b, case, "z"), b.asarray(case["bias"], name="bias")
     return un.embed_vector(un.modrelu(z, bias, backend=b, rule="mhammedi"), backend=b)
 
 
-def _urnn(b: Backend, case: Case) -> tuple[CArray, CArray, CArray, Array, Array]:
-    """W, V, h0, the inputs and the biases of a modReLU uRNN case."""
-    w = unitary_input(b, case)
-    v, h0 = complex_input(b, case, "V"), complex_input(b, case, "h0")
-    return w, v, h0, b.asarray(case["xs"], name="xs"), b.asarray(case["bias"], name="bias")
-
-
 def complex_rnn(b: Backend, case: Case) -> Array:
-    """The modReLU uRNN in complex arithmetic, h_T as (Re h_T, Im h_T)."""
-    w, v, h0, xs, bias = _urnn(b, case)
-    return un.embed_vector(un.complex_rnn(w, v, xs, h0, "modrelu", bias=bias, backend=b)[-1], backend=b)
+    """h_T of the modReLU uRNN, as (Re h_T, Im h_T)."""
+    w, v, h0, xs = kit.rnn_inputs(b, case)
+    h = un.complex_rnn(w, v, xs, h0, "modrelu", bias=b.asarray(case["bias"], name="bias"), backend=b)
+    return un.embed_vector(h[-1], backend=b)
 
 
 def real_rnn(b: Backend, case: Case) -> Array:
-    """Eq. 3's real RNN with the real-space form (corrected indices): h_hat_T."""
-    w, v, h0, xs, bias = _urnn(b, case)
-    what, vhat = un.embed_matrix(w, backend=b), b.concat([v.re, v.im], axis=0)
-    return un.real_rnn(what, vhat, xs, un.embed_vector(h0, backend=b), "modrelu", bias=bias, backend=b)[-1]
+    """Eq. 3's real RNN with the real-space form (corrected indices)."""
+    return kit.twin_rnn(b, case, "modrelu", b.asarray(case["bias"], name="bias"))
 
 
-RNN = Agreement(real_rnn, complex_rnn, "||h_hat_T - (Re h_T, Im h_T)|| / (2 n T eps ||h_T||)", dim=steps_dim)
-
-
-def cases_modrelu_rnn(ctx: RunContext) -> Iterator[Case]:
-    rng = ctx.rng()
-    for n in ctx.profile.sizes_on(ctx.backend):
-        if ctx.backend.exact:
-            continue
-        steps = 4 if ctx.backend.method == "high-precision" else 10
-        for case in unitary_cases(ctx, rng, n, structured=False):
-            yield {
-                **case,
-                "V_re": rng.standard_normal((n, 2)),
-                "V_im": rng.standard_normal((n, 2)),
-                "h0_re": rng.standard_normal(n),
-                "h0_im": rng.standard_normal(n),
-                "xs": rng.standard_normal((steps, 2)),
-                "bias": rng.standard_normal(n) * 0.5,
-            }
+def draw_rnn(ctx: RunContext, rng: np.random.Generator, n: int) -> Iterator[Case]:
+    """T = 10 (4 at 50 digits), biases N(0, 1/4)."""
+    for case in kit.rnn_cases(ctx, rng, n, 4 if ctx.backend.method == "high-precision" else 10):
+        yield {**case, "bias": rng.standard_normal(n) * 0.5}
 
 
 AGAINST_COMPLEX = Agreement(real_form, complex_form, "||phi(a) - (Re, Im) modReLU(z)|| / (2n eps ||modReLU(z)||)")
+RNN = Agreement(real_rnn, complex_rnn, "||h_hat_T - (Re h_T, Im h_T)|| / (2 n T eps ||h_T||)", dim=kit.steps_dim)
 
 
 def checks(corrected: bool) -> tuple[Check, ...]:
-    """The printed indices leave their range; the corrected ones are enumerated too, and the real
-    form they define is compared with the complex modReLU, alone and inside the RNN of eq. 3."""
+    """The indices enumerated; corrected, also the real form against the complex modReLU."""
     if not corrected:
-        return (indices_check("exhaustive", "printed", "index k_i, k~_i in range"),)
+        return (indices("printed", "index k_i, k~_i in range"),)
     return (
-        indices_check("exhaustive", "corrected", "index k_i, k~_i in range and pairing"),
-        AGAINST_COMPLEX.check("all_arithmetics", cases_modrelu, ALL),
-        RNN.check("float", cases_modrelu_rnn, FLOAT_HP),
+        indices("corrected", "index k_i, k~_i in range and pairing"),
+        AGAINST_COMPLEX.check("all_arithmetics", kit.cases_modrelu, ALL),
+        RNN.check("float", drawn(draw_rnn, inexact_sizes), FLOAT_HP),
     )
 
 
-CLAIMS: list[Claim] = printed_and_corrected(
+CLAIMS = printed_and_corrected(
     "unitary.modrelu_real",
-    paper=PAPER,
-    place=Place(source="Mhammedi et al.", section="3", equation="4", note="the text after it"),
+    paper=kit.PAPER,
+    place=kit.ORNN(section="3", equation="4", note="the text after it"),
     expected="refuted",
     origin="catalogue",
     summary="the real-space form of modReLU",

@@ -76,7 +76,7 @@ REFUTED: dict[str, set[str] | None] = {
     "pyro-householder-flow": None,
     **{own: set() for own in OWN},
 }
-SECOND = {"second_ff", "second_fr", "second_rr"}
+SECOND = {"second_ff", "second_fr", "second_rr", "second_ff_float32", "second_fr_float32", "second_rr_float32"}
 
 
 def _own_householder_declines_subnormal_parameters(by: dict[str, Any]) -> None:

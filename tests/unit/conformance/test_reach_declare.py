@@ -66,10 +66,13 @@ def test_declarations_add_checks_to_the_plan() -> None:
     assert declaration_of(plain) is None
     names = {p[0] for p in _plan("householder-product", ("float64",), True, "cpu", plain)}
     assert {"second_ff", "second_fr", "second_rr"} <= names
-    assert not names & {"vmap", "low_precision", "entry_points", "weight_decay"}
+    assert not names & {"vmap", "low_precision", "entry_points", "weight_decay", "gradient_bfloat16", "jvp_float16"}
+    assert not names & {"second_ff_float32", "second_rr_float32"}  # float32 not asked for
+    both = {p[0] for p in _plan("householder-product", ("float32", "float64"), True, "cpu", plain)}
+    assert {"second_ff_float32", "second_fr_float32", "second_rr_float32"} <= both
     for spec, added in (
         ("householder_vmap", {"vmap"}),
-        ("householder_half", {"low_precision"}),
+        ("householder_half", {"low_precision", "gradient_float16", "jvp_float16", "gradient_bfloat16", "jvp_bfloat16"}),
         ("flow_matrix", {"entry_points"}),
     ):
         t = load_target(R + spec, "householder-product")

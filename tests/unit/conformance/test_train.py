@@ -1,16 +1,20 @@
-"""The gradients people train with (issue 27, conformance/checks_train.py): the float32 backward and
-forward mode, and the gradient through a batch, each catch a planted defect that every float64,
+"""The gradients people train with (issue 27, conformance/checks_train.py): the float32 backward,
+forward mode and second derivatives, the gradient through a batch, and the backward and forward
+mode in a declared half-precision dtype, each catch a planted defect that every float64,
 one-matrix check misses, on an ordinary-size counterexample, and pass the correct map."""
 
 from __future__ import annotations
 
 import functools
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 import pytest
 
-from orthoverify.conformance import validate
+from orthoverify.conformance import causes, validate
+from orthoverify.conformance.adapters import load_target
+from orthoverify.conformance.planning import plan_checks
 from orthoverify.engine.runner import RunResult
 
 T = "tests.planted.conformance_targets:"
@@ -57,3 +61,99 @@ def test_a_forward_mode_that_rounds_through_bfloat16_in_float32_is_refuted_on_jv
 def test_the_correct_map_passes_every_training_check() -> None:
     got, _res = _verdicts("cayley")
     assert got == {**dict.fromkeys(CHECKS, "verified")}
+
+
+SECOND = ("second_ff", "second_fr", "second_rr")
+SECOND32 = tuple(f"{m}_float32" for m in SECOND)
+HALF = ("gradient_float16", "jvp_float16", "gradient_bfloat16", "jvp_bfloat16")
+
+
+@functools.cache
+def _run(name: str, kind: str, checks: tuple[str, ...]) -> tuple[dict[str, str], RunResult]:
+    res = validate(T + name, kind=kind, profile="quick", checks=list(checks))
+    return {c.claim.id.rsplit(".", 1)[1]: c.verdict for c in res.claims}, res
+
+
+@pytest.mark.slow
+def test_a_double_backward_rounded_through_bfloat16_in_float32_is_refuted_only_on_float32_second_order() -> None:
+    """The backward recorded for a second derivative (create_graph=True: reverse over reverse, and
+    torch.func.grad under forward over reverse) rounds through bfloat16 in float32: every float64
+    check, every first-order float32 check and forward over forward pass."""
+    checks = ("gradient", "jvp", "gradient_float32", "jvp_float32", *SECOND, *SECOND32)
+    got, res = _run("cayley_second_order_through_bfloat16", "scaled-cayley", checks)
+    assert got == {**dict.fromkeys(checks, "verified"), "second_fr_float32": "refuted", "second_rr_float32": "refuted"}
+    cx = _counterexample(res, "second_rr_float32")
+    assert cx.inputs["dtype"] == "float32" and np.shape(cx.inputs["A"])[0] <= 8
+    assert [(f["check"], f["explains"]) for f in res.meta["validate"]["findings"]] == [
+        ("second_fr_float32", ["second_rr_float32"])
+    ]
+
+
+@pytest.mark.slow
+def test_the_correct_map_passes_the_float32_second_order_checks() -> None:
+    got, _res = _run("cayley", "scaled-cayley", SECOND32)
+    assert got == dict.fromkeys(SECOND32, "verified")
+
+
+@pytest.mark.slow
+def test_an_upstream_second_order_defect_is_one_finding_in_float64_and_float32() -> None:
+    """The textbook Cayley map on torch.linalg.solve: torch's nested forward-mode rule is wrong in
+    both dtypes; the finding is one, rooted at the float64 check with its measured cause."""
+    got, res = _run("cayley_textbook", "orthogonal-map", ("second_ff", "second_ff_float32"))
+    assert got == {"second_ff": "refuted", "second_ff_float32": "refuted"}
+    (finding,) = res.meta["validate"]["findings"]
+    assert finding["check"] == "second_ff" and finding["explains"] == ["second_ff_float32"]
+    assert "torch.linalg.solve" in finding["cause"]
+
+
+def _fake(verdicts: dict[str, str]) -> Any:
+    claims = [
+        SimpleNamespace(
+            claim=SimpleNamespace(id=f"conformance.k.{check}"),
+            verdict=v,
+            evidence=[
+                SimpleNamespace(backend="torch-float64-cpu", counterexample=object() if v != "verified" else None)
+            ],
+        )
+        for check, v in verdicts.items()
+    ]
+    return SimpleNamespace(claims=claims)
+
+
+def test_float32_and_half_precision_checks_follow_float64_in_the_dependency_order() -> None:
+    got = causes.findings(
+        _fake(
+            {
+                "gradient": "refuted",
+                "second_rr": "refuted",
+                "second_rr_float32": "refuted",
+                "gradient_bfloat16": "refuted",
+            }
+        )
+    )
+    assert [(f.check, f.explains) for f in got] == [
+        ("gradient", ["second_rr", "second_rr_float32", "gradient_bfloat16"])
+    ]
+    alone = causes.findings(_fake({"second_ff": "unsupported", "second_ff_float32": "refuted"}))
+    assert [(f.check, f.explains) for f in alone] == [("second_ff_float32", [])]  # a wrong number, not a refusal
+
+
+def test_half_precision_derivative_checks_are_planned_only_where_declared() -> None:
+    plain = load_target(T + "householder", "householder-product")
+    half = load_target(T + "householder_half_precision", "householder-product")
+    names = {p[0] for p in plan_checks("householder-product", ("float32", "float64"), True, "cpu", plain)}
+    assert not names & set(HALF) and set(SECOND32) <= names
+    assert set(HALF) <= {p[0] for p in plan_checks("householder-product", ("float32", "float64"), True, "cpu", half)}
+
+
+@pytest.mark.slow
+def test_a_bfloat16_backward_that_keeps_its_loss_scale_is_refuted_on_gradient_bfloat16_only() -> None:
+    """Declares float16 and bfloat16: the bfloat16 backward multiplies by 8 and never divides; the
+    forward in every dtype, float16's backward and forward mode in both pass."""
+    checks = ("gradient", "gradient_float32", "low_precision", *HALF)
+    got, res = _run("householder_bfloat16_loss_scale", "householder-product", checks)
+    assert got == {**dict.fromkeys(checks, "verified"), "gradient_bfloat16": "refuted"}
+    cx = _counterexample(res, "gradient_bfloat16")
+    assert cx.inputs["dtype"] == "bfloat16" and np.shape(cx.inputs["U"])[0] <= 8
+    good, _ = _run("householder_half_precision", "householder-product", checks)
+    assert good == dict.fromkeys(checks, "verified")

@@ -21,9 +21,13 @@ from orthoverify.engine.templates import (
     Gradient,
     audit,
     count,
+    drawn,
     exact_sizes,
+    exact_witness,
     float_sizes,
     identities,
+    inexact_sizes,
+    listed,
     printed_and_corrected,
     sampled,
     witness,
@@ -418,7 +422,49 @@ def test_an_input_declaration_draws_what_the_hand_written_loop_drew() -> None:
     assert [c["n"] for c in once(ctx)] == list(ctx.profile.exact_sizes)
 
 
-# --- claimsHC: per_profile, single, by_size, by_shape, signed_permutations, bespoke ---
+# --- claimsU: drawn, inexact_sizes, listed, exact_witness
+def test_a_drawn_declaration_draws_what_the_hand_written_loop_drew() -> None:
+    """drawn(draw, sizes) is the loop of a family that draws a varying number of cases per size,
+    extras interleaved: one generator per check, sizes in order; inexact_sizes draws nothing in
+    exact arithmetic (an input family with no exact form)."""
+
+    def draw(ctx: RunContext, rng: np.random.Generator, n: int) -> Iterator[Case]:
+        for _ in range(n):  # a varying number of cases per size
+            yield {"n": n, "x": rng.standard_normal(n), "extra": rng.random()}
+
+    def by_hand(ctx: RunContext) -> Iterator[Case]:
+        rng = ctx.rng()
+        for n in ctx.profile.sizes_on(ctx.backend):
+            for _ in range(n):
+                yield {"n": n, "x": rng.standard_normal(n), "extra": rng.random()}
+
+    ctx = RunContext("t.x", "float", get_backend("numpy-float64"), get_profile("quick"), 7)
+    want, got = list(by_hand(ctx)), list(drawn(draw)(ctx))
+    assert len(got) == len(want) > 1 and [c["n"] for c in got] == [c["n"] for c in want]
+    assert all(np.array_equal(a["x"], b["x"]) and a["extra"] == b["extra"] for a, b in zip(want, got, strict=True))
+    exact = RunContext("t.x", "exact", get_backend("sympy"), get_profile("quick"), 7)
+    assert not list(drawn(draw, inexact_sizes)(exact)) and list(drawn(draw, inexact_sizes)(ctx))
+
+
+def test_listed_cases_and_an_exact_witness() -> None:
+    """listed(*cases) gives the same fixed cases on every call; exact_witness judges them in SymPy
+    and records the first failure exactly, or says it enumerated the whole domain."""
+
+    def violation(b: Backend, case: Case) -> Measure:
+        x = int(case["x"])
+        return flag(x * x == x, f"{x}^2 != {x}")
+
+    cases = listed({"x": "0"}, {"x": "2"}, {"x": "1"})
+    ctx = RunContext("t.x", "w", get_backend("sympy"), get_profile("quick"), 0)
+    assert list(cases(ctx)) == list(cases(ctx)) == [{"x": "0"}, {"x": "2"}, {"x": "1"}]
+    wrong = run(exact_witness("w", violation, "x^2 = x", cases), "sympy")
+    assert not wrong.passed and wrong.counterexample is not None and wrong.counterexample.inputs == {"x": "2"}
+    assert wrong.counterexample.precision_digits == "exact"
+    right = run(exact_witness("w", violation, "x^2 = x", listed({"x": "0"}, {"x": "1"}), method="exhaustive"), "sympy")
+    assert right.passed and right.method == "exhaustive" and right.cases == 2
+
+
+# --- claimsHC: per_profile, by_size, by_shape, signed_permutations, bespoke ---
 def _ctx(profile: str = "quick") -> RunContext:
     return RunContext("t.x", "c", get_backend("numpy-float64"), get_profile(profile), 0)
 
@@ -428,15 +474,6 @@ def test_per_profile_picks_the_named_column() -> None:
 
     effort = per_profile(quick=1, default=2, thorough=3)
     assert [effort(_ctx(p)) for p in ("quick", "default", "thorough")] == [1, 2, 3]
-
-
-def test_single_gives_a_fresh_copy_of_its_one_case() -> None:
-    from orthoverify.engine.templates import single
-
-    cases = single({"c": "-0.99999"})
-    (first,) = list(cases(_ctx()))
-    first["c"] = "changed"
-    assert list(cases(_ctx())) == [{"c": "-0.99999"}]
 
 
 def test_signed_permutations_are_every_one_up_to_the_size() -> None:

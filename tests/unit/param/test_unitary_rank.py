@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from orthoverify.backends import get_backend
+from orthoverify.claims.unitary import _rank
 from orthoverify.claims.unitary import coverage_threshold as cov
 from orthoverify.engine.checks import RunContext
 from orthoverify.engine.profiles import get_profile
@@ -148,7 +149,7 @@ def test_degenerate_maps_are_detected() -> None:
         dec = ur.jacobian_rank(b, ur.jacobian_analytic(q))
         assert dec.clear and dec.rank == 21 < n * n
         case = {"n": str(n), "x": b.to_strings(ur.flat_parameters(q)), "perm": ",".join(map(str, q.perm))}
-        replay = cov.THRESHOLD.check("jacobian_rank").replay(case, get_backend("mpmath"))
+        replay = cov.CLAIMS[0].check("jacobian_rank").replay(case, get_backend("mpmath"))
         if name == "mpmath":  # degenerate to 50 digits: the threshold claim's replay flags it
             assert math.isinf(replay.ratio) and "rank 21" in replay.display
         else:  # degenerate only to float64 rounding: at 50 digits the rank is full again
@@ -222,7 +223,7 @@ def test_a_false_rank_claim_gets_a_replayable_counterexample() -> None:
     def full_rank(n: int, rank: int) -> bool:
         return rank == n * n
 
-    check, _ = cov.rank_checks(
+    check, _ = _rank.rank_checks(
         full_rank, "rank below n^2", float_backend="numpy-float64", hp_sizes=lambda _: (), quantities=("rank", "rank")
     )
     ctx = RunContext("unitary.planted", "planted", F64, get_profile("quick"), seed=0)
