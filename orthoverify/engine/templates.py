@@ -29,10 +29,12 @@ import functools
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
+from hypothesis import strategies as st
 
+from orthoverify import samples
 from orthoverify.backends import Array, Backend, get_backend
 from orthoverify.backends.base import Method
 from orthoverify.engine.checks import (
@@ -527,3 +529,38 @@ def exact_witness(
     """:func:`witness` over enumerated ``candidates`` judged exactly (SymPy): a listed
     counterexample or a whole domain (``method="exhaustive"``)."""
     return witness(name, violation, backends=EXACT, quantity_name=quantity_name, candidates=candidates, method=method)
+
+
+# --- claimsHC ---
+T = TypeVar("T")
+
+
+def per_profile(*, quick: T, default: T, thorough: T) -> Callable[[RunContext], T]:
+    """A family's effort beyond the profile's sizes and cases, one named column per profile:
+    ``effort = per_profile(quick=..., default=..., thorough=...)``, then ``effort(ctx)``."""
+    return lambda ctx: ctx.profile.pick(quick, default, thorough)
+
+
+def by_size(low: int, high: int, fields: Callable[[int], Mapping[str, Any]]) -> Strategy:
+    """A Hypothesis strategy: a size n in [low, high], then a case of the named fields' strategies for n."""
+    return lambda ctx: st.integers(low, high).flatmap(lambda n: st.fixed_dictionaries(fields(n)))
+
+
+def by_shape(low: int, high: int, fields: Callable[[int, int], Mapping[str, Any]]) -> Strategy:
+    """As :func:`by_size` for a shape (n, m): n in [low, high], then m in [1, n - 1]."""
+    return lambda ctx: st.integers(low, high).flatmap(
+        lambda n: st.integers(1, n - 1).flatmap(lambda m: st.fixed_dictionaries(fields(n, m)))
+    )
+
+
+def signed_permutations(key: str, up_to: Callable[[RunContext], int] = lambda ctx: 3) -> Cases:
+    """Every signed permutation matrix of size 1..``up_to(ctx)`` as the case's ``key`` (exhaustive)."""
+    return lambda ctx: ({key: p} for n in range(1, up_to(ctx) + 1) for p in samples.signed_permutations(n))
+
+
+def bespoke(
+    name: str, fn: Callable[[RunContext], Outcome], backends: tuple[str, ...], method: Method, quantity_name: str
+) -> FunctionCheck:
+    """A bespoke procedure (a timing, an experiment, a rank test) that decides by itself: its
+    Outcome says whether it passed, and no ratio is compared with a threshold."""
+    return FunctionCheck(name, fn, backends, method, quantity_name, threshold=None)

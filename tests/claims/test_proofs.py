@@ -34,7 +34,7 @@ def test_every_proof_entry_names_the_statement_and_the_checks_that_certify_it() 
             assert re.search(r"\*\*(Printed|Statement|Added)", entry.body), f"{claim.id}: no statement"
 
 
-PLACES_FROM_DECLARATIONS = ("unitary",)
+PLACES_FROM_DECLARATIONS = ("unitary", "householder", "cayley")
 """Families whose proofs cite each claim's place exactly as its declaration renders it
 (``Claim.where``), so that the place is written once, in ``Claim.place``, and checked here."""
 

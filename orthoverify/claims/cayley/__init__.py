@@ -1,18 +1,7 @@
-"""The claims of Helfrich, Willmott, Ye, Orthogonal Recurrent Neural Networks with Scaled Cayley
-Transform (ICML 2018, scoRNN): key ``cayley``.
-
-One module per claim (a printed claim and its correction share one), listed in ``CLAIMS`` in
-catalogue order. Evidence throughout: the maps of :mod:`orthoverify.param.cayley` in float32,
-float64, torch, 50-digit mpmath and exact SymPy arithmetic; Theorem 3.1 by enumerating every D at
-high precision, by the certified inverse map (float64 up to n = 512, exact, and its certificate
-re-derived at 50 digits) and by a Hypothesis hunt for a W that no D serves; Theorem 3.2 against
-torch autograd, 50-digit central differences and SymPy's exact derivatives; App. B's orthogonality
-experiment measured over 10^4 updates; the printed numbers recomputed exactly. The analysis maths
-that is not a check (the enumeration of D, the skew dimension, the experiments' configurations,
-App. B's experiment) is :mod:`orthoverify.param.cayley_analysis`; helpers shared by several claim
-files live in ``_shared``; effort per profile beyond the profile's sizes and cases is the one
-table of ``_effort``.
-"""
+"""The scaled Cayley paper's claims (the paper: PAPER_INFO), one module per claim in catalogue
+order. The maps are :mod:`orthoverify.param.cayley`, the analysis that is not a check
+:mod:`orthoverify.param.cayley_analysis`; what several claim files share, with the family's
+effort per profile, is ``_shared``."""
 
 from __future__ import annotations
 

@@ -1,18 +1,18 @@
-"""Vocabulary of the cayley family's claim files: symbolic skew matrices, random scalings D,
-orthogonal inputs conjugated by a signed permutation, and the cases of a one-case check."""
+"""What the cayley family's claim files share: symbolic skew matrices, random scalings D,
+orthogonal inputs conjugated by a signed permutation, and the family's effort per profile."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 import sympy
 
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._inputs import orthogonal_input
-from orthoverify.engine.checks import Case, RunContext
-from orthoverify.engine.templates import Cases
+from orthoverify.engine.checks import Case
+from orthoverify.engine.templates import per_profile
 
 NO_CHECK = math.inf  # skewness is exact by construction where this is passed
 
@@ -41,10 +41,18 @@ def conjugated(b: Backend, case: Case) -> Array:
     return w
 
 
-def single(case: Case) -> Cases:
-    """The cases of a check of one printed case (a worked example, a stated point)."""
+@dataclass(frozen=True, kw_only=True)
+class Effort:
+    """What the checks that enumerate or run experiments beyond the profile's sizes do."""
 
-    def cases(ctx: RunContext) -> Iterator[Case]:
-        yield dict(case)
+    enumeration_max_n: int  # theorem3_1: every D at 50 digits up to this n (float64: 4 more)
+    large_sizes: tuple[int, ...]  # theorem3_1: the inverse map in float also at these n
+    drift_n: int  # orthogonality_drift: the size of the 10^4-step experiment
+    reflection_max_n: int  # init: every D, exact characteristic polynomials, for n = 2..
 
-    return cases
+
+effort = per_profile(
+    quick=Effort(enumeration_max_n=5, large_sizes=(128, 512), drift_n=32, reflection_max_n=4),
+    default=Effort(enumeration_max_n=8, large_sizes=(128, 256, 512), drift_n=64, reflection_max_n=5),
+    thorough=Effort(enumeration_max_n=10, large_sizes=(128, 256, 512), drift_n=128, reflection_max_n=5),
+)

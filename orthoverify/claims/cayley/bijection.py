@@ -1,15 +1,5 @@
-"""cayley.bijection: the Cayley transform W = (I + A)^-1 (I - A) and its inverse
-A = (I + W)^-1 (I - W) are inverse bijections between the skew-symmetric matrices and the
-orthogonal matrices with no eigenvalue -1.
-
-Helfrich, Willmott, Ye (ICML 2018) Sec. 3.1. Compared: each map composed with the other against
-the identity, and W'W against I (symbolically an Agreement of both sides of each identity; the
-round trips witness searches whose measures scale by the maps' conditioning). Evidence: SymPy
-with free symbols for n = 2, 3 (with the Pfaffian argument that I + W is never singular), every
-signed permutation for n <= 3 against det(I + W), exact rational round trips, float and 50-digit
-round trips both ways scaled by the inverse map's condition number, a Hypothesis search over
-magnitudes, and Arb enclosures proved below 1e-40.
-"""
+"""Both round trips, scaled by the maps' conditioning (1 + ||A||^2), and the Pfaffian argument
+that I + W is never singular, symbolically; signed permutations exhaust the eigenvalue -1 cases."""
 
 from __future__ import annotations
 
@@ -36,10 +26,10 @@ from orthoverify.claims._common import (
 from orthoverify.claims._inputs import orthogonal_input
 from orthoverify.claims.cayley import PAPER
 from orthoverify.claims.cayley._shared import conjugated, skew_symbols
-from orthoverify.engine.checks import Case, RunContext
+from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, flag, residual, worst
-from orthoverify.engine.templates import exact_sizes, identities, sampled, witness
+from orthoverify.engine.templates import SEARCH, by_size, exact_sizes, identities, sampled, signed_permutations, witness
 from orthoverify.errors import SingularError
 from orthoverify.param import cayley as cy
 from orthoverify.strategies import skew_wide
@@ -72,9 +62,8 @@ def q_backward_roundtrip(b: Backend, case: Case) -> Measure:
     except SingularError:
         return Measure(math.inf, "I + W is singular", error=math.inf)
     na = norm_scale(b, a)
-    skew = a + b.transpose(a)
     return worst(
-        residual(b, skew, n, 1.0 + na * na),
+        residual(b, a + b.transpose(a), n, 1.0 + na * na),
         residual(b, cy.cayley(a, backend=b) - w, n, 1.0 + na * na),
     )
 
@@ -142,13 +131,6 @@ def symbolic_sides(n: int) -> tuple[tuple[str, Any, Any], ...]:
 SYMBOLIC, cases_symbolic = identities(symbolic_sides)
 
 
-def signed_permutations(ctx: RunContext) -> Iterator[Case]:
-    """Every signed permutation matrix for n <= 3 (58 of them)."""
-    for n in range(1, 4):
-        for p in samples.signed_permutations(n):
-            yield {"W": p}
-
-
 def minus_one_excluded(b: Backend, case: Case) -> Measure:
     """Exactly: inverse_cayley rejects W exactly when W has the eigenvalue -1 (det(I + W) = 0),
     and otherwise returns a skew A with cayley(A) = W."""
@@ -168,10 +150,8 @@ def minus_one_excluded(b: Backend, case: Case) -> Measure:
 
 
 def strategy_skew(ctx: RunContext) -> Any:
-    from hypothesis import strategies as st
-
     top = 6 if ctx.backend.eps > 1e-10 else 12
-    return st.integers(1, 8).flatmap(lambda n: st.fixed_dictionaries({"A": skew_wide(n, max_exponent=top)}))
+    return by_size(1, 8, lambda n: {"A": skew_wide(n, max_exponent=top)})(ctx)
 
 
 def enclose_bijection(b: Backend, case: Case) -> Any:
@@ -191,80 +171,55 @@ cases_bijection_rational = sampled(
 
 
 FORWARD = "max(||W'W - I|| / (1 + ||A||), ||A~ - A|| / (1 + ||A||^2)) / (n eps)"
+BACKWARD = "max(||A + A'||, ||cayley(A) - W||) / ((1 + ||A||^2) n eps)"
 
 # Two solves with condition number ~ ||A||^2 widen 50-digit balls past 1e-40 at n = 16: 100 digits.
 RIGOROUS_100 = tuple("flint-100" if name == "flint" else name for name in RIGOROUS)
 
 
-BIJECTION = Claim(
-    id="cayley.bijection",
-    paper=PAPER,
-    place=Place(section="3.1"),
-    expected="verified",
-    origin="catalogue",
-    summary="the Cayley transform is a bijection between skew matrices and orthogonal matrices without eigenvalue -1",
-    statement=(
-        "W = (I+A)^-1 (I-A) and A = (I+W)^-1 (I-W) are inverse bijections between the skew-symmetric "
-        "matrices and the orthogonal matrices with no eigenvalue -1"
-    ),
-    kind="identity",
-    checks=(
-        SYMBOLIC.symbolic("symbolic", cases_symbolic),
-        witness(
-            "exhaustive",
-            minus_one_excluded,
-            backends=EXACT,
-            quantity_name="inverse map vs det(I + W)",
-            candidates=signed_permutations,
-            method="exhaustive",
+CLAIMS: list[Claim] = [
+    Claim(
+        id="cayley.bijection",
+        paper=PAPER,
+        place=Place(section="3.1"),
+        expected="verified",
+        origin="catalogue",
+        summary=(
+            "the Cayley transform is a bijection between skew matrices and orthogonal matrices without eigenvalue -1"
         ),
-        witness(
-            "exact",
-            q_forward_roundtrip,
-            backends=EXACT,
-            quantity_name="round trip",
-            candidates=cases_forward_exact,
-            method=None,
+        statement=(
+            "W = (I+A)^-1 (I-A) and A = (I+W)^-1 (I-W) are inverse bijections between the skew-symmetric "
+            "matrices and the orthogonal matrices with no eigenvalue -1"
         ),
-        witness(
-            "float",
-            q_forward_roundtrip,
-            backends=FLOAT_HP,
-            quantity_name=FORWARD,
-            candidates=cases_forward,
-            method=None,
+        kind="identity",
+        checks=(
+            SYMBOLIC.symbolic("symbolic", cases_symbolic),
+            PropertyCheck(
+                "exhaustive",
+                minus_one_excluded,
+                signed_permutations("W"),  # all 58 for n <= 3
+                EXACT,
+                "inverse map vs det(I + W)",
+                method="exhaustive",
+            ),
+            PropertyCheck("exact", q_forward_roundtrip, cases_forward_exact, EXACT, "round trip"),
+            PropertyCheck("float", q_forward_roundtrip, cases_forward, FLOAT_HP, FORWARD),
+            PropertyCheck("float:inverse", q_backward_conj, cases_backward, FLOAT_HP, BACKWARD),
+            witness("search", q_forward_roundtrip, backends=SEARCH, quantity_name=FORWARD, strategy=strategy_skew),
+            rigorous_check(
+                "rigorous",
+                cases_bijection_rational,
+                enclose_bijection,
+                quantity="max(||W'W - I||_F, ||A~ - A||_F)",
+                backends=RIGOROUS_100,
+            ),
         ),
-        witness(
-            "float:inverse",
-            q_backward_conj,
-            backends=FLOAT_HP,
-            quantity_name="max(||A + A'||, ||cayley(A) - W||) / ((1 + ||A||^2) n eps)",
-            candidates=cases_backward,
-            method=None,
+        notes=(
+            "Symbolic for n = 2, 3: both compositions are the identity, and det(I + A) = 1 + (sum of the squared "
+            "Pfaffians of A's even principal submatrices) >= 1, so I + W = 2 (I + A)^-1 is never singular: no "
+            "Cayley transform has the eigenvalue -1, and every W without it is reached. Float round trips are scaled "
+            "by 1 + ||A||^2 (twice the inverse map's condition number) and W'W - I by 1 + ||A|| (the solve's "
+            "backward error is cond(I + A) eps, and cond(I + A) = sqrt(1 + ||A||_2^2))."
         ),
-        witness(
-            "search",
-            q_forward_roundtrip,
-            backends=("numpy-float64", "numpy-float32"),
-            quantity_name=FORWARD,
-            strategy=strategy_skew,
-        ),
-        rigorous_check(
-            "rigorous",
-            cases_bijection_rational,
-            enclose_bijection,
-            quantity="max(||W'W - I||_F, ||A~ - A||_F)",
-            backends=RIGOROUS_100,
-        ),
-    ),
-    notes=(
-        "Symbolic for n = 2, 3: both compositions are the identity, and det(I + A) = 1 + (sum of the squared "
-        "Pfaffians of A's even principal submatrices) >= 1, so I + W = 2 (I + A)^-1 is never singular: no "
-        "Cayley transform has the eigenvalue -1, and every W without it is reached. Float round trips are scaled "
-        "by 1 + ||A||^2 (twice the inverse map's condition number) and W'W - I by 1 + ||A|| (the solve's "
-        "backward error is cond(I + A) eps, and cond(I + A) = sqrt(1 + ||A||_2^2))."
-    ),
-)
-
-
-CLAIMS: list[Claim] = [BIJECTION]
+    )
+]

@@ -1,12 +1,4 @@
-"""cayley.example_2x2: the printed 2x2 example, an orthogonal W with eigenvalues near -1 whose
-Cayley parameter is A = [[0, 447.212], [-447.212, 0]].
-
-Helfrich, Willmott, Ye (ICML 2018) Sec. 3.1. Compared: the printed a_12 and eigenvalues against
-the inverse Cayley map of the printed W (a witness search over the one printed case: the measure
-checks the printed roundings and, in float, the error against the inverse map's conditioning).
-Evidence: the exact value sqrt(199999) in SymPy, and the same computation in float64 and at 50
-digits, judged by the inverse map's condition number.
-"""
+"""The one printed case, exactly (sqrt(199999)) and in float over the inverse map's conditioning."""
 
 from __future__ import annotations
 
@@ -18,11 +10,10 @@ import sympy
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import EXACT
 from orthoverify.claims.cayley import PAPER
-from orthoverify.claims.cayley._shared import single
-from orthoverify.engine.checks import Case
+from orthoverify.engine.checks import Case, PropertyCheck
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure
-from orthoverify.engine.templates import witness
+from orthoverify.engine.templates import listed
 from orthoverify.param import cayley as cy
 
 
@@ -34,21 +25,14 @@ def _example_w(b: Backend, case: Case) -> Array:
 
 
 def printed_parameter(b: Backend, case: Case) -> Measure:
-    """The printed W's Cayley parameter: eigenvalues -0.99999 +- sqrt(1 - 0.99999^2) i =
-    -0.99999 +- 0.00447... i, and a_12 = sqrt(1 - c^2) / (1 + c) = sqrt(199999) = 447.2124...,
-    which must round to the printed 447.212 (a_21 = -a_12, zero diagonal); exactly sqrt(199999)
-    in exact arithmetic, and in float its relative error over (1 + a^2) eps, the inverse map's
-    condition number (~ (1 + a^2)/2, here ~ 1e5)."""
+    """The printed roundings of W's eigenvalues and Cayley parameter, a_12 exactly sqrt(199999); in
+    float, a_12's relative error over (1 + a^2) eps (the inverse map's condition number ~ (1 + a^2)/2)."""
     w = _example_w(b, case)
     a = cy.inverse_cayley(w, backend=b)
     a12, a21 = a[0, 1], a[1, 0]
-    if b.exact:
-        exact12 = sympy.sqrt(199999)
-        same = sympy.simplify(a12 - exact12) == 0 and sympy.simplify(a21 + exact12) == 0
-        v12 = float(sympy.N(a12, 30))
-    else:
-        same = True
-        v12 = b.to_float(a12)
+    root = sympy.sqrt(199999)
+    same = not b.exact or (sympy.simplify(a12 - root) == 0 and sympy.simplify(a21 + root) == 0)
+    v12 = float(sympy.N(a12, 30)) if b.exact else b.to_float(a12)
     vs = b.to_float(w[1, 0])
     lines = {
         "a_12 rounds to 447.212": abs(v12 - 447.212) <= 0.0005,
@@ -67,45 +51,29 @@ def printed_parameter(b: Backend, case: Case) -> Measure:
     return Measure(err / (2 * b.eps * 199999 * 2), note, note)
 
 
-PRINTED = single({"c": "-0.99999"})
-
-
-EXAMPLE_2X2 = Claim(
-    id="cayley.example_2x2",
-    paper=PAPER,
-    place=Place(section="3.1"),
-    expected="verified",
-    origin="catalogue",
-    summary="the 2x2 example's Cayley preimage has an entry of about 447.212",
-    statement=(
-        "The 2x2 orthogonal W = [[-0.99999, -sqrt(1 - 0.99999^2)], [sqrt(1 - 0.99999^2), -0.99999]], with "
-        "eigenvalues about -0.99999 +- 0.00447i, has Cayley parameter A = [[0, 447.212], [-447.212, 0]]"
-    ),
-    kind="identity",
-    checks=(
-        witness(
-            "exact",
-            printed_parameter,
-            backends=EXACT,
-            quantity_name="a_12 vs printed",
-            candidates=PRINTED,
-            method=None,
+PRINTED = listed({"c": "-0.99999"})
+_FLOAT = "relative error of a_12 / ((1 + a^2) eps)"
+CLAIMS: list[Claim] = [
+    Claim(
+        id="cayley.example_2x2",
+        paper=PAPER,
+        place=Place(section="3.1"),
+        expected="verified",
+        origin="catalogue",
+        summary="the 2x2 example's Cayley preimage has an entry of about 447.212",
+        statement=(
+            "The 2x2 orthogonal W = [[-0.99999, -sqrt(1 - 0.99999^2)], [sqrt(1 - 0.99999^2), -0.99999]], with "
+            "eigenvalues about -0.99999 +- 0.00447i, has Cayley parameter A = [[0, 447.212], [-447.212, 0]]"
         ),
-        witness(
-            "float",
-            printed_parameter,
-            backends=("numpy-float64", "mpmath"),
-            quantity_name="relative error of a_12 / ((1 + a^2) eps)",
-            candidates=PRINTED,
-            method=None,
+        kind="identity",
+        checks=(
+            PropertyCheck("exact", printed_parameter, PRINTED, EXACT, "a_12 vs printed"),
+            PropertyCheck("float", printed_parameter, PRINTED, ("numpy-float64", "mpmath"), _FLOAT),
         ),
-    ),
-    notes=(
-        "Exactly, a_12 = sqrt(1 - c^2)/(1 + c) = sqrt((1 - c)/(1 + c)) = sqrt(199999) = 447.21247... for "
-        "c = -0.99999: the printed 447.212 is its correct rounding, with the sign layout as printed. The "
-        "inverse map's condition number here is (1 + a^2)/2 ~ 1e5, which float64 absorbs easily."
-    ),
-)
-
-
-CLAIMS: list[Claim] = [EXAMPLE_2X2]
+        notes=(
+            "Exactly, a_12 = sqrt(1 - c^2)/(1 + c) = sqrt((1 - c)/(1 + c)) = sqrt(199999) = 447.21247... for "
+            "c = -0.99999: the printed 447.212 is its correct rounding, with the sign layout as printed. The "
+            "inverse map's condition number here is (1 + a^2)/2 ~ 1e5, which float64 absorbs easily."
+        ),
+    )
+]

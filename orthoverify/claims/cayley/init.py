@@ -1,15 +1,5 @@
-"""cayley.init and cayley.init.corrected: the initialisation's Cayley transform has eigenvalues
-e^(+-i t_j) on the right unit half-circle; as printed, the scaling D then reflects rho of them
-across the imaginary axis; corrected, only the 2x2 blocks whose two signs are both flipped are
-reflected, and a block with one sign flipped gets eigenvalues +1 and -1.
-
-Helfrich, Willmott, Ye (ICML 2018) Sec. 4.2. Compared: one block's trace and determinant against
-cos t and 1 (an agreement, symbolic); the characteristic polynomial of W D against the polynomial
-of the predicted eigenvalues (printed: some rho reflected; corrected: per block), a witness
-search over every D; float64 eigenvalues against the prediction, a witness search over random
-angles (and random D). Evidence: SymPy for one symbolic block, every D for small n with exact
-characteristic polynomials, and float64 eigenvalues for random angles and random D.
-"""
+"""Exact characteristic polynomials of W D for every D (small n) decide the reflection statement,
+which no float eigenvalue test could; float64 eigenvalues cover random angles."""
 
 from __future__ import annotations
 
@@ -25,12 +15,11 @@ import sympy
 from orthoverify.backends import Array, Backend, get_backend
 from orthoverify.claims._common import EXACT, exact_backend
 from orthoverify.claims.cayley import PAPER
-from orthoverify.claims.cayley._effort import effort
-from orthoverify.claims.cayley._shared import random_signs
-from orthoverify.engine.checks import Case, Check, Quantity, RunContext
+from orthoverify.claims.cayley._shared import effort, random_signs
+from orthoverify.engine.checks import Case, Check, PropertyCheck, Quantity, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure
-from orthoverify.engine.templates import Agreement, printed_and_corrected, sampled, witness
+from orthoverify.engine.templates import Agreement, printed_and_corrected, sampled
 from orthoverify.param import cayley as cy
 
 
@@ -70,17 +59,13 @@ def _match(computed: np.ndarray, predicted: np.ndarray) -> float:
     return worst_d
 
 
-random_angles = sampled(
-    lambda ctx: [n for n in ctx.profile.sizes if n >= 2], lambda rng, n: {"n": n, "t": cy.init_angles(rng, n)}
-)
-"""Random angles t_j on [0, pi/2], ctx.profile.cases for each size n >= 2."""
+def _sizes(ctx: RunContext) -> list[int]:
+    return [n for n in ctx.profile.sizes if n >= 2]
 
 
-random_angles_and_d = sampled(
-    lambda ctx: [n for n in ctx.profile.sizes if n >= 2],
-    lambda rng, n: {"n": n, "t": cy.init_angles(rng, n), "D": random_signs(rng, n)},
-)
-"""As :func:`random_angles`, each with a random D."""
+# random angles t_j on [0, pi/2] (and a random D), ctx.profile.cases for each size n >= 2
+random_angles = sampled(_sizes, lambda rng, n: {"n": n, "t": cy.init_angles(rng, n)})
+random_angles_and_d = sampled(_sizes, lambda rng, n: {"n": n, "t": cy.init_angles(rng, n), "D": random_signs(rng, n)})
 
 
 def float_eigenvalues(b: Backend, case: Case, *, with_d: bool) -> Measure:
@@ -189,43 +174,22 @@ _INIT_STATEMENT = (
 
 
 def _every_d(name: str, violation: Quantity, prediction: str) -> Check:
-    return witness(
-        name,
-        violation,
-        backends=EXACT,
-        quantity_name=f"charpoly(W D) vs {prediction}",
-        candidates=every_d,
-        method="exhaustive",
-    )
+    return PropertyCheck(name, violation, every_d, EXACT, f"charpoly(W D) vs {prediction}", method="exhaustive")
 
 
 def _float(name: str, with_d: bool) -> Check:
-    return witness(
-        name,
-        functools.partial(float_eigenvalues, with_d=with_d),
-        backends=("numpy-float64",),
-        quantity_name="eigenvalue error / (n eps)",
-        candidates=random_angles_and_d if with_d else random_angles,
-        method=None,
-    )
+    measure = functools.partial(float_eigenvalues, with_d=with_d)
+    cases = random_angles_and_d if with_d else random_angles
+    return PropertyCheck(name, measure, cases, ("numpy-float64",), "eigenvalue error / (n eps)")
 
 
 def _checks(corrected: bool) -> tuple[Check, ...]:
-    """The same symbolic block for both; then every D exactly against the printed or the corrected
-    prediction (a witness search over all of them), and float64 eigenvalues (random angles; random
-    D for the correction)."""
+    """The same symbolic block; every D exactly against the printed or the corrected prediction;
+    float64 eigenvalues (random angles; random D for the correction)."""
     symbolic = BLOCK.symbolic("symbolic", cases_block)
     if not corrected:
-        return (
-            symbolic,
-            _float("float", with_d=False),
-            _every_d("exhaustive", reflection_printed, "rho reflected eigenvalues"),
-        )
-    return (
-        symbolic,
-        _every_d("exhaustive", reflection_corrected, "corrected prediction"),
-        _float("float", with_d=True),
-    )
+        return symbolic, _float("float", False), _every_d("exhaustive", reflection_printed, "rho reflected eigenvalues")
+    return symbolic, _every_d("exhaustive", reflection_corrected, "corrected prediction"), _float("float", True)
 
 
 CLAIMS: list[Claim] = printed_and_corrected(

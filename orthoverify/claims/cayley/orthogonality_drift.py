@@ -1,17 +1,6 @@
-"""cayley.orthogonality_drift: the scaled Cayley update keeps W orthogonal to machine precision,
-while the multiplicative (Stiefel manifold) update loses orthogonality over time.
-
-Helfrich, Willmott, Ye (ICML 2018) App. B, Fig. 4. Compared: ||W'W - I|| / (n eps) of the
-additive update of A against that of the multiplicative update of W (Wisdom et al.), both
-training the same W on one fixed least-squares loss (the experiment is
-:func:`orthoverify.param.cayley_analysis.drift_experiment`). Evidence: 10^4 updates measured in
-float32 and float64.
-
-Bespoke (a ``FunctionCheck``, not a template): the evidence is one experiment whose verdict combines
-three measured facts of the whole run (the additive ratio stays <= 30, the multiplicative one ends
-10x larger and grows); there is no case to replay at higher precision, since the claim is about
-what rounding does in float32 and float64.
-"""
+"""A bespoke experiment (FunctionCheck): the verdict combines three measured facts of one run
+(additive ratio <= 30, multiplicative 10x larger and growing); the claim is about what rounding
+does in float32 and float64, so nothing is replayed at higher precision."""
 
 from __future__ import annotations
 
@@ -20,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from orthoverify.claims.cayley import PAPER
-from orthoverify.claims.cayley._effort import effort
+from orthoverify.claims.cayley._shared import effort
 from orthoverify.engine.checks import FunctionCheck, Outcome, RunContext
 from orthoverify.engine.model import Claim, Evidence, Place, Plot, PlotRef, PlotSeries
 from orthoverify.engine.ratios import THRESHOLD
@@ -28,19 +17,13 @@ from orthoverify.param import cayley_analysis as ca
 
 
 def fn_drift(ctx: RunContext) -> Outcome:
-    """App. B as an experiment: the additive update must stay at machine precision
-    (max ratio <= 30 over the run) while the multiplicative one loses orthogonality: its
-    final deviation at least 10x the additive's worst, growing (log-log slope > 0.25)."""
-    b = ctx.backend
-    n = effort(ctx).drift_n
-    steps = 10_000
+    """App. B's experiment; growing means a log-log slope over the decades above 0.25."""
+    b, n, steps = ctx.backend, effort(ctx).drift_n, 10_000
     rec = ca.drift_experiment(b, n, steps, int(ctx.rng().integers(2**31)))
-    add_max = max(rec["additive"])
-    mult = rec["multiplicative"]
+    add_max, mult = max(rec["additive"]), rec["multiplicative"]
     decades = [i for i, s in enumerate(rec["step"]) if s in (1, 10, 100, 1000, 10000)]
-    st = np.log10(np.array([rec["step"][i] for i in decades], dtype=float))
-    mult_decades = np.array([mult[i] for i in decades])
-    slope = float(np.polyfit(st, np.log10(np.maximum(mult_decades, 1e-300)), 1)[0])
+    at = np.log10(np.array([rec["step"][i] for i in decades], dtype=float))
+    slope = float(np.polyfit(at, np.log10(np.maximum(np.array([mult[i] for i in decades]), 1e-300)), 1)[0])
     factor = mult[-1] / max(add_max, 1e-300)
     table = ", ".join(f"{rec['step'][i]}: {rec['additive'][i]:.2f} vs {mult[i]:.2f}" for i in decades)
     notes = (
@@ -50,9 +33,7 @@ def fn_drift(ctx: RunContext) -> Outcome:
         f"{rec['loss_mult'][0]:.4g} -> {rec['loss_mult'][-1]:.4g} (multiplicative)"
     )
     ok = add_max <= THRESHOLD and factor >= 10 and slope > 0.25
-    return Outcome(
-        ok, steps, worst_ratio=add_max, notes=notes, data={k: v for k, v in rec.items()} | {"n": n, "slope": slope}
-    )
+    return Outcome(ok, steps, worst_ratio=add_max, notes=notes, data=dict(rec) | {"n": n, "slope": slope})
 
 
 def drift_series(evidence: Sequence[Evidence]) -> list[PlotSeries]:
@@ -84,37 +65,37 @@ DRIFT_FIGURE = Plot(
     series=drift_series,
 )
 
-ORTHOGONALITY_DRIFT = Claim(
-    id="cayley.orthogonality_drift",
-    paper=PAPER,
-    place=Place(appendix="B", figure="4"),
-    expected="verified",
-    origin="catalogue",
-    summary="the scaled Cayley update keeps W orthogonal to machine precision; the multiplicative update drifts",
-    statement=(
-        "The scaled Cayley update keeps the computed recurrent matrix orthogonal to the order of machine "
-        "precision after each update, while the multiplicative (Stiefel manifold) update of the full-capacity "
-        "uRNN becomes less unitary over time through accumulated rounding errors"
-    ),
-    kind="bound",
-    checks=(
-        FunctionCheck(
-            "measured",
-            fn_drift,
-            ("numpy-float64", "numpy-float32"),
-            "measured",
-            "max ||W'W - I||_F / (n eps) of the additive update",
+CLAIMS: list[Claim] = [
+    Claim(
+        id="cayley.orthogonality_drift",
+        paper=PAPER,
+        place=Place(appendix="B", figure="4"),
+        expected="verified",
+        origin="catalogue",
+        summary="the scaled Cayley update keeps W orthogonal to machine precision; the multiplicative update drifts",
+        statement=(
+            "The scaled Cayley update keeps the computed recurrent matrix orthogonal to the order of machine "
+            "precision after each update, while the multiplicative (Stiefel manifold) update of the full-capacity "
+            "uRNN becomes less unitary over time through accumulated rounding errors"
         ),
-    ),
-    notes=(
-        "Measured, not proved: both schemes train the same W on the same fixed least-squares loss for 10^4 "
-        "steps (n = 64 in the default profile) in float32 and float64. The additive scheme recomputes W from A "
-        "each step, so its error does not accumulate; the multiplicative W_{k+1} = (I + lr/2 B)^-1 (I - lr/2 B) W_k "
-        "accumulates rounding like a random walk. The verdict requires the additive ratio <= 30 throughout, the "
-        "multiplicative one >= 10x larger at the end and growing."
-    ),
-    figures=(DRIFT_FIGURE,),
-)
-
-
-CLAIMS: list[Claim] = [ORTHOGONALITY_DRIFT]
+        kind="bound",
+        checks=(
+            FunctionCheck(
+                "measured",
+                fn_drift,
+                ("numpy-float64", "numpy-float32"),
+                "measured",
+                "max ||W'W - I||_F / (n eps) of the additive update",
+            ),
+        ),
+        notes=(
+            "Measured, not proved: both schemes train the same W on the same fixed least-squares loss for 10^4 "
+            "steps (n = 64 in the default profile) in float32 and float64. The additive scheme recomputes W from A "
+            "each step, so its error does not accumulate; the multiplicative "
+            "W_{k+1} = (I + lr/2 B)^-1 (I - lr/2 B) W_k "
+            "accumulates rounding like a random walk. The verdict requires the additive ratio <= 30 throughout, the "
+            "multiplicative one >= 10x larger at the end and growing."
+        ),
+        figures=(DRIFT_FIGURE,),
+    )
+]

@@ -1,14 +1,6 @@
-"""cayley.parameter_count and cayley.parameter_count.corrected: a skew-symmetric n x n matrix A gives
-n(n-1) trainable weights as printed in Sec. 3.1; corrected, n(n-1)/2 (its strict upper triangle,
-as App. D stores them).
-
-Helfrich, Willmott, Ye (ICML 2018) Sec. 3.1, App. D. Compared (stated vs counted, the kit's
-``count``): each count against the dimension of the skew-symmetric matrices (exact rank,
-:mod:`orthoverify.param.cayley_analysis`), and the experiments' printed totals under the printed
-count (each table row one way it could be borne out). Evidence: exact for n = 1..8, the tables
-recounted, and the rank of dW/dA by torch autograd (a bespoke rank test with a singular-value
-gap, as householder.parameter_count's).
-"""
+"""Counts against the exact dimension of the skew matrices, the printed count against the
+experiments' totals (each row one way it could be borne out), and trainability by the rank of
+dW/dA."""
 
 from __future__ import annotations
 
@@ -22,9 +14,9 @@ from orthoverify.backends import Backend
 from orthoverify.claims._common import EXACT
 from orthoverify.claims.cayley import PAPER
 from orthoverify.claims.cayley._shared import random_signs
-from orthoverify.engine.checks import Case, Check, FunctionCheck, Outcome, RunContext
+from orthoverify.engine.checks import Case, Check, Outcome, RunContext
 from orthoverify.engine.model import Claim, Place
-from orthoverify.engine.templates import Tallies, Tally, count, printed_and_corrected
+from orthoverify.engine.templates import Tallies, Tally, bespoke, count, printed_and_corrected
 from orthoverify.param import cayley as cy
 from orthoverify.param import cayley_analysis as ca
 
@@ -102,28 +94,13 @@ def _checks(corrected: bool) -> tuple[Check, ...]:
     """The count against the dimension for both; as printed also the experiments' totals under
     n(n-1); corrected also the rank of dW/dA."""
     formula, label = (_corrected_a, "n(n-1)/2") if corrected else (_printed_a, "n(n-1)")
-    dimension = count(
-        "count",
-        grid=grid,
-        tally=_dimension_tally(formula, label),
-        backends=EXACT,
-        quantity_name=f"{label} vs dim of skew matrices",
-        stated=label,
-    )
+    tally, how = _dimension_tally(formula, label), f"{label} vs dim of skew matrices"
+    dimension = count("count", grid=grid, tally=tally, backends=EXACT, quantity_name=how, stated=label)
     if corrected:
-        return (
-            dimension,
-            FunctionCheck(
-                "jacobian_rank", fn_count_jacobian, ("torch-float64",), "float", "rank of dW/dA", threshold=None
-            ),
-        )
+        return dimension, bespoke("jacobian_rank", fn_count_jacobian, ("torch-float64",), "float", "rank of dW/dA")
+    printed = "printed totals under n(n-1)"
     tables = count(
-        "count:tables",
-        grid=tables_grid,
-        tally=TABLE_ROWS,
-        backends=EXACT,
-        quantity_name="printed totals under n(n-1)",
-        stated="printed",
+        "count:tables", grid=tables_grid, tally=TABLE_ROWS, backends=EXACT, quantity_name=printed, stated="printed"
     )
     return dimension, tables
 

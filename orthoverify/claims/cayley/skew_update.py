@@ -1,11 +1,4 @@
-"""cayley.skew_update: dL/dA is skew-symmetric, so the additive update A <- A - lambda dL/dA keeps A
-skew-symmetric and W orthogonal.
-
-Helfrich, Willmott, Ye (ICML 2018) Sec. 3.2. Compared: dL/dA and the updated A against minus
-their transposes (symbolic, an Agreement); A + A' after each update against 0 (bitwise in IEEE
-arithmetic) and W'W against I (a witness search over runs of updates). Evidence: SymPy with free symbols, and many
-updates with random gradients in float and at 50 digits.
-"""
+"""Symbolic skewness of dL/dA; in IEEE arithmetic, bitwise A + A' = 0 after every update."""
 
 from __future__ import annotations
 
@@ -21,40 +14,29 @@ from orthoverify.backends import Backend
 from orthoverify.claims._common import FLOAT_HP, exact_backend, symbol_array
 from orthoverify.claims.cayley import PAPER
 from orthoverify.claims.cayley._shared import NO_CHECK, random_signs, skew_symbols
-from orthoverify.engine.checks import Case, RunContext
+from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure
-from orthoverify.engine.templates import identities, witness
+from orthoverify.engine.templates import identities
 from orthoverify.param import cayley as cy
 from orthoverify.param._validate import orthogonality_ratio
 
 
 def skew_sides(n: int) -> list[tuple[str, Any, Any]]:
     """dL/dA = -(dL/dA)' and A+ = -(A+)' for A+ = A - lambda dL/dA, with free symbols."""
-    b = exact_backend()
-    lam = sympy.Symbol("lam", positive=True)
-    a = skew_symbols("a", n)
-    g = symbol_array("g", n, n)
-    grad = cy.cayley_gradient(a, tuple([-1] + [1] * (n - 1)), g, backend=b)
+    b, lam, a = exact_backend(), sympy.Symbol("lam", positive=True), skew_symbols("a", n)
+    grad = cy.cayley_gradient(a, tuple([-1] + [1] * (n - 1)), symbol_array("g", n, n), backend=b)
     step = a - lam * grad
-    return [
-        (f"n={n}: dL/dA + (dL/dA)'", grad, -b.transpose(grad)),
-        (f"n={n}: A+ + A+'", step, -b.transpose(step)),
-    ]
+    return [(f"n={n}: dL/dA + (dL/dA)'", grad, -b.transpose(grad)), (f"n={n}: A+ + A+'", step, -b.transpose(step))]
 
 
 SKEW, cases_symbolic = identities(skew_sides)
 
 
 def q_skew_update(b: Backend, case: Case) -> Measure:
-    """Many additive steps A <- A - lr dL/dA with eq. 2 (random G each step): A stays *exactly*
-    skew (fl(x - y) = -fl(y - x) in IEEE arithmetic) and W orthogonal to working precision."""
-    rng = np.random.default_rng(int(case["seed"]))
-    n = int(case["n"])
-    a = b.asarray(samples.random_skew(rng, n))
-    d = tuple(int(s) for s in case["d"])
-    lr = b.scalar(case["lr"])
-    worst_orth = 0.0
+    """Additive steps with eq. 2 and a random G each: A stays exactly skew, W orthogonal."""
+    rng, n, d = np.random.default_rng(int(case["seed"])), int(case["n"]), tuple(int(s) for s in case["d"])
+    a, lr, worst_orth = b.asarray(samples.random_skew(rng, n)), b.scalar(case["lr"]), 0.0
     for _ in range(int(case["steps"])):
         g = b.asarray(rng.standard_normal((n, n)))
         a = a - lr * cy.cayley_gradient(a, d, g, backend=b, threshold=NO_CHECK)
@@ -71,34 +53,28 @@ def cases_skew_update(ctx: RunContext) -> Iterator[Case]:
         yield {"seed": int(rng.integers(2**31)), "n": n, "d": random_signs(rng, n), "lr": "0.01", "steps": steps}
 
 
-SKEW_UPDATE = Claim(
-    id="cayley.skew_update",
-    paper=PAPER,
-    place=Place(section="3.2"),
-    expected="verified",
-    origin="catalogue",
-    summary="the gradient step keeps A skew-symmetric and W orthogonal",
-    statement=(
-        "dL/dA is skew-symmetric, so the update A <- A - lambda dL/dA keeps A skew-symmetric and, in turn, "
-        "W = (I + A)^-1 (I - A) D orthogonal"
-    ),
-    kind="identity",
-    checks=(
-        SKEW.symbolic("symbolic", cases_symbolic),
-        witness(
-            "float",
-            q_skew_update,
-            backends=FLOAT_HP,
-            quantity_name="exact skewness, then max ||W'W - I|| / (n eps) over the steps",
-            candidates=cases_skew_update,
-            method=None,
+_QUANTITY = "exact skewness, then max ||W'W - I|| / (n eps) over the steps"
+
+CLAIMS: list[Claim] = [
+    Claim(
+        id="cayley.skew_update",
+        paper=PAPER,
+        place=Place(section="3.2"),
+        expected="verified",
+        origin="catalogue",
+        summary="the gradient step keeps A skew-symmetric and W orthogonal",
+        statement=(
+            "dL/dA is skew-symmetric, so the update A <- A - lambda dL/dA keeps A skew-symmetric and, in turn, "
+            "W = (I + A)^-1 (I - A) D orthogonal"
         ),
-    ),
-    notes=(
-        "In IEEE arithmetic the computed V' - V is exactly skew (x - y and y - x round to negatives), so "
-        "floating-point updates keep A exactly skew: the checks test bitwise A + A' = 0 after every step."
-    ),
-)
-
-
-CLAIMS: list[Claim] = [SKEW_UPDATE]
+        kind="identity",
+        checks=(
+            SKEW.symbolic("symbolic", cases_symbolic),
+            PropertyCheck("float", q_skew_update, cases_skew_update, FLOAT_HP, _QUANTITY),
+        ),
+        notes=(
+            "In IEEE arithmetic the computed V' - V is exactly skew (x - y and y - x round to negatives), so "
+            "floating-point updates keep A exactly skew: the checks test bitwise A + A' = 0 after every step."
+        ),
+    )
+]

@@ -1,14 +1,6 @@
-"""cayley.theorem3_1: every orthogonal W is (I + A)^-1 (I - A) D with A skew-symmetric, every
-|a_ij| <= 1, and D diagonal with entries +-1 (Kahan 2006).
-
-Helfrich, Willmott, Ye (ICML 2018) Thm 3.1. Compared (witness searches: each measure is the test
-and the replay): the best max|a_ij| over every admissible D
-(enumerated by :mod:`orthoverify.param.cayley_analysis`) against the bound 1, and the D that
-maximises |det(I + W D)| against it too; orthoverify's inverse map (:mod:`orthoverify.param.cayley`,
-proved in proofs/cayley.md) re-certified independently. Evidence: exhaustive over D at
-50 digits and in float64, the certified inverse map exact and in float up to n = 512, its
-certificate re-derived at 50 digits, and a Hypothesis hunt for a W that no D serves.
-"""
+"""Existence by enumerating every admissible D (50 digits, float64), by orthoverify's certified
+inverse map (exact, float up to n = 512, re-certified at 50 digits) and by a Hypothesis hunt for a
+W that no D serves."""
 
 from __future__ import annotations
 
@@ -17,15 +9,15 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
+from hypothesis import strategies as st
 
 from orthoverify import samples
 from orthoverify.backends import Backend, get_backend
 from orthoverify.claims._common import EXACT
 from orthoverify.claims._inputs import orthogonal_input, structured_orthogonal_cases
 from orthoverify.claims.cayley import PAPER
-from orthoverify.claims.cayley._effort import effort
-from orthoverify.claims.cayley._shared import conjugated
-from orthoverify.engine.checks import Case, RunContext
+from orthoverify.claims.cayley._shared import conjugated, effort
+from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim, Evidence, Place, Plot, PlotRef, PlotSeries
 from orthoverify.engine.ratios import Measure, flag, scaled
 from orthoverify.engine.templates import witness
@@ -50,19 +42,24 @@ def q_exhaustive(b: Backend, case: Case) -> Measure:
     return Measure(m.ratio, value, error=m.error, stats=stats)
 
 
+def _quarter_turns(n: int, *, odd_one: bool = False) -> np.ndarray:
+    """2 x 2 quarter-turn blocks down the diagonal (and a trailing 1 for odd n when ``odd_one``)."""
+    quarter = np.zeros((n, n))
+    for k in range(0, n - 1, 2):
+        quarter[k, k + 1], quarter[k + 1, k] = -1.0, 1.0
+    if odd_one and n % 2:
+        quarter[n - 1, n - 1] = 1.0
+    return quarter
+
+
 def _adversarial_cases(ctx: RunContext, n: int) -> Iterator[Case]:
     """Inputs where the bound is tight or D matters, exact at every precision: quarter-turn
     blocks (min over D of max|a_ij| is exactly 1), cyclic shifts (eigenvalue -1 for even n),
     and the Cayley transform of a skew matrix of +-1 (a tournament)."""
     rng = ctx.rng("adv", n)
     if n >= 2:
-        quarter = np.zeros((n, n))
-        for k in range(0, n - 1, 2):
-            quarter[k, k + 1], quarter[k + 1, k] = -1.0, 1.0
-        if n % 2:
-            quarter[n - 1, n - 1] = 1.0
         p = samples.random_permutation(rng, n)
-        yield {"family": "quarter-turns", "A": np.zeros((n, n)), "S": p @ quarter @ p.T}
+        yield {"family": "quarter-turns", "A": np.zeros((n, n)), "S": p @ _quarter_turns(n, odd_one=True) @ p.T}
         yield {"family": "cyclic-shift", "A": np.zeros((n, n)), "S": np.roll(np.eye(n), 1, axis=0)}
         t = np.triu(np.where(rng.integers(0, 2, size=(n, n)) > 0, 1.0, -1.0), 1)
         yield {"family": "tournament", "A": t - t.T, "S": np.eye(n)}
@@ -132,10 +129,7 @@ def cases_algorithm_float(ctx: RunContext) -> Iterator[Case]:
         v = rng.standard_normal(n)
         yield {"family": "reflection", "Q": np.eye(n) - 2 * np.outer(v, v) / (v @ v)}
         yield {"family": "near-minus-identity", "Q": -samples.near_identity(rng, n, 1e-6)}
-        quarter = np.zeros((n, n))
-        for k in range(0, n - 1, 2):
-            quarter[k, k + 1], quarter[k + 1, k] = -1.0, 1.0
-        yield {"family": "quarter-turns-conjugated", "Q": z @ quarter @ z.T}
+        yield {"family": "quarter-turns-conjugated", "Q": z @ _quarter_turns(n) @ z.T}
 
 
 def cases_algorithm_exact(ctx: RunContext) -> Iterator[Case]:
@@ -172,8 +166,6 @@ def cases_certificate_hp(ctx: RunContext) -> Iterator[Case]:
 
 
 def strategy_theorem(ctx: RunContext) -> Any:
-    from hypothesis import strategies as st
-
     def build(n: int) -> Any:
         signs = st.lists(st.sampled_from([1.0, -1.0]), min_size=n, max_size=n)
         perm = st.permutations(list(range(n)))
@@ -190,6 +182,8 @@ def strategy_theorem(ctx: RunContext) -> Any:
 
 
 NO_D = "(min over D of max|a_ij|) - 1, over n eps"
+F64 = ("numpy-float64",)
+FLOATS = ("numpy-float64", "numpy-float32", "torch-float64")
 CERTIFICATE = "max(excess of max|a_ij| over 1, reconstruction / sqrt(n)) / (n eps)"
 
 _MAX_ABS = {"numpy-float64": "max|a_ij|", "mpmath-50": "min over D of max|a_ij|"}
@@ -225,78 +219,36 @@ MAX_ABS_FIGURE = Plot(
     refs=(PlotRef(1.0, "bound 1", axis="x"),),
 )
 
-THEOREM3_1 = Claim(
-    id="cayley.theorem3_1",
-    paper=PAPER,
-    place=Place(theorem="3.1", note="Kahan 2006"),
-    expected="verified",
-    origin="catalogue",
-    summary="every orthogonal W is (I + A)^-1 (I - A) D with |a_ij| <= 1 for some diagonal ±1 matrix D",
-    statement=(
-        "Every orthogonal matrix W can be expressed as W = (I + A)^-1 (I - A) D where A = [a_ij] is real-valued, "
-        "skew-symmetric with |a_ij| <= 1, and D is diagonal with all nonzero entries equal to +-1"
-    ),
-    kind="existence",
-    checks=(
-        witness(
-            "exhaustive",
-            q_exhaustive,
-            backends=("mpmath",),
-            quantity_name=NO_D,
-            candidates=cases_exhaustive,
-            method="exhaustive",
+CLAIMS: list[Claim] = [
+    Claim(
+        id="cayley.theorem3_1",
+        paper=PAPER,
+        place=Place(theorem="3.1", note="Kahan 2006"),
+        expected="verified",
+        origin="catalogue",
+        summary="every orthogonal W is (I + A)^-1 (I - A) D with |a_ij| <= 1 for some diagonal ±1 matrix D",
+        statement=(
+            "Every orthogonal matrix W can be expressed as W = (I + A)^-1 (I - A) D where A = [a_ij] is real-valued, "
+            "skew-symmetric with |a_ij| <= 1, and D is diagonal with all nonzero entries equal to +-1"
         ),
-        witness(
-            "exhaustive:float64",
-            q_exhaustive,
-            backends=("numpy-float64",),
-            quantity_name=NO_D,
-            candidates=cases_exhaustive,
-            method="exhaustive",
+        kind="existence",
+        checks=(
+            PropertyCheck("exhaustive", q_exhaustive, cases_exhaustive, ("mpmath",), NO_D, method="exhaustive"),
+            PropertyCheck("exhaustive:float64", q_exhaustive, cases_exhaustive, F64, NO_D, method="exhaustive"),
+            PropertyCheck("exact", q_algorithm, cases_algorithm_exact, EXACT, "certificate (exact)"),
+            PropertyCheck("float", q_algorithm, cases_algorithm_float, FLOATS, CERTIFICATE),
+            PropertyCheck("high_precision", q_certificate_hp, cases_certificate_hp, ("mpmath",), CERTIFICATE),
+            witness("search", q_exhaustive, backends=F64, quantity_name=NO_D, strategy=strategy_theorem),
         ),
-        witness(
-            "exact",
-            q_algorithm,
-            backends=EXACT,
-            quantity_name="certificate (exact)",
-            candidates=cases_algorithm_exact,
-            method=None,
+        notes=(
+            "The paper gives no way to find D. orthoverify's inverse map (orthoverify/param/cayley.py, "
+            "proved in proofs/cayley.md): sign-chosen elimination gives |det(I + W D)| >= 1 in "
+            "O(n^3), then pair flips (each multiplies |det(I + W D)| by a_jk^2 > 1; |det| <= 2^n) until every "
+            "|a_ij| <= 1. Exhaustive "
+            "enumeration over every admissible D (det D = det W) at 50 digits confirms, for every input, that some D "
+            "works and that the D maximising |det(I + W D)| is one of them (the O'Dorney/Kahan argument). "
+            "Quarter-turn blocks attain the bound 1 exactly."
         ),
-        witness(
-            "float",
-            q_algorithm,
-            backends=("numpy-float64", "numpy-float32", "torch-float64"),
-            quantity_name=CERTIFICATE,
-            candidates=cases_algorithm_float,
-            method=None,
-        ),
-        witness(
-            "high_precision",
-            q_certificate_hp,
-            backends=("mpmath",),
-            quantity_name=CERTIFICATE,
-            candidates=cases_certificate_hp,
-            method=None,
-        ),
-        witness(
-            "search",
-            q_exhaustive,
-            backends=("numpy-float64",),
-            quantity_name=NO_D,
-            strategy=strategy_theorem,
-        ),
-    ),
-    notes=(
-        "The paper gives no way to find D. orthoverify's inverse map (orthoverify/param/cayley.py, "
-        "proved in proofs/cayley.md): sign-chosen elimination gives |det(I + W D)| >= 1 in "
-        "O(n^3), then pair flips (each multiplies |det(I + W D)| by a_jk^2 > 1; |det| <= 2^n) until every "
-        "|a_ij| <= 1. Exhaustive "
-        "enumeration over every admissible D (det D = det W) at 50 digits confirms, for every input, that some D "
-        "works and that the D maximising |det(I + W D)| is one of them (the O'Dorney/Kahan argument). "
-        "Quarter-turn blocks attain the bound 1 exactly."
-    ),
-    figures=(MAX_ABS_FIGURE,),
-)
-
-
-CLAIMS: list[Claim] = [THEOREM3_1]
+        figures=(MAX_ABS_FIGURE,),
+    )
+]

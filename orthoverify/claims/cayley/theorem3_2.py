@@ -1,22 +1,17 @@
-"""cayley.theorem3_2: for W = (I + A)^-1 (I - A) D, the gradient is dL/dA = V' - V with
-V = (I + A)^-T dL/dW (D + W') (eq. 2).
-
-Helfrich, Willmott, Ye (ICML 2018) Thm 3.2, eq. 2, App. A. Compared (a gradient against its
-independent references, the kit's ``Gradient``): eq. 2 against the derivative
-of L(P) = sum(G * W(triu(P, 1) - triu(P, 1)')) along E_ij - E_ji. Evidence: SymPy with free
-symbols (n = 2, 3), SymPy's exact derivative at rational points, torch autograd through the solve,
-the torch autograd.Function whose backward is eq. 2, fourth-order central differences at 50
-digits, and a Hypothesis search against autograd.
-"""
+"""Eq. 2 against the derivative of L(P) = sum(G * W(triu(P,1) - triu(P,1)')) along E_ij - E_ji,
+which covers every loss since only G = dL/dW enters; the torch Function's backward against
+autograd through the solve."""
 
 from __future__ import annotations
 
+import functools
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 import sympy
+from hypothesis import strategies as st
 
 from orthoverify import samples
 from orthoverify.backends import Array, Backend
@@ -27,7 +22,7 @@ from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, agreement, residual, worst
 from orthoverify.engine.reference import exact_gradient
-from orthoverify.engine.templates import Derivative, Gradient, Inputs
+from orthoverify.engine.templates import Derivative, Gradient, Inputs, by_size
 from orthoverify.param import cayley as cy
 from orthoverify.strategies import skew_wide
 
@@ -107,32 +102,27 @@ def q_theorem3_2_exact(b: Backend, case: Case) -> Measure:
     return worst(agreement(b, b.triu(full, 1), ref, n), residual(b, full + b.transpose(full), n))
 
 
-def _grad_cases(ctx: RunContext, *, sizes: Sequence[int], exact: bool = False) -> Iterator[Case]:
+def _grad_cases(
+    ctx: RunContext, *, sizes: Callable[[RunContext], Sequence[int]], exact: bool = False
+) -> Iterator[Case]:
+    """ctx.profile.cases per size, the first with D = -I; float ||A|| from 0.1 up by decades."""
     rng = ctx.rng()
-    for n in sizes:
+    for n in sizes(ctx):
         for k in range(ctx.profile.cases):
             d = [-1] * n if k == 0 else random_signs(rng, n)
             if exact:
-                yield {
-                    "A": samples.rational_skew(rng, n),
-                    "d": d,
-                    "G": samples.rational_matrix(rng, n, n, bound=5, max_den=3),
-                }
+                a, g = samples.rational_skew(rng, n), samples.rational_matrix(rng, n, n, bound=5, max_den=3)
+                yield {"A": a, "d": d, "G": g}
             else:
                 scale = (0.1, 1.0, 10.0, 100.0)[k % 4]
                 yield {"A": samples.random_skew(rng, n, scale), "d": d, "G": rng.standard_normal((n, n))}
 
 
-def cases_grad_float(ctx: RunContext) -> Iterator[Case]:
-    yield from _grad_cases(ctx, sizes=[n for n in ctx.profile.sizes if n <= 32])
-
-
-def cases_grad_fd(ctx: RunContext) -> Iterator[Case]:
-    yield from _grad_cases(ctx, sizes=[n for n in ctx.profile.hp_sizes if n <= 4])
-
-
-def cases_grad_exact(ctx: RunContext) -> Iterator[Case]:
-    yield from _grad_cases(ctx, sizes=[n for n in ctx.profile.exact_sizes if n <= 3], exact=True)
+cases_grad_float = functools.partial(_grad_cases, sizes=lambda ctx: [n for n in ctx.profile.sizes if n <= 32])
+cases_grad_fd = functools.partial(_grad_cases, sizes=lambda ctx: [n for n in ctx.profile.hp_sizes if n <= 4])
+cases_grad_exact = functools.partial(
+    _grad_cases, sizes=lambda ctx: [n for n in ctx.profile.exact_sizes if n <= 3], exact=True
+)
 
 
 def sym_theorem3_2(ctx: RunContext) -> Iterator[tuple[str, Any]]:
@@ -153,52 +143,47 @@ def sym_theorem3_2(ctx: RunContext) -> Iterator[tuple[str, Any]]:
                     yield f"n={n}, D={d}, entry ({i},{j})", closed[i, j] - sympy.diff(loss, a[i, j])
 
 
-def strategy_gradients(ctx: RunContext) -> Any:
-    from hypothesis import strategies as st
-
-    def build(n: int) -> Any:
-        return st.fixed_dictionaries(
-            {
-                "A": skew_wide(n, max_exponent=3),
-                "d": st.lists(st.sampled_from([1, -1]), min_size=n, max_size=n),
-                "G": st.integers(0, 2**32 - 1).map(lambda s: np.random.default_rng(s).standard_normal((n, n))),
-            }
-        )
-
-    return st.integers(1, 7).flatmap(build)
-
-
-THEOREM3_2 = Claim(
-    id="cayley.theorem3_2",
-    paper=PAPER,
-    place=Place(theorem="3.2", equation="2", appendix="A"),
-    expected="verified",
-    origin="catalogue",
-    summary="the gradient dL/dA = V' - V of the scaled Cayley map",
-    statement=(
-        "For W = (I + A)^-1 (I - A) D with A skew-symmetric and D fixed, dL/dA = V' - V where "
-        "V = (I + A)^-T dL/dW (D + W')"
-    ),
-    kind="gradient",
-    checks=(
-        GRADIENT.symbolic(sym_theorem3_2),
-        GRADIENT.exact(q_theorem3_2_exact, cases_grad_exact),
-        GRADIENT.autograd(EQ2.autograd, cases_grad_float),
-        GRADIENT.autograd(
-            q_theorem3_2_function,
-            cases_grad_float,
-            name="custom_backward",
-            note=" (the Function's backward against autograd through the solve; forward too)",
-        ),
-        GRADIENT.finite_differences(EQ2.finite_differences, cases_grad_fd),
-        GRADIENT.search(EQ2.autograd, strategy_gradients),
-    ),
-    notes=(
-        "dL/dA_ij is the derivative along E_ij - E_ji (A_ij and A_ji = -A_ij move together), as in App. A; "
-        "references differentiate L(P) = sum(G * W(triu(P,1) - triu(P,1)')), which covers every loss since "
-        "only G = dL/dW enters. The extracted proof prints 'i = j' where 'i != j' is meant."
-    ),
+strategy_gradients = by_size(
+    1,
+    7,
+    lambda n: {
+        "A": skew_wide(n, max_exponent=3),
+        "d": st.lists(st.sampled_from([1, -1]), min_size=n, max_size=n),
+        "G": st.integers(0, 2**32 - 1).map(lambda s: np.random.default_rng(s).standard_normal((n, n))),
+    },
 )
 
 
-CLAIMS: list[Claim] = [THEOREM3_2]
+CLAIMS: list[Claim] = [
+    Claim(
+        id="cayley.theorem3_2",
+        paper=PAPER,
+        place=Place(theorem="3.2", equation="2", appendix="A"),
+        expected="verified",
+        origin="catalogue",
+        summary="the gradient dL/dA = V' - V of the scaled Cayley map",
+        statement=(
+            "For W = (I + A)^-1 (I - A) D with A skew-symmetric and D fixed, dL/dA = V' - V where "
+            "V = (I + A)^-T dL/dW (D + W')"
+        ),
+        kind="gradient",
+        checks=(
+            GRADIENT.symbolic(sym_theorem3_2),
+            GRADIENT.exact(q_theorem3_2_exact, cases_grad_exact),
+            GRADIENT.autograd(EQ2.autograd, cases_grad_float),
+            GRADIENT.autograd(
+                q_theorem3_2_function,
+                cases_grad_float,
+                name="custom_backward",
+                note=" (the Function's backward against autograd through the solve; forward too)",
+            ),
+            GRADIENT.finite_differences(EQ2.finite_differences, cases_grad_fd),
+            GRADIENT.search(EQ2.autograd, strategy_gradients),
+        ),
+        notes=(
+            "dL/dA_ij is the derivative along E_ij - E_ji (A_ij and A_ji = -A_ij move together), as in App. A; "
+            "references differentiate L(P) = sum(G * W(triu(P,1) - triu(P,1)')), which covers every loss since "
+            "only G = dL/dW enters. The extracted proof prints 'i = j' where 'i != j' is meant."
+        ),
+    )
+]

@@ -1,12 +1,7 @@
-"""Claims of the Householder paper (Mhammedi et al., ICML 2017; paper key ``householder``).
-
-One module per claim (a printed claim and its ``.corrected`` twin share one), in the order of the
-claim catalogue. Each pairs the statement as printed with checks that produce independent
-evidence: the definition (dense products of eq. 6 blocks) against the compact WY form against
-the sequential Algorithm 1; closed-form gradients against autograd, 50-digit finite differences
-and SymPy's exact derivatives; exact rational and symbolic arithmetic; Hypothesis searches where
-a claim could break. The maths is imported from :mod:`orthoverify.param.householder`.
-"""
+"""The Householder paper's claims (the paper: PAPER_INFO), one module per claim in catalogue order;
+each claim's evidence pairs independent formulations (eq. 6 blocks, compact WY, Algorithm 1) and
+independent references (autograd, 50-digit differences, SymPy). The maths is
+:mod:`orthoverify.param.householder`."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from orthoverify.engine.checks import Case, Check, RunContext
 from orthoverify.engine.ratios import Measure, agreement, residual, scaled, worst
 from orthoverify.engine.ratios import flag as _flag
 from orthoverify.engine.reference import central_gradient, fd_eps
-from orthoverify.engine.templates import audit
+from orthoverify.engine.templates import audit, sampled
 from orthoverify.param import householder as hh
 from orthoverify.param.householder_proofs import judge
 
@@ -42,6 +42,35 @@ def sizes_nm(sizes: Iterable[int], *, include_square: bool = False, min_n: int =
             yield n, m
 
 
+def rational_vec(rng: np.random.Generator, n: int) -> np.ndarray:
+    return samples.rational_vectors(rng, n, 1)[:, 0]
+
+
+def u_sample(rng: np.random.Generator, n: int, m: int, u1: Callable[[], Any], *, log10_range: float = 0.0) -> Case:
+    """Random U of eq. 9's shape with m columns; for m = n, its n - 1 columns and u_1 = ``u1()``."""
+    if m < n:
+        return {"U": samples.reflection_vectors(rng, n, m, log10_range=log10_range)}
+    return {"U": samples.reflection_vectors(rng, n, n - 1, log10_range=log10_range), "u1": np.array([u1()])}
+
+
+def gradient_sample(rng: np.random.Generator, nm: tuple[int, int]) -> Case:
+    """Random U of eq. 9's shape, h and dL/dC."""
+    n, m = nm
+    return {"U": samples.reflection_vectors(rng, n, m), "h": rng.standard_normal(n), "c": rng.standard_normal(n)}
+
+
+gradient_cases_exact = sampled(
+    lambda ctx: sizes_nm(ctx.profile.exact_sizes, min_n=2),
+    lambda rng, nm: {
+        "U": samples.rational_vectors(rng, *nm),
+        "h": rational_vec(rng, nm[0]),
+        "c": rational_vec(rng, nm[0]),
+    },
+    per_size=lambda ctx: 1,
+)
+"""Rational U of eq. 9's shape, h and dL/dC: one per (n, m) of the profile's exact sizes."""
+
+
 def lower_symbols(prefix: str, n: int, m: int) -> np.ndarray:
     """Symbols in eq. 9's shape: column j zero above row j."""
     full = symbol_array(prefix, n, m)
@@ -61,10 +90,6 @@ def u_and_u1(b: Backend, case: Case) -> tuple[Array, Array | None]:
 def w_by_definition(b: Backend, u: Array, u1: Array | None) -> Array:
     """W = M_{n-m+1}(u): the product of eq. 6 blocks (the definition)."""
     return hh.m_map(hh.u_to_vectors(u, u1, backend=b), backend=b)
-
-
-def rational_vec(rng: np.random.Generator, n: int) -> np.ndarray:
-    return samples.rational_vectors(rng, n, 1)[:, 0]
 
 
 # ---------------------------------------------------------------------------- Algorithm 2

@@ -1,26 +1,11 @@
-"""householder.algorithm1: one time step of forward and backward propagation.
-
-Statement (Alg. 1, App. B, App. D): Algorithm 1 (local FP/BP at one time step) and its MATLAB
-listing (App. D) return C = W h, dL/dh and dL/dU.
-
-Compared (a gradient against its independent references, and two formulations that must
-agree): Algorithm 1's outputs against the definition (C = W h, dL/dh = W'c) and against the
-derivative of L = c' W(U) h by SymPy, by 50-digit central differences, by torch autograd and by
-eqs. 14-15; the MATLAB listing (transliterated line by line, keeping MATLAB's left-to-right
-evaluation order) against Algorithm 1.
-
-Evidence: exact rational points; 50-digit differences; float and 50-digit cases; autograd in
-float32 and float64; the torch autograd.Function (both memory strategies: storing H, or
-regenerating it from C) on batches. dL/dU is the gradient with respect to the whole n x m matrix U
-(the paper zeroes the upper triangle afterwards, Sec. 5).
-"""
+"""Algorithm 1 is judged against the definition C = W h, dL/dh = W'c and every reference of
+theorem2's gradient, and its MATLAB listing against it (transliterated keeping MATLAB's evaluation
+order); the torch autograd.Function is judged in both memory strategies, on batches."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
-
-import numpy as np
 
 from orthoverify import samples
 from orthoverify.backends import Array, Backend
@@ -28,18 +13,18 @@ from orthoverify.claims._common import EXACT, FLOAT, FLOAT_HP
 from orthoverify.claims.householder import PAPER
 from orthoverify.claims.householder._shared import (
     against_high_precision_definition,
-    column_scales,
     definition_gradients,
     grad_inputs,
+    gradient_cases_exact,
     gradient_measure,
+    gradient_sample,
     loss,
-    rational_vec,
     sizes_nm,
 )
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, agreement, worst
-from orthoverify.engine.reference import central_gradient, exact_gradient, fd_eps
+from orthoverify.engine.reference import exact_gradient
 from orthoverify.engine.templates import Agreement, Gradient, sampled
 from orthoverify.param import householder as hh
 
@@ -107,27 +92,21 @@ def q_autograd(b: Backend, case: Case) -> Measure:
 
 def q_function(b: Backend, case: Case) -> Measure:
     """The torch autograd.Function of Algorithm 1 (both memory strategies) on a batch, against
-    autograd through the dense definition W(U) H; elsewhere, Algorithm 1 on the batch against
-    central differences in b's precision (how a torch failure is re-examined at 50 digits)."""
-    u, h, c = grad_inputs(b, case)
+    autograd through the dense definition W(U) H; elsewhere :func:`q_autograd` (Algorithm 1 on the
+    batch against central differences in b's precision: how a torch failure is re-examined)."""
     if b.family != "torch":
-        res = hh.algorithm1(u, h, c, backend=b)
-        w = hh.reflector_product(u, backend=b)
-        grad = central_gradient(loss(b, h, c), u, b, column_scales(b, u))
-        pairs = {"c": (res.c, w @ h), "dl_dh": (res.dl_dh, b.transpose(w) @ c), "dl_du": (res.dl_du, grad)}
-        return gradient_measure(b, u, h, c, pairs, max(fd_eps(b), b.eps))
+        return q_autograd(b, case)
     import torch
 
     from orthoverify.param.householder_torch import STRATEGIES, householder_apply
 
-    ug = u.clone().requires_grad_(True)
-    hg = h.clone().requires_grad_(True)
+    u, h, c = grad_inputs(b, case)
+    ug, hg = u.clone().requires_grad_(True), h.clone().requires_grad_(True)
     ref = hh.reflector_product(ug, backend=b) @ hg
     au, ah = torch.autograd.grad((c * ref).sum(), (ug, hg))
     out = []
     for strategy in STRATEGIES:
-        uf = u.clone().requires_grad_(True)
-        hf = h.clone().requires_grad_(True)
+        uf, hf = u.clone().requires_grad_(True), h.clone().requires_grad_(True)
         cf = householder_apply(uf, hf, strategy=strategy)  # type: ignore[arg-type]
         fu, fh = torch.autograd.grad((c * cf).sum(), (uf, hf))
         pairs = {"c": (cf.detach(), ref.detach()), "dl_dh": (fh, ah), "dl_du": (fu, au)}
@@ -146,26 +125,9 @@ def cases_batch(ctx: RunContext) -> Iterator[Case]:
         }
 
 
-def _random_case(rng: np.random.Generator, nm: tuple[int, int]) -> Case:
-    n, m = nm
-    return {"U": samples.reflection_vectors(rng, n, m), "h": rng.standard_normal(n), "c": rng.standard_normal(n)}
-
-
-cases_float = sampled(lambda ctx: sizes_nm(ctx.profile.sizes_on(ctx.backend), min_n=2), _random_case)
-
-
-cases_fd = sampled(lambda ctx: sizes_nm(ctx.profile.hp_sizes, min_n=2), _random_case, per_size=lambda ctx: 1)
-
-
-cases_exact = sampled(
-    lambda ctx: sizes_nm(ctx.profile.exact_sizes, min_n=2),
-    lambda rng, nm: {
-        "U": samples.rational_vectors(rng, *nm),
-        "h": rational_vec(rng, nm[0]),
-        "c": rational_vec(rng, nm[0]),
-    },
-    per_size=lambda ctx: 1,
-)
+cases_float = sampled(lambda ctx: sizes_nm(ctx.profile.sizes_on(ctx.backend), min_n=2), gradient_sample)
+cases_fd = sampled(lambda ctx: sizes_nm(ctx.profile.hp_sizes, min_n=2), gradient_sample, per_size=lambda ctx: 1)
+cases_exact = gradient_cases_exact
 
 
 CLAIMS: list[Claim] = [

@@ -1,16 +1,5 @@
-"""householder.algorithm1_derivation and its correction: App. B's derivation of Algorithm 1.
-
-Statement (App. B): the t_ij formula, eqs. 18-23, the elementwise form of dL/dU, and
-[dL/dU]_{*,k} = -C~_k H_{*,k+1} - h~_k g with g = dL/dC - sum_{j=1}^{k-1} C~_j U_{*,j}.
-Corrected: g sums to k, the continuation lines of (18)-(19) and (22)-(23) read as
-t_kk h~_k = ... (t_kk C~_k = ...), and eq. 18's sum over r runs to n.
-
-Compared (a line-by-line audit): each statement transcribed as exact SymPy matrix algebra
-(:mod:`orthoverify.param.householder_proofs`) against the truth from the definitions.
-
-Evidence: the printed and the repaired statements at rational points of several shapes.
-Algorithm 1 itself is the claim householder.algorithm1.
-"""
+"""App. B's statements transcribed as exact SymPy matrix algebra and judged line by line: an
+audit, since only the lines (not Algorithm 1, householder.algorithm1) are in question."""
 
 from __future__ import annotations
 

@@ -1,16 +1,6 @@
-"""householder.algorithm2: Algorithm 2 computes the preimage of Theorem 1 (a QR factorisation).
-
-Statement (App. A, Alg. 2): for full-rank A, Algorithm 2 returns u_1..u_n with
-A = H_n(u_n)..H_1(u_1) R, R upper triangular with positive diagonal.
-
-Compared: Q R against A, tril(R), Q against M_1(u) rebuilt from the returned vectors, the sign of
-diag(R) and u_1 = +-1, all exactly.
-
-Evidence: the algorithm as printed (exact branch test included) in exact arithmetic on A = Q0 R0
-with Q0 rational orthogonal (every norm in Alg. 2 is then rational), and on every signed
-permutation times an integer R0 for n <= 3 (every pattern of the branch, exhaustively). Floating
-point is the separate claim householder.algorithm2_float.
-"""
+"""Algorithm 2 as printed, exact branch test included, in exact arithmetic only: on A = Q0 R0
+with Q0 rational orthogonal every norm it takes is rational, and signed permutations reach every
+branch pattern; floating point is householder.algorithm2_float."""
 
 from __future__ import annotations
 

@@ -1,44 +1,28 @@
-"""householder.algorithm2_float and its correction: Algorithm 2 run in floating point.
-
-Statement (App. A, Alg. 2, run in floating point; not stated by the paper, registered because
-Algorithm 2 is the inverse map of the parametrisation and users run it in floating point): run as
-printed (exact test R_kk = ||R_{k..n,k}||, u = x - ||x|| e_1), Algorithm 2 returns a QR
-factorisation to working precision. Corrected: with the first component computed as
--||x_{2:}||^2 / (x_1 + ||x||) when x_1 > 0 and the branch taken only when x_{2:} = 0 exactly.
-
-Compared: Q R against A, tril(R, -1), Q against M_1(u), as test ratios over n eps ||A|| in the
-working precision (a claim about floating-point behaviour: a failure is confirmed when the ratio
-itself stays large at 50 digits).
-
-Evidence: columns within delta of triangular position (where x_1 - ||x|| cancels), generic and
-structured A, and a Hypothesis search over near-aligned A; each for the printed and the
-corrected variant.
-"""
+"""Near-aligned columns are where x_1 - ||x|| cancels, so they are searched for; a failure is
+confirmed when the ratio itself stays large at 50 digits (a claim about rounding)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+from hypothesis import strategies as st
 
 from orthoverify import samples
-from orthoverify.backends import Backend
 from orthoverify.claims._common import FLOAT_HP
 from orthoverify.claims.householder import PAPER
 from orthoverify.claims.householder._shared import algorithm2_measure, q_algorithm2_printed
 from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext, SearchCheck
 from orthoverify.engine.model import Claim, Place
-from orthoverify.engine.ratios import Measure
-from orthoverify.engine.templates import printed_and_corrected
+from orthoverify.engine.templates import SEARCH, printed_and_corrected
 from orthoverify.strategies import orthogonal_matrices, well_conditioned
 
 _Q = "max of ||QR - A||, ||tril(R,-1)||, ||Q - M_1(u)|| over n eps ||A||, in the working precision"
 
 
-def q_algorithm2_stable(b: Backend, case: Case) -> Measure:
-    """The cancellation-free variant of Algorithm 2 (orthoverify's inverse map)."""
-    return algorithm2_measure(b, case, "stable")
+q_algorithm2_stable = functools.partial(algorithm2_measure, variant="stable")  # orthoverify's inverse map
 
 
 def cases_generic(ctx: RunContext) -> Iterator[Case]:
@@ -57,30 +41,23 @@ def cases_near_aligned(ctx: RunContext) -> Iterator[Case]:
     """Columns within delta of already-triangular position: where x - ||x|| e_1 cancels."""
     rng = ctx.rng()
     hp = ctx.backend.method == "high-precision"
-    sizes = [n for n in ctx.profile.sizes_on(ctx.backend) if n >= 2]
-    deltas = (1e-4, 1e-8, 1e-12, 1e-20) if hp else (1e-2, 1e-4, 1e-6, 1e-8, 1e-10, 1e-12)
-    for n in sizes:
-        for delta in deltas:
+    for n in [n for n in ctx.profile.sizes_on(ctx.backend) if n >= 2]:
+        for delta in (1e-4, 1e-8, 1e-12, 1e-20) if hp else (1e-2, 1e-4, 1e-6, 1e-8, 1e-10, 1e-12):
             a = samples.near_identity(rng, n, delta) @ samples.upper_positive(rng, n)
             yield {"family": f"near-identity-{delta:g}-times-upper", "A": a}
 
 
+def _q_times_upper(q: np.ndarray, r: np.ndarray) -> Case:
+    return {"A": q @ np.triu(r) + np.diag(np.abs(np.diag(r)) + 1.0) - np.diag(np.diag(r))}
+
+
 def strategy_near_aligned(ctx: RunContext) -> Any:
-    from hypothesis import strategies as st
-
-    def build(n: int) -> Any:
-        return st.builds(
-            lambda q, r: {"A": q @ np.triu(r) + np.diag(np.abs(np.diag(r)) + 1.0) - np.diag(np.diag(r))},
-            orthogonal_matrices(n),
-            well_conditioned(n),
-        )
-
-    return st.integers(2, 10).flatmap(build)
+    return st.integers(2, 10).flatmap(lambda n: st.builds(_q_times_upper, orthogonal_matrices(n), well_conditioned(n)))
 
 
 def checks(corrected: bool) -> tuple[Check, ...]:
     q = q_algorithm2_stable if corrected else q_algorithm2_printed
-    search_on = ("numpy-float64", "numpy-float32") if corrected else ("numpy-float64",)
+    search_on = SEARCH if corrected else ("numpy-float64",)
     return (
         PropertyCheck("float_edge", q, cases_near_aligned, FLOAT_HP, _Q, confirm="ratio"),
         PropertyCheck("float", q, cases_generic, FLOAT_HP, _Q, confirm="ratio"),

@@ -1,19 +1,6 @@
-"""householder.flops and its correction: the flop counts of Algorithm 1.
-
-Statement (Sec. 4.2, Tables 2 and 5): Algorithm 1 costs (13n+2)m flops per step (6nm FP,
-(7n+2)m BP), (11n+3)m once N is known, and (11n-3m+5)m exploiting U's zeros (FP (4n-m+2)m, BP
-(7n-2m+3)m, per Table 5's rows 2(n-k)+3, 2n, 2(n-k)+3, 2(n-k+1), 3n); (11n-3m+5)m for the BP
-when H is regenerated; sRNN FP 2n^2-n, BP 3n^2-n. Corrected (counting binary operations):
-(13n+1)m, (7n+1)m, (11n+2)m, the other counts as printed, and FP (4n-2m+3)m when line 9 exploits
-U's zeros too.
-
-Compared (a count, stated against counted): every printed number against the flops of
-orthoverify's own Algorithm 1 run on a counting arithmetic (:mod:`orthoverify.backends.flops`)
-that attributes every scalar operation to the printed line and iteration. The printed set holds
-if one accounting (negations free, or negations counted) reproduces every count.
-
-Evidence: every (n, m < n) up to the profile's ``flop_grid_max_n``, exhaustively.
-"""
+"""Every printed flop count against orthoverify's own Algorithm 1 run on a counting arithmetic
+that attributes each scalar operation to its printed line: counts measured, not derived, under
+each accounting of negations."""
 
 from __future__ import annotations
 
@@ -22,7 +9,7 @@ from typing import Any
 from orthoverify.claims.householder import PAPER
 from orthoverify.engine.checks import Case, Check, RunContext
 from orthoverify.engine.model import Claim, Place
-from orthoverify.engine.templates import Tally, count, printed_and_corrected
+from orthoverify.engine.templates import Tallies, Tally, count, printed_and_corrected
 from orthoverify.param.householder_flops import count_algorithm1, count_srnn
 
 
@@ -34,6 +21,7 @@ def _t5_zeros() -> dict[str, str]:
 def printed_items(n: int, m: int, neg: bool) -> list[Tally]:
     """(what, printed value, counted value) for every count the paper prints, at (n, m), counting
     unary negations as flops when ``neg``."""
+
     def f(x: Any) -> int:
         return int(x.with_neg if neg else x.flops)
 
@@ -92,31 +80,18 @@ def grid(ctx: RunContext) -> list[Case]:
     return [{"n": n, "m": m} for n in range(2, top + 1) for m in range(1, n)]
 
 
+ACCOUNTINGS: dict[str, Tallies] = {
+    "negations free": lambda case: printed_items(int(case["n"]), int(case["m"]), False),
+    "negations counted": lambda case: printed_items(int(case["n"]), int(case["m"]), True),
+}
+"""The printed counts hold if either accounting of unary negations reproduces every one of them."""
+
+
 def checks(corrected: bool) -> tuple[Check, ...]:
-    if corrected:
-        return (
-            count(
-                "count",
-                grid=grid,
-                tally=corrected_items,
-                backends=("flops",),
-                quantity_name="stated count - counted flops",
-            ),
-        )
-    accountings = {
-        "negations free": lambda case: printed_items(int(case["n"]), int(case["m"]), False),
-        "negations counted": lambda case: printed_items(int(case["n"]), int(case["m"]), True),
-    }
-    return (
-        count(
-            "count",
-            grid=grid,
-            tally=accountings,
-            backends=("flops",),
-            quantity_name="printed count - counted flops",
-            stated="printed",
-        ),
-    )
+    stated = "stated" if corrected else "printed"
+    tally: Tallies | dict[str, Tallies] = corrected_items if corrected else ACCOUNTINGS
+    how = f"{stated} count - counted flops"
+    return (count("count", grid=grid, tally=tally, backends=("flops",), quantity_name=how, stated=stated),)
 
 
 FLOPS_NOTES = (

@@ -1,16 +1,6 @@
-"""householder.orthogonal_when: when W = M_{n-m+1}(u) is orthogonal.
-
-Statement (Sec. 4, advantage 3): when m < n, W is always orthogonal as long as the reflection
-vectors are nonzero; for m = n the only additional requirement is u_1 in {-1, 1}.
-
-Compared: W'W against I, with W built by the definition (product of eq. 6 blocks) and by the
-compact WY form; for m = n, W'W - I against diag(0, ..., u_1^2 - 1).
-
-Evidence: SymPy identities with symbolic vectors for every m; exact rational u_1 not +-1 (the
-requirement is necessary); float and 50-digit cases with columns scaled over 10^+-100
-(10^+-15 in float32); a Hypothesis search; a proof from Arb enclosures (python-flint) that
-||W'W - I||_F < 1e-40 for integer vectors.
-"""
+"""W'W = I for W by the definition and by compact WY: symbolic for every m, over 10^+-100 column
+scales in floating point, proved from Arb enclosures; rational u_1 other than +-1 shows the
+requirement is necessary."""
 
 from __future__ import annotations
 
@@ -19,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import sympy
+from hypothesis import strategies as st
 
 from orthoverify import samples
 from orthoverify.backends import Backend
@@ -32,7 +23,7 @@ from orthoverify.claims._common import (
     symbol_array,
 )
 from orthoverify.claims.householder import PAPER
-from orthoverify.claims.householder._shared import exponent_range, sizes_nm, u_and_u1, w_by_definition
+from orthoverify.claims.householder._shared import exponent_range, sizes_nm, u_and_u1, u_sample, w_by_definition
 from orthoverify.engine.checks import (
     Case,
     PropertyCheck,
@@ -43,7 +34,7 @@ from orthoverify.engine.checks import (
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.ratios import flag as _flag
-from orthoverify.engine.templates import sampled
+from orthoverify.engine.templates import float_sizes, sampled
 from orthoverify.param import householder as hh
 from orthoverify.strategies import householder_vectors
 
@@ -60,21 +51,14 @@ def q_orthogonal(b: Backend, case: Case) -> Measure:
     return worst(residual(b, b.transpose(w_def) @ w_def - eye, n), residual(b, b.transpose(w_wy) @ w_wy - eye, n))
 
 
-def cases_float(ctx: RunContext) -> Iterator[Case]:
-    rng = ctx.rng()
-    e = exponent_range(ctx.backend)
-    for n, m in sizes_nm(ctx.profile.sizes_on(ctx.backend), include_square=True):
-        for _ in range(ctx.profile.cases):
-            if m == n:
-                u = samples.reflection_vectors(rng, n, n - 1, log10_range=e)
-                yield {"U": u, "u1": np.array([rng.choice([-1.0, 1.0])])}
-            else:
-                yield {"U": samples.reflection_vectors(rng, n, m, log10_range=e)}
+cases_float = sampled(
+    lambda ctx: [(*nm, exponent_range(ctx.backend)) for nm in sizes_nm(float_sizes(ctx), include_square=True)],
+    lambda rng, s: u_sample(rng, s[0], s[1], lambda: rng.choice([-1.0, 1.0]), log10_range=s[2]),
+)
+"""Columns scaled over 10^+-100 (10^+-15 in float32); for m = n, u_1 = +-1."""
 
 
 def strategy(ctx: RunContext) -> Any:
-    from hypothesis import strategies as st
-
     e = exponent_range(ctx.backend)
 
     def build(nm: tuple[int, int, bool]) -> Any:

@@ -1,21 +1,9 @@
-"""householder.proposition1: the compact WY form of a product of reflections.
-
-Statement (Prop. 1, eq. 12-13): for m <= n-1, H_n(u_n)...H_{n-m+1}(u_{n-m+1}) = I - U T^-1 U'
-with T = striu(U'U) + diag(U'U)/2; for m = n the right-hand side becomes (I - U T^-1 U') H_1(u_1)
-with U = (u_n|...|u_2).
-
-Compared (an agreement of two formulations): the compact WY form of eq. 13 against the
-definition, the product of eq. 6 blocks.
-
-Evidence: SymPy identities with symbolic U of eq. 9's shape (and a symbolic u_1); exact rational
-U; float and 50-digit cases; a Hypothesis search over column scales up to 10^+-30. The m = n
-variant is checked with arbitrary u_1 (the identity does not need u_1 = +-1).
-"""
+"""The compact WY form against the product of eq. 6 blocks, as two formulations that must agree;
+the m = n variant with arbitrary u_1 (the identity does not need u_1 = +-1)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import numpy as np
 import sympy
@@ -24,18 +12,12 @@ from orthoverify import samples
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import EXACT, FLOAT_HP
 from orthoverify.claims.householder import PAPER
-from orthoverify.claims.householder._shared import lower_symbols, sizes_nm, u_and_u1, w_by_definition
+from orthoverify.claims.householder._shared import lower_symbols, sizes_nm, u_and_u1, u_sample, w_by_definition
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim, Place
-from orthoverify.engine.templates import Agreement
+from orthoverify.engine.templates import Agreement, by_shape, sampled
 from orthoverify.param import householder as hh
 from orthoverify.strategies import householder_vectors
-
-
-def compact_wy(b: Backend, case: Case) -> Array:
-    """I - U T^-1 U' (times H_1(u_1) when m = n), eq. 13."""
-    u, u1 = u_and_u1(b, case)
-    return hh.compact_wy(u, u1, backend=b)
 
 
 def definition(b: Backend, case: Case) -> Array:
@@ -44,17 +26,17 @@ def definition(b: Backend, case: Case) -> Array:
     return w_by_definition(b, u, u1) if u.shape[1] or u1 is not None else b.eye(u.shape[0])
 
 
-WY = Agreement(compact_wy, definition, "||M - (I - U T^-1 U')||_F / (n eps ||M||_F)")
-
-
-def cases_float(ctx: RunContext) -> Iterator[Case]:
-    rng = ctx.rng()
-    for n, m in sizes_nm(ctx.profile.sizes_on(ctx.backend), include_square=True):
-        for _ in range(ctx.profile.cases):
-            if m == n:
-                yield {"U": samples.reflection_vectors(rng, n, n - 1), "u1": np.array([rng.standard_normal()])}
-            else:
-                yield {"U": samples.reflection_vectors(rng, n, m)}
+# eq. 13: I - U T^-1 U' (times H_1(u_1) when m = n)
+WY = Agreement(
+    lambda b, case: hh.compact_wy(*u_and_u1(b, case), backend=b),
+    definition,
+    "||M - (I - U T^-1 U')||_F / (n eps ||M||_F)",
+)
+cases_float = sampled(
+    lambda ctx: sizes_nm(ctx.profile.sizes_on(ctx.backend), include_square=True),
+    lambda rng, nm: u_sample(rng, nm[0], nm[1], rng.standard_normal),
+)
+strategy = by_shape(2, 16, lambda n, m: {"U": householder_vectors(n, m, max_exponent=30)})
 
 
 def cases_exact(ctx: RunContext) -> Iterator[Case]:
@@ -71,16 +53,6 @@ def cases_symbolic(ctx: RunContext) -> Iterator[Case]:
             yield {"label": f"n={n},m={m}: (I - U T^-1 U') - M", "U": lower_symbols("u", n, m)}
         u1 = np.array([sympy.Symbol("u1", real=True)], dtype=object)
         yield {"label": f"n={n},m=n: (I - U T^-1 U') H_1(u1) - M_1", "U": lower_symbols("u", n, n - 1), "u1": u1}
-
-
-def strategy(ctx: RunContext) -> Any:
-    from hypothesis import strategies as st
-
-    return st.integers(2, 16).flatmap(
-        lambda n: st.integers(1, n - 1).flatmap(
-            lambda m: st.fixed_dictionaries({"U": householder_vectors(n, m, max_exponent=30)})
-        )
-    )
 
 
 CLAIMS: list[Claim] = [

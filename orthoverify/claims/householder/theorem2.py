@@ -1,18 +1,5 @@
-"""householder.theorem2: the closed-form gradients of the compact WY form.
-
-Statement (Thm 2, eq. 14-15): for m <= n-1, C = (I - U T^-1 U') h:
-dL/dU = U[(h~ C~') o B' + (C~ h~') o B] - (dL/dC) h~' - h C~' and dL/dh = dL/dC - U C~, with
-h~ = T^-1 U' h, C~ = T'^-1 U' dL/dC, B = striu(J) + I/2.
-
-Compared (a gradient against its independent references): eqs. 14-15 against the derivative of
-L = c' W(U) h with W by its definition, taken by SymPy (symbolic and at rational points), by
-central differences at 50 digits, and by torch autograd; each scaled by the size of the terms
-the formula adds (LAPACK-style), not by the result.
-
-Evidence: symbolic U, h, c; exact rational points; 50-digit central differences on mpmath and
-on the float inputs; autograd in float32 and float64; a Hypothesis search over column scales
-10^+-20. Checked for general dense U (the theorem's U is any n x m matrix) and for eq. 9's shape.
-"""
+"""Eqs. 14-15 against the derivative of L = c' W(U) h with W by its definition, each reference
+scaled by the size of the terms the formula adds (LAPACK-style), for dense U and eq. 9's shape."""
 
 from __future__ import annotations
 
@@ -26,10 +13,17 @@ from orthoverify import samples
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import exact_backend, symbol_array
 from orthoverify.claims.householder import PAPER
-from orthoverify.claims.householder._shared import column_scales, grad_inputs, gradient_scale, loss, sizes_nm
+from orthoverify.claims.householder._shared import (
+    column_scales,
+    grad_inputs,
+    gradient_cases_exact,
+    gradient_scale,
+    loss,
+    sizes_nm,
+)
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim, Place
-from orthoverify.engine.templates import Derivative, Gradient, Inputs, sampled
+from orthoverify.engine.templates import Derivative, Gradient, Inputs, by_shape, sampled
 from orthoverify.param import householder as hh
 from orthoverify.strategies import householder_vectors, reflection_vector
 
@@ -77,15 +71,7 @@ cases_fd = sampled(
 the profile's high-precision sizes, a quarter of its cases (at least one)."""
 
 
-cases_exact = sampled(
-    lambda ctx: sizes_nm(ctx.profile.exact_sizes, min_n=2),
-    lambda rng, nm: {
-        "U": samples.rational_vectors(rng, *nm),
-        "h": samples.rational_vectors(rng, nm[0], 1)[:, 0],
-        "c": samples.rational_vectors(rng, nm[0], 1)[:, 0],
-    },
-    per_size=lambda ctx: 1,
-)
+cases_exact = gradient_cases_exact
 
 
 def sym_theorem2(ctx: RunContext) -> Iterator[tuple[str, Any]]:
@@ -104,22 +90,18 @@ def sym_theorem2(ctx: RunContext) -> Iterator[tuple[str, Any]]:
             yield f"n={n},m={m}: dL/dh - eq. 15", dh - gh
 
 
-def strategy(ctx: RunContext) -> Any:
-    """Hypothesis inputs for gradient searches: U of eq. 9's shape with column scales 10^+-20 and
-    entries spread over 10^4, h and c with entries 0 or of magnitude 10^+-20. Every intermediate
-    then stays in float64's normal range: a test ratio measures rounding, not under/overflow."""
-    from hypothesis import strategies as st
-
-    def build(n: int, m: int) -> Any:
-        return st.fixed_dictionaries(
-            {
-                "U": householder_vectors(n, m, max_exponent=20, within_column=4),
-                "h": reflection_vector(n, max_exponent=20),
-                "c": reflection_vector(n, max_exponent=20),
-            }
-        )
-
-    return st.integers(2, 12).flatmap(lambda n: st.integers(1, n - 1).flatmap(lambda m: build(n, m)))
+strategy = by_shape(
+    2,
+    12,
+    lambda n, m: {
+        "U": householder_vectors(n, m, max_exponent=20, within_column=4),
+        "h": reflection_vector(n, max_exponent=20),
+        "c": reflection_vector(n, max_exponent=20),
+    },
+)
+"""U of eq. 9's shape with column scales 10^+-20 and entries spread over 10^4, h and c with entries
+0 or of magnitude 10^+-20: every intermediate stays in float64's normal range, so a test ratio
+measures rounding, not under/overflow."""
 
 
 CLAIMS: list[Claim] = [

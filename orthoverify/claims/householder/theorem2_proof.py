@@ -1,16 +1,5 @@
-"""householder.theorem2_proof and its correction: the proof of Theorem 2, line by line.
-
-Statement (App. A, proof of Thm 2): the chain of displays ending in U_bar = U[(h~C~') o B' +
-(C~'h') o B] - C_bar'h' - hC~', h_bar = C_bar' - UC~ holds line by line. Corrected: with
-C~' -> C_bar' and h~C~' -> h~C_bar' in the 3rd display, C~'h' -> C~h' and C~'h~' -> C~h~' in the
-5th and 6th, the bracket [(C~h~') o B + (h~C~') o B'] in the 6th, and the conclusion of eqs. 14-15.
-
-Compared (a line-by-line audit): each display transcribed as exact SymPy matrix algebra
-(:mod:`orthoverify.param.householder_proofs`: an ill-typed product or sum raises instead of
-broadcasting) against the truth computed from the definitions (exact directional derivatives).
-
-Evidence: the printed and the repaired lines at rational points of several shapes.
-"""
+"""Theorem 2's proof transcribed as exact SymPy matrix algebra (an ill-typed product raises
+instead of broadcasting) and audited display by display against exact directional derivatives."""
 
 from __future__ import annotations
 

@@ -462,3 +462,55 @@ def test_listed_cases_and_an_exact_witness() -> None:
     assert wrong.counterexample.precision_digits == "exact"
     right = run(exact_witness("w", violation, "x^2 = x", listed({"x": "0"}, {"x": "1"}), method="exhaustive"), "sympy")
     assert right.passed and right.method == "exhaustive" and right.cases == 2
+
+
+# --- claimsHC: per_profile, by_size, by_shape, signed_permutations, bespoke ---
+def _ctx(profile: str = "quick") -> RunContext:
+    return RunContext("t.x", "c", get_backend("numpy-float64"), get_profile(profile), 0)
+
+
+def test_per_profile_picks_the_named_column() -> None:
+    from orthoverify.engine.templates import per_profile
+
+    effort = per_profile(quick=1, default=2, thorough=3)
+    assert [effort(_ctx(p)) for p in ("quick", "default", "thorough")] == [1, 2, 3]
+
+
+def test_signed_permutations_are_every_one_up_to_the_size() -> None:
+    from orthoverify.engine.templates import signed_permutations
+
+    cases = list(signed_permutations("W")(_ctx()))
+    assert len(cases) == 2 + 8 + 48  # 2^n n! for n = 1, 2, 3
+    assert all(np.allclose(np.abs(c["W"]) @ np.abs(c["W"]).T, np.eye(len(c["W"]))) for c in cases)
+    assert len(list(signed_permutations("Q", lambda ctx: 2)(_ctx()))) == 10
+
+
+def test_by_size_and_by_shape_draw_named_fields_for_their_sizes() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from orthoverify.engine.templates import by_shape, by_size
+
+    @settings(max_examples=30, database=None)
+    @given(by_size(2, 4, lambda n: {"n": st.just(n), "x": st.lists(st.integers(), min_size=n, max_size=n)})(_ctx()))
+    def sized(case: dict[str, Any]) -> None:
+        assert 2 <= case["n"] <= 4 and len(case["x"]) == case["n"]
+
+    @settings(max_examples=30, database=None)
+    @given(by_shape(2, 5, lambda n, m: {"nm": st.just((n, m))})(_ctx()))
+    def shaped(case: dict[str, Any]) -> None:
+        n, m = case["nm"]
+        assert 2 <= n <= 5 and 1 <= m <= n - 1
+
+    sized()
+    shaped()
+
+
+def test_bespoke_decides_by_its_outcome_without_a_threshold() -> None:
+    from orthoverify.engine.checks import Outcome
+    from orthoverify.engine.templates import bespoke
+
+    check = bespoke("b", lambda ctx: Outcome(False, 1, notes="planted"), ("numpy-float64",), "float", "q")
+    assert check.threshold is None
+    ev = run(check, "numpy-float64")
+    assert not ev.passed and "planted" in ev.notes
