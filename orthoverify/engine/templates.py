@@ -29,7 +29,7 @@ import functools
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -489,3 +489,59 @@ def printed_and_corrected(
             corrects=id,
         ),
     ]
+
+
+# --- claimsS ---
+Draw = Callable[[RunContext, np.random.Generator, Any], "Case | Sequence[Case]"]
+"""Cases at one grid point, from the check's generator: one case, or several drawn together."""
+
+
+def drawn(
+    points: Callable[[RunContext], Iterable[Any]],
+    draw: Draw,
+    *,
+    per_point: Callable[[RunContext], int] = lambda ctx: ctx.profile.cases,
+    first: Draw | None = None,
+    last: Draw | None = None,
+) -> Cases:
+    """:func:`sampled` for draws that depend on the run context (rational inputs on an exact
+    backend, floats elsewhere) or come in groups: at each point of ``points``, the ``first``
+    cases (edge cases), ``per_point`` draws, then the ``last`` cases, in that order, all from
+    the check's one seeded generator."""
+
+    def cases(ctx: RunContext) -> Iterator[Case]:
+        rng = ctx.rng()
+        for point in points(ctx):
+            for each in (first, *[draw] * per_point(ctx), last):
+                got = () if each is None else each(ctx, rng, point)
+                yield from ((got,) if isinstance(got, Mapping) else got)
+
+    return cases
+
+
+def chained(*parts: Cases) -> Cases:
+    """The cases of each part in turn (each part draws from its own fresh generator)."""
+
+    def cases(ctx: RunContext) -> Iterator[Case]:
+        for part in parts:
+            yield from part(ctx)
+
+    return cases
+
+
+T = TypeVar("T")
+
+
+def by_profile(quick: T, default: T, thorough: T) -> Callable[[RunContext], T]:
+    """A family's effort table, one value (a dataclass of named fields) per profile: the reader
+    of the run's column, so that a claim asks ``effort(ctx).field`` and never a profile's name."""
+    return lambda ctx: ctx.profile.pick(quick, default, thorough)
+
+
+def judged(holds: bool, text: str, broken: str | None = None) -> Measure:
+    """An exact yes/no as a measure that says what it found either way: ratio 0 with ``text`` when
+    the statement holds, infinity with ``broken`` (``text`` when not given) when it does not.
+    (:func:`~orthoverify.engine.ratios.flag` says only "holds" or "fails: what".)"""
+    if holds:
+        return Measure(0.0, text, error=0.0)
+    return Measure(math.inf, text if broken is None else broken, error=math.inf)
