@@ -29,7 +29,7 @@ import functools
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
@@ -492,17 +492,17 @@ def printed_and_corrected(
 
 
 # --- claimsS ---
-Draw = Callable[[RunContext, np.random.Generator, Any], "Case | Sequence[Case]"]
+PointCases = Callable[[RunContext, np.random.Generator, Any], "Case | Sequence[Case]"]
 """Cases at one grid point, from the check's generator: one case, or several drawn together."""
 
 
-def drawn(
+def repeated(
     points: Callable[[RunContext], Iterable[Any]],
-    draw: Draw,
+    draw: PointCases,
     *,
     per_point: Callable[[RunContext], int] = lambda ctx: ctx.profile.cases,
-    first: Draw | None = None,
-    last: Draw | None = None,
+    first: PointCases | None = None,
+    last: PointCases | None = None,
 ) -> Cases:
     """:func:`sampled` for draws that depend on the run context (rational inputs on an exact
     backend, floats elsewhere) or come in groups: at each point of ``points``, the ``first``
@@ -527,15 +527,6 @@ def chained(*parts: Cases) -> Cases:
             yield from part(ctx)
 
     return cases
-
-
-T = TypeVar("T")
-
-
-def by_profile(quick: T, default: T, thorough: T) -> Callable[[RunContext], T]:
-    """A family's effort table, one value (a dataclass of named fields) per profile: the reader
-    of the run's column, so that a claim asks ``effort(ctx).field`` and never a profile's name."""
-    return lambda ctx: ctx.profile.pick(quick, default, thorough)
 
 
 def judged(holds: bool, text: str, broken: str | None = None) -> Measure:

@@ -21,7 +21,7 @@ from orthoverify.engine.checks import Case, Quantity, RunContext
 from orthoverify.engine.model import Claim, Paper
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.ratios import flag as _flag
-from orthoverify.engine.templates import Agreement, Cases, by_profile, drawn, printed_and_corrected
+from orthoverify.engine.templates import Agreement, Cases, printed_and_corrected, repeated
 from orthoverify.param import svd as sv
 from orthoverify.param.svd_flops import NK, NM, NMM
 
@@ -54,7 +54,7 @@ class Effort:
     flops_grid_largest_n: dict[tuple[str, ...], int]  # flops: the largest n of each size grid (variables -> n)
 
 
-effort = by_profile(
+EFFORT = (  # quick, default, thorough: one Effort of named fields per profile
     Effort(
         parameter_count_largest_n=12,
         claim1_exact_n3_t3=False,
@@ -89,7 +89,11 @@ effort = by_profile(
         flops_grid_largest_n={NK: 16, NMM: 10, NM: 14},
     ),
 )
-"""The effort of a run's profile: its quick, default or thorough column."""
+
+
+def effort(ctx: RunContext) -> Effort:
+    """The effort of the run's profile: its column of EFFORT (Profile.pick)."""
+    return ctx.profile.pick(*EFFORT)
 
 
 def random_vector(ctx: RunContext, rng: np.random.Generator, k: int) -> Any:
@@ -143,7 +147,7 @@ FACTORS = Agreement(_from_factors, _factor_product, "M(p(U, sigma, V)) - U Sigma
 
 def w_cases(shapes: Callable[[RunContext], list[tuple[int, int]]]) -> Cases:
     """Per shape: W = 0, a rank-one W, then random W and random W scaled by 10^(-6..6)."""
-    return drawn(
+    return repeated(
         shapes,
         lambda ctx, rng, s: [{"W": rng.standard_normal(s)}, {"W": 10.0 ** rng.uniform(-6, 6) * rng.standard_normal(s)}],
         first=lambda ctx, rng, s: [
@@ -165,7 +169,7 @@ def _factors(ctx: RunContext, rng: np.random.Generator, shape: tuple[int, int]) 
 
 
 def factor_cases(shapes: Callable[[RunContext], list[tuple[int, int]]]) -> Cases:
-    return drawn(shapes, _factors)
+    return repeated(shapes, _factors)
 
 
 def extremes(ctx: RunContext, rng: np.random.Generator, k: int, decades: tuple[int, int]) -> list[np.ndarray]:

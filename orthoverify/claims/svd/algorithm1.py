@@ -20,7 +20,7 @@ from orthoverify.engine.checks import Case, Check, RunContext
 from orthoverify.engine.model import Place
 from orthoverify.engine.ratios import Measure, residual, scaled, worst
 from orthoverify.engine.reference import central_gradient, exact_gradient, fd_eps
-from orthoverify.engine.templates import Cases, Gradient, drawn
+from orthoverify.engine.templates import Cases, Gradient, repeated
 from orthoverify.param import svd as sv
 
 
@@ -147,7 +147,7 @@ def cases_alg1(small: bool = False) -> Cases:
         case = {"h": h, "g": g, "U": u, "V": v, "m1": m1, "m2": m2, "s": random_vector(ctx, rng, n)}
         return case if ctx.backend.exact else {**case, "r": 0.5}
 
-    return drawn(points, draw, per_point=lambda ctx: max(1, ctx.profile.cases // 2))
+    return repeated(points, draw, per_point=lambda ctx: max(1, ctx.profile.cases // 2))
 
 
 GRADIENT = Gradient(

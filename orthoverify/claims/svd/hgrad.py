@@ -10,7 +10,7 @@ from orthoverify.backends import FLOAT_BACKENDS, Array, Backend
 from orthoverify.claims._common import norm_scale
 from orthoverify.claims.svd._shared import claim, grad_inputs, lengths, random_vector, reflected
 from orthoverify.engine.model import Place
-from orthoverify.engine.templates import Derivative, Gradient, Inputs, drawn
+from orthoverify.engine.templates import Derivative, Gradient, Inputs, repeated
 from orthoverify.param import svd as sv
 
 
@@ -27,7 +27,7 @@ def _scale(b: Backend, x: Inputs, key: str) -> float:
 
 
 HGRAD = Derivative(grad_inputs, reflected, _hgrad, _scale, dim=lambda x: x["h"].shape[0])
-cases_hgrad = drawn(
+cases_hgrad = repeated(
     lambda ctx: [
         (n, k)
         for n in (

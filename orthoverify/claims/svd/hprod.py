@@ -19,7 +19,7 @@ from orthoverify.claims.svd._shared import extremes, lengths, random_vector, twi
 from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext
 from orthoverify.engine.model import Place
 from orthoverify.engine.ratios import Measure, agreement
-from orthoverify.engine.templates import Agreement, Cases, chained, drawn, float_sizes
+from orthoverify.engine.templates import Agreement, Cases, chained, float_sizes, repeated
 from orthoverify.errors import ZeroVectorError
 from orthoverify.param import svd as sv
 from orthoverify.strategies import reflection_vector
@@ -58,7 +58,7 @@ def cases_hprod(zero: bool) -> Cases:
         out = [{"h": h, "u": random_vector(ctx, rng, k)}, *([{"h": h, "u": np.zeros(k)}] if zero else [])]
         return out + [{"h": h, "u": u} for u in extremes(ctx, rng, k, (20, 8))]
 
-    grid = drawn(lambda ctx: [(n, k) for n in float_sizes(ctx) for k in lengths(n)], draw)
+    grid = repeated(lambda ctx: [(n, k) for n in float_sizes(ctx) for k in lengths(n)], draw)
     return chained(lambda ctx: [{"h": np.array([1.0, 2.0]), "u": np.zeros(2)}] if zero else [], grid)
 
 

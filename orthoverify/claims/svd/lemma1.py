@@ -10,7 +10,7 @@ from orthoverify.claims.svd._shared import claim, random_vector, vectors_case
 from orthoverify.engine.checks import Case, PropertyCheck
 from orthoverify.engine.model import Place
 from orthoverify.engine.ratios import Measure, residual, worst
-from orthoverify.engine.templates import Agreement, Formulation, drawn, float_sizes
+from orthoverify.engine.templates import Agreement, Formulation, float_sizes, repeated
 from orthoverify.param import svd as sv
 
 
@@ -36,7 +36,7 @@ def _leading(k: str) -> Formulation:
 
 SHARP = Agreement(_leading("k1"), _leading("k2"), "V(k1)_{:, :i} - V(k2)_{:, :i}, i = n - max(k1, k2) + 1")
 
-cases_sharp = drawn(
+cases_sharp = repeated(
     lambda ctx: [s for s in ctx.profile.exact_sizes if s >= 2],
     lambda ctx, rng, n: [
         {"V": vmat, "k1": k1, "k2": k2}
@@ -63,7 +63,7 @@ CLAIMS = [
             PropertyCheck(
                 "all_arithmetics",
                 q_lemma1,
-                drawn(
+                repeated(
                     lambda ctx: [(n, z) for n in float_sizes(ctx) if n <= 16 for z in (0.0, 0.3)],
                     lambda ctx, rng, nz: {"V": vectors_case(ctx, rng, nz[0], 1, nz[1])},
                 ),

@@ -12,7 +12,7 @@ from orthoverify.claims.svd._shared import claim, grad_case, grad_inputs, random
 from orthoverify.engine.checks import Case, PropertyCheck
 from orthoverify.engine.model import Place
 from orthoverify.engine.ratios import Measure
-from orthoverify.engine.templates import Derivative, Gradient, drawn, judged
+from orthoverify.engine.templates import Derivative, Gradient, judged, repeated
 from orthoverify.param import householder as hh
 
 
@@ -35,7 +35,7 @@ FULL = Derivative(
 """The Householder paper's Algorithm 1 (as printed) against the full eq. 15, the derivative of g' H(u) h."""
 
 
-cases_omission = drawn(
+cases_omission = repeated(
     lambda ctx: [n for n in ctx.profile.exact_sizes if n >= 2],
     lambda ctx, rng, n: {x: random_vector(ctx, rng, n) for x in ("h", "u", "g")},
 )

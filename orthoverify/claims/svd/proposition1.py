@@ -17,7 +17,7 @@ from orthoverify.claims.svd._shared import twins
 from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext
 from orthoverify.engine.model import Place
 from orthoverify.engine.ratios import Measure, flag, residual, worst
-from orthoverify.engine.templates import chained, drawn, float_sizes
+from orthoverify.engine.templates import chained, float_sizes, repeated
 from orthoverify.param import svd as sv
 
 
@@ -71,7 +71,7 @@ def _draw(ctx: RunContext, rng: np.random.Generator, n: int) -> list[Case]:
 
 cases_prop1 = chained(
     lambda ctx: [{"B": np.zeros((1, 1))}, {"B": np.array([[1.0, 1.0], [1.0, 1.0]])}],
-    drawn(float_sizes, _draw, first=lambda ctx, rng, n: [{"B": np.zeros((n, n))}, {"B": -np.eye(n)}]),
+    repeated(float_sizes, _draw, first=lambda ctx, rng, n: [{"B": np.zeros((n, n))}, {"B": -np.eye(n)}]),
 )
 
 

@@ -16,7 +16,7 @@ from orthoverify.claims.svd._shared import claim, extremes, lengths, random_vect
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SymbolicCheck
 from orthoverify.engine.model import Place
 from orthoverify.engine.ratios import Measure, residual, worst
-from orthoverify.engine.templates import drawn, float_sizes
+from orthoverify.engine.templates import float_sizes, repeated
 from orthoverify.param import svd as sv
 
 
@@ -30,7 +30,7 @@ def q_reflector(b: Backend, case: Case) -> Measure:
     return worst(residual(b, h - b.transpose(h), n), residual(b, h @ h - eye, n), residual(b, b.stack([tr]), n))
 
 
-cases_reflector = drawn(
+cases_reflector = repeated(
     lambda ctx: [(n, k) for n in float_sizes(ctx) for k in lengths(n)],
     lambda ctx, rng, nk: {"n": nk[0], "u": random_vector(ctx, rng, nk[1])},
     first=lambda ctx, rng, nk: {"n": nk[0], "u": np.zeros(nk[1])},

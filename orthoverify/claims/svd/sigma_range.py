@@ -17,7 +17,7 @@ from orthoverify.claims.svd._shared import claim
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchCheck, SymbolicCheck
 from orthoverify.engine.model import Place
 from orthoverify.engine.ratios import Measure, flag, scaled
-from orthoverify.engine.templates import drawn
+from orthoverify.engine.templates import repeated
 from orthoverify.param import svd as sv
 
 
@@ -35,7 +35,7 @@ def q_sigma_range(b: Backend, case: Case) -> Measure:
 
 
 SATURATING = np.array([0.0, 1e-8, -1e-8, 1.0, -1.0, 20.0, -20.0, 40.0, -40.0, 800.0, -800.0])
-cases_sigma = drawn(
+cases_sigma = repeated(
     lambda ctx: [(star, r) for star in (1.0, 0.0, -3.0, 1e6) for r in (1e-3, 0.5, 1.0, 1e6)],
     lambda ctx, rng, p: {"s": rng.standard_normal(8) * 10.0 ** rng.uniform(-3, 3), "star": p[0], "r": p[1]},
     first=lambda ctx, rng, p: {"s": SATURATING, "star": p[0], "r": p[1]},

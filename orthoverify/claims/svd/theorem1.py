@@ -16,7 +16,7 @@ from orthoverify.claims.svd._shared import claim, vectors_case
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchCheck
 from orthoverify.engine.model import Place
 from orthoverify.engine.ratios import Measure, residual
-from orthoverify.engine.templates import drawn, float_sizes
+from orthoverify.engine.templates import float_sizes, repeated
 from orthoverify.param import svd as sv
 from orthoverify.strategies import orthogonal_matrices
 
@@ -59,7 +59,7 @@ CLAIMS = [
             PropertyCheck(
                 "all_arithmetics:image",
                 q_image_orthogonal,
-                drawn(
+                repeated(
                     lambda ctx: [(n, z) for n in float_sizes(ctx) for z in (0.0, 0.5)],
                     lambda ctx, rng, nz: {"U": vectors_case(ctx, rng, nz[0], 1, nz[1])},
                 ),

@@ -13,11 +13,11 @@ from orthoverify.claims.svd._shared import claim, random_vector
 from orthoverify.engine.checks import Case
 from orthoverify.engine.model import Place
 from orthoverify.engine.ratios import Measure
-from orthoverify.engine.templates import chained, drawn, judged, witness
+from orthoverify.engine.templates import chained, judged, repeated, witness
 from orthoverify.param import svd as sv
 
 candidates = chained(
-    drawn(
+    repeated(
         lambda ctx: [(n, k1) for n in range(3, max(ctx.profile.exact_sizes) + 3) for k1 in range(3, n + 1)],
         lambda ctx, rng, nk: {
             "n": nk[0],

@@ -20,14 +20,13 @@ from orthoverify.engine.templates import (
     Derivative,
     Gradient,
     audit,
-    by_profile,
     chained,
     count,
-    drawn,
     exact_sizes,
     float_sizes,
     identities,
     printed_and_corrected,
+    repeated,
     sampled,
     witness,
 )
@@ -421,11 +420,12 @@ def test_an_input_declaration_draws_what_the_hand_written_loop_drew() -> None:
     assert [c["n"] for c in once(ctx)] == list(ctx.profile.exact_sizes)
 
 
-# --- claimsS: drawn, chained, by_profile ---
+# --- claimsS: repeated, chained ---
 def test_drawn_draws_what_the_hand_written_loop_drew() -> None:
-    """drawn(points, draw, first, last) is the loop with edge cases before and after the repeated
+    """repeated(points, draw, first, last) is the loop with edge cases before and after the repeated
     draws: one generator per check, points in order; a draw may give one case or several, and
     may read the run context (an exact backend gets rationals)."""
+
     def by_hand(ctx: RunContext) -> Iterator[Case]:
         rng = ctx.rng()
         for n in ctx.profile.sizes_on(ctx.backend):
@@ -440,7 +440,7 @@ def test_drawn_draws_what_the_hand_written_loop_drew() -> None:
         x = rng.standard_normal(n)
         return [{"n": n, "x": x}, {"n": n, "x": -x}]
 
-    declared = drawn(
+    declared = repeated(
         float_sizes,
         pair,
         first=lambda ctx, rng, n: {"n": n, "x": np.zeros(n)},
@@ -451,13 +451,7 @@ def test_drawn_draws_what_the_hand_written_loop_drew() -> None:
     assert len(got) == len(want) == len(ctx.profile.sizes) * (2 + 2 * ctx.profile.cases)
     assert all(a["n"] == b["n"] and np.array_equal(a["x"], b["x"]) for a, b in zip(want, got, strict=True))
     exact = RunContext("t.x", "exact", get_backend("sympy"), get_profile("quick"), 7)
-    kinds = drawn(exact_sizes, lambda ctx, rng, n: {"exact": ctx.backend.exact}, per_point=lambda ctx: 1)
+    kinds = repeated(exact_sizes, lambda ctx, rng, n: {"exact": ctx.backend.exact}, per_point=lambda ctx: 1)
     assert [c["exact"] for c in kinds(exact)] == [True] * len(exact.profile.exact_sizes)
     both = chained(lambda ctx: [{"n": 0}], kinds)
     assert [c.get("n") for c in both(exact)] == [0] + [None] * len(exact.profile.exact_sizes)
-
-
-def test_by_profile_reads_the_column_of_the_run() -> None:
-    effort = by_profile("q", "d", "t")
-    for name, want in (("quick", "q"), ("default", "d"), ("thorough", "t")):
-        assert effort(RunContext("t.x", "c", get_backend("numpy-float64"), get_profile(name), 0)) == want
