@@ -1,8 +1,8 @@
 """svd.hgrad. A gradient against its independent references, derived from the loss g' H_k(u) h with
 eq. 1's dense reflector (templates.Derivative): torch autograd, 50-digit central differences and
-SymPy's exact derivative, on random h, u != 0 (at u = 0 the map u -> H(u) is not continuous),
-g of every size and reflection length 1, 2, n. The ratio's scale is the size of the terms
-Hgrad adds (||g|| ||h|| / ||u|| for dL/du), not of its result, which may cancel."""
+SymPy's exact derivative, on random h, u != 0 and g of every size and reflection length 1, 2, n.
+The ratio's scale is the size of the terms Hgrad adds (||g|| ||h|| / ||u|| for dL/du), not of its
+result, which may cancel."""
 
 from __future__ import annotations
 

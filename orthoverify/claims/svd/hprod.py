@@ -1,8 +1,7 @@
 """svd.hprod. An agreement of two formulations, Algorithm 2 (as printed, and guarded) against eq. 1's
-dense H_k(u) h: exactly with u = 0 among the inputs (where the printed algorithm divides by 0),
-in float and at 50 digits with random u and u scaled to 10^+-20 (10^+-8 in float32: Alg. 2
-squares ||u|| unscaled, so only the square root of the exponent range is its domain), and a
-Hypothesis search for the guarded one."""
+dense H_k(u) h: exactly with u = 0 among the inputs, in float and at 50 digits with random u and u
+scaled to 10^+-20 (10^+-8 in float32), the ends of the domain the notes give, and a Hypothesis
+search for the guarded one."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """svd.lemma1. The stated columns of V(k1) and V(k2) are compared for every pair at once on random
-vectors, some zero, on every arithmetic; exactly, one column more than stated, which Theorem 4's
-proof needs (svd.theorem4_proof) and which the lemma therefore gets checked for too."""
+vectors, some zero, on every arithmetic; exactly, the sharp range of the notes (one column more
+than stated), on every pair k1 < k2."""
 
 from __future__ import annotations
 

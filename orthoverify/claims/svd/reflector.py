@@ -1,7 +1,7 @@
-"""svd.reflector. A symmetric involution has eigenvalues +-1 and its trace counts the -1s, so the
-three residuals H' - H, H^2 - I and tr H - (n - 2) decide the claim with no eigensolver. The
-float inputs go to the edges of eq. 1's formula: u = 0 (H = I by definition) and |u| at
-10^+-30 (10^+-15 in float32), where u'u under- or overflows unless the norm is scaled."""
+"""svd.reflector. The three residuals H' - H, H^2 - I and tr H - (n - 2) decide the claim with no
+eigensolver (why they suffice: the claim's notes). The float inputs go to the edges of eq. 1's
+formula: u = 0 (H = I by definition) and |u| at 10^+-30 (10^+-15 in float32), where u'u under- or
+overflows unless the norm is scaled."""
 
 from __future__ import annotations
 

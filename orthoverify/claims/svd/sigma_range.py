@@ -1,6 +1,6 @@
-"""svd.sigma_range. The interval is closed in floating point (the sigmoid saturates), so the excess over
-it is measured exactly (60 digits) from the values each arithmetic produced, on saturating (+-800) and
-random s for several sigma*, r; the tanh form r tanh(s/2) + sigma*, which gives the bound, symbolically."""
+"""svd.sigma_range. The endpoints are reached in floating point (the notes), so the excess over the
+interval is measured exactly (60 digits) from the values each arithmetic produced, on saturating
+(+-800) and random s for several sigma*, r; the tanh form, which gives the bound, symbolically."""
 
 from __future__ import annotations
 

@@ -1,10 +1,11 @@
 """svd.theorem1. Theorem 1's construction (the corrected Prop. 1 applied to orthogonal Q) is run and
-multiplied back on the inputs where a QR-based construction breaks first: I, -I, signs, signed
-permutations, det -1, near I, near -I, rotations by pi; the other inclusion, M_1(u)'M_1(u) = I,
-on arbitrary vectors, half of them zero (H(0) = I is a jump of eq. 1)."""
+multiplied back on the structured inputs where a QR-based construction breaks first (the notes
+list them); the other inclusion, M_1(u)'M_1(u) = I, on arbitrary vectors, half of them zero
+(H(0) = I is a jump of eq. 1)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from hypothesis import strategies as st
@@ -20,6 +21,8 @@ from orthoverify.engine.templates import float_sizes, repeated
 from orthoverify.param import svd as sv
 from orthoverify.strategies import orthogonal_matrices
 
+RATIO = "||M_1(u(Q)) - Q|| / (n eps)"
+
 
 def q_theorem1(b: Backend, case: Case) -> Measure:
     """Rebuild M_1 from the vectors of Theorem 1's construction and compare with Q."""
@@ -32,6 +35,10 @@ def q_image_orthogonal(b: Backend, case: Case) -> Measure:
     u = b.asarray(case["U"], name="U")
     m = sv.m_k(sv.unstack_padded(u, 1), u.shape[0], backend=b)
     return residual(b, b.transpose(m) @ m - b.eye(u.shape[0]), u.shape[0])
+
+
+def cases_theorem1(ctx: RunContext) -> Iterator[Case]:
+    return (case for n in float_sizes(ctx) for case in structured_orthogonal_cases(ctx, n))
 
 
 def _orthogonal_strategy(ctx: RunContext) -> Any:
@@ -49,13 +56,7 @@ CLAIMS = [
         kind="coverage",
         statement="the image of M_1 (this paper's H convention, u = 0 gives I) is exactly O(n)",
         checks=(
-            PropertyCheck(
-                "all_arithmetics",
-                q_theorem1,
-                lambda ctx: (c for n in float_sizes(ctx) for c in structured_orthogonal_cases(ctx, n)),
-                ALL,
-                "||M_1(u(Q)) - Q|| / (n eps)",
-            ),
+            PropertyCheck("all_arithmetics", q_theorem1, cases_theorem1, ALL, RATIO),
             PropertyCheck(
                 "all_arithmetics:image",
                 q_image_orthogonal,
@@ -66,7 +67,7 @@ CLAIMS = [
                 ALL,
                 "||M'M - I|| / (n eps)",
             ),
-            SearchCheck("search", q_theorem1, _orthogonal_strategy, ("numpy-float64",), "||M_1(u(Q)) - Q|| / (n eps)"),
+            SearchCheck("search", q_theorem1, _orthogonal_strategy, ("numpy-float64",), RATIO),
         ),
         notes="Inputs: I, -I, signs, signed permutations, det -1, near I, near -I, rotations by pi, generic.",
     )

@@ -1,6 +1,6 @@
-"""svd.theorem2. Two independent routes to the image: W's computed SVD turned into parameters (in
-float and at 50 digits, on zero, rank-one and badly scaled W), and, exactly, rational orthogonal
-factors of either determinant with a zero or negative sigma, which no float SVD produces."""
+"""svd.theorem2. Two independent routes to the image: W's computed SVD turned into parameters (in float
+and at 50 digits), and, exactly, rational orthogonal factors of either determinant, with a zero or
+negative sigma, which no float SVD produces."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""svd.theorem3. The preimage is App. A.4's assignment with the index slips of svd.theorem3_proof
-repaired, multiplied back for every pair (k1, k2) with k1 + k2 <= n + 2 on every structured
-orthogonal input family, on every arithmetic. That the condition is sharp: svd.theorem3_sharp."""
+"""svd.theorem3. The construction differs with (k1, k2), so it is multiplied back for every pair and
+input family the notes name (exhaustive), on every arithmetic."""
 
 from __future__ import annotations
 
