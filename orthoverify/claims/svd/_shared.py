@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -54,7 +54,18 @@ class Effort:
     flops_grid_largest_n: dict[tuple[str, ...], int]  # flops: the largest n of each size grid (variables -> n)
 
 
-EFFORT = (  # quick, default, thorough: one Effort of named fields per profile
+_DEFAULT = Effort(
+    parameter_count_largest_n=24,
+    claim1_exact_n3_t3=True,
+    claim1_printed_exact_pairs=None,
+    claim1_float_n_above_3=True,
+    claim1_fd_cases_per_size=2,
+    theorem5_random_exact_instances=10,
+    theorem5_search_starts=30,
+    theorem5_random_search_instances=6,
+    flops_grid_largest_n={NK: 10, NMM: 7, NM: 10},
+)
+EFFORT = (  # quick, default, thorough (thorough: what it adds to default)
     Effort(
         parameter_count_largest_n=12,
         claim1_exact_n3_t3=False,
@@ -66,23 +77,9 @@ EFFORT = (  # quick, default, thorough: one Effort of named fields per profile
         theorem5_random_search_instances=2,
         flops_grid_largest_n={NK: 6, NMM: 5, NM: 7},
     ),
-    Effort(
-        parameter_count_largest_n=24,
-        claim1_exact_n3_t3=True,
-        claim1_printed_exact_pairs=None,
-        claim1_float_n_above_3=True,
-        claim1_fd_cases_per_size=2,
-        theorem5_random_exact_instances=10,
-        theorem5_search_starts=30,
-        theorem5_random_search_instances=6,
-        flops_grid_largest_n={NK: 10, NMM: 7, NM: 10},
-    ),
-    Effort(
-        parameter_count_largest_n=24,
-        claim1_exact_n3_t3=True,
-        claim1_printed_exact_pairs=None,
-        claim1_float_n_above_3=True,
-        claim1_fd_cases_per_size=2,
+    _DEFAULT,
+    replace(
+        _DEFAULT,
         theorem5_random_exact_instances=30,
         theorem5_search_starts=100,
         theorem5_random_search_instances=16,

@@ -45,17 +45,13 @@ with |w| in (sigma* - r, sigma* + r) = (0.9, 1.1)."""
 
 def _param_inputs(b: Backend, p: svd.SvdrnnParams, prefix: str = "") -> dict[str, Any]:
     """Parameters p as a counterexample's inputs: ``u1..un``, ``v1..vn``, ``s_hat`` (with a prefix)."""
-    us, vs, s_hat = p
-    out: dict[str, Any] = {f"{prefix}u{len(x)}": b.to_strings(x) for x in us}
-    out |= {f"{prefix}v{len(x)}": b.to_strings(x) for x in vs}
-    out[f"{prefix}s_hat"] = b.to_strings(s_hat)
-    return out
+    out = {f"{prefix}{c}{len(x)}": b.to_strings(x) for c, xs in (("u", p[0]), ("v", p[1])) for x in xs}
+    return out | {f"{prefix}s_hat": b.to_strings(p[2])}
 
 
 def _params_from(b: Backend, inputs: Mapping[str, Any], n: int, prefix: str = "") -> svd.SvdrnnParams:
     """The inverse of :func:`_param_inputs`, in b's arithmetic."""
-    us = [b.asarray(inputs[f"{prefix}u{k}"]) for k in range(1, n + 1)]
-    vs = [b.asarray(inputs[f"{prefix}v{k}"]) for k in range(1, n + 1)]
+    us, vs = ([b.asarray(inputs[f"{prefix}{c}{k}"]) for k in range(1, n + 1)] for c in "uv")
     return us, vs, b.asarray(inputs[f"{prefix}s_hat"])
 
 
