@@ -41,8 +41,7 @@ Formula = Callable[[lr.Problem, Array], Array]
 def q_risk(b: Backend, case: Case) -> Measure:
     """Claim 1's closed form tr((Y WW - A) Sigma (Y WW - A)') + C, with Sigma and C the moments of
     the distribution, against E f computed by its definition (the sum over the distribution)."""
-    w, y, a = (b.asarray(case[k], name=k) for k in ("W", "Y", "A"))
-    x, p, eta = b.asarray(case["X"], name="X"), b.asarray(case["p"], name="p"), b.asarray(case["eta"], name="eta")
+    w, y, a, x, p, eta = (b.asarray(case[k], name=k) for k in ("W", "Y", "A", "X", "p", "eta"))
     if not b.exact:  # probabilities rounded to b's precision: normalised there, so they sum to 1 in b
         p = p / b.sum(p)
     points = [x[k] for k in range(x.shape[0])]

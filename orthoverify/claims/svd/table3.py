@@ -1,8 +1,6 @@
-"""svd.table3. A count, printed against counted, row by row for all 21 rows, exactly: under the
-stated configuration; for the correction, under every convention of a small family (output
-bias, learned initial state, m1 = m2 in {8, 16}; per row n_o = #classes + d, d = 0..4), one of
-which must reproduce every row (param.svd_table3; which conventions fit each row:
-param.svd_table3.explain_row)."""
+"""svd.table3. A count, printed against counted, for all 21 rows, exactly: under the stated
+configuration; for the correction, under every convention of a small family (CONVENTIONS), one of
+which must reproduce every row (which fit each row: param.svd_table3.explain_row)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""svd.theorem4_proof. The printed proof fails on index bookkeeping, not on arithmetic, so its
-two steps are judged line by line for every m < n <= 4 (an audit: does H^m_n(u_n) exist in an
-m x m product; does Lemma 1 as stated give the m columns Sigma V' uses); the repaired proof is
-checked exactly on rational factors: M with all of V's reflections, with its last m, and
-U Sigma V' agree."""
+"""svd.theorem4_proof. The printed proof fails on index bookkeeping, not on arithmetic, so its two
+steps are audited line by line for every m < n <= 4; the repaired proof is checked exactly on
+rational factors."""
 
 from __future__ import annotations
 
@@ -18,10 +16,8 @@ from orthoverify.param import svd as sv
 
 
 def lines_printed(b: Backend, case: Case) -> list[Line]:
-    """App. A.5 as printed, m < n: its two steps judged. W = H^m_n(u_n)...H^m_1(u_1) Sigma V' needs
-    H^m_n(u_n) with u_n of length n in an m x m product; the step to H^n_{n-m+1}(v_{n-m+1})... by
-    Lemma 1 (k1 = 1, k2 = n - m + 1) needs the first m columns of V(1) and V(n-m+1) to agree,
-    while Lemma 1 as stated gives columns i <= min(n - 1, m - 1)."""
+    """App. A.5 as printed, m < n: does H^m_n(u_n) exist in an m x m product; does Lemma 1 as stated
+    (k1 = 1, k2 = n - m + 1: columns i <= min(n - 1, m - 1)) give the m columns Sigma V' uses."""
     m, n = int(case["m"]), int(case["n"])
     defined = True
     try:
