@@ -564,3 +564,50 @@ def bespoke(
     """A bespoke procedure (a timing, an experiment, a rank test) that decides by itself: its
     Outcome says whether it passed, and no ratio is compared with a threshold."""
     return FunctionCheck(name, fn, backends, method, quantity_name, threshold=None)
+
+
+# --- claimsS ---
+PointCases = Callable[[RunContext, np.random.Generator, Any], "Case | Sequence[Case]"]
+"""Cases at one grid point, from the check's generator: one case, or several drawn together."""
+
+
+def repeated(
+    points: Callable[[RunContext], Iterable[Any]],
+    draw: PointCases,
+    *,
+    per_point: Callable[[RunContext], int] = lambda ctx: ctx.profile.cases,
+    first: PointCases | None = None,
+    last: PointCases | None = None,
+) -> Cases:
+    """:func:`sampled` for draws that depend on the run context (rational inputs on an exact
+    backend, floats elsewhere) or come in groups: at each point of ``points``, the ``first``
+    cases (edge cases), ``per_point`` draws, then the ``last`` cases, in that order, all from
+    the check's one seeded generator."""
+
+    def cases(ctx: RunContext) -> Iterator[Case]:
+        rng = ctx.rng()
+        for point in points(ctx):
+            for each in (first, *[draw] * per_point(ctx), last):
+                got = () if each is None else each(ctx, rng, point)
+                yield from ((got,) if isinstance(got, Mapping) else got)
+
+    return cases
+
+
+def chained(*parts: Cases) -> Cases:
+    """The cases of each part in turn (each part draws from its own fresh generator)."""
+
+    def cases(ctx: RunContext) -> Iterator[Case]:
+        for part in parts:
+            yield from part(ctx)
+
+    return cases
+
+
+def judged(holds: bool, text: str, broken: str | None = None) -> Measure:
+    """An exact yes/no as a measure that says what it found either way: ratio 0 with ``text`` when
+    the statement holds, infinity with ``broken`` (``text`` when not given) when it does not.
+    (:func:`~orthoverify.engine.ratios.flag` says only "holds" or "fails: what".)"""
+    if holds:
+        return Measure(0.0, text, error=0.0)
+    return Measure(math.inf, text if broken is None else broken, error=math.inf)

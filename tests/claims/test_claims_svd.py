@@ -138,3 +138,29 @@ def test_exact_measures_refute_planted_wrong_statements(monkeypatch: pytest.Monk
     monkeypatch.setattr(sv, "svdrnn_parameter_count", lambda *a: count(*a) + 1)
     assert any(s != c for _, s, c in parameter_count.tally(point))
     assert any(s != c for _, s, c in table3.stated({"row": "50words"}))
+
+
+def test_the_proofs_name_each_place_as_the_claim_declares_it() -> None:
+    """A claim's place in the paper has one home, its ``Claim.place``: each entry of proofs/svd.md
+    opens with it exactly as ``Claim.where`` renders it (``**Printed (<where>).**``), and a corrected
+    twin, whose place is its printed claim's, names none. A planted stray spelling is caught."""
+    import re
+
+    from orthoverify.claims import MODULES
+    from orthoverify.engine import get_registry
+
+    lead = re.compile(r"\*\*(?:Printed|Statement|Added)(?: \((.*)\))?\.\*\*")
+    text = (Path(__file__).resolve().parents[2] / "proofs" / "svd.md").read_text()
+
+    def stray(text: str) -> list[str]:
+        out = []
+        for c in (c for c in get_registry(MODULES) if c.paper == PAPER):
+            head = re.search(rf"^#{{2,3}} {re.escape(c.id)} — .*\n\n", text, re.M)
+            assert head is not None, c.id
+            m = lead.match(text, head.end())
+            if m is None or m.group(1) != (None if c.origin == "corrected" else c.where):
+                out.append(c.id)
+        return out
+
+    assert stray(text) == []
+    assert stray(text.replace("**Printed (Thm 1, App. A.2).**", "**Printed (Thm 1).**")) == ["svd.theorem1"]

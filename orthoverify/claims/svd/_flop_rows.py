@@ -10,7 +10,6 @@ differ from the printed formula in a term the paper states."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +20,7 @@ from orthoverify.backends import Backend
 from orthoverify.claims.svd._shared import effort
 from orthoverify.engine.checks import Outcome, RunContext
 from orthoverify.engine.ratios import Measure
+from orthoverify.engine.templates import judged
 from orthoverify.errors import ReplayError
 from orthoverify.param.polynomial_fit import Fit, fit_polynomial
 from orthoverify.param.svd_flops import MEASURES, NK, size_grid
@@ -49,6 +49,11 @@ class Row:
     def degree(self) -> int:
         """The degree of the polynomial fitted to the counts: one above what any row prints."""
         return 2 if self.variables == NK else 3
+
+
+def rows(*specs: tuple[str, str, str, str | None, tuple[str, ...], int, str]) -> tuple[Row, ...]:
+    """A table of rows, one tuple of :class:`Row`'s fields each."""
+    return tuple(Row(*spec) for spec in specs)
 
 
 def _symbols(variables: Sequence[str]) -> dict[str, sympy.Symbol]:
@@ -159,10 +164,9 @@ def replay_rows(rows: Sequence[Row], inputs: Mapping[str, Any]) -> Measure:
     if row.order == 0:
         counted = MEASURES[row.measure](x).flops
         stated = printed.subs({syms[v]: xi for v, xi in zip(row.variables, x, strict=True)})
-        if counted == stated:
-            return Measure(0.0, f"{row.what} at {at}: counted {counted} = stated {row.formula}", error=0.0)
-        return Measure(
-            math.inf, f"{row.what} at {at}: stated {row.formula} = {stated}, counted {counted}", error=math.inf
+        held = f"{row.what} at {at}: counted {counted} = stated {row.formula}"
+        return judged(
+            counted == stated, held, f"{row.what} at {at}: stated {row.formula} = {stated}, counted {counted}"
         )
     s = sympy.Symbol("s")
     ss = list(range(1, row.degree + 3))
@@ -179,7 +183,7 @@ def replay_rows(rows: Sequence[Row], inputs: Mapping[str, Any]) -> Measure:
         f"{row.what}: along {where}, counted {counted}, printed {stated} + lower terms; "
         f"they differ by {high} in the terms of degree >= {row.order} in s"
     )
-    return Measure(math.inf if high != 0 else 0.0, text, error=math.inf if high != 0 else 0.0)
+    return judged(high == 0, text)
 
 
 def run_rows(rows: Sequence[Row], ctx: RunContext, replay: Callable[[Mapping[str, Any], Backend], Measure]) -> Outcome:

@@ -1,12 +1,13 @@
-"""Helpers shared by several svd claim files: the input families (random vectors, reflection
-vectors of increasing length recorded as one matrix, SVD factors), the measures that
-Theorems 2, 4 and 3 share with their proofs' claims, and the effort per profile of the
-family's bespoke checks, in one table."""
+"""The svd family's kit: its paper, the Claim constructors that fill it in, its effort per profile
+(one table of named fields), the input families (random vectors, reflection vectors of
+increasing length recorded as one padded matrix, SVD factors) and the measures that Theorems 2,
+4 and 3 share with their proofs' claims."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+import functools
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -17,11 +18,25 @@ from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import norm_scale
 from orthoverify.claims._inputs import orthogonal_input, structured_orthogonal_cases
 from orthoverify.engine.checks import Case, Quantity, RunContext
+from orthoverify.engine.model import Claim, Paper
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.ratios import flag as _flag
-from orthoverify.engine.templates import Agreement
+from orthoverify.engine.templates import Agreement, Cases, printed_and_corrected, repeated
 from orthoverify.param import svd as sv
 from orthoverify.param.svd_flops import NK, NM, NMM
+
+PAPER = "svd"
+PAPER_INFO = Paper(
+    key=PAPER,
+    authors="Zhang, Lei, Dhillon",
+    title="Stabilizing Gradients for Deep Neural Networks via Efficient SVD Parameterization",
+    venue="ICML 2018",
+    short="svdRNN",
+)
+claim = functools.partial(Claim, paper=PAPER)
+"""A claim of this paper."""
+twins = functools.partial(printed_and_corrected, paper=PAPER)
+"""A printed claim of this paper and its ``.corrected`` twin."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -39,7 +54,18 @@ class Effort:
     flops_grid_largest_n: dict[tuple[str, ...], int]  # flops: the largest n of each size grid (variables -> n)
 
 
-EFFORT = (  # quick, default, thorough (see Profile.pick)
+_DEFAULT = Effort(
+    parameter_count_largest_n=24,
+    claim1_exact_n3_t3=True,
+    claim1_printed_exact_pairs=None,
+    claim1_float_n_above_3=True,
+    claim1_fd_cases_per_size=2,
+    theorem5_random_exact_instances=10,
+    theorem5_search_starts=30,
+    theorem5_random_search_instances=6,
+    flops_grid_largest_n={NK: 10, NMM: 7, NM: 10},
+)
+EFFORT = (  # quick, default, thorough (thorough: what it adds to default)
     Effort(
         parameter_count_largest_n=12,
         claim1_exact_n3_t3=False,
@@ -51,23 +77,9 @@ EFFORT = (  # quick, default, thorough (see Profile.pick)
         theorem5_random_search_instances=2,
         flops_grid_largest_n={NK: 6, NMM: 5, NM: 7},
     ),
-    Effort(
-        parameter_count_largest_n=24,
-        claim1_exact_n3_t3=True,
-        claim1_printed_exact_pairs=None,
-        claim1_float_n_above_3=True,
-        claim1_fd_cases_per_size=2,
-        theorem5_random_exact_instances=10,
-        theorem5_search_starts=30,
-        theorem5_random_search_instances=6,
-        flops_grid_largest_n={NK: 10, NMM: 7, NM: 10},
-    ),
-    Effort(
-        parameter_count_largest_n=24,
-        claim1_exact_n3_t3=True,
-        claim1_printed_exact_pairs=None,
-        claim1_float_n_above_3=True,
-        claim1_fd_cases_per_size=2,
+    _DEFAULT,
+    replace(
+        _DEFAULT,
         theorem5_random_exact_instances=30,
         theorem5_search_starts=100,
         theorem5_random_search_instances=16,
@@ -77,7 +89,7 @@ EFFORT = (  # quick, default, thorough (see Profile.pick)
 
 
 def effort(ctx: RunContext) -> Effort:
-    """The effort of ctx's profile (its quick, default or thorough column)."""
+    """The effort of the run's profile: its column of EFFORT (Profile.pick)."""
     return ctx.profile.pick(*EFFORT)
 
 
@@ -130,30 +142,43 @@ FACTORS = Agreement(_from_factors, _factor_product, "M(p(U, sigma, V)) - U Sigma
 """Theorems 2 and 4 exactly: the parameters of U, V and sigma give W = U Sigma V'."""
 
 
-def w_cases(ctx: RunContext, shapes: list[tuple[int, int]]) -> Iterator[Case]:
-    rng = ctx.rng()
-    for m, n in shapes:
-        yield {"W": np.zeros((m, n))}
-        yield {"W": np.outer(rng.standard_normal(m), rng.standard_normal(n))}
-        for _ in range(ctx.profile.cases):
-            yield {"W": rng.standard_normal((m, n))}
-            s = 10.0 ** rng.uniform(-6, 6)
-            yield {"W": s * rng.standard_normal((m, n))}
+def w_cases(shapes: Callable[[RunContext], list[tuple[int, int]]]) -> Cases:
+    """Per shape: W = 0, a rank-one W, then random W and random W scaled by 10^(-6..6)."""
+    return repeated(
+        shapes,
+        lambda ctx, rng, s: [{"W": rng.standard_normal(s)}, {"W": 10.0 ** rng.uniform(-6, 6) * rng.standard_normal(s)}],
+        first=lambda ctx, rng, s: [
+            {"W": np.zeros(s)},
+            {"W": np.outer(rng.standard_normal(s[0]), rng.standard_normal(s[1]))},
+        ],
+    )
 
 
-def factor_cases(ctx: RunContext, shapes: list[tuple[int, int]]) -> Iterator[Case]:
-    rng = ctx.rng()
-    for m, n in shapes:
-        for _ in range(ctx.profile.cases):
-            p = min(m, n)
-            sig = samples.rational_matrix(rng, p, 1, bound=5, max_den=3).reshape(p)
-            if p > 1:
-                sig[0] = sympy.Integer(0)  # singular W, and a negative or zero sigma is allowed
-            yield {
-                "U": samples.rational_orthogonal(rng, m, det=int(rng.choice([-1, 1]))),
-                "V": samples.rational_orthogonal(rng, n, det=int(rng.choice([-1, 1]))),
-                "sigma": sig,
-            }
+def _factors(ctx: RunContext, rng: np.random.Generator, shape: tuple[int, int]) -> Case:
+    """Rational orthogonal U, V of random determinants and a rational sigma, its first entry 0
+    (singular W; a negative or zero sigma is allowed)."""
+    m, n = shape
+    sig = samples.rational_matrix(rng, min(m, n), 1, bound=5, max_den=3).reshape(min(m, n))
+    if min(m, n) > 1:
+        sig[0] = sympy.Integer(0)
+    u = samples.rational_orthogonal(rng, m, det=int(rng.choice([-1, 1])))
+    return {"U": u, "V": samples.rational_orthogonal(rng, n, det=int(rng.choice([-1, 1]))), "sigma": sig}
+
+
+def factor_cases(shapes: Callable[[RunContext], list[tuple[int, int]]]) -> Cases:
+    return repeated(shapes, _factors)
+
+
+def extremes(ctx: RunContext, rng: np.random.Generator, k: int, decades: tuple[int, int]) -> list[np.ndarray]:
+    """Two random length-k vectors scaled to 10^-d and 10^d, d = ``decades`` (double, single
+    precision): the ends of an exponent range a formula must survive; none in exact arithmetic."""
+    d = decades[0] if ctx.backend.eps < 1e-10 else decades[1]
+    return [] if ctx.backend.exact else [rng.standard_normal(k) * 10.0**e for e in (-d, d)]
+
+
+def lengths(n: int) -> list[int]:
+    """The reflection lengths k tried at size n: 1, 2 and n."""
+    return sorted({1, 2, n} & set(range(1, n + 1)))
 
 
 def theorem3_measure(assign: Callable[..., tuple[list[Array], list[Array]]]) -> Quantity:
@@ -171,6 +196,7 @@ def theorem3_measure(assign: Callable[..., tuple[list[Array], list[Array]]]) -> 
 
 q_theorem3 = theorem3_measure(sv.theorem3_parameters)
 """Every orthogonal A is M_{k1,k2}(u, v, 1) with the (corrected) assignment of App. A.4."""
+THEOREM3_RATIO = "||M_{k1,k2}(u(A), v(A), 1) - A|| / (n eps)"
 
 
 def cases_theorem3(ctx: RunContext) -> Iterator[Case]:
@@ -184,10 +210,16 @@ def cases_theorem3(ctx: RunContext) -> Iterator[Case]:
                 yield {**base, "k1": k1, "k2": k2}
 
 
+def reflected(b: Backend, x: Mapping[str, Any]) -> Any:
+    """g' H_k(u) h with eq. 1's dense reflector: the loss whose gradients Hgrad (and the Householder
+    paper's Algorithm 1, one reflection) compute, by its definition."""
+    return b.sum(x["g"] * (sv.reflector(x["u"], x["h"].shape[0], backend=b) @ x["h"]))
+
+
+def grad_inputs(b: Backend, case: Case) -> dict[str, Array]:
+    return {k: b.asarray(case[k], name=k) for k in ("h", "u", "g")}
+
+
 def grad_case(b: Backend, case: Case) -> tuple[Array, Array, Array, int]:
-    return (
-        b.asarray(case["h"], name="h"),
-        b.asarray(case["u"], name="u"),
-        b.asarray(case["g"], name="g"),
-        b.asarray(case["h"], name="h").shape[0],
-    )
+    h, u, g = (b.asarray(case[k], name=k) for k in ("h", "u", "g"))
+    return h, u, g, h.shape[0]

@@ -1,21 +1,15 @@
-"""svd.claim1 and its correction: Claim 1 (Sec. 6.1, proof in App. A.6) of svdRNN (Zhang, Lei &
-Dhillon, ICML 2018).
-
-Statement as printed: for the linear RNN o = Y WW vec(X), WW = (W | W^2 | ... | W^t),
-y = A vec(X) + eta with E[eta | X] = 0, the population risk is R[W] = ||(Y WW - A) Sigma^(1/2)||_F^2
-+ C and grad_W R[W] = (Y WW - A) Sigma (Id | 2W | ... | tW^(t-1))'. Corrected: the same risk, and
-grad_W R = 2 sum_i sum_j (W^j)' G_i (W^(i-1-j))' with G = Y'(Y WW - A) Sigma.
-
-Compared: the closed-form risk (param.linear_rnn) against the expectation computed by its
-definition over finite distributions; the printed and the true gradient against torch
-autograd, 50-digit central differences and SymPy's exact derivative.
-
-Evidence: n = 1, 2, 3 (more in float on bigger profiles), t = 1, 2, 3, d = n and n + 1, Sigma
-random, I, rank-deficient, diagonal with a zero, rank one; free symbols for n = 1.
-"""
+"""svd.claim1. The risk is compared with its definition, the expectation computed as a sum over
+finite distributions (noise +-eta given X, so E[eta | X] = 0 holds exactly), not with another
+closed form. The gradients (printed, and the true one) are compared with three references
+derived from the closed-form risk (templates.Derivative): SymPy's exact derivative, torch
+autograd and 50-digit central differences, with the float ratio scaled by the size of the terms
+the gradient sums; and, for the true gradient, symbolically. Inputs: n = 1, 2, 3 (more in float
+on bigger profiles), t = 1, 2, 3, d = n and n + 1, Sigma random, I, rank-deficient, diagonal
+with a zero, rank one; the printed gradient needs d = n even to have W's shape."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -25,52 +19,29 @@ import sympy
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import EXACT, FLOAT_HP, TORCH
 from orthoverify.claims._common import exact_backend as _sympy
-from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._landscape import (
     cases_grad_exact,
     cases_grad_exact_general,
-    cases_grad_fd,
-    cases_grad_fd_square,
-    cases_grad_float,
-    cases_grad_float_square,
+    fd_cases,
+    float_cases,
     float_norm,
     gradient_case,
     risk_case,
 )
+from orthoverify.claims.svd._shared import twins
 from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext
-from orthoverify.engine.model import Claim, Place
+from orthoverify.engine.model import Place
 from orthoverify.engine.ratios import Measure, agreement, scaled
-from orthoverify.engine.templates import Derivative, Gradient, Inputs, printed_and_corrected
+from orthoverify.engine.templates import Derivative, Gradient, Inputs
 from orthoverify.param import linear_rnn as lr
 
 Formula = Callable[[lr.Problem, Array], Array]
 
 
-def _printed(pb: lr.Problem, w: Array) -> Array:
-    return pb.printed_gradient(w)
-
-
-def _true(pb: lr.Problem, w: Array) -> Array:
-    return pb.gradient(w)
-
-
-def _problem(b: Backend, case: Case) -> tuple[lr.Problem, Array]:
-    pb = lr.problem(
-        b.asarray(case["Y"], name="Y"),
-        b.asarray(case["A"], name="A"),
-        b.asarray(case["Sigma"], name="Sigma"),
-        int(case["t"]),
-        backend=b,
-        psd=False,  # the gradient formulas hold for any symmetric Sigma (and a rounded PSD one may not be)
-    )
-    return pb, b.asarray(case["W"], name="W")
-
-
 def q_risk(b: Backend, case: Case) -> Measure:
     """Claim 1's closed form tr((Y WW - A) Sigma (Y WW - A)') + C, with Sigma and C the moments of
     the distribution, against E f computed by its definition (the sum over the distribution)."""
-    w, y, a = (b.asarray(case[k], name=k) for k in ("W", "Y", "A"))
-    x, p, eta = b.asarray(case["X"], name="X"), b.asarray(case["p"], name="p"), b.asarray(case["eta"], name="eta")
+    w, y, a, x, p, eta = (b.asarray(case[k], name=k) for k in ("W", "Y", "A", "X", "p", "eta"))
     if not b.exact:  # probabilities rounded to b's precision: normalised there, so they sum to 1 in b
         p = p / b.sum(p)
     points = [x[k] for k in range(x.shape[0])]
@@ -93,13 +64,11 @@ def q_risk(b: Backend, case: Case) -> Measure:
 
 
 def cases_risk(ctx: RunContext) -> Iterator[Case]:
-    rng = ctx.rng()
-    exact = ctx.backend.exact
+    """Finite distributions, K = 3..5 points, d = n and n + 1, for n = 1, 2, 3 (exactly, n <= 2)."""
+    rng, exact = ctx.rng(), ctx.backend.exact
     ns = (1, 2, 3) if not exact else tuple(n for n in ctx.profile.exact_sizes if n <= 2)
-    for n in ns:
-        for t in (1, 2, 3):
-            for k in range(ctx.profile.cases):
-                yield risk_case(rng, n, n + k % 2, t, 3 + k % 3, exact)
+    ks = range(ctx.profile.cases)
+    return (risk_case(rng, n, n + k % 2, t, 3 + k % 3, exact) for n in ns for t in (1, 2, 3) for k in ks)
 
 
 def _of(b: Backend, x: Inputs) -> lr.Problem:
@@ -107,7 +76,10 @@ def _of(b: Backend, x: Inputs) -> lr.Problem:
 
 
 def _inputs(b: Backend, case: Case) -> Inputs:
-    pb, w = _problem(b, case)
+    """The case on b (psd=False: the gradient formulas hold for any symmetric Sigma, and a rounded
+    PSD one may not be PSD)."""
+    y, a, sigma, w = (b.asarray(case[k], name=k) for k in ("Y", "A", "Sigma", "W"))
+    pb = lr.problem(y, a, sigma, int(case["t"]), backend=b, psd=False)
     return {"W": w, "Y": pb.y, "A": pb.a, "Sigma": pb.sigma, "t": pb.t}
 
 
@@ -154,51 +126,39 @@ def sym_gradient(ctx: RunContext) -> Iterator[tuple[str, Any]]:
     yield "n=2, t=2", np.array([[grad[i, j] - sympy.diff(risk, w2[i, j]) for j in range(2)] for i in range(2)])
 
 
-def _risk_checks() -> tuple[PropertyCheck, PropertyCheck]:
-    return (
-        PropertyCheck("exact", q_risk, cases_risk, EXACT, "closed form - E f (exact)"),
-        PropertyCheck(
-            "float",
-            q_risk,
-            cases_risk,
-            FLOAT_HP,
-            "|closed form - E f| / ((nt + d + K) eps E[(||Y WW|| ||x|| + ||A|| ||x|| + ||eta||)^2])",
-        ),
-    )
-
-
+_RISK_RATIO = "|closed form - E f| / ((nt + d + K) eps E[(||Y WW|| ||x|| + ||A|| ||x|| + ||eta||)^2])"
 _GRAD_RATIO = "||formula - reference|| / (nt eps 2||Y|| (||Y|| ||WW|| + ||A||) ||Sigma|| sum_i i ||W||^(i-1))"
 
 
 def checks(corrected: bool) -> tuple[Check, ...]:
     """The risk against its definition, then the (printed or true) gradient against SymPy's
     exact derivative, torch autograd and 50-digit central differences."""
-    which, formula = ("true", _true) if corrected else ("printed", _printed)
+    which: str = "true" if corrected else "printed"
+    formula: Formula = (lambda pb, w: pb.gradient(w)) if corrected else (lambda pb, w: pb.printed_gradient(w))
     grad, derivative = Gradient(_GRAD_RATIO, fd_note=""), _derivative(formula)
-    exact = Gradient(f"{which} gradient - SymPy's exact derivative").exact(
-        derivative.exact,
-        cases_grad_exact_general if corrected else cases_grad_exact,
-    )
+    square = not corrected  # the printed gradient needs d = n even to have W's shape
     return (
-        *_risk_checks(),
+        PropertyCheck("exact", q_risk, cases_risk, EXACT, "closed form - E f (exact)"),
+        PropertyCheck("float", q_risk, cases_risk, FLOAT_HP, _RISK_RATIO),
         *((grad.symbolic(sym_gradient),) if corrected else ()),
-        exact,
+        Gradient(f"{which} gradient - SymPy's exact derivative").exact(
+            derivative.exact, cases_grad_exact_general if corrected else cases_grad_exact
+        ),
         grad.autograd(
             derivative.autograd,
-            cases_grad_float if corrected else cases_grad_float_square,
+            functools.partial(float_cases, square=square),
             backends=TORCH if corrected else ("torch-float64",),
         ),
         grad.finite_differences(
             derivative.finite_differences,
-            cases_grad_fd if corrected else cases_grad_fd_square,
+            functools.partial(fd_cases, square=square),
             backends=("numpy-float32", "numpy-float64", "mpmath") if corrected else ("numpy-float64", "mpmath"),
         ),
     )
 
 
-CLAIMS: list[Claim] = printed_and_corrected(
+CLAIMS = twins(
     "svd.claim1",
-    paper=PAPER,
     place=Place(claim="1", section="6.1", appendix="A.6"),
     expected="refuted",
     origin="catalogue",

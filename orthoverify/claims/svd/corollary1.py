@@ -1,17 +1,9 @@
-"""svd.corollary1: Cor. 1 (Sec. 6.2, with eq. 3 and eq. 8) of svdRNN (Zhang, Lei & Dhillon,
-ICML 2018).
-
-Statement: with the update rule in (8), linear svdRNNs have no spurious local minimum.
-
-Compared: the svdRNN loss L(p) = R(M_{1,1}(u, v, sigma(s_hat))) at parameters p* of a strict
-local minimum W* of R (where M is smooth, so p* is a local minimum of L) against L at
-parameters p' of a better point in the same band (sigma*, r).
-
-Evidence: two witness searches whose violation measure is the test and the replay: a hand-built
-n = 1 instance (exact critical points) and the n = 2 critical points of svd.theorem5's search,
-pulled back at 50 digits; random perturbations of p* corroborate each pull-back (the measure's
-stats; they decide nothing).
-"""
+"""svd.corollary1. A spurious local minimum W* of R becomes one of the svdRNN loss L = R o M only where
+M is continuous at parameters p* of W* (no zero reflection vector: H(0) = I is a jump), so the
+witnesses are pulled back to such p* at 50 digits and judged by a violation measure that is the
+test and the replay: a hand-built n = 1 instance (exact critical points) and the n = 2 critical
+points of svd.theorem5's search. Random perturbations of p* corroborate each pull-back (the
+measure's stats); they decide nothing."""
 
 from __future__ import annotations
 
@@ -22,17 +14,17 @@ from typing import Any
 import numpy as np
 
 from orthoverify.backends import Array, Backend
-from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._landscape import (
+    critical_near,
     exact_1d,
-    float_norm,
     instance_problem,
     nstr,
     search_instances,
     spurious_1d,
 )
+from orthoverify.claims.svd._shared import claim
 from orthoverify.engine.checks import Case, RunContext
-from orthoverify.engine.model import Claim, Place
+from orthoverify.engine.model import Place
 from orthoverify.engine.ratios import Measure, scaled
 from orthoverify.engine.templates import witness
 from orthoverify.errors import DomainError
@@ -53,17 +45,13 @@ with |w| in (sigma* - r, sigma* + r) = (0.9, 1.1)."""
 
 def _param_inputs(b: Backend, p: svd.SvdrnnParams, prefix: str = "") -> dict[str, Any]:
     """Parameters p as a counterexample's inputs: ``u1..un``, ``v1..vn``, ``s_hat`` (with a prefix)."""
-    us, vs, s_hat = p
-    out: dict[str, Any] = {f"{prefix}u{len(x)}": b.to_strings(x) for x in us}
-    out |= {f"{prefix}v{len(x)}": b.to_strings(x) for x in vs}
-    out[f"{prefix}s_hat"] = b.to_strings(s_hat)
-    return out
+    out = {f"{prefix}{c}{len(x)}": b.to_strings(x) for c, xs in (("u", p[0]), ("v", p[1])) for x in xs}
+    return out | {f"{prefix}s_hat": b.to_strings(p[2])}
 
 
 def _params_from(b: Backend, inputs: Mapping[str, Any], n: int, prefix: str = "") -> svd.SvdrnnParams:
     """The inverse of :func:`_param_inputs`, in b's arithmetic."""
-    us = [b.asarray(inputs[f"{prefix}u{k}"]) for k in range(1, n + 1)]
-    vs = [b.asarray(inputs[f"{prefix}v{k}"]) for k in range(1, n + 1)]
+    us, vs = ([b.asarray(inputs[f"{prefix}{c}{k}"]) for k in range(1, n + 1)] for c in "uv")
     return us, vs, b.asarray(inputs[f"{prefix}s_hat"])
 
 
@@ -105,9 +93,7 @@ def violation(b: Backend, inputs: Case) -> Measure:
     p_star = _params_from(b, inputs, n)
     p_better = _params_from(b, inputs, n, "better_")
     w0 = svd.svdrnn_weight(b, p_star, sigma_star, r)
-    w, gn = lr.refine_critical_point(w0, pb.y, pb.a, pb.sigma, pb.t, backend=b)
-    moved = float_norm(b, w - w0) / (1.0 + float_norm(b, w0))
-    eig = lr.hessian_eigenvalues(pb.hessian(w), b)
+    w, gn, moved, eig, found = critical_near(b, pb, w0)
     r_c = pb.risk(w)
     gap = r_c - pb.risk(svd.svdrnn_weight(b, p_better, sigma_star, r))
     smallest = _smallest_vector(b, p_star)
@@ -119,7 +105,7 @@ def violation(b: Backend, inputs: Case) -> Measure:
         f"{[f'{float(v):.10g}' for v in sig]} in (sigma* - r, sigma* + r) = ({sigma_star} - {r}, {sigma_star} + {r}), "
         f"smallest reflection vector entry max {smallest:.3g}"
     )
-    if not (float(gn) <= 1e3 * n * n * b.eps * lr.gradient_scale(pb, w) and moved <= 1e-8):
+    if not found:
         why = f"||grad R|| = {float(gn):.3g}, Newton moved {moved:.3g} from M(p*)"
         return Measure(0.0, f"not a counterexample: no critical point at M(p*) ({why}; {desc})", error=0.0)
     parts = {
@@ -188,38 +174,37 @@ QUANTITY = (
 )
 
 
-COROLLARY1 = Claim(
-    id="svd.corollary1",
-    paper=PAPER,
-    place=Place(corollary="1", section="6.2", equation="3 and 8"),
-    expected="refuted",
-    origin="catalogue",
-    summary="linear svdRNNs have no spurious local minimum",
-    statement="With the update rule in (8), linear svdRNNs have no spurious local minimum",
-    kind="existence",
-    checks=(
-        witness(
-            "witness",
-            violation,
-            candidates=candidates_1d,
-            backends=("mpmath",),
-            quantity_name=QUANTITY,
-            method="high-precision",
+CLAIMS = [
+    claim(
+        id="svd.corollary1",
+        place=Place(corollary="1", section="6.2", equation="3 and 8"),
+        expected="refuted",
+        origin="catalogue",
+        summary="linear svdRNNs have no spurious local minimum",
+        statement="With the update rule in (8), linear svdRNNs have no spurious local minimum",
+        kind="existence",
+        checks=(
+            witness(
+                "witness",
+                violation,
+                candidates=candidates_1d,
+                backends=("mpmath",),
+                quantity_name=QUANTITY,
+                method="high-precision",
+            ),
+            witness("search", violation, candidates=candidates_search, backends=("mpmath",), quantity_name=QUANTITY),
         ),
-        witness("search", violation, candidates=candidates_search, backends=("mpmath",), quantity_name=QUANTITY),
-    ),
-    notes=(
-        "The loss in the svdRNN parameters p = (u_1..u_n, v_1..v_n, s_hat) is L(p) = R(M_{1,1}(u, v, sigma(s_hat))). "
-        "If W* is a strict local minimum of R and M is continuous at p* with M(p*) = W*, then p* is a local "
-        "minimum of L (p near p* maps near W*); it is spurious when some p' in the same parametrisation has "
-        "L(p') < L(p*). M is continuous at p* when no reflection vector is zero (eq. 1's H(0) = I is a jump: "
-        "H^n_1(u) is I for u = 0 and diag(1, .., 1, -1) otherwise); with U D, V D (D = diag(1, .., 1, -1)) one "
-        "can make u_1, v_1 nonzero exactly when det W* > 0. Hand-built: n = 1, t = 2, Y = 1, Sigma = I, "
-        "A = (-1/10, 3/2), sigma* = 1, r = 1/10: W* = 0.97399 (R = 1.45743), W' = -1.02412 (R = 1.05756), "
-        "p* = (u_1 = v_1 = -2, s_hat = eq. 8's inverse of 0.97399); for n = 1 with W* < 0 the pull-back fails "
-        "(one of u_1, v_1 must be zero), which is why the hand-built spurious minimum sits at W* > 0."
-    ),
-)
-
-
-CLAIMS: list[Claim] = [COROLLARY1]
+        notes=(
+            "The loss in the svdRNN parameters p = (u_1..u_n, v_1..v_n, s_hat) is "
+            "L(p) = R(M_{1,1}(u, v, sigma(s_hat))). "
+            "If W* is a strict local minimum of R and M is continuous at p* with M(p*) = W*, then p* is a local "
+            "minimum of L (p near p* maps near W*); it is spurious when some p' in the same parametrisation has "
+            "L(p') < L(p*). M is continuous at p* when no reflection vector is zero (eq. 1's H(0) = I is a jump: "
+            "H^n_1(u) is I for u = 0 and diag(1, .., 1, -1) otherwise); with U D, V D (D = diag(1, .., 1, -1)) one "
+            "can make u_1, v_1 nonzero exactly when det W* > 0. Hand-built: n = 1, t = 2, Y = 1, Sigma = I, "
+            "A = (-1/10, 3/2), sigma* = 1, r = 1/10: W* = 0.97399 (R = 1.45743), W' = -1.02412 (R = 1.05756), "
+            "p* = (u_1 = v_1 = -2, s_hat = eq. 8's inverse of 0.97399); for n = 1 with W* < 0 the pull-back fails "
+            "(one of u_1, v_1 must be zero), which is why the hand-built spurious minimum sits at W* > 0."
+        ),
+    )
+]

@@ -1,24 +1,10 @@
-"""svd.flops and its correction: the flop counts of Sec. 4.2 and Table 1 of svdRNN (Zhang, Lei &
-Dhillon, ICML 2018).
-
-Statement as printed: Hprod needs 6k flops and Hgrad 3n + 10k (4k and 3n + 8k with ||u_k||^2
-computed once, 2k less reusing alpha); svdRNN-Local FP = 4n(m1 + m2) - 2m1^2 - 2m2^2 + O(n), BP =
-6n(m1 + m2) - 1.5m1^2 - 1.5m2^2 + O(n); oRNN-Local FP = 4nm - m^2 + O(n), BP = 7nm - 2m^2 + O(n).
-Corrected: the exact counts (binary operations, negations free, one vector h).
-
-Compared: each printed count (a row) against the flops measured by running orthoverify's own
-Algorithms 1-3 on a counting arithmetic (param.svd_flops), recovered as an exact polynomial of
-the sizes by rational interpolation and verified on the rest of the grid. A failing row gives
-a witness size point; it replays by recounting.
-
-Evidence: every row on an exhaustive grid of sizes.
-
-Bespoke (a FunctionCheck, not count()): a row states a polynomial, often only its leading terms
-("+ O(n)"), not a number at each size, so there is no per-point stated count to tally; the
-check recovers each measured count as a polynomial over the whole grid (param.polynomial_fit)
-and compares the terms the row states. A failing row's witness size point replays by recounting
-along its ray (replay_printed, replay_corrected).
-"""
+"""svd.flops. A count cannot be derived by hand reliably (the paper's own rows disagree with each
+other), so it is measured: orthoverify's own Algorithms 1-3 run on a counting arithmetic
+(param.svd_flops). A row states a polynomial, often only its leading terms ("+ O(n)"), not a
+number at each size, so this is a FunctionCheck and not templates.count: each measured count is
+recovered as an exact polynomial by rational interpolation over an exhaustive grid of sizes,
+verified on the rest of the grid, and its terms compared with those the row states
+(_flop_rows). A failing row's witness size point replays by recounting along its ray."""
 
 from __future__ import annotations
 
@@ -26,12 +12,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from orthoverify.backends import Backend
-from orthoverify.claims.svd import PAPER
-from orthoverify.claims.svd._flop_rows import NOTES, Row, RowResult, evaluate_row, replay_rows, run_rows
-from orthoverify.engine.checks import Check, FunctionCheck, Outcome, RunContext
-from orthoverify.engine.model import Claim, Place
+from orthoverify.claims.svd._flop_rows import NOTES, Row, RowResult, evaluate_row, replay_rows, rows, run_rows
+from orthoverify.claims.svd._shared import twins
+from orthoverify.engine.checks import Check, FunctionCheck
+from orthoverify.engine.model import Place
 from orthoverify.engine.ratios import Measure
-from orthoverify.engine.templates import printed_and_corrected
 from orthoverify.param.svd_flops import NK, NM, NMM
 
 __all__ = [
@@ -45,15 +30,15 @@ __all__ = [
     "replay_printed",
 ]
 
-PRINTED_ROWS: tuple[Row, ...] = (
-    Row("sec42.hprod", "Sec. 4.2", "Algorithm 2 (Hprod) needs 6k flops", "6*k", NK, 1, "hprod"),
-    Row("sec42.hgrad", "Sec. 4.2", "Algorithm 3 (Hgrad) uses 3n + 10k flops", "3*n + 10*k", NK, 1, "hgrad"),
-    Row("sec42.hprod_norm", "Sec. 4.2", "||u_k||^2 computed once: Hprod 4k", "4*k", NK, 1, "hprod_norm"),
-    Row("sec42.hgrad_norm", "Sec. 4.2", "||u_k||^2 computed once: Hgrad 3n + 8k", "3*n + 8*k", NK, 1, "hgrad_norm"),
-    Row("sec42.alpha", "Sec. 4.2", "reusing alpha of the FP in the BP saves 2k", "2*k", NK, 1, "alpha_saving"),
-    Row("table1.hprod", "Table 1", "Hprod(h, u_k): 4k", "4*k", NK, 1, "hprod_norm"),
-    Row("table1.hgrad", "Table 1", "Hgrad(h, u_k, g): 3n + 6k", "3*n + 6*k", NK, 1, "hgrad_norm_alpha"),
-    Row(
+PRINTED_ROWS = rows(
+    ("sec42.hprod", "Sec. 4.2", "Algorithm 2 (Hprod) needs 6k flops", "6*k", NK, 1, "hprod"),
+    ("sec42.hgrad", "Sec. 4.2", "Algorithm 3 (Hgrad) uses 3n + 10k flops", "3*n + 10*k", NK, 1, "hgrad"),
+    ("sec42.hprod_norm", "Sec. 4.2", "||u_k||^2 computed once: Hprod 4k", "4*k", NK, 1, "hprod_norm"),
+    ("sec42.hgrad_norm", "Sec. 4.2", "||u_k||^2 computed once: Hgrad 3n + 8k", "3*n + 8*k", NK, 1, "hgrad_norm"),
+    ("sec42.alpha", "Sec. 4.2", "reusing alpha of the FP in the BP saves 2k", "2*k", NK, 1, "alpha_saving"),
+    ("table1.hprod", "Table 1", "Hprod(h, u_k): 4k", "4*k", NK, 1, "hprod_norm"),
+    ("table1.hgrad", "Table 1", "Hgrad(h, u_k, g): 3n + 6k", "3*n + 6*k", NK, 1, "hgrad_norm_alpha"),
+    (
         "table1.svdrnn_fp",
         "Table 1",
         "svdRNN-Local FP(n, m1, m2): 4n(m1 + m2) - 2m1^2 - 2m2^2 + O(n)",
@@ -62,7 +47,7 @@ PRINTED_ROWS: tuple[Row, ...] = (
         2,
         "svdrnn_fp",
     ),
-    Row(
+    (
         "table1.svdrnn_bp",
         "Table 1",
         "svdRNN-Local BP(n, m1, m2): 6n(m1 + m2) - 1.5m1^2 - 1.5m2^2 + O(n)",
@@ -71,25 +56,22 @@ PRINTED_ROWS: tuple[Row, ...] = (
         2,
         "svdrnn_bp_alpha",
     ),
-    Row("table1.ornn_fp", "Table 1", "oRNN-Local FP(n, m): 4nm - m^2 + O(n)", "4*n*m - m**2", NM, 2, "ornn_fp_table5"),
-    Row(
-        "table1.ornn_bp", "Table 1", "oRNN-Local BP(n, m): 7nm - 2m^2 + O(n)", "7*n*m - 2*m**2", NM, 2, "ornn_bp_table5"
-    ),
-    Row("extra.svdrnn_fp_norms", "Table 1", "svdRNN-Local FP with the norms counted", None, NMM, 2, "svdrnn_fp_norms"),
-    Row("extra.svdrnn_bp", "Table 1", "svdRNN-Local BP reusing the norms only", None, NMM, 2, "svdrnn_bp"),
-    Row("extra.ornn_fp", "Table 1", "oRNN-Local FP exploiting every zero of U", None, NM, 2, "ornn_fp_every_zero"),
+    ("table1.ornn_fp", "Table 1", "oRNN-Local FP(n, m): 4nm - m^2 + O(n)", "4*n*m - m**2", NM, 2, "ornn_fp_table5"),
+    ("table1.ornn_bp", "Table 1", "oRNN-Local BP(n, m): 7nm - 2m^2 + O(n)", "7*n*m - 2*m**2", NM, 2, "ornn_bp_table5"),
+    ("extra.svdrnn_fp_norms", "Table 1", "svdRNN-Local FP with the norms counted", None, NMM, 2, "svdrnn_fp_norms"),
+    ("extra.svdrnn_bp", "Table 1", "svdRNN-Local BP reusing the norms only", None, NMM, 2, "svdrnn_bp"),
+    ("extra.ornn_fp", "Table 1", "oRNN-Local FP exploiting every zero of U", None, NM, 2, "ornn_fp_every_zero"),
 )
 """Sec. 4.2's sentences and Table 1's rows as printed, plus measured variants reported beside them."""
 
-
-CORRECTED_ROWS: tuple[Row, ...] = (
-    Row("hprod", "Sec. 4.2", "Hprod", "6*k", NK, 0, "hprod"),
-    Row("hprod_norm", "Sec. 4.2, Table 1", "Hprod, u'u given", "4*k + 1", NK, 0, "hprod_norm"),
-    Row("hgrad", "Sec. 4.2", "Hgrad", "3*n + 10*k + 1", NK, 0, "hgrad"),
-    Row("hgrad_norm", "Sec. 4.2", "Hgrad, u'u given", "3*n + 8*k + 2", NK, 0, "hgrad_norm"),
-    Row("hgrad_norm_alpha", "Table 1", "Hgrad, u'u and alpha given", "3*n + 6*k + 2", NK, 0, "hgrad_norm_alpha"),
-    Row("alpha", "Sec. 4.2", "saving from reusing alpha", "2*k", NK, 0, "alpha_saving"),
-    Row(
+CORRECTED_ROWS = rows(
+    ("hprod", "Sec. 4.2", "Hprod", "6*k", NK, 0, "hprod"),
+    ("hprod_norm", "Sec. 4.2, Table 1", "Hprod, u'u given", "4*k + 1", NK, 0, "hprod_norm"),
+    ("hgrad", "Sec. 4.2", "Hgrad", "3*n + 10*k + 1", NK, 0, "hgrad"),
+    ("hgrad_norm", "Sec. 4.2", "Hgrad, u'u given", "3*n + 8*k + 2", NK, 0, "hgrad_norm"),
+    ("hgrad_norm_alpha", "Table 1", "Hgrad, u'u and alpha given", "3*n + 6*k + 2", NK, 0, "hgrad_norm_alpha"),
+    ("alpha", "Sec. 4.2", "saving from reusing alpha", "2*k", NK, 0, "alpha_saving"),
+    (
         "svdrnn_fp",
         "Table 1",
         "svdRNN-Local FP (norms known)",
@@ -98,7 +80,7 @@ CORRECTED_ROWS: tuple[Row, ...] = (
         0,
         "svdrnn_fp",
     ),
-    Row(
+    (
         "svdrnn_bp",
         "Table 1",
         "svdRNN-Local BP (norms and alpha reused)",
@@ -107,7 +89,7 @@ CORRECTED_ROWS: tuple[Row, ...] = (
         0,
         "svdrnn_bp_alpha",
     ),
-    Row(
+    (
         "svdrnn_bp_norms",
         "Table 1",
         "svdRNN-Local BP (norms reused, alpha recomputed)",
@@ -116,10 +98,8 @@ CORRECTED_ROWS: tuple[Row, ...] = (
         0,
         "svdrnn_bp",
     ),
-    Row(
-        "ornn_fp", "Table 1", "oRNN-Local FP (N known, Table 5 accounting)", "(4*n - m + 2)*m", NM, 0, "ornn_fp_table5"
-    ),
-    Row(
+    ("ornn_fp", "Table 1", "oRNN-Local FP (N known, Table 5 accounting)", "(4*n - m + 2)*m", NM, 0, "ornn_fp_table5"),
+    (
         "ornn_fp_every_zero",
         "Table 1",
         "oRNN-Local FP (every zero of U free)",
@@ -128,8 +108,8 @@ CORRECTED_ROWS: tuple[Row, ...] = (
         0,
         "ornn_fp_every_zero",
     ),
-    Row("ornn_bp", "Table 1", "oRNN-Local BP (Table 5 accounting)", "(7*n - 2*m + 3)*m", NM, 0, "ornn_bp_table5"),
-    Row(
+    ("ornn_bp", "Table 1", "oRNN-Local BP (Table 5 accounting)", "(7*n - 2*m + 3)*m", NM, 0, "ornn_bp_table5"),
+    (
         "ornn_bp_every_zero",
         "Table 1",
         "oRNN-Local BP (every zero of U free)",
@@ -152,35 +132,25 @@ def replay_corrected(inputs: Mapping[str, Any], b: Backend) -> Measure:
     return replay_rows(CORRECTED_ROWS, inputs)
 
 
-def fn_flops_printed(ctx: RunContext) -> Outcome:
-    """Sec. 4.2's sentences and Table 1's rows against the measured polynomials."""
-    return run_rows(PRINTED_ROWS, ctx, replay_printed)
-
-
-def fn_flops_corrected(ctx: RunContext) -> Outcome:
-    """The stated exact counts against the measured polynomials."""
-    return run_rows(CORRECTED_ROWS, ctx, replay_corrected)
-
-
 def checks(corrected: bool) -> tuple[Check, ...]:
     """The printed rows (terms the paper states) or the exact corrected counts, on the flop counter."""
+    table, replay = (CORRECTED_ROWS, replay_corrected) if corrected else (PRINTED_ROWS, replay_printed)
     return (
         FunctionCheck(
             "count",
-            fn_flops_corrected if corrected else fn_flops_printed,
+            lambda ctx: run_rows(table, ctx, replay),
             ("flops",),
             "exhaustive",
             "stated count - counted flops" if corrected else "printed count - counted flops (terms the paper states)",
             threshold=None,
-            replay_fn=replay_corrected if corrected else replay_printed,
+            replay_fn=replay,
             exact=True,
         ),
     )
 
 
-CLAIMS: list[Claim] = printed_and_corrected(
+CLAIMS = twins(
     "svd.flops",
-    paper=PAPER,
     place=Place(section="4.2", table="1"),
     expected="refuted",
     origin="catalogue",

@@ -1,73 +1,67 @@
-"""svd.hprod and its correction: eq. 9 and Algorithm 2 (Hprod) of svdRNN (Zhang, Lei & Dhillon,
-ICML 2018).
-
-Statement as printed: Hprod(h, u_k) (alpha = 2 u_k'h / u_k'u_k, h~ = h - alpha u_k) computes
-H_k(u_k) h. Corrected: with the guard "return h when u_k = 0" it does so for every u_k (eq. 1
-defines H(0) = I, and Prop. 1 and Theorem 3's construction use u = 0).
-
-Compared (an agreement of two formulations, printed and corrected together): param.svd.hprod
-(as printed, and guarded) against the dense H_k(u) h of eq. 1.
-
-Evidence: u = 0 and random u exactly, random and scaled u in float and at 50 digits, and a
-Hypothesis search.
-"""
+"""svd.hprod. An agreement of two formulations, Algorithm 2 (as printed, and guarded) against eq. 1's
+dense H_k(u) h: exactly with u = 0 among the inputs, in float and at 50 digits with random u and u
+scaled to 10^+-20 (10^+-8 in float32), the ends of the domain the notes give, and a Hypothesis
+search for the guarded one."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from hypothesis import strategies as st
 
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import ALL, EXACT, FLOAT_HP
-from orthoverify.claims.svd import PAPER
-from orthoverify.claims.svd._shared import random_vector
+from orthoverify.claims.svd._shared import extremes, lengths, random_vector, twins
 from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext
-from orthoverify.engine.model import Claim, Place
+from orthoverify.engine.model import Place
 from orthoverify.engine.ratios import Measure, agreement
-from orthoverify.engine.templates import Agreement, printed_and_corrected
+from orthoverify.engine.templates import Agreement, Cases, chained, float_sizes, repeated
 from orthoverify.errors import ZeroVectorError
 from orthoverify.param import svd as sv
 from orthoverify.strategies import reflection_vector
 
 
-def _hprod_inputs(b: Backend, case: Case) -> tuple[Array, Array, int]:
+def guarded(b: Backend, case: Case) -> Array:
+    """Algorithm 2 with the guard "return h when u_k = 0"."""
+    return sv.hprod(b.asarray(case["h"], name="h"), b.asarray(case["u"], name="u"), guard=True, backend=b)
+
+
+def dense(b: Backend, case: Case) -> Array:
+    """H_k(u) h by eq. 1's dense reflection."""
     h = b.asarray(case["h"], name="h")
-    u = b.asarray(case["u"], name="u")
-    return h, u, h.shape[0]
+    return sv.reflector(b.asarray(case["u"], name="u"), h.shape[0], backend=b) @ h
+
+
+GUARDED = Agreement(guarded, dense, "||Hprod - H_k(u) h|| / (n eps ||H_k(u) h||)")
 
 
 def q_hprod_printed(b: Backend, case: Case) -> Measure:
     """Algorithm 2 against the definition H_k(u) h; for u = 0 the algorithm divides by 0."""
-    h, u, n = _hprod_inputs(b, case)
+    h, u = b.asarray(case["h"], name="h"), b.asarray(case["u"], name="u")
     try:
         out = sv.hprod(h, u, backend=b)
     except ZeroVectorError:
         return Measure(math.inf, "Algorithm 2 divides by ||u_k||^2 = 0, while eq. 1 gives H(0) h = h", error=math.inf)
-    return agreement(b, out, dense(b, case), n)
+    return agreement(b, out, dense(b, case), h.shape[0])
 
 
-def cases_hprod(ctx: RunContext, zero: bool) -> Iterator[Case]:
-    rng = ctx.rng()
-    if zero:
-        yield {"h": np.array([1.0, 2.0]), "u": np.zeros(2)}
-    for n in ctx.profile.sizes_on(ctx.backend):
-        for k in sorted({1, 2, n} & set(range(1, n + 1))):
-            for _ in range(ctx.profile.cases):
-                h = random_vector(ctx, rng, n)
-                yield {"h": h, "u": random_vector(ctx, rng, k)}
-                if zero:
-                    yield {"h": h, "u": np.zeros(k)}
-                if not ctx.backend.exact:  # Alg. 2 squares ||u|| unscaled: stay inside sqrt of the range
-                    for e in (-20, 20) if ctx.backend.eps < 1e-10 else (-8, 8):
-                        yield {"h": h, "u": rng.standard_normal(k) * 10.0**e}
+def cases_hprod(zero: bool) -> Cases:
+    """Random h and u (k = 1, 2, n); with ``zero`` also u = 0; in float also u scaled to the ends of
+    Alg. 2's domain."""
+
+    def draw(ctx: RunContext, rng: np.random.Generator, nk: tuple[int, int]) -> Sequence[Case]:
+        k, h = nk[1], random_vector(ctx, rng, nk[0])
+        out = [{"h": h, "u": random_vector(ctx, rng, k)}, *([{"h": h, "u": np.zeros(k)}] if zero else [])]
+        return out + [{"h": h, "u": u} for u in extremes(ctx, rng, k, (20, 8))]
+
+    grid = repeated(lambda ctx: [(n, k) for n in float_sizes(ctx) for k in lengths(n)], draw)
+    return chained(lambda ctx: [{"h": np.array([1.0, 2.0]), "u": np.zeros(2)}] if zero else [], grid)
 
 
 def _hprod_strategy(ctx: RunContext) -> Any:
-    from hypothesis import strategies as st
-
     def build(n: int) -> Any:
         hs = st.lists(st.floats(-1e6, 1e6), min_size=n, max_size=n).map(np.array)
         return st.integers(1, n).flatmap(
@@ -77,48 +71,22 @@ def _hprod_strategy(ctx: RunContext) -> Any:
     return st.integers(1, 8).flatmap(build).map(lambda t: {"h": t[0], "u": t[1]})
 
 
-def guarded(b: Backend, case: Case) -> Array:
-    """Algorithm 2 with the guard "return h when u_k = 0"."""
-    h, u, _ = _hprod_inputs(b, case)
-    return sv.hprod(h, u, guard=True, backend=b)
-
-
-def dense(b: Backend, case: Case) -> Array:
-    """H_k(u) h by eq. 1's dense reflection."""
-    h, u, n = _hprod_inputs(b, case)
-    return sv.reflector(u, n, backend=b) @ h
-
-
-GUARDED = Agreement(guarded, dense, "||Hprod - H_k(u) h|| / (n eps ||H_k(u) h||)")
-
-
 def checks(corrected: bool) -> tuple[Check, ...]:
     if corrected:
         return (
-            GUARDED.check("all_arithmetics", lambda ctx: cases_hprod(ctx, zero=True), ALL),
+            GUARDED.check("all_arithmetics", cases_hprod(zero=True), ALL),
             GUARDED.search("search", _hprod_strategy, ("numpy-float64",)),
         )
     return (
+        PropertyCheck("exact", q_hprod_printed, cases_hprod(zero=True), EXACT, "Hprod(h, u) - H_k(u) h"),
         PropertyCheck(
-            "exact",
-            q_hprod_printed,
-            lambda ctx: cases_hprod(ctx, zero=True),
-            EXACT,
-            "Hprod(h, u) - H_k(u) h",
-        ),
-        PropertyCheck(
-            "float",
-            q_hprod_printed,
-            lambda ctx: cases_hprod(ctx, zero=False),
-            FLOAT_HP,
-            "||Hprod - H_k(u) h|| / (n eps ||H h||)",
+            "float", q_hprod_printed, cases_hprod(zero=False), FLOAT_HP, "||Hprod - H_k(u) h|| / (n eps ||H h||)"
         ),
     )
 
 
-CLAIMS: list[Claim] = printed_and_corrected(
+CLAIMS = twins(
     "svd.hprod",
-    paper=PAPER,
     place=Place(algorithm="2", equation="9"),
     expected="refuted",
     origin="catalogue",

@@ -1,15 +1,7 @@
-"""svd.parameter_count: the parameter counts of Sec. 4 of svdRNN (Zhang, Lei & Dhillon, ICML 2018).
-
-Statement: an RNN has (n_o + n_i + n + 1) n parameters; svdRNN (n_o + n_i + m1 + m2 + 2) n -
-(m1^2 + m2^2 - m1 - m2)/2, which for m1 = m2 = n is (n_o + n_i + n + 3) n.
-
-Compared (a count: stated against counted): the closed forms (param.svd.*_parameter_count)
-against an inventory of every parameter array (param.svd.svdrnn_parameter_shapes); and the
-closed form's algebra in SymPy (the inventory summed symbolically, and the extreme case
-m1 = m2 = n), counted as the number of identities that do not reduce to 0.
-
-Evidence: a grid of sizes (n up to 24 on the default profile) and the two symbolic identities.
-"""
+"""svd.parameter_count. A count, stated against counted: the closed forms (param.svd.*_parameter_count)
+against an inventory of every parameter array (param.svd.svdrnn_parameter_shapes) on a grid of
+sizes, and the closed form's algebra (the inventory summed symbolically; the case m1 = m2 = n)
+as two more points, each counting the identities that do not reduce to 0."""
 
 from __future__ import annotations
 
@@ -18,10 +10,9 @@ import math
 import sympy
 
 from orthoverify.claims._common import EXACT
-from orthoverify.claims.svd import PAPER
-from orthoverify.claims.svd._shared import effort
+from orthoverify.claims.svd._shared import claim, effort
 from orthoverify.engine.checks import Case, RunContext
-from orthoverify.engine.model import Claim, Place
+from orthoverify.engine.model import Place
 from orthoverify.engine.templates import Tally, count
 from orthoverify.param import svd as sv
 
@@ -31,10 +22,10 @@ def grid(ctx: RunContext) -> list[Case]:
     symbolic identities."""
     points: list[Case] = []
     for n in range(1, effort(ctx).parameter_count_largest_n + 1):
-        for m1 in range(0, n + 1):
-            for m2 in range(0, n + 1, max(1, n // 4)):
-                for n_i, n_o in ((1, 1), (3, 7)):
-                    points.append({"n": n, "n_i": n_i, "n_o": n_o, "m1": m1, "m2": m2})
+        sizes = [
+            (m1, m2, *io) for m1 in range(n + 1) for m2 in range(0, n + 1, max(1, n // 4)) for io in ((1, 1), (3, 7))
+        ]
+        points += [{"n": n, "n_i": n_i, "n_o": n_o, "m1": m1, "m2": m2} for m1, m2, n_i, n_o in sizes]
         points.append({"n": n, "n_i": 3, "n_o": 7, "rnn": "1"})
     return [*points, {"identity": "inventory"}, {"identity": "m1 = m2 = n"}]
 
@@ -49,6 +40,9 @@ def _symbolic(which: str) -> sympy.Expr:
     return sympy.simplify(formula.subs({m1: n, m2: n}) - (no + ni + n + 3) * n)
 
 
+QUANTITY = "closed form vs inventory"
+
+
 def tally(case: Case) -> list[Tally]:
     if "identity" in case:
         which = str(case["identity"])
@@ -61,10 +55,9 @@ def tally(case: Case) -> list[Tally]:
     return [("svdRNN parameters", sv.svdrnn_parameter_count(n, n_i, n_o, m1, m2), inventory)]
 
 
-CLAIMS: list[Claim] = [
-    Claim(
+CLAIMS = [
+    claim(
         id="svd.parameter_count",
-        paper=PAPER,
         place=Place(section="4"),
         expected="verified",
         origin="catalogue",
@@ -74,16 +67,7 @@ CLAIMS: list[Claim] = [
             "RNN: (n_o + n_i + n + 1) n parameters; svdRNN: (n_o + n_i + m1 + m2 + 2) n - (m1^2 + m2^2 - m1 - m2)/2, "
             "which for m1 = m2 = n is (n_o + n_i + n + 3) n"
         ),
-        checks=(
-            count(
-                "count",
-                grid=grid,
-                tally=tally,
-                backends=EXACT,
-                quantity_name="closed form vs inventory",
-                stated="closed form",
-            ),
-        ),
+        checks=(count("count", grid=grid, tally=tally, backends=EXACT, quantity_name=QUANTITY, stated="closed form"),),
         notes=(
             "The general svdRNN formula is garbled in the source text; it is read as the count of M, b, Y, sigma and "
             "the reflection vectors, which reproduces the printed extreme case (n_o + n_i + n + 3) n."

@@ -1,21 +1,11 @@
-"""svd.proposition1 and its correction: Prop. 1 (proof in App. A.1) of svdRNN (Zhang, Lei &
-Dhillon, ICML 2018).
-
-Statement as printed: every B in R^{n x n} is H_n(u_n)...H_1(u_1) R with R upper triangular with a
-positive diagonal. Corrected: a non-negative diagonal, positive exactly when B is nonsingular
-(for singular B, det R = +-det B = 0 forces a zero on the diagonal).
-
-Compared: B against M_1(u) R built by the proof's construction (param.svd.householder_qr),
-and the signs of R's diagonal against det B (exactly, on SymPy).
-
-Evidence: exact rational B (nonsingular and singular, B = 0 and n = 1 included) and float /
-50-digit B (the printed claim only on nonsingular inputs, the corrected one on all).
-"""
+"""svd.proposition1. det R = +-det B for every B = QR with Q orthogonal, so singular B decides the
+printed claim: exactly, where det B = 0 is a fact and not a rounding, on rational B = QR built so
+that every column norm the construction meets is rational (one zero pivot, the last). Float and
+50-digit B judge the construction's residual, the printed claim on nonsingular B only."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 
 import numpy as np
 import sympy
@@ -23,12 +13,11 @@ import sympy
 from orthoverify import samples
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import ALL, EXACT, FLOAT_HP, norm_scale
-from orthoverify.claims.svd import PAPER
+from orthoverify.claims.svd._shared import twins
 from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext
-from orthoverify.engine.model import Claim, Place
-from orthoverify.engine.ratios import Measure, residual, worst
-from orthoverify.engine.ratios import flag as _flag
-from orthoverify.engine.templates import printed_and_corrected
+from orthoverify.engine.model import Place
+from orthoverify.engine.ratios import Measure, flag, residual, worst
+from orthoverify.engine.templates import chained, float_sizes, repeated
 from orthoverify.param import svd as sv
 
 
@@ -43,93 +32,68 @@ def _qr_measure(b: Backend, bb: Array) -> Measure:
     if b.exact:
         singular = sympy.Matrix(bb).det() == 0
         positive = all(b.positive(d) for d in diag.reshape(-1))
-        return worst(rec, _flag(nonneg and positive != singular, "diag(R) >= 0, > 0 exactly when B is nonsingular"))
-    return worst(rec, _flag(nonneg, "a negative diagonal entry of R"))
+        return worst(rec, flag(nonneg and positive != singular, "diag(R) >= 0, > 0 exactly when B is nonsingular"))
+    return worst(rec, flag(nonneg, "a negative diagonal entry of R"))
 
 
 def q_prop1_printed(b: Backend, case: Case) -> Measure:
-    """Prop. 1 as printed: a positive diagonal. For singular B no R can have one: every
-    B = Q R with Q orthogonal has det R = +-det B = 0."""
+    """Prop. 1 as printed: a positive diagonal, which no R of a singular B has."""
     bb = b.asarray(case["B"], name="B")
     if b.exact and sympy.Matrix(bb).det() == 0:
-        return Measure(
-            math.inf,
-            "det B = 0: every R with B = QR (Q orthogonal) has det R = 0, a zero diagonal entry",
-            error=math.inf,
-        )
-    res = sv.householder_qr(bb, backend=b)
-    pos = all(b.positive(d) for d in b.diagonal(res.r).reshape(-1))
-    return worst(_qr_measure(b, bb), _flag(pos, "a zero diagonal entry of R"))
+        why = "det B = 0: every R with B = QR (Q orthogonal) has det R = 0, a zero diagonal entry"
+        return Measure(math.inf, why, error=math.inf)
+    pos = all(b.positive(d) for d in b.diagonal(sv.householder_qr(bb, backend=b).r).reshape(-1))
+    return worst(_qr_measure(b, bb), flag(pos, "a zero diagonal entry of R"))
 
 
 def q_prop1_corrected(b: Backend, case: Case) -> Measure:
     return _qr_measure(b, b.asarray(case["B"], name="B"))
 
 
-def _exact_qr_inputs(ctx: RunContext, rng: np.random.Generator, n: int, singular: bool) -> np.ndarray:
-    """Q R with rational Q and R, so every column norm met by the construction is rational."""
+def _exact_qr(rng: np.random.Generator, n: int, singular: bool) -> Case:
+    """B = Q R with rational Q and R (a zero last pivot when singular: earlier zeros make later
+    column norms irrational, slow radicals)."""
     q = samples.rational_orthogonal(rng, n, det=1 if rng.random() < 0.5 else -1)
     r = samples.rational_upper(rng, n)
-    if singular:  # the last pivot: earlier zeros make later column norms irrational (slow radicals)
+    if singular:
         r[n - 1, n - 1] = sympy.Integer(0)
-    return np.array((sympy.Matrix(q) * sympy.Matrix(r)).tolist(), dtype=object)
+    return {"B": np.array((sympy.Matrix(q) * sympy.Matrix(r)).tolist(), dtype=object)}
 
 
-def cases_prop1(ctx: RunContext) -> Iterator[Case]:
-    rng = ctx.rng()
-    exact = ctx.backend.exact
-    yield {"B": np.zeros((1, 1))}
-    yield {"B": np.array([[1.0, 1.0], [1.0, 1.0]])}
-    for n in ctx.profile.sizes_on(ctx.backend):
-        yield {"B": np.zeros((n, n))}
-        yield {"B": -np.eye(n)}
-        for _ in range(ctx.profile.cases):
-            if exact:
-                yield {"B": _exact_qr_inputs(ctx, rng, n, singular=False)}
-                yield {"B": _exact_qr_inputs(ctx, rng, n, singular=True)}
-            else:
-                g = rng.standard_normal((n, n))
-                yield {"B": g}
-                if n > 1:
-                    g2 = g.copy()
-                    g2[:, -1] = g2[:, 0]
-                    yield {"B": g2}
+def _draw(ctx: RunContext, rng: np.random.Generator, n: int) -> list[Case]:
+    """Exactly: a nonsingular and a singular B; in float: a random B and (n > 1) a copy with two
+    equal columns."""
+    if ctx.backend.exact:
+        return [_exact_qr(rng, n, singular=False), _exact_qr(rng, n, singular=True)]
+    g = rng.standard_normal((n, n))
+    return [{"B": g}, *([{"B": np.column_stack([g[:, :-1], g[:, 0]])}] if n > 1 else [])]
 
 
-def cases_prop1_nonsingular(ctx: RunContext) -> Iterator[Case]:
-    for case in cases_prop1(ctx):
-        b = np.asarray(case["B"], dtype=float)
-        if abs(np.linalg.det(b)) > 1e-6 * max(1.0, np.linalg.norm(b)) ** b.shape[0]:
-            yield case
+cases_prop1 = chained(
+    lambda ctx: [{"B": np.zeros((1, 1))}, {"B": np.array([[1.0, 1.0], [1.0, 1.0]])}],
+    repeated(float_sizes, _draw, first=lambda ctx, rng, n: [{"B": np.zeros((n, n))}, {"B": -np.eye(n)}]),
+)
+
+
+def cases_prop1_nonsingular(ctx: RunContext) -> list[Case]:
+    nonsingular = lambda b: abs(np.linalg.det(b)) > 1e-6 * max(1.0, np.linalg.norm(b)) ** b.shape[0]  # noqa: E731
+    return [case for case in cases_prop1(ctx) if nonsingular(np.asarray(case["B"], dtype=float))]
 
 
 def checks(corrected: bool) -> tuple[Check, ...]:
+    residual_ratio = "||M_1(u) R - B|| / (n eps ||B||)"
     if corrected:
-        return (
-            PropertyCheck("all_arithmetics", q_prop1_corrected, cases_prop1, ALL, "||M_1(u) R - B|| / (n eps ||B||)"),
-        )
+        return (PropertyCheck("all_arithmetics", q_prop1_corrected, cases_prop1, ALL, residual_ratio),)
     return (
         PropertyCheck(
-            "exhaustive",
-            q_prop1_printed,
-            cases_prop1,
-            EXACT,
-            "B = M_1(u) R with diag(R) > 0",
-            method="exhaustive",
+            "exhaustive", q_prop1_printed, cases_prop1, EXACT, "B = M_1(u) R with diag(R) > 0", method="exhaustive"
         ),
-        PropertyCheck(
-            "float",
-            q_prop1_corrected,
-            cases_prop1_nonsingular,
-            FLOAT_HP,
-            "||M_1(u) R - B|| / (n eps ||B||)",
-        ),
+        PropertyCheck("float", q_prop1_corrected, cases_prop1_nonsingular, FLOAT_HP, residual_ratio),
     )
 
 
-CLAIMS: list[Claim] = printed_and_corrected(
+CLAIMS = twins(
     "svd.proposition1",
-    paper=PAPER,
     place=Place(proposition="1", appendix="A.1"),
     expected="refuted",
     origin="catalogue",

@@ -1,26 +1,14 @@
-"""svd.table3 and its correction: Table 3 (App. C) of svdRNN (Zhang, Lei & Dhillon, ICML 2018).
-
-Statement as printed: the parameter counts of Table 3 follow from the stated configuration
-(n_h = 32, m = 16 reflections, svdRNN m1 = m2 = 8, n_i = length/depth, n_o = #classes, counted as
-in Sec. 4). Corrected: every row follows from one convention (learned h0 (c0), output bias,
-svdRNN m1 = m2 = 16, oRNN m = 16) and one output width n_o >= #classes per row.
-
-Compared (a count: printed against counted): each printed row against the counts recomputed
-under the stated configuration; for the correction, under every convention of a small family
-(output bias, learned initial state, m1 = m2 in {8, 16}; per row n_o = #classes + d, d = 0..4),
-one of which must reproduce every row (param.svd_table3).
-
-Evidence: all 21 rows, exactly. Which conventions fit each row: param.svd_table3.explain_row
-(and the table in the proofs of this family).
-"""
+"""svd.table3. A count, printed against counted, for all 21 rows, exactly: under the stated
+configuration; for the correction, under every convention of a small family (CONVENTIONS), one of
+which must reproduce every row (which fit each row: param.svd_table3.explain_row)."""
 
 from __future__ import annotations
 
 from orthoverify.claims._common import EXACT
-from orthoverify.claims.svd import PAPER
+from orthoverify.claims.svd._shared import twins
 from orthoverify.engine.checks import Case, Check, RunContext
-from orthoverify.engine.model import Claim, Place
-from orthoverify.engine.templates import Tallies, Tally, count, printed_and_corrected
+from orthoverify.engine.model import Place
+from orthoverify.engine.templates import Tallies, Tally, count
 from orthoverify.param.svd_table3 import TABLE3, table3_counts
 
 MODELS = ("RNN", "LSTM", "oRNN", "svdRNN")
@@ -68,32 +56,14 @@ CONVENTIONS = {
 
 
 def checks(corrected: bool) -> tuple[Check, ...]:
-    if corrected:
-        return (
-            count(
-                "count",
-                grid=grid,
-                tally=CONVENTIONS,
-                backends=EXACT,
-                quantity_name="conventions fitting every row",
-                stated="printed",
-            ),
-        )
-    return (
-        count(
-            "count",
-            grid=grid,
-            tally=stated,
-            backends=EXACT,
-            quantity_name="recomputed vs printed counts",
-            stated="printed",
-        ),
+    tally, what = (
+        (CONVENTIONS, "conventions fitting every row") if corrected else (stated, "recomputed vs printed counts")
     )
+    return (count("count", grid=grid, tally=tally, backends=EXACT, quantity_name=what, stated="printed"),)
 
 
-CLAIMS: list[Claim] = printed_and_corrected(
+CLAIMS = twins(
     "svd.table3",
-    paper=PAPER,
     place=Place(appendix="C", table="3"),
     expected="refuted",
     origin="catalogue",

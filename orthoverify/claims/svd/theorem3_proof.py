@@ -1,25 +1,13 @@
-"""svd.theorem3_proof and its correction: the proof of Thm 3 (App. A.4, eqs. 19-22) of svdRNN
-(Zhang, Lei & Dhillon, ICML 2018).
-
-Statement as printed: the assignment u_k = a_k (k >= k1), v_{k2+k1-k-1} = a_k (k = k1-1..1),
-v_t = 0 (t = k2+k1-2..n), and symmetrically (21), gives M_{k1,k2}(u, v, 1) = A. Corrected: with
-v_{k2+k1-k-1} = (0, ..., 0, a_k) and the zero range starting at t = k2+k1-1.
-
-Compared: A against M_{k1,k2}(u, v, 1) with the printed assignment (param.svd.theorem3_printed)
-and with the repaired one (param.svd.theorem3_parameters).
-
-Evidence: every (k1, k2) with k1 + k2 <= n + 2 on every structured input family, on every
-arithmetic.
-"""
+"""svd.theorem3_proof. The printed assignment is executed as printed (param.svd.theorem3_printed)
+and multiplied back, on the very cases of svd.theorem3, so the printed and the repaired
+assignment (param.svd.theorem3_parameters) meet the same inputs."""
 
 from __future__ import annotations
 
 from orthoverify.claims._common import ALL
-from orthoverify.claims.svd import PAPER
-from orthoverify.claims.svd._shared import cases_theorem3, q_theorem3, theorem3_measure
+from orthoverify.claims.svd._shared import THEOREM3_RATIO, cases_theorem3, q_theorem3, theorem3_measure, twins
 from orthoverify.engine.checks import Check, PropertyCheck
-from orthoverify.engine.model import Claim, Place
-from orthoverify.engine.templates import printed_and_corrected
+from orthoverify.engine.model import Place
 from orthoverify.param import svd as sv
 
 q_theorem3_printed = theorem3_measure(sv.theorem3_printed)
@@ -28,15 +16,14 @@ q_theorem3_printed = theorem3_measure(sv.theorem3_printed)
 
 def checks(corrected: bool) -> tuple[Check, ...]:
     if corrected:
-        q, quantity = q_theorem3, "||M_{k1,k2}(u(A), v(A), 1) - A|| / (n eps)"
+        q, quantity = q_theorem3, THEOREM3_RATIO
     else:
         q, quantity = q_theorem3_printed, "||M_{k1,k2}(printed u, v, 1) - A|| / (n eps)"
     return (PropertyCheck("exhaustive", q, cases_theorem3, ALL, quantity, method="exhaustive"),)
 
 
-CLAIMS: list[Claim] = printed_and_corrected(
+CLAIMS = twins(
     "svd.theorem3_proof",
-    paper=PAPER,
     place=Place(appendix="A.4", equation="19-22"),
     expected="refuted",
     origin="added",

@@ -1,43 +1,27 @@
-"""svd.theorem4_proof and its correction: the proof of Thm 4 (App. A.5) of svdRNN (Zhang, Lei &
-Dhillon, ICML 2018).
-
-Statement as printed: for m < n, W = H^m_n(u_n)...H^m_1(u_1) Sigma H^n_1(v_1)...H^n_n(v_n) =
-H^m_n(u_n)...H^m_1(u_1) Sigma H^n_{n-m+1}(v_{n-m+1})...H^n_n(v_n) by Lemma 1. Corrected: the
-left product runs H^m_m(u_m)...H^m_1(u_1), and the first m columns of V(1) and V(n-m+1) agree
-(the sharp Lemma 1).
-
-Compared: the printed indices against the lengths they need (u_n has length n > m; Lemma 1 as
-stated gives m - 1 columns, Sigma V' uses m); exactly, M with all of V's reflections against M
-with the last m of them and against U Sigma V'.
-
-Evidence: every m < n <= 4, exactly.
-"""
+"""svd.theorem4_proof. The printed proof fails on index bookkeeping, not on arithmetic, so its two
+steps are audited line by line for every m < n <= 4; the repaired proof is checked exactly on
+rational factors."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from orthoverify.backends import Backend
 from orthoverify.claims._common import EXACT, norm_scale
-from orthoverify.claims.svd import PAPER
-from orthoverify.claims.svd._shared import factor_cases
-from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext
-from orthoverify.engine.model import Claim, Place
+from orthoverify.claims.svd._shared import factor_cases, twins
+from orthoverify.engine.checks import Case, Check, PropertyCheck
+from orthoverify.engine.model import Place
 from orthoverify.engine.ratios import Measure, agreement, residual, worst
-from orthoverify.engine.templates import Line, audit, printed_and_corrected
+from orthoverify.engine.templates import Line, audit
 from orthoverify.errors import ShapeError
 from orthoverify.param import svd as sv
 
 
 def lines_printed(b: Backend, case: Case) -> list[Line]:
-    """App. A.5 as printed, m < n: its two steps judged. W = H^m_n(u_n)...H^m_1(u_1) Sigma V' needs
-    H^m_n(u_n) with u_n of length n in an m x m product; the step to H^n_{n-m+1}(v_{n-m+1})... by
-    Lemma 1 (k1 = 1, k2 = n - m + 1) needs the first m columns of V(1) and V(n-m+1) to agree,
-    while Lemma 1 as stated gives columns i <= min(n - 1, m - 1)."""
+    """App. A.5 as printed, m < n: does H^m_n(u_n) exist in an m x m product; does Lemma 1 as stated
+    (k1 = 1, k2 = n - m + 1: columns i <= min(n - 1, m - 1)) give the m columns Sigma V' uses."""
     m, n = int(case["m"]), int(case["n"])
+    defined = True
     try:
         sv.reflector(b.asarray([1] * n), m, backend=b)
-        defined = True
     except ShapeError:
         defined = False
     lemma_cols = min(n - 1, m - 1)
@@ -47,21 +31,15 @@ def lines_printed(b: Backend, case: Case) -> list[Line]:
     ]
 
 
-def cases_theorem4_proof(ctx: RunContext) -> Iterator[Case]:
-    for n in range(2, 5):
-        for m in range(1, n):
-            yield {"m": m, "n": n}
+SHAPES = [(m, n) for n in range(2, 5) for m in range(1, n)]
+"""Every m < n <= 4."""
 
 
 def q_theorem4_proof_corrected(b: Backend, case: Case) -> Measure:
     """With H^m_m(u_m)...H^m_1(u_1) and the sharp Lemma 1 (columns i <= m): the full-V parameters
     and the last m of them give the same matrix."""
-    u = b.asarray(case["U"], name="U")
-    v = b.asarray(case["V"], name="V")
-    s = b.asarray(case["sigma"], name="sigma")
-    m, n = u.shape[0], v.shape[0]
-    us = sv.orthogonal_parameters(u, backend=b)
-    vs = sv.orthogonal_parameters(v, backend=b)
+    u, v, s = (b.asarray(case[k], name=k) for k in ("U", "V", "sigma"))
+    (m, n), (us, vs) = (u.shape[0], v.shape[0]), (sv.orthogonal_parameters(x, backend=b) for x in (u, v))
     full = sv.m_rect(us, vs, s, m=m, n=n, backend=b)
     cut = sv.m_rect(us, vs[n - m :], s, m=m, n=n, backend=b)
     return worst(
@@ -70,31 +48,30 @@ def q_theorem4_proof_corrected(b: Backend, case: Case) -> Measure:
     )
 
 
-def cases_theorem4_proof_corrected(ctx: RunContext) -> Iterator[Case]:
-    yield from factor_cases(ctx, [(m, n) for n in range(2, 5) for m in range(1, n)])
-
-
 def checks(corrected: bool) -> tuple[Check, ...]:
     if corrected:
         return (
             PropertyCheck(
                 "exact",
                 q_theorem4_proof_corrected,
-                cases_theorem4_proof_corrected,
+                factor_cases(lambda ctx: SHAPES),
                 EXACT,
                 "M(all v) - M(last m v), M - U Sigma V'",
             ),
         )
     return (
         audit(
-            "line_by_line", lines_printed, cases_theorem4_proof, quantity_name="printed indices", method="exhaustive"
+            "line_by_line",
+            lines_printed,
+            lambda ctx: [{"m": m, "n": n} for m, n in SHAPES],
+            quantity_name="printed indices",
+            method="exhaustive",
         ),
     )
 
 
-CLAIMS: list[Claim] = printed_and_corrected(
+CLAIMS = twins(
     "svd.theorem4_proof",
-    paper=PAPER,
     place=Place(appendix="A.5"),
     expected="refuted",
     origin="added",

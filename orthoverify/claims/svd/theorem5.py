@@ -1,23 +1,13 @@
-"""svd.theorem5: Thm 5 (Sec. 6.2, with its proof) of svdRNN (Zhang, Lei & Dhillon, ICML 2018).
-
-Statement: with linear recurrent neural networks, if the transition matrix W satisfies
-sigma_min(W) >= eps > 0, all critical points of the population risk are global minima.
-
-Compared: the risk at each strict local minimum W* with sigma_min(W*) > 0 against the risk at
-another critical point W' with sigma_min(W') > 0 (a positive gap breaks the theorem).
-
-Evidence: two witness searches, each a list of candidates and a violation measure that is
-both the test and the replay: for n = 1, every real critical point exactly (the real roots of
-R'(w), classified by the sign of R''), on a hand-built instance and random rational ones; for
-n = 2, every critical point found by search (float64 Newton from many starts, refined and
-classified at 50 digits, param.linear_rnn), with a t = 1 control where R is convex. The
-engine's threshold decides; the search's agreement with the exact roots at n = 1 is a test
-(tests/claims/test_claims_svd.py).
-"""
+"""svd.theorem5. Two witness searches, each a list of candidates and a violation measure that is both
+the test and the replay, so that a recorded counterexample is re-judged from its numbers alone:
+for n = 1 every real critical point exactly (the real roots of R', classified by the sign of
+R''), on the hand-built instance and random rational ones; for n = 2 the critical points found
+by search (float64 Newton from many starts, refined and classified at 50 digits), with a t = 1
+control where R is convex. That the search finds exactly the exact roots at n = 1 is a test
+(tests/claims/test_claims_svd.py)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 
 import numpy as np
@@ -26,9 +16,9 @@ import sympy
 from orthoverify.backends import Backend
 from orthoverify.claims._common import EXACT
 from orthoverify.claims._common import exact_backend as _sympy
-from orthoverify.claims.svd import PAPER
 from orthoverify.claims.svd._landscape import (
     HAND_BUILT_1D,
+    critical_near,
     exact_1d,
     float_norm,
     instance_problem,
@@ -36,11 +26,11 @@ from orthoverify.claims.svd._landscape import (
     search_instances,
     sigma_exact,
 )
-from orthoverify.claims.svd._shared import effort
+from orthoverify.claims.svd._shared import claim, effort
 from orthoverify.engine.checks import Case, RunContext
-from orthoverify.engine.model import Claim, Place
+from orthoverify.engine.model import Place
 from orthoverify.engine.ratios import Measure, scaled
-from orthoverify.engine.templates import witness
+from orthoverify.engine.templates import judged, witness
 from orthoverify.param import linear_rnn as lr
 
 
@@ -85,7 +75,7 @@ def violation_exact(b: Backend, inputs: Case) -> Measure:
         f"{nstr(glob.sigma_min, 15)}; {len(points)} real critical points in all"
     )
     broken = cp.kind == "min" and gap > 0 and cp.sigma_min > 0 and glob.sigma_min > 0
-    return Measure(math.inf, desc, error=math.inf) if broken else Measure(0.0, "holds: " + desc, error=0.0)
+    return judged(not broken, "holds: " + desc, desc)
 
 
 def candidates_search(ctx: RunContext) -> Iterator[Case]:
@@ -111,10 +101,7 @@ def violation_search(b: Backend, inputs: Case) -> Measure:
     pb = instance_problem(b, inputs)
     w0 = b.asarray(inputs["W"])
     n = pb.n
-    w, gn = lr.refine_critical_point(w0, pb.y, pb.a, pb.sigma, pb.t, backend=b)
-    moved = float_norm(b, w - w0) / (1.0 + float_norm(b, w0))
-    gs = lr.gradient_scale(pb, w)
-    eig = lr.hessian_eigenvalues(pb.hessian(w), b)
+    w, gn, moved, eig, found = critical_near(b, pb, w0)
     smin = lr.sigma_min(w, backend=b)
     smin_better = lr.sigma_min(b.asarray(inputs["W_better"]), backend=b)
     r_star = pb.risk(w)
@@ -126,7 +113,7 @@ def violation_search(b: Backend, inputs: Case) -> Measure:
         f"R(W*) = {float(r_star):.17g}; sigma_min(W*) = {float(smin):.10g}, sigma_min(W') = "
         f"{float(smin_better):.10g}, so both lie in sigma_min(W) >= eps = {min(float(smin), float(smin_better)):.6g}"
     )
-    if not (float(gn) <= 1e3 * n * n * b.eps * gs and moved <= 1e-8):
+    if not found:
         why = f"||grad R|| = {float(gn):.3g}, Newton moved {moved:.3g} from the recorded W"
         return Measure(0.0, f"not a counterexample: no critical point at the recorded W ({why}; {desc})", error=0.0)
     parts = {
@@ -140,47 +127,45 @@ def violation_search(b: Backend, inputs: Case) -> Measure:
     return Measure(m.ratio, f"{desc}; the smallest ratio: {what}", error=m.error)
 
 
-THEOREM5 = Claim(
-    id="svd.theorem5",
-    paper=PAPER,
-    place=Place(theorem="5", section="6.2", note="and its proof"),
-    expected="refuted",
-    origin="catalogue",
-    summary="with sigma_min(W) >= eps > 0, every critical point of a linear RNN's risk is a global minimum",
-    statement=(
-        "With linear recurrent neural networks, if the transition matrix W satisfies sigma_min(W) >= eps > 0, all "
-        "critical points of the population risk are global minima"
-    ),
-    kind="bound",
-    checks=(
-        witness(
-            "search",
-            violation_search,
-            candidates=candidates_search,
-            backends=("mpmath",),
-            quantity_name="min of (R(W*) - R(W')) / (n^2 eps (1 + R)), lambda_min / (n^2 eps |lambda_max|), "
-            "eps / (n eps_mach (1 + ||W*||)) at a critical point W*",
+CLAIMS = [
+    claim(
+        id="svd.theorem5",
+        place=Place(theorem="5", section="6.2", note="and its proof"),
+        expected="refuted",
+        origin="catalogue",
+        summary="with sigma_min(W) >= eps > 0, every critical point of a linear RNN's risk is a global minimum",
+        statement=(
+            "With linear recurrent neural networks, if the transition matrix W satisfies sigma_min(W) >= eps > 0, all "
+            "critical points of the population risk are global minima"
         ),
-        witness(
-            "witness",
-            violation_exact,
-            candidates=candidates_exact_1d,
-            backends=EXACT,
-            quantity_name="R(W*) - R_min at a strict local minimum W* with sigma_min(W*) > 0 (exact)",
-            method="symbolic",
+        kind="bound",
+        checks=(
+            witness(
+                "search",
+                violation_search,
+                candidates=candidates_search,
+                backends=("mpmath",),
+                quantity_name="min of (R(W*) - R(W')) / (n^2 eps (1 + R)), lambda_min / (n^2 eps |lambda_max|), "
+                "eps / (n eps_mach (1 + ||W*||)) at a critical point W*",
+            ),
+            witness(
+                "witness",
+                violation_exact,
+                candidates=candidates_exact_1d,
+                backends=EXACT,
+                quantity_name="R(W*) - R_min at a strict local minimum W* with sigma_min(W*) > 0 (exact)",
+                method="symbolic",
+            ),
         ),
-    ),
-    notes=(
-        "False for t >= 2. Hand-built: n = d = 1, t = 2, Y = 1, Sigma = I, A = (1/10, 1), so R(w) = (w - 1/10)^2 "
-        "+ (w^2 - 1)^2; R' has three real roots: a global minimum near w = 0.7526 (R = 0.6139), a maximum near "
-        "-0.1021 and a strict local minimum near w = -0.6505 (R = 0.8960, R'' = 3.08 > 0, sigma_min = 0.65). The "
-        "search finds such minima for n = 2 too (t = 2, 3; Sigma = I, random, diagonal with a zero). For t = 1, R "
-        "is a convex quadratic and the theorem holds (the control instance). The printed proof uses Claim 1's "
-        "wrong gradient, bounds ||(E_1|...|E_t)(Id|2W'|...)'|| below by the sum of the blocks' norms (a "
-        "sum of products of blocks is not bounded below by their separate norms), and concludes Y WW = A from a "
-        "zero gradient, which fails whenever A is not of the form Y WW (then R* > C and no W reaches it)."
-    ),
-)
-
-
-CLAIMS: list[Claim] = [THEOREM5]
+        notes=(
+            "False for t >= 2. Hand-built: n = d = 1, t = 2, Y = 1, Sigma = I, A = (1/10, 1), so R(w) = (w - 1/10)^2 "
+            "+ (w^2 - 1)^2; R' has three real roots: a global minimum near w = 0.7526 (R = 0.6139), a maximum near "
+            "-0.1021 and a strict local minimum near w = -0.6505 (R = 0.8960, R'' = 3.08 > 0, sigma_min = 0.65). The "
+            "search finds such minima for n = 2 too (t = 2, 3; Sigma = I, random, diagonal with a zero). For t = 1, R "
+            "is a convex quadratic and the theorem holds (the control instance). The printed proof uses Claim 1's "
+            "wrong gradient, bounds ||(E_1|...|E_t)(Id|2W'|...)'|| below by the sum of the blocks' norms (a "
+            "sum of products of blocks is not bounded below by their separate norms), and concludes Y WW = A from a "
+            "zero gradient, which fails whenever A is not of the form Y WW (then R* > C and no W reaches it)."
+        ),
+    )
+]

@@ -20,6 +20,7 @@ from orthoverify.engine.templates import (
     Derivative,
     Gradient,
     audit,
+    chained,
     count,
     drawn,
     exact_sizes,
@@ -29,6 +30,7 @@ from orthoverify.engine.templates import (
     inexact_sizes,
     listed,
     printed_and_corrected,
+    repeated,
     sampled,
     witness,
 )
@@ -514,3 +516,40 @@ def test_bespoke_decides_by_its_outcome_without_a_threshold() -> None:
     assert check.threshold is None
     ev = run(check, "numpy-float64")
     assert not ev.passed and "planted" in ev.notes
+
+
+# --- claimsS: repeated, chained ---
+def test_repeated_draws_what_the_hand_written_loop_drew() -> None:
+    """repeated(points, draw, first, last) is the loop with edge cases before and after the repeated
+    draws: one generator per check, points in order; a draw may give one case or several, and
+    may read the run context (an exact backend gets rationals)."""
+
+    def by_hand(ctx: RunContext) -> Iterator[Case]:
+        rng = ctx.rng()
+        for n in ctx.profile.sizes_on(ctx.backend):
+            yield {"n": n, "x": np.zeros(n)}
+            for _ in range(ctx.profile.cases):
+                x = rng.standard_normal(n)
+                yield {"n": n, "x": x}
+                yield {"n": n, "x": -x}
+            yield {"n": n, "x": rng.standard_normal(n) * 1e30}
+
+    def pair(ctx: RunContext, rng: np.random.Generator, n: int) -> list[Case]:
+        x = rng.standard_normal(n)
+        return [{"n": n, "x": x}, {"n": n, "x": -x}]
+
+    declared = repeated(
+        float_sizes,
+        pair,
+        first=lambda ctx, rng, n: {"n": n, "x": np.zeros(n)},
+        last=lambda ctx, rng, n: {"n": n, "x": rng.standard_normal(n) * 1e30},
+    )
+    ctx = RunContext("t.x", "float", get_backend("numpy-float64"), get_profile("quick"), 7)
+    want, got = list(by_hand(ctx)), list(declared(ctx))
+    assert len(got) == len(want) == len(ctx.profile.sizes) * (2 + 2 * ctx.profile.cases)
+    assert all(a["n"] == b["n"] and np.array_equal(a["x"], b["x"]) for a, b in zip(want, got, strict=True))
+    exact = RunContext("t.x", "exact", get_backend("sympy"), get_profile("quick"), 7)
+    kinds = repeated(exact_sizes, lambda ctx, rng, n: {"exact": ctx.backend.exact}, per_point=lambda ctx: 1)
+    assert [c["exact"] for c in kinds(exact)] == [True] * len(exact.profile.exact_sizes)
+    both = chained(lambda ctx: [{"n": 0}], kinds)
+    assert [c.get("n") for c in both(exact)] == [0] + [None] * len(exact.profile.exact_sizes)
