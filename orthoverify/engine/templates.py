@@ -508,14 +508,8 @@ def drawn(draw: Draw, sizes: Callable[[RunContext], Iterable[Any]] = float_sizes
     """An input declaration the engine expands, as :func:`sampled` does, for families that draw a
     varying number of cases per size (structured variants, interleaved extras): for each size of
     ``sizes`` (the profile's, by default), what ``draw`` yields, from the check's one seeded
-    generator, in that order."""
-
-    def cases(ctx: RunContext) -> Iterator[Case]:
-        rng = ctx.rng()
-        for size in sizes(ctx):
-            yield from draw(ctx, rng, size)
-
-    return cases
+    generator, in that order (:func:`repeated` with one draw per size)."""
+    return repeated(sizes, draw, per_point=lambda ctx: 1)
 
 
 def listed(*cases: Case) -> Cases:
@@ -567,7 +561,7 @@ def bespoke(
 
 
 # --- claimsS ---
-PointCases = Callable[[RunContext, np.random.Generator, Any], "Case | Sequence[Case]"]
+PointCases = Callable[[RunContext, np.random.Generator, Any], "Case | Iterable[Case]"]
 """Cases at one grid point, from the check's generator: one case, or several drawn together."""
 
 

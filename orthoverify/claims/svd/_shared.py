@@ -21,7 +21,7 @@ from orthoverify.engine.checks import Case, Quantity, RunContext
 from orthoverify.engine.model import Claim, Paper
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.ratios import flag as _flag
-from orthoverify.engine.templates import Agreement, Cases, printed_and_corrected, repeated
+from orthoverify.engine.templates import Agreement, Cases, per_profile, printed_and_corrected, repeated
 from orthoverify.param import svd as sv
 from orthoverify.param.svd_flops import NK, NM, NMM
 
@@ -65,8 +65,8 @@ _DEFAULT = Effort(
     theorem5_random_search_instances=6,
     flops_grid_largest_n={NK: 10, NMM: 7, NM: 10},
 )
-EFFORT = (  # quick, default, thorough (thorough: what it adds to default)
-    Effort(
+effort = per_profile(  # thorough: what it adds to default
+    quick=Effort(
         parameter_count_largest_n=12,
         claim1_exact_n3_t3=False,
         claim1_printed_exact_pairs=[(1, 2), (2, 1), (2, 2)],
@@ -77,8 +77,8 @@ EFFORT = (  # quick, default, thorough (thorough: what it adds to default)
         theorem5_random_search_instances=2,
         flops_grid_largest_n={NK: 6, NMM: 5, NM: 7},
     ),
-    _DEFAULT,
-    replace(
+    default=_DEFAULT,
+    thorough=replace(
         _DEFAULT,
         theorem5_random_exact_instances=30,
         theorem5_search_starts=100,
@@ -86,11 +86,6 @@ EFFORT = (  # quick, default, thorough (thorough: what it adds to default)
         flops_grid_largest_n={NK: 16, NMM: 10, NM: 14},
     ),
 )
-
-
-def effort(ctx: RunContext) -> Effort:
-    """The effort of the run's profile: its column of EFFORT (Profile.pick)."""
-    return ctx.profile.pick(*EFFORT)
 
 
 def random_vector(ctx: RunContext, rng: np.random.Generator, k: int) -> Any:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from orthoverify.engine.checks import RunContext
+from orthoverify.engine.templates import per_profile
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -33,8 +33,8 @@ class Effort:
     haar_targets: int  # coverage_threshold: targets per n
 
 
-EFFORT = (  # quick, default, thorough
-    Effort(
+effort = per_profile(
+    quick=Effort(
         permutations_max_n=5,
         indices_max_n=16,
         flops_pow2_max_n=256,
@@ -53,7 +53,7 @@ EFFORT = (  # quick, default, thorough
         haar_sizes=(2, 3),
         haar_targets=2,
     ),
-    Effort(
+    default=Effort(
         permutations_max_n=6,
         indices_max_n=64,
         flops_pow2_max_n=1024,
@@ -72,7 +72,7 @@ EFFORT = (  # quick, default, thorough
         haar_sizes=(2, 3, 4, 5),
         haar_targets=3,
     ),
-    Effort(
+    thorough=Effort(
         permutations_max_n=6,
         indices_max_n=64,
         flops_pow2_max_n=1024,
@@ -92,8 +92,3 @@ EFFORT = (  # quick, default, thorough
         haar_targets=8,
     ),
 )
-
-
-def effort(ctx: RunContext) -> Effort:
-    """The effort of ctx's profile (its quick, default or thorough column, see Profile.pick)."""
-    return ctx.profile.pick(*EFFORT)
