@@ -331,7 +331,7 @@ def test_report_reads_like_an_errata_page(rendered: Path, reference: dict[str, A
     assert "Mhammedi, Hellicar, Rahman, Bailey. Efficient Orthogonal Parametrisation" in html
     assert "Arjovsky, Shah, Bengio. Unitary Evolution Recurrent Neural Networks. ICML 2016" in html
     assert re.search(r"\b00[1-4] (Sec|Lemma|App|Cor)", html) is None  # no paper file numbers
-    assert "uRNN Lemma 1" in html and "shared/papers" not in html
+    assert "Arjovsky et al. Lemma 1" in html and "shared/papers" not in html
     assert "C~'" not in html and "Cbar'" not in html and "C̃′" in html
     assert html.count('<details class="claim"') == len(reference["claims"])
     assert f"{len(reference['claims'])} claims: " in html and "in the first run" not in html  # one run: no "first run"
@@ -365,7 +365,7 @@ def test_errata_speak_the_papers_language(rendered: Path) -> None:
 
 
 def test_typeset() -> None:
-    from orthoverify.report.content import typeset
+    from orthoverify.notation import typeset
 
     assert typeset("Tr(Cbar' dC) = Tr(h~C~' dU), ||x|| <= 1, u != 0") == "Tr(C̄′ dC) = Tr(h̃C̃′ dU), ‖x‖ ≤ 1, u ≠ 0"
     assert typeset("sigma_min(W) >= eps, alpha beta u, (I + A)^-1") == "σ_min(W) ≥ ε, α β u, (I + A)⁻¹"
@@ -384,7 +384,7 @@ def test_typeset() -> None:
 def test_values_in_the_papers_notation() -> None:
     """SymPy's printing and the internal labels of results, as a reader of the paper writes them;
     nothing is evaluated (a polynomial is rewritten as text)."""
-    from orthoverify.report.content import math_text
+    from orthoverify.notation import math_text
 
     root = "w* = CRootOf(20*x**3 - 10*x - 1, 0) = -0.6504879941551969592132635 (R'' = 3.1)"
     assert math_text(root) == "w* = −0.6505… (the smallest real root of 20x³ − 10x − 1) (R″ = 3.1)"
