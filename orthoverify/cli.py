@@ -33,8 +33,8 @@ from orthoverify.engine.registry import get_registry, with_extra_modules
 from orthoverify.engine.result import dumps
 from orthoverify.engine.runner import plan
 from orthoverify.errors import BackendError, InputError, OrthoverifyError
+from orthoverify.notation import math_text, shorten
 from orthoverify.report import plan_report, render_report
-from orthoverify.report.content import math_text, shorten
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -392,7 +392,6 @@ def _list(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
-
 def _progress(
     stream: TextIO,
     *,
@@ -623,7 +622,6 @@ EXIT_JUDGE = 4
 
 def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.list_kinds:  # from the recorded listing: no torch to import, so it answers at once
-
         out.write(validate_listing.render(validate_listing.load()) + "\n")
         return EXIT_OK
     from orthoverify.conformance import TargetLoadError, baseline, causes, validate

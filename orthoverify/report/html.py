@@ -6,6 +6,7 @@ import html
 from pathlib import Path
 
 from orthoverify._package import __version__
+from orthoverify.notation import shorten, typeset
 from orthoverify.report import content as ct
 from orthoverify.report.figures import Figure, claim_figure, no_report_figures, report_figures
 from orthoverify.report.mdlite import to_html
@@ -201,7 +202,7 @@ def _index(report: Report) -> str:
         vs = c.verdicts()
         classes = " ".join([f"fp-{_slug(c.paper)}", *sorted({f"fv-{v}" for v in vs if v is not None})])
         target = f"erratum-{c.id}" if c.refuted else claim_anchor(c.id)
-        text = ct.reason(report, c) if c.refuted else ct.typeset(ct.shorten(c.statement, 110))
+        text = ct.reason(report, c) if c.refuted else typeset(shorten(c.statement, 110))
         cls = "why" if c.refuted else "stmt"
         parts.append(
             f'<li class="{esc(classes)}"><a href="#{esc(target)}"><code>{esc(c.id)}</code></a> '
@@ -229,7 +230,7 @@ def _counterexample(report: Report, claim: ClaimRow) -> str:
         '<div class="cx"><p><strong>Counterexample</strong>: check '
         f"<code>{esc(cx.check)}</code>, {esc(cx.precision)}"
         + (f", on inputs {esc(names)}" if names else "")
-        + f'.</p><details><summary>Its values and inputs</summary><ul>{"".join(items)}</ul>'
+        + f".</p><details><summary>Its values and inputs</summary><ul>{''.join(items)}</ul>"
         + f"<p>{esc(cx.inputs_heading)}</p><pre>{esc(cx.inputs)}</pre></details>"
         + f'<p class="meta">{esc(cx.replay_heading)}</p><pre class="replay"><code>{esc(cx.replay)}</code></pre></div>'
     )
@@ -242,10 +243,7 @@ def _breaks(report: Report, c: ClaimRow) -> str:
     rows = ct.refutations(report, c)
     if not rows:
         return ""
-    items = "".join(
-        f"<li><code>{esc(r.check)}</code> [{esc(r.backend)}]: {esc(r.text)}</li>"
-        for r in rows
-    )
+    items = "".join(f"<li><code>{esc(r.check)}</code> [{esc(r.backend)}]: {esc(r.text)}</li>" for r in rows)
     return f'<div class="refuted-by"><p><strong>Refuted by</strong> ({len(rows)}):</p><ul>{items}</ul></div>'
 
 
@@ -274,7 +272,7 @@ def _errata(report: Report) -> str:
         parts.append(" ".join(badge(v) for v in c.verdicts()) + "</h3>")
         where, paper = c.where, ct.paper_short(c.paper, report.paper_info)
         parts.append(f'<p class="meta">{esc(where)} · {esc(paper)}</p>')
-        parts.append(f"<blockquote>{esc(ct.typeset(c.statement))}</blockquote>")
+        parts.append(f"<blockquote>{esc(typeset(c.statement))}</blockquote>")
         parts.append(_why(report, c))
         parts.append(_breaks(report, c))
         parts.append(_counterexample(report, c))
@@ -283,7 +281,7 @@ def _errata(report: Report) -> str:
             parts.append(
                 f'<div class="corrected"><p><strong>Corrected</strong> (<a href="#{esc(claim_anchor(fix.id))}">'
                 f"<code>{esc(fix.id)}</code></a> {' '.join(badge(v) for v in fix.verdicts())}):</p>"
-                f"<p>{esc(ct.typeset(fix.statement))}</p></div>"
+                f"<p>{esc(typeset(fix.statement))}</p></div>"
             )
         else:
             parts.append('<p class="meta"><em>No corrected statement is registered for this claim.</em></p>')
@@ -327,7 +325,7 @@ def _claim(report: Report, c: ClaimRow, out_dir: Path) -> str:
             f'<p class="meta">Corrects <a href="#{esc(claim_anchor(c.corrects))}">'
             f"<code>{esc(c.corrects)}</code></a>.</p>"
         )
-    parts.append(f"<blockquote>{esc(ct.typeset(c.statement))}</blockquote>")
+    parts.append(f"<blockquote>{esc(typeset(c.statement))}</blockquote>")
     if c.refuted:
         parts.append(
             f'<p class="reason"><strong>Why refuted:</strong> {esc(ct.reason(report, c))} '
@@ -340,7 +338,7 @@ def _claim(report: Report, c: ClaimRow, out_dir: Path) -> str:
     notes = [(report.runs[i].label, e.get("notes")) for i, e in c.present() if e.get("notes")]
     for label, text in notes[:1]:
         run = f" <small>({esc(label)})</small>" if len(report.runs) > 1 else ""
-        parts.append(f"<p><strong>Notes.</strong> {esc(ct.typeset(str(text)))}{run}</p>")
+        parts.append(f"<p><strong>Notes.</strong> {esc(typeset(str(text)))}{run}</p>")
     rows = ct.evidence_rows(report, c)
     multi = len(report.runs) > 1
     header = ct.evidence_header(multi)
@@ -365,7 +363,7 @@ def _claim(report: Report, c: ClaimRow, out_dir: Path) -> str:
         parts.append(f'<details><summary>Evidence notes ({len(with_notes)})</summary><ul class="notes">')
         parts += [
             f"<li><code>{esc(r.check)}</code> [{esc(r.backend)}]{' (' + esc(r.run) + ')' if multi else ''}: "
-            f"{esc(ct.typeset(r.notes))}</li>"
+            f"{esc(typeset(r.notes))}</li>"
             for r in with_notes
         ]
         parts.append("</ul></details>")

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from orthoverify._package import __version__
+from orthoverify.notation import typeset
 from orthoverify.report import content as ct
 from orthoverify.report.figures import Figure, claim_figure, no_report_figures, report_figures
 from orthoverify.report.model import ClaimRow, Report, github_slug
@@ -173,20 +174,17 @@ def render_markdown(report: Report, out_dir: Path, fig_dir: str, figures: list[F
             md += ["", f"**Why:** {text(found[0] if found else '')}", ""]
         else:
             md += ["", f"**Why** ({len(found)} findings):", "", *(f"- {text(f)}" for f in found), ""]
-        md += [f"> {text(ct.typeset(c.statement))}", ""]
+        md += [f"> {text(typeset(c.statement))}", ""]
         breaks = ct.refutations(report, c)
         if breaks:
             md += [f"**Refuted by** ({len(breaks)}):", ""]
-            md += [
-                f"- {code(r.check)} \\[{text(r.backend)}\\]: {text(r.text)}"
-                for r in breaks
-            ]
+            md += [f"- {code(r.check)} \\[{text(r.backend)}\\]: {text(r.text)}" for r in breaks]
             md += [""]
         md += _counterexample(report, c)
         fix = report.corrected(c.id)
         if fix is not None:
             verdicts = " ".join(verdict_text(v) for v in fix.verdicts())
-            md += [f"**Corrected** ({claim_link(fix)} {verdicts}):", "", f"> {text(ct.typeset(fix.statement))}", ""]
+            md += [f"**Corrected** ({claim_link(fix)} {verdicts}):", "", f"> {text(typeset(fix.statement))}", ""]
         else:
             md += ["*No corrected statement is registered for this claim.*", ""]
 
@@ -224,12 +222,12 @@ def _claim(report: Report, c: ClaimRow, out_dir: Path, fig_dir: str) -> list[str
         + (f" · corrects [{code(c.corrects)}](#{github_slug(str(c.corrects))})" if c.corrects else ""),
         "",
     ]
-    md += [f"> {text(ct.typeset(c.statement))}", ""]
+    md += [f"> {text(typeset(c.statement))}", ""]
     if c.refuted:
         md += [f"**Why refuted:** {text(ct.reason(report, c))}", ""]
     notes = next((e.get("notes") for _, e in c.present() if e.get("notes")), "")
     if notes:
-        md += [f"**Notes.** {text(ct.typeset(notes))}", ""]
+        md += [f"**Notes.** {text(typeset(notes))}", ""]
     rows = ct.evidence_rows(report, c)
     header = ct.evidence_header(multi)
     body = [
@@ -251,7 +249,7 @@ def _claim(report: Report, c: ClaimRow, out_dir: Path, fig_dir: str) -> list[str
         md += [f"<details><summary>Evidence notes ({len(with_notes)})</summary>", ""]
         md += [
             f"- {code(r.check)} \\[{text(r.backend)}\\]{' (' + text(r.run) + ')' if multi else ''}: "
-            f"{text(ct.typeset(r.notes))}"
+            f"{text(typeset(r.notes))}"
             for r in with_notes
         ]
         md += ["", "</details>", ""]

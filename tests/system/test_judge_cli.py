@@ -13,7 +13,7 @@ from orthoverify.claims import MODULES as CLAIM_MODULES
 from orthoverify.cli import RESULT_FAMILIES, main
 from orthoverify.conformance import ADAPTERS, KINDS, validate
 from orthoverify.engine.replay import replay_from_file
-from orthoverify.report.content import math_text
+from orthoverify.notation import math_text
 
 REPLAY = {"modules": CLAIM_MODULES, "families": RESULT_FAMILIES}  # what `orthoverify replay` passes
 
