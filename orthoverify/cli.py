@@ -325,6 +325,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="run each case N times; rows keep the median and min/median/max, and warn when too noisy "
         "(default: 3, or 1 with --quick)",
     )
+    pb.add_argument(
+        "--clock",
+        default="wall",
+        choices=["wall", "cpu"],
+        help="what a CPU sample measures: wall time, or the calling thread's CPU time, which other work on "
+        "a busy machine disturbs far less (needs OMP_NUM_THREADS=1) (default: %(default)s)",
+    )
     pb.add_argument("--list", dest="list_cases", action="store_true", help="list the cases and exit")
 
     pr = sub.add_parser("replay", help="replay a recorded counterexample")
@@ -779,6 +786,7 @@ def _bench(args: argparse.Namespace, out: TextIO) -> int:
         progress=progress,
         repeats=args.repeats if args.repeats is not None else (1 if args.quick else 3),
         save=lambda partial: write_bench_json(partial, path),
+        sample_clock=args.clock,
     )
     if doc["noisy"]:
         out.write(f"WARNING: {len(doc['noisy'])} row(s) too noisy to trust (see 'noisy' in the JSON)\n")
