@@ -64,8 +64,9 @@ SLOW_TESTS: tuple[str, ...] = (
     "tests/unit/engine/test_executors.py::test_dask_run_is_identical_to_a_serial_run",
 )
 """Node-id prefixes of tests outside the fast tier besides those marked ``slow`` in their module:
-the largest items of a ``-m "not slow" --durations=0`` run (each one a whole validate, judge or
-pooled run: together half of that run's time). Each layer keeps faster tests in the tier. An
+the largest items of a ``-m "not slow" --durations=0`` run (each one a whole validate, judge,
+pooled or benchmark run, or a target that waits for its timeout). Each layer keeps faster tests
+in the tier (tests/unit/test_fast_tier.py). An
 entry that names nothing in a collected module is an error (a renamed test must not silently
 rejoin the fast tier)."""
 
