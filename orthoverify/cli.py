@@ -325,6 +325,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="run each case N times; rows keep the median and min/median/max, and warn when too noisy "
         "(default: 3, or 1 with --quick)",
     )
+    pb.add_argument(
+        "--clock",
+        default="wall",
+        choices=["wall", "cpu"],
+        help="what a CPU sample measures: wall time, or the calling thread's CPU time, which other work on "
+        "a busy machine disturbs far less (needs OMP_NUM_THREADS=1) (default: %(default)s)",
+    )
     pb.add_argument("--list", dest="list_cases", action="store_true", help="list the cases and exit")
 
     pr = sub.add_parser("replay", help="replay a recorded counterexample")
@@ -467,6 +474,26 @@ def _refuting_figure(c: Any) -> str:
     except ValueError:
         value = shorten(math_text(cx.value), 48)
     return f"{value} at {cx.precision_digits} digits"
+
+
+def in_notation(line: str) -> str:
+    """A summary line ``  NAME [BACKEND]: TEXT`` with TEXT in the paper's notation, as the report
+    and replay write it (:func:`~orthoverify.report.content.math_text`: ``||x||`` as ‖x‖, ``eps``
+    as ε, ``->`` as →); the name and the backend stay as they are."""
+    head, sep, rest = line.partition("]: ")
+    return f"{head}{sep}{math_text(rest)}" if sep else line
+
+
+def failure_notes(result: Any) -> list[str]:
+    """validate's line per failed check under the summary: the first line of its error or notes
+    (the target's text made printable) in the paper's notation (:func:`in_notation`)."""
+    lines = []
+    for c in result.claims:
+        for e in c.evidence:
+            if not e.passed and (e.notes or e.error):
+                first = printable((e.error or e.notes).strip().splitlines()[0], newlines=False)  # the target's text
+                lines.append(in_notation(f"  {c.claim.id} [{e.backend}]: {first}"))
+    return lines
 
 
 def summary_table(result: Any) -> str:
@@ -667,15 +694,11 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             "new": [f"{f.claim} [{f.backend}]" for f in new],
         }
     out.write(summary_table(result) + "\n")
-    for c in result.claims:
-        for e in c.evidence:
-            if not e.passed and (e.notes or e.error):
-                first = printable((e.error or e.notes).strip().splitlines()[0], newlines=False)  # the target's text
-                out.write(f"  {c.claim.id} [{e.backend}]: {first}\n")
+    out.writelines(line + "\n" for line in failure_notes(result))
     left = result.meta.get("validate", {}).get("left_behind") or []
     if left:
         err.write(f"orthoverify: the target left {len(left)} process(es) behind; killed: {'; '.join(left)}\n")
-    per_cause = causes.summary(result)
+    per_cause = [in_notation(line) for line in causes.summary(result)]
     if per_cause:
         out.write("Findings, one per cause (the JSON keeps every check's evidence):\n" + "\n".join(per_cause) + "\n")
     if args.baseline is not None:
@@ -761,6 +784,7 @@ def _bench(args: argparse.Namespace, out: TextIO) -> int:
         progress=progress,
         repeats=args.repeats if args.repeats is not None else (1 if args.quick else 3),
         save=lambda partial: write_bench_json(partial, path),
+        sample_clock=args.clock,
     )
     if doc["noisy"]:
         out.write(f"WARNING: {len(doc['noisy'])} row(s) too noisy to trust (see 'noisy' in the JSON)\n")

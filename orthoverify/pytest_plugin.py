@@ -64,16 +64,8 @@ class ConformanceItem(pytest.Item):
             if c.verdict in ("inconclusive", "unsupported", "fragile"):  # nothing measured, a declined mode, or
                 # a failure only at extreme inputs: no defect at ordinary inputs (validate exits 0 for these)
                 why = "; ".join((e.notes or "").strip() for e in c.evidence if not e.passed) or "nothing measured"
-                pytest.skip(f"{c.claim.id}: {c.verdict}: {why[:400]}")
-            lines = [f"{c.claim.id}: {c.verdict}", f"claim: {c.claim.statement}"]
-            for e in c.evidence:
-                status = "pass" if e.passed else ("ERROR" if e.error else "FAIL")
-                lines.append(f"  [{e.backend}] {status}: {(e.error or e.notes or '').strip()[:400]}")
-            cx = c.counterexample
-            if cx is not None:
-                lines.append(f"counterexample: {cx.quantity} = {cx.value}")
-                lines.append(f"inputs: {cx.inputs}")
-            raise ConformanceFailure("\n".join(lines))
+                pytest.skip(f"{c.claim.id}: {c.verdict}: {_notation(why[:400])}")
+            raise ConformanceFailure(failure_text(c))
         raise ConformanceFailure(f"the run produced no check named {self.check}")
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
@@ -83,6 +75,28 @@ class ConformanceItem(pytest.Item):
 
     def reportinfo(self) -> tuple[str, None, str]:
         return self.nodeid, None, self.name
+
+
+def _notation(text: str) -> str:
+    """Text in the paper's notation, as the report and ``orthoverify validate`` write it
+    (:func:`orthoverify.report.content.math_text`: ``||x||`` as ‖x‖, ``eps`` as ε, ``C~'`` as C̃′)."""
+    from orthoverify.report.content import math_text
+
+    return math_text(text)
+
+
+def failure_text(c: Any) -> str:
+    """A failed check's message: its verdict, the claim, each evidence line and the counterexample
+    (quantity = value in the paper's notation; the inputs as recorded, decimal strings to copy)."""
+    lines = [f"{c.claim.id}: {c.verdict}", f"claim: {c.claim.statement}"]
+    for e in c.evidence:
+        status = "pass" if e.passed else ("ERROR" if e.error else "FAIL")
+        lines.append(f"  [{e.backend}] {status}: {_notation((e.error or e.notes or '').strip()[:400])}")
+    cx = c.counterexample
+    if cx is not None:
+        lines.append(f"counterexample: {_notation(str(cx.quantity))} = {_notation(str(cx.value))}")
+        lines.append(f"inputs: {cx.inputs}")
+    return "\n".join(lines)
 
 
 def _options(config: pytest.Config) -> dict[str, Any]:

@@ -20,6 +20,18 @@ a run also keeps the verdict counts of its last result, which the README states 
 
 tests/system/test_readme_figures.py checks every duration the README states against this file;
 the tool rewrites the README's table of runs (between its ``<!-- timings -->`` markers) itself.
+
+    python tools/measure_times.py --bench [CASE,...] [--repeats N] [--note TEXT]
+
+records instead the benchmark figures the README states (the growth exponent and time of
+``cayley.inverse``, the speed-up of ``unitary.fft`` at n = 8192, the high-precision speed-ups of
+``highprec.*``, the peak memory of ``householder.memory_T``) in reports/bench-figures.json: per
+case, the rows of ``OMP_NUM_THREADS=1 orthoverify bench CASE --repeats N --clock cpu`` (medians
+and spread over the repeats; one thread, each sample the thread's CPU time, which other work on
+the machine disturbs far less than wall time), the command, the commit and the load average
+before and after it (say how the machine was in ``--note``). ``householder.memory_T`` runs once:
+memory does not depend on load. tests/system/test_readme_figures.py checks the README's figures
+against the rows.
 """
 
 from __future__ import annotations
@@ -56,6 +68,16 @@ EXIT_OK: dict[str, tuple[int, ...]] = {"validate.quick": (0, 1)}
 (torch's Cayley map is refuted on ``second_ff``: torch's defect), which is its result, not a failure."""
 TASK_PROFILE = {"check.default": "default", "check.quick": "quick"}
 """Runs whose JSON results give a profile's per-task durations."""
+BENCH_FILE = ROOT / "reports" / "bench-figures.json"
+BENCH_CASES: dict[str, int | None] = {
+    "cayley.inverse": None,
+    "unitary.fft": None,
+    "highprec.solve": None,
+    "highprec.matmul": None,
+    "householder.memory_T": 1,
+}
+"""The benchmark cases whose figures the README states, and their repeats (None: ``--repeats``;
+memory_T: one, its memory is the same each time and its store strategy takes a GiB)."""
 
 
 def _stats(samples: list[float]) -> dict[str, Any]:
@@ -109,13 +131,100 @@ def verdict_counts(result: dict[str, Any]) -> dict[str, int]:
     return counts
 
 
+def _commit(commit: str | None) -> str:
+    if commit is not None:
+        return commit
+    git = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    return git.stdout.strip()
+
+
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+"""The benchmarks run with one BLAS and one torch thread: on a machine shared with other work, a
+threaded BLAS call waits for its slowest thread, which other processes delay (on the shared 2-core
+machine at load 14 to 22, two threads made the dense baseline of unitary.fft slower than the FFT
+path even at n = 64, where it is by far the faster on an idle machine); one thread takes its turns
+with the other processes, and its ratio against a baseline timed in turns with it stays meaningful."""
+
+
+def measure_bench(case: str, repeats: int) -> dict[str, Any]:
+    """Run ``orthoverify bench CASE --repeats N --clock cpu`` in a fresh folder with one thread
+    (:data:`ONE_THREAD`), each sample the calling thread's CPU time (which other work disturbs far
+    less than wall time): its rows, the load average (1, 5 and 15 minutes) before and after, and
+    its wall seconds."""
+    argv = ["bench", case, "--repeats", str(repeats), "--clock", "cpu", "--json", "out/bench.json"]
+    with tempfile.TemporaryDirectory() as tmp:
+        before, t0 = os.getloadavg(), time.perf_counter()
+        run = subprocess.run(
+            [sys.executable, "-m", "orthoverify", *argv],
+            cwd=tmp,
+            capture_output=True,
+            text=True,
+            env={**os.environ, **ONE_THREAD},
+        )
+        wall, after = time.perf_counter() - t0, os.getloadavg()
+        if run.returncode != 0:
+            raise SystemExit(f"orthoverify {' '.join(argv)} exited {run.returncode}:\n{run.stderr[-2000:]}")
+        doc = json.loads((Path(tmp) / "out" / "bench.json").read_text())
+    env = doc["environment"]
+    return {
+        "command": f"OMP_NUM_THREADS=1 orthoverify bench {case} --repeats {repeats} --clock cpu",
+        "repeats": repeats,
+        "clock": doc["clock"],
+        "wall_s": round(wall, 1),
+        "load_before": [round(x, 2) for x in before],
+        "load_after": [round(x, 2) for x in after],
+        "environment": {k: env.get(k) for k in ("cpu_count", "torch", "torch_threads", "numpy", "device")},
+        "noisy": doc["noisy"],
+        "results": doc["results"],
+    }
+
+
+def main_bench(cases: list[str], repeats: int, note: str, commit: str | None) -> int:
+    """Measure the benchmark figures of ``cases`` into :data:`BENCH_FILE`, each case rewritten
+    as soon as it ends (the others already recorded are kept)."""
+    unknown = sorted(set(cases) - set(BENCH_CASES))
+    if unknown:
+        raise SystemExit(f"unknown bench cases {unknown}; cases: {', '.join(BENCH_CASES)}")
+    for case in cases:
+        rec = measure_bench(case, BENCH_CASES[case] or repeats)
+        rec.update(measured=datetime.now(timezone.utc).isoformat(timespec="minutes"), commit=_commit(commit), note=note)
+        # read again: another run of the tool may have recorded other cases meanwhile
+        doc: dict[str, Any] = json.loads(BENCH_FILE.read_text()) if BENCH_FILE.exists() else {"cases": {}}
+        doc["cases"][case] = rec
+        doc["about"] = (
+            "Benchmark figures the README states, written by `python tools/measure_times.py --bench`: per case "
+            "the rows of `orthoverify bench CASE` (median and [min, median, max] over the repeats) and the load "
+            "average (1, 5, 15 minutes) before and after; tests/system/test_readme_figures.py checks the README."
+        )
+        doc["machine"] = {
+            "cpu_count": os.cpu_count(),
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+        }
+        doc["cases"] = dict(sorted(doc["cases"].items()))
+        _atomic.write_text(BENCH_FILE, json.dumps({k: doc[k] for k in ("about", "machine", "cases")}, indent=1) + "\n")
+        load = f"load {rec['load_before'][0]:.2f} before, {rec['load_after'][0]:.2f} after"
+        print(f"{case}: {rec['wall_s']} s ({load}); wrote {BENCH_FILE}", flush=True)
+    return 0
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--runs", default=",".join(RUNS), help="comma-separated run names")
     p.add_argument("--note", default="", help="how the machine was (other work on it, ...)")
     p.add_argument("--commit", default=None, help="the commit measured (default: git's HEAD)")
+    p.add_argument(
+        "--bench",
+        nargs="?",
+        const=",".join(BENCH_CASES),
+        default=None,
+        metavar="CASE,...",
+        help=f"record the README's benchmark figures instead (default: {','.join(BENCH_CASES)})",
+    )
     args = p.parse_args()
+    if args.bench is not None:
+        return main_bench([c for c in args.bench.split(",") if c], args.repeats, args.note, args.commit)
     names = [n for n in args.runs.split(",") if n]
     unknown = sorted(set(names) - set(RUNS))
     if unknown:
@@ -142,9 +251,7 @@ def _write(
     note: str,
     commit: str | None,
 ) -> None:
-    if commit is None:
-        git = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-        commit = git.stdout.strip()
+    commit = _commit(commit)
     for name in names:
         doc["runs"][name] = {
             "command": "orthoverify " + " ".join(f"'{a}'" if "*" in a else a for a in RUNS[name]),

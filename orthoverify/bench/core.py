@@ -27,6 +27,7 @@ from typing import Any
 
 from orthoverify import _atomic
 from orthoverify._text import duration_text
+from orthoverify.bench.timing import SAMPLE_CLOCKS, sampled_by
 from orthoverify.errors import InputError
 
 #: Modules whose import registers the cases (in the order ``orthoverify bench`` lists them).
@@ -219,13 +220,16 @@ def run_bench(
     repeats: int = 3,
     save: Callable[[dict[str, Any]], object] | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    sample_clock: str = "wall",
 ) -> dict[str, Any]:
     """Run the selected cases ``repeats`` times each and return the JSON document (``results``
     holds every row, merged over the repeats by :func:`merge_repeats`; ``noisy`` names the rows
     the machine's noise makes untrustworthy). Progress says ``[k/N]`` per case with the time
     elapsed and a rough estimate of the rest (the mean time of the cases done so far). ``save``
     receives the document after every case (``complete`` false until the last), so that an
-    interrupted run keeps the rows it measured."""
+    interrupted run keeps the rows it measured. ``sample_clock`` (``wall`` or ``cpu``, see
+    :data:`~orthoverify.bench.timing.SAMPLE_CLOCKS`) is what a CPU sample measures; ``cpu``
+    needs one torch thread and the CPU."""
     if repeats < 1:
         raise InputError(f"repeats must be at least 1, got {repeats}")
     if device not in ("cpu", "cuda"):
@@ -235,6 +239,16 @@ def run_bench(
 
         if not torch.cuda.is_available():
             raise InputError("--device cuda asked for, but torch.cuda.is_available() is False")
+    if sample_clock not in SAMPLE_CLOCKS:
+        raise InputError(f"the clock must be one of {', '.join(SAMPLE_CLOCKS)}, got {sample_clock!r}")
+    if sample_clock == "cpu":
+        import torch
+
+        if device != "cpu" or torch.get_num_threads() != 1:
+            raise InputError(
+                "--clock cpu times the calling thread only: it needs --device cpu and one thread "
+                f"(OMP_NUM_THREADS=1; torch has {torch.get_num_threads()})"
+            )
     ctx = BenchContext(device=device, quick=quick, budget_s=budget_s)
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     rows: list[BenchResult] = []
@@ -250,6 +264,7 @@ def run_bench(
             "seconds": clock() - t0,
             "quick": quick,
             "repeats": repeats,
+            "clock": sample_clock,
             "complete": done == len(chosen),
             "cases_done": done,
             "cases": len(chosen),
@@ -266,7 +281,8 @@ def run_bench(
         if device not in case.devices:
             skipped.append({"case": case.name, "why": f"not run on {device}"})
         else:
-            rows.extend(_run_case(case, ctx, repeats, skipped, progress))
+            with sampled_by(sample_clock):
+                rows.extend(_run_case(case, ctx, repeats, skipped, progress))
         if save is not None:
             save(document(k))
     return document(len(chosen))

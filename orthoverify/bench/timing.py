@@ -35,23 +35,46 @@ CUDA_SAMPLE_S = 0.005
 sub-millisecond work is many calls per sample rather than one call beside the event overhead."""
 
 
+SAMPLE_CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.thread_time}
+"""What a sample on the CPU measures: wall time (the default), or ``cpu``, the calling thread's
+CPU time, which leaves out the time the thread waits for a core: on a machine shared with other
+work, a wall-clock sample longer than the scheduler's time slice takes the waits in and a shorter
+one mostly does not, which skews the ratio of a slow baseline to a fast implementation (one
+thread only: with ``OMP_NUM_THREADS=1`` all of a call's work runs in the calling thread)."""
+
+_clock: list[Callable[[], float]] = [time.perf_counter]
+
+
+@contextlib.contextmanager
+def sampled_by(clock: str) -> Iterator[None]:
+    """Within the block, :func:`take_turns` times its CPU samples by ``SAMPLE_CLOCKS[clock]``."""
+    saved = _clock[0]
+    _clock[0] = SAMPLE_CLOCKS[clock]
+    try:
+        yield
+    finally:
+        _clock[0] = saved
+
+
 def take_turns(
     fns: dict[str, Callable[[], Any]], reps: int, budget_s: float, device: str = "cpu"
 ) -> dict[str, list[float]]:
     """Seconds per call of each function, after a warm-up call each. A sample times enough
     back-to-back calls to last >= 2 ms (fast calls are otherwise all timer noise); one sample
     per function per round; rounds stop at ``reps`` or, after three, once ``budget_s`` has passed.
-    On cuda see :func:`cuda_turns` (CUDA events, warm-up, inner repeats)."""
+    Samples are wall time unless :func:`sampled_by` says otherwise. On cuda see
+    :func:`cuda_turns` (CUDA events, warm-up, inner repeats)."""
     if device == "cuda":
         return cuda_turns(fns, reps, budget_s)
+    clock = _clock[0]
     inner: dict[str, int] = {}
     for name, fn in fns.items():
         fn()
         _sync(device)
-        t0 = time.perf_counter()
+        t0 = clock()
         fn()
         _sync(device)
-        single = time.perf_counter() - t0
+        single = clock() - t0
         inner[name] = max(1, min(1000, math.ceil(0.002 / max(single, 1e-7))))
     times: dict[str, list[float]] = {name: [] for name in fns}
     start = time.perf_counter()
@@ -61,11 +84,11 @@ def take_turns(
         for name, fn in fns.items():
             k = inner[name]
             _sync(device)
-            t0 = time.perf_counter()
+            t0 = clock()
             for _ in range(k):
                 fn()
             _sync(device)
-            times[name].append((time.perf_counter() - t0) / k)
+            times[name].append((clock() - t0) / k)
     return times
 
 

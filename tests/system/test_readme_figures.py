@@ -1,13 +1,21 @@
 """Every duration the README states for `orthoverify check` is the recorded one: the figures in
 its prose (command (1), the profiles, the families) and its table of runs are checked against
-orthoverify/timings.json, written by tools/measure_times.py (one home for each figure)."""
+orthoverify/timings.json, written by tools/measure_times.py (one home for each figure). The
+benchmark figures it states (growth exponents, speed-ups, memory) likewise against
+reports/bench-figures.json, written by ``tools/measure_times.py --bench``; nothing is timed here."""
 
 from __future__ import annotations
 
+import json
 import re
+import statistics
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from orthoverify import timings
+from orthoverify.bench.timing import slope
 
 ROOT = Path(__file__).resolve().parents[2]
 ABOUT = r"about \d+ (?:s|minutes)"
@@ -107,3 +115,201 @@ def test_about_rounds_as_the_readme_states() -> None:
         "about 2 minutes",
         "about 14 minutes",
     ]
+
+
+# ------------------------------------------------------------------ benchmark figures
+BENCH = ROOT / "reports" / "bench-figures.json"
+"""The benchmark figures the README states, written by ``python tools/measure_times.py --bench``."""
+
+RECORDED = (
+    r"\(recorded in `reports/bench-figures\.json`: (?P<repeats>\d+) repeats?, (?P<threads>one thread|\d+ threads), "
+    r"(?P<clock>its CPU time|wall time), load average about (?P<load>\d+)\)"
+)
+"""How each benchmark paragraph cites its record: the repeats, the threads, what a sample measured
+(the thread's CPU time, ``--clock cpu``, or wall time) and the machine's load while it ran."""
+
+
+def _bench() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(BENCH.read_text(encoding="utf-8"))
+    return data["cases"]
+
+
+def _row(case: str, impl: str | None = None, **params: Any) -> dict[str, Any]:
+    (row,) = [
+        r
+        for r in _bench()[case]["results"]
+        if all(r["params"].get(k) == v for k, v in params.items()) and impl in (None, r["impl"])
+    ]
+    return row
+
+
+def _load(*cases: str) -> str:
+    """The load average (1 minute) while the cases ran: the mean of its values before and after, rounded."""
+    values = [v for c in cases for v in (_bench()[c]["load_before"][0], _bench()[c]["load_after"][0])]
+    return f"{statistics.mean(values):.0f}"
+
+
+def _repeats(*cases: str) -> str:
+    (repeats,) = {str(_bench()[c]["repeats"]) for c in cases}
+    return repeats
+
+
+def _threads(*cases: str) -> str:
+    (threads,) = {_bench()[c]["environment"]["torch_threads"] for c in cases}
+    return "one thread" if threads == 1 else f"{threads} threads"
+
+
+def _clock(*cases: str) -> str:
+    (clock,) = {_bench()[c]["clock"] for c in cases}
+    return "its CPU time" if clock == "cpu" else "wall time"
+
+
+def _sig(x: float) -> str:
+    """Two significant digits, written plainly (892.4 -> 890, 9.53 -> 9.5, 1.73 -> 1.7)."""
+    return f"{float(f'{x:.2g}'):g}"
+
+
+def _times(ratio: float) -> str:
+    """A speed-up as the README writes it: 94x, 6.5x."""
+    return f"{ratio:.0f}x" if ratio >= 10 else f"{ratio:.1f}x"
+
+
+def _exponent(case: str, impl: str | None, key: str, least: int, **params: Any) -> str:
+    """The growth exponent of the medians of ``key`` over n >= least: the slope of log time against log n."""
+    rows = [
+        r
+        for r in _bench()[case]["results"]
+        if r["params"]["n"] >= least
+        and impl in (None, r["impl"])
+        and all(r["params"][k] == v for k, v in params.items())
+    ]
+    return f"{slope([r['params']['n'] for r in rows], [r[key] for r in rows]):.1f}"
+
+
+def _mib(nbytes: int) -> str:
+    mib = nbytes / 2**20
+    return f"{mib:.1f}" if mib < 100 else f"{mib:.0f}"
+
+
+def _cayley() -> dict[str, str]:
+    return {
+        "exponent": _exponent("cayley.inverse", None, "seconds", 128),
+        "seconds": _sig(_row("cayley.inverse", n=1024)["seconds"]),
+        "solves": _sig(1 / _row("cayley.inverse", n=1024)["ratio"]),
+        "repeats": _repeats("cayley.inverse"),
+        "threads": _threads("cayley.inverse"),
+        "clock": _clock("cayley.inverse"),
+        "load": _load("cayley.inverse"),
+    }
+
+
+def _fft() -> dict[str, str]:
+    native = sorted((r["params"]["n"], r["ratio"]) for r in _bench()["unitary.fft"]["results"]
+                    if r["impl"] == "numpy-native" and r["params"]["B"] == 1)  # fmt: skip
+    cross = next(n for k, (n, _) in enumerate(native) if all(ratio > 1 for _, ratio in native[k:]))
+    top = _row("unitary.fft", "numpy-native", n=8192, B=1)
+    lo, _median, hi = top["spread"]["ratio"]
+    return {
+        "dense": _exponent("unitary.fft", "numpy-native", "baseline_seconds", 0, B=1),
+        "fft": _exponent("unitary.fft", "numpy-native", "seconds", 0, B=1),
+        "cross": str(cross),
+        "ratio": _times(top["ratio"]),
+        "lo": _times(lo),
+        "hi": _times(hi),
+        "repeats": _repeats("unitary.fft"),
+        "threads": _threads("unitary.fft"),
+        "clock": _clock("unitary.fft"),
+        "load": _load("unitary.fft"),
+    }
+
+
+def _highprec() -> dict[str, str]:
+    solve, product = _row("highprec.solve", n=64, digits=50), _row("highprec.matmul", n=64, digits=50)
+    return {
+        "solve_ms": _sig(solve["seconds"] * 1e3),
+        "mpmath_ms": _sig(solve["baseline_seconds"] * 1e3),
+        "solve": _times(solve["ratio"]),
+        "n16": _times(_row("highprec.solve", n=16, digits=50)["ratio"]),
+        "n32": _times(_row("highprec.solve", n=32, digits=50)["ratio"]),
+        "d100": _times(_row("highprec.solve", n=64, digits=100)["ratio"]),
+        "product_ms": _sig(product["seconds"] * 1e3),
+        "mpmath_product_ms": _sig(product["baseline_seconds"] * 1e3),
+        "product": _times(product["ratio"]),
+        "repeats": _repeats("highprec.solve", "highprec.matmul"),
+        "threads": _threads("highprec.solve", "highprec.matmul"),
+        "clock": _clock("highprec.solve", "highprec.matmul"),
+        "load": _load("highprec.solve", "highprec.matmul"),
+    }
+
+
+def _memory() -> dict[str, str]:
+    t16, t64 = (_row("householder.memory_T", T=t) for t in (16, 64))
+    return {
+        "r16": _mib(t16["peak_bytes"]),
+        "r64": _mib(t64["peak_bytes"]),
+        "s16": _mib(t16["baseline_peak_bytes"]),
+        "s64": _mib(t64["baseline_peak_bytes"]),
+        "t16": f"{t16['seconds'] / t16['baseline_seconds']:.1f}",
+        "t64": f"{t64['seconds'] / t64['baseline_seconds']:.1f}",
+        "repeats": _repeats("householder.memory_T"),
+        "threads": _threads("householder.memory_T"),
+        "clock": _clock("householder.memory_T"),
+        "load": _load("householder.memory_T"),
+    }
+
+
+BENCH_FIGURES = {
+    "cayley.inverse": (
+        r"`orthoverify bench cayley\.inverse` measures its cost: time grows about as n\^(?P<exponent>[\d.]+) "
+        r"between n = 128 and 1024 \(the slope of log time against log n over the medians\), (?P<seconds>[\d.]+) s "
+        r"at n = 1024, the time of (?P<solves>[\d.]+) plain inverse Cayley solves \(I \+ W\)⁻¹\(I − W\) timed in "
+        rf"turns with it {RECORDED}",
+        _cayley,
+    ),
+    "unitary.fft": (
+        r"the dense product's time grows about as n\^(?P<dense>[\d.]+) and the FFT path's \(numpy\) about as "
+        r"n\^(?P<fft>[\d.]+) in this range \(its per-call overhead dominates\), and numpy's FFT overtakes the dense "
+        r"product from n = (?P<cross>\d+) \(at n = 8192, B = 1: (?P<ratio>[\d.]+x) faster, (?P<lo>[\d.]+x) to "
+        rf"(?P<hi>[\d.]+x) over the repeats\) {RECORDED}",
+        _fft,
+    ),
+    "highprec.*": (
+        rf"`orthoverify bench 'highprec\.\*'` {RECORDED}: the n = 64, 50-digit solve takes (?P<solve_ms>[\d.]+) ms "
+        r"against (?P<mpmath_ms>[\d.]+) ms for `mpmath\.lu_solve` \(\*\*(?P<solve>[\d.]+x)\*\*; (?P<n16>[\d.]+x) at "
+        r"n = 16, (?P<n32>[\d.]+x) at n = 32; (?P<d100>[\d.]+x) at 100 digits\), the n = 64 product "
+        r"(?P<product_ms>[\d.]+) ms against (?P<mpmath_product_ms>[\d.]+) ms \((?P<product>[\d.]+x)\)",
+        _highprec,
+    ),
+    "householder.memory_T": (
+        r"the `recompute` strategy keeps (?P<r16>[\d.]+) MiB at T = 16 and (?P<r64>[\d.]+) MiB at T = 64 "
+        r"\(O\(nT·B\)\), `store` (?P<s16>[\d.]+) MiB and (?P<s64>[\d.]+) MiB \(O\(nmT·B\)\), recompute taking "
+        r"(?P<t16>[\d.]+) and (?P<t64>[\d.]+) times store's time \(peak bytes of torch's CPU allocations in one "
+        rf"call\) {RECORDED}",
+        _memory,
+    ),
+}
+"""Where the README states each benchmark figure, and the figures the record gives (its text with
+line breaks folded into single spaces)."""
+
+
+@pytest.mark.parametrize("case", list(BENCH_FIGURES))
+def test_every_stated_benchmark_figure_is_the_recorded_one(case: str) -> None:
+    pattern, expected = BENCH_FIGURES[case]
+    hits = list(re.finditer(pattern, readme()))
+    assert len(hits) == 1, (case, len(hits), pattern)
+    want = expected()
+    got = {k: hits[0][k] for k in want}
+    assert got == want, f"{case}: the README states {got}, reports/bench-figures.json gives {want}"
+
+
+def test_the_benchmark_record_is_complete() -> None:
+    """Every case was run by the tool's command, on every row of its sizes, with its load recorded."""
+    cases = _bench()
+    assert set(cases) == {"cayley.inverse", "unitary.fft", "highprec.solve", "highprec.matmul", "householder.memory_T"}
+    for name, rec in cases.items():
+        assert rec["command"] == f"OMP_NUM_THREADS=1 orthoverify bench {name} --repeats {rec['repeats']} --clock cpu"
+        assert rec["clock"] == "cpu" and rec["environment"]["torch_threads"] == 1, name
+        assert len(rec["load_before"]) == len(rec["load_after"]) == 3 and rec["results"], name
+        assert all(r["case"] == name and r["seconds"] > 0 and r["baseline_seconds"] > 0 for r in rec["results"])
+    # no benchmark figure is stated without its record: every "load average about" is one of the above
+    assert len(re.findall(r"recorded in `reports/bench-figures\.json`", readme())) == len(BENCH_FIGURES)

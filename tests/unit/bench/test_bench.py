@@ -221,3 +221,40 @@ def test_cli_repeats_each_case(tmp_path: Path) -> None:
     assert "over 2 repeats" in out
     assert len(doc["noisy"]) == sum(1 for r in rows if r["noisy"])
     assert ("too noisy to trust" in out) == bool(doc["noisy"])
+
+
+def test_clock_cpu_times_samples_by_the_threads_cpu_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--clock cpu``: take_turns reads SAMPLE_CLOCKS["cpu"] (time.thread_time) for every sample of
+    a case run under it, and wall time again afterwards; here both clocks are fake counters, so
+    nothing is timed: a call advances the "cpu" counter by 1 and the wall one by 100."""
+    from orthoverify.bench import core, timing
+
+    ticks = {"wall": 0.0, "cpu": 0.0}
+
+    def work() -> None:
+        ticks["wall"] += 100.0
+        ticks["cpu"] += 1.0
+
+    monkeypatch.setitem(timing.SAMPLE_CLOCKS, "cpu", lambda: ticks["cpu"])
+    monkeypatch.setattr(timing, "_clock", [lambda: ticks["wall"]])
+
+    def fn(ctx: core.BenchContext) -> list[BenchResult]:
+        t = timing.take_turns({"impl": work}, reps=3, budget_s=1e9)["impl"]
+        return [BenchResult("test.clock", {"n": 1}, "impl", "base", t[0], 1.0)]
+
+    monkeypatch.setitem(core._CASES, "test.clock", core.BenchCase("test.clock", "fake", fn))
+    monkeypatch.setattr(torch, "get_num_threads", lambda: 1)
+    doc = core.run_bench(["test.clock"], repeats=1, sample_clock="cpu")
+    assert doc["clock"] == "cpu" and doc["results"][0]["seconds"] == 1.0  # one call: one cpu tick
+    assert timing.take_turns({"impl": work}, reps=3, budget_s=1e9)["impl"][0] == 100.0  # wall again after
+
+
+def test_clock_cpu_needs_one_thread_and_a_known_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    from orthoverify.bench import core
+    from orthoverify.errors import InputError
+
+    monkeypatch.setattr(torch, "get_num_threads", lambda: 2)
+    with pytest.raises(InputError, match="OMP_NUM_THREADS=1; torch has 2"):
+        core.run_bench(["cayley.inverse"], sample_clock="cpu")
+    with pytest.raises(InputError, match="the clock must be one of wall, cpu"):
+        core.run_bench(["cayley.inverse"], sample_clock="sundial")
