@@ -478,7 +478,7 @@ def _refuting_figure(c: Any) -> str:
 
 def in_notation(line: str) -> str:
     """A summary line ``  NAME [BACKEND]: TEXT`` with TEXT in the paper's notation, as the report
-    and replay write it (:func:`~orthoverify.report.content.math_text`: ``||x||`` as ‖x‖, ``eps``
+    and replay write it (:func:`~orthoverify.notation.math_text`: ``||x||`` as ‖x‖, ``eps``
     as ε, ``->`` as →); the name and the backend stay as they are."""
     head, sep, rest = line.partition("]: ")
     return f"{head}{sep}{math_text(rest)}" if sep else line
@@ -835,7 +835,7 @@ _AS_WRITTEN = ("claim", "target", "check", "reproduced")
 
 def readable_replay(lines: list[str]) -> list[str]:
     """Replay's lines with the quantity and the values in the paper's notation, as the report
-    shows them (:func:`~orthoverify.report.content.math_text`: ``||x||`` as ‖x‖, ``C~'`` as C̃′,
+    shows them (:func:`~orthoverify.notation.math_text`: ``||x||`` as ‖x‖, ``C~'`` as C̃′,
     SymPy's roots by value and polynomial); the inputs stay as recorded, decimal strings to copy."""
     out: list[str] = []
     inputs_at: int | None = None  # the indent of an `inputs:` header whose lines follow

@@ -3,7 +3,8 @@ per conformance check of the target to a project's own test run.
 
 Registered through the ``pytest11`` entry point, so installing orthoverify (and pytest:
 ``pip install 'orthoverify[pytest]'``) is enough; without ``--orthoverify-target`` it does
-nothing, and costs every pytest session only this module and ``orthoverify.errors``: the
+nothing, and costs every pytest session only this module, ``orthoverify.errors`` and
+``orthoverify.notation`` (standard library only): the
 conformance checks (and torch, about 3 s to import) load only when a target is given, by the
 imports inside ``_result``, ``ConformanceCollector.collect`` and ``pytest_collection_modifyitems``
 (on the allow-list of tests/unit/test_layers.py).
@@ -26,6 +27,7 @@ from typing import Any
 import pytest
 
 from orthoverify.errors import OrthoverifyError
+from orthoverify.notation import math_text
 
 _NODE_ID = re.compile(r"^orthoverify\[(?P<target>.+)\](::[^:\[\]]+)?::(?P<test>[^:\[\]]+)$")
 _SELECTED = pytest.StashKey[list[str]]()
@@ -64,7 +66,7 @@ class ConformanceItem(pytest.Item):
             if c.verdict in ("inconclusive", "unsupported", "fragile"):  # nothing measured, a declined mode, or
                 # a failure only at extreme inputs: no defect at ordinary inputs (validate exits 0 for these)
                 why = "; ".join((e.notes or "").strip() for e in c.evidence if not e.passed) or "nothing measured"
-                pytest.skip(f"{c.claim.id}: {c.verdict}: {_notation(why[:400])}")
+                pytest.skip(f"{c.claim.id}: {c.verdict}: {math_text(why[:400])}")
             raise ConformanceFailure(failure_text(c))
         raise ConformanceFailure(f"the run produced no check named {self.check}")
 
@@ -77,24 +79,16 @@ class ConformanceItem(pytest.Item):
         return self.nodeid, None, self.name
 
 
-def _notation(text: str) -> str:
-    """Text in the paper's notation, as the report and ``orthoverify validate`` write it
-    (:func:`orthoverify.report.content.math_text`: ``||x||`` as ‖x‖, ``eps`` as ε, ``C~'`` as C̃′)."""
-    from orthoverify.report.content import math_text
-
-    return math_text(text)
-
-
 def failure_text(c: Any) -> str:
     """A failed check's message: its verdict, the claim, each evidence line and the counterexample
     (quantity = value in the paper's notation; the inputs as recorded, decimal strings to copy)."""
     lines = [f"{c.claim.id}: {c.verdict}", f"claim: {c.claim.statement}"]
     for e in c.evidence:
         status = "pass" if e.passed else ("ERROR" if e.error else "FAIL")
-        lines.append(f"  [{e.backend}] {status}: {_notation((e.error or e.notes or '').strip()[:400])}")
+        lines.append(f"  [{e.backend}] {status}: {math_text((e.error or e.notes or '').strip()[:400])}")
     cx = c.counterexample
     if cx is not None:
-        lines.append(f"counterexample: {_notation(str(cx.quantity))} = {_notation(str(cx.value))}")
+        lines.append(f"counterexample: {math_text(str(cx.quantity))} = {math_text(str(cx.value))}")
         lines.append(f"inputs: {cx.inputs}")
     return "\n".join(lines)
 

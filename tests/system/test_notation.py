@@ -1,5 +1,5 @@
 """validate's lines under its summary and the pytest plugin's failure message speak the paper's
-notation, as the report and replay do (one helper: orthoverify.report.content.math_text), while
+notation, as the report and replay do (one helper: orthoverify.notation.math_text), while
 claim ids, check names, backends and inputs stay as written."""
 
 from __future__ import annotations

@@ -37,7 +37,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("pytest_plugin.py", "orthoverify.conformance.planning"): TORCH_ON_USE,
     ("pytest_plugin.py", "orthoverify.conformance.adapters"): TORCH_ON_USE,
     # the report's notation for a failed check's message, loaded when a check has failed
-    ("pytest_plugin.py", "orthoverify.report.content"): "loads the report only for a failed or skipped check's message",
 }
 """(file under orthoverify/, imported module) -> why the import stays inside a function."""
 
