@@ -133,7 +133,7 @@ SVD_GRID = "svd.hprod"  # exact inputs h, u (matrices)
         # ZeroDivisionError: at 1000 digits the unit roundoff underflowed to 0.0 (the arithmetic passed for exact)
         ("svd.corollary1", lambda cx: cx.__setitem__("precision_digits", 1000), "precision_digits"),
         (DIGITS_ID, lambda cx: cx["inputs"].__setitem__("A", "1.5"), "cannot replay the recorded inputs (IndexError"),
-        (SVD_GRID, lambda cx: cx["inputs"].__setitem__("h", "2"), "cannot replay the recorded inputs (IndexError"),
+        (SVD_GRID, lambda cx: cx["inputs"].__setitem__("h", "2"), "cannot replay the recorded inputs (ShapeError"),
         ("svd.table3", lambda cx: cx["inputs"].__setitem__("row", "no such row"), "(KeyError"),
         ("cayley.init", lambda cx: cx["inputs"].__setitem__("n", ["2"]), "(TypeError"),
         ("svd.proposition1", lambda cx: cx["inputs"].__setitem__("B", "1"), "(NotImplementedError"),
