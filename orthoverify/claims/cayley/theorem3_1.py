@@ -15,7 +15,7 @@ from orthoverify import samples
 from orthoverify.backends import Backend, get_backend
 from orthoverify.claims._common import EXACT
 from orthoverify.claims._inputs import orthogonal_input, structured_orthogonal_cases
-from orthoverify.claims.cayley import PAPER
+from orthoverify.claims.cayley import claim
 from orthoverify.claims.cayley._shared import conjugated, effort
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim, Evidence, Place, Plot, PlotRef, PlotSeries
@@ -220,9 +220,8 @@ MAX_ABS_FIGURE = Plot(
 )
 
 CLAIMS: list[Claim] = [
-    Claim(
+    claim(
         id="cayley.theorem3_1",
-        paper=PAPER,
         place=Place(theorem="3.1", note="Kahan 2006"),
         expected="verified",
         origin="catalogue",

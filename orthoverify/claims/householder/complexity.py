@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from orthoverify import samples
-from orthoverify.claims.householder import PAPER
+from orthoverify.claims.householder import claim
 from orthoverify.engine.checks import Outcome, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.templates import bespoke
@@ -83,9 +83,8 @@ def fn_time_growth(ctx: RunContext) -> Outcome:
 
 
 CLAIMS: list[Claim] = [
-    Claim(
+    claim(
         id="householder.complexity",
-        paper=PAPER,
         place=Place(table="1"),
         expected="verified",
         origin="catalogue",

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from orthoverify.claims.householder import PAPER
+from orthoverify.claims.householder import twins
 from orthoverify.engine.checks import Case, Check, RunContext
 from orthoverify.engine.model import Claim, Place
-from orthoverify.engine.templates import Tallies, Tally, count, printed_and_corrected
+from orthoverify.engine.templates import Tallies, Tally, count
 from orthoverify.param.householder_flops import count_algorithm1, count_srnn
 
 
@@ -102,9 +102,8 @@ FLOPS_NOTES = (
     "repeats line 8's update (h~_k <- ...) where line 12's C~_k <- (2/N_k) U'g is meant; its count is the same."
 )
 
-CLAIMS: list[Claim] = printed_and_corrected(
+CLAIMS: list[Claim] = twins(
     "householder.flops",
-    paper=PAPER,
     place=Place(section="4.2", table="2 and 5"),
     expected="refuted",
     origin="catalogue",
