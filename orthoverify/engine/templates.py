@@ -325,7 +325,7 @@ Tallies = Callable[[Case], Sequence[Tally]]
 def count(
     name: str,
     *,
-    grid: Callable[[RunContext], Sequence[Case]],
+    grid: Callable[[RunContext], Iterable[Case]],
     tally: Tallies | Mapping[str, Tallies],
     backends: tuple[str, ...],
     quantity_name: str,
@@ -605,3 +605,17 @@ def judged(holds: bool, text: str, broken: str | None = None) -> Measure:
     if holds:
         return Measure(0.0, text, error=0.0)
     return Measure(math.inf, text if broken is None else broken, error=math.inf)
+
+
+# --- claims2HC ----------------------------------------------------------------------- measures
+def jacobian_rank(b: Backend, f: Callable[[Any], Any], x: Any) -> tuple[int, np.ndarray, float]:
+    """The numerical rank of f's torch-autograd Jacobian at ``x`` (a tensor on torch backend ``b``):
+    (rank, its singular values in descending order, tol) with the standard tolerance tol = s_1
+    max(rows, cols) eps (numpy.linalg.matrix_rank's). Computed singular values are within about
+    tol of the exact ones, so a caller also asks for a gap: the last one counted far above tol."""
+    import torch
+
+    jac = torch.autograd.functional.jacobian(f, x)
+    s = b.to_numpy(torch.linalg.svdvals(jac))
+    tol = s[0] * max(jac.shape) * np.finfo(np.float64).eps
+    return int(np.sum(s > tol)), s, tol

@@ -5,8 +5,11 @@ effort per profile, is ``_shared``."""
 
 from __future__ import annotations
 
+import functools
+
 from orthoverify.claims.cayley._formerly import FORMERLY as FORMERLY
 from orthoverify.engine.model import Claim, Paper
+from orthoverify.engine.templates import printed_and_corrected
 
 PAPER = "cayley"
 PAPER_INFO = Paper(
@@ -16,6 +19,10 @@ PAPER_INFO = Paper(
     venue="ICML 2018",
     short="scoRNN",
 )
+claim = functools.partial(Claim, paper=PAPER)
+"""A claim of this paper."""
+twins = functools.partial(printed_and_corrected, paper=PAPER)
+"""A printed claim of this paper and its ``.corrected`` twin."""
 
 # The claim modules import PAPER from here, so they are imported after it is defined.
 from orthoverify.claims.cayley import (  # noqa: E402

@@ -24,7 +24,7 @@ from orthoverify.claims._common import (
     rigorous_check,
 )
 from orthoverify.claims._inputs import orthogonal_input
-from orthoverify.claims.cayley import PAPER
+from orthoverify.claims.cayley import claim
 from orthoverify.claims.cayley._shared import conjugated, skew_symbols
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim, Place
@@ -178,9 +178,8 @@ RIGOROUS_100 = tuple("flint-100" if name == "flint" else name for name in RIGORO
 
 
 CLAIMS: list[Claim] = [
-    Claim(
+    claim(
         id="cayley.bijection",
-        paper=PAPER,
         place=Place(section="3.1"),
         expected="verified",
         origin="catalogue",

@@ -9,7 +9,7 @@ import sympy
 
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import EXACT
-from orthoverify.claims.cayley import PAPER
+from orthoverify.claims.cayley import claim
 from orthoverify.engine.checks import Case, PropertyCheck
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure
@@ -54,9 +54,8 @@ def printed_parameter(b: Backend, case: Case) -> Measure:
 PRINTED = listed({"c": "-0.99999"})
 _FLOAT = "relative error of a_12 / ((1 + a^2) eps)"
 CLAIMS: list[Claim] = [
-    Claim(
+    claim(
         id="cayley.example_2x2",
-        paper=PAPER,
         place=Place(section="3.1"),
         expected="verified",
         origin="catalogue",

@@ -14,12 +14,12 @@ import sympy
 
 from orthoverify.backends import Array, Backend, get_backend
 from orthoverify.claims._common import EXACT, exact_backend
-from orthoverify.claims.cayley import PAPER
+from orthoverify.claims.cayley import twins
 from orthoverify.claims.cayley._shared import effort, random_signs
 from orthoverify.engine.checks import Case, Check, PropertyCheck, Quantity, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure
-from orthoverify.engine.templates import Agreement, printed_and_corrected, sampled
+from orthoverify.engine.templates import Agreement, sampled
 from orthoverify.param import cayley as cy
 
 
@@ -192,9 +192,8 @@ def _checks(corrected: bool) -> tuple[Check, ...]:
     return symbolic, _every_d("exhaustive", reflection_corrected, "corrected prediction"), _float("float", True)
 
 
-CLAIMS: list[Claim] = printed_and_corrected(
+CLAIMS: list[Claim] = twins(
     "cayley.init",
-    paper=PAPER,
     place=Place(section="4.2"),
     expected="refuted",
     origin="catalogue",

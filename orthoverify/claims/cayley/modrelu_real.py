@@ -3,52 +3,53 @@ cancels on |z| + b = 0); the behaviour at z = 0, where eq. 3 is 0/0, audited wit
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import sympy
 
 from orthoverify.backends import Backend
 from orthoverify.claims._common import EXACT, FLOAT_HP, exact_backend, norm_scale
-from orthoverify.claims.cayley import PAPER
+from orthoverify.claims.cayley import claim
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual
-from orthoverify.engine.templates import Line, audit, listed
+from orthoverify.engine.templates import Line, audit, listed, repeated
 from orthoverify.errors import DomainError
 from orthoverify.param import cayley as cy
+
+
+def _printed(b: Backend, z: Any, bias: Any) -> Any:
+    """Eq. 3 at one z, or None where it is undefined (z = 0 with |z| + b >= 0: not part of the claim)."""
+    try:
+        return cy.modrelu_printed(z, bias, backend=b)
+    except DomainError:
+        return None
 
 
 def q_modrelu(b: Backend, case: Case) -> Measure:
     """Eq. 3 against sign(z) ReLU(|z| + b), entry by entry, where eq. 3 is defined (z != 0 or |z| + b < 0)."""
     z, bias = b.asarray(case["z"], name="z"), b.asarray(case["b"], name="b")
     simple = cy.modrelu_real(z, bias, backend=b)
-    diffs = []
-    for i in range(z.shape[0]):
-        try:
-            printed = cy.modrelu_printed(z[i], bias[i], backend=b)
-        except DomainError:  # eq. 3 undefined (z = 0 with |z| + b >= 0): not part of the claim
-            continue
-        diffs.append(printed - simple[i])
+    printed = [_printed(b, z[i], bias[i]) for i in range(z.shape[0])]
+    diffs = [p - simple[i] for i, p in enumerate(printed) if p is not None]
     if not diffs:
         return Measure(0.0, error=0.0)
     scale = max(norm_scale(b, z), norm_scale(b, bias), 1e-300) if not b.exact else 1.0
     return residual(b, b.stack(diffs), 1, scale)
 
 
-def cases_modrelu(ctx: RunContext) -> Iterator[Case]:
-    """Exact: every pair of -3, -2.5, ..., 3; float: magnitudes 10^+-3, the boundary and z = 0."""
-    rng = ctx.rng()
-    if ctx.backend.exact:
-        grid = np.array([sympy.Rational(k, 2) for k in range(-6, 7)], dtype=object)
-        yield {"z": np.repeat(grid, len(grid)), "b": np.tile(grid, len(grid))}
-        return
-    for _ in range(ctx.profile.cases * 4):
-        z = rng.standard_normal(64) * 10.0 ** rng.uniform(-3, 3)
-        bb = rng.standard_normal(64) * 10.0 ** rng.uniform(-3, 3)
-        bb[:8] = -np.abs(z[:8])  # the boundary |z| + b = 0
-        z[8] = 0.0
-        yield {"z": z, "b": bb}
+def _float_pair(ctx: RunContext, rng: np.random.Generator, size: int) -> Case:
+    """Magnitudes 10^+-3, with the boundary |z| + b = 0 in the first 8 entries and z = 0 in the 9th."""
+    z = rng.standard_normal(size) * 10.0 ** rng.uniform(-3, 3)
+    bb = rng.standard_normal(size) * 10.0 ** rng.uniform(-3, 3)
+    bb[:8], z[8] = -np.abs(z[:8]), 0.0
+    return {"z": z, "b": bb}
+
+
+GRID = np.array([sympy.Rational(k, 2) for k in range(-6, 7)], dtype=object)
+EVERY_PAIR = listed({"z": np.repeat(GRID, len(GRID)), "b": np.tile(GRID, len(GRID))})  # of -3, -2.5, ..., 3
+FLOAT_PAIRS = repeated(lambda ctx: [64], _float_pair, per_point=lambda ctx: 4 * ctx.profile.cases)
 
 
 def at_zero(b: Backend, case: Case) -> list[Line]:
@@ -58,11 +59,7 @@ def at_zero(b: Backend, case: Case) -> list[Line]:
     right = sympy.limit(t / abs(t) * (abs(t) + bias), t, 0, "+")
     left = sympy.limit(-t / abs(-t) * (abs(-t) + bias), t, 0, "+")
     simple = cy.modrelu_real(np.array([sympy.Integer(0)], dtype=object), np.array([bias], dtype=object), backend=s)[0]
-    undefined = False
-    try:
-        cy.modrelu_printed(sympy.Integer(0), bias, backend=s)
-    except DomainError:
-        undefined = True
+    undefined = _printed(s, sympy.Integer(0), bias) is None
     return [
         (f"b = {bias}: eq. 3 is undefined at z = 0", undefined),
         (f"the sign form gives {simple} at z = 0", simple == 0),
@@ -73,9 +70,8 @@ def at_zero(b: Backend, case: Case) -> list[Line]:
 
 AT_ZERO = listed({"b": "1/2"})
 CLAIMS: list[Claim] = [
-    Claim(
+    claim(
         id="cayley.modrelu_real",
-        paper=PAPER,
         place=Place(section="4.1", equation="3"),
         expected="verified",
         origin="catalogue",
@@ -86,9 +82,9 @@ CLAIMS: list[Claim] = [
         ),
         kind="identity",
         checks=(
-            PropertyCheck("exhaustive", q_modrelu, cases_modrelu, EXACT, "eq. 3 - sign form", method="exhaustive"),
+            PropertyCheck("exhaustive", q_modrelu, EVERY_PAIR, EXACT, "eq. 3 - sign form", method="exhaustive"),
             audit("exact", at_zero, AT_ZERO, quantity_name="behaviour at z = 0"),
-            PropertyCheck("float", q_modrelu, cases_modrelu, FLOAT_HP, "||eq. 3 - sign form|| / eps"),
+            PropertyCheck("float", q_modrelu, FLOAT_PAIRS, FLOAT_HP, "||eq. 3 - sign form|| / eps"),
         ),
         notes=(
             "Equal wherever eq. 3 is defined. At z = 0 with b >= 0 eq. 3 is 0/0; the sign form defines it as 0, "

@@ -1,6 +1,5 @@
-"""A bespoke experiment (FunctionCheck): the verdict combines three measured facts of one run
-(additive ratio <= 30, multiplicative 10x larger and growing); the claim is about what rounding
-does in float32 and float64, so nothing is replayed at higher precision."""
+"""One experiment decides (the three facts of the notes); the claim is about what rounding does in
+float32 and float64, so nothing is replayed at higher precision."""
 
 from __future__ import annotations
 
@@ -8,12 +7,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from orthoverify.claims.cayley import PAPER
+from orthoverify.claims.cayley import claim
 from orthoverify.claims.cayley._shared import effort
 from orthoverify.engine.checks import FunctionCheck, Outcome, RunContext
 from orthoverify.engine.model import Claim, Evidence, Place, Plot, PlotRef, PlotSeries
 from orthoverify.engine.ratios import THRESHOLD
 from orthoverify.param import cayley_analysis as ca
+
+_Q = "max ||W'W - I||_F / (n eps) of the additive update"
 
 
 def fn_drift(ctx: RunContext) -> Outcome:
@@ -38,14 +39,12 @@ def fn_drift(ctx: RunContext) -> Outcome:
 
 def drift_series(evidence: Sequence[Evidence]) -> list[PlotSeries]:
     """The deviation from orthogonality after each recorded step, per update scheme and backend."""
-    out = []
-    for ev in evidence:
-        if not {"step", "additive", "multiplicative"} <= set(ev.data):
-            continue
-        step = ev.data["step"]
-        out.append(PlotSeries(f"additive (scaled Cayley), {ev.backend}", step, ev.data["additive"]))
-        out.append(PlotSeries(f"multiplicative (Stiefel), {ev.backend}", step, ev.data["multiplicative"], dashed=True))
-    return out
+    runs = [(ev.backend, ev.data) for ev in evidence if {"step", "additive", "multiplicative"} <= set(ev.data)]
+    return [
+        PlotSeries(f"{label}, {backend}", data["step"], data[key], dashed=key == "multiplicative")
+        for backend, data in runs
+        for key, label in (("additive", "additive (scaled Cayley)"), ("multiplicative", "multiplicative (Stiefel)"))
+    ]
 
 
 DRIFT_FIGURE = Plot(
@@ -66,9 +65,8 @@ DRIFT_FIGURE = Plot(
 )
 
 CLAIMS: list[Claim] = [
-    Claim(
+    claim(
         id="cayley.orthogonality_drift",
-        paper=PAPER,
         place=Place(appendix="B", figure="4"),
         expected="verified",
         origin="catalogue",
@@ -80,13 +78,7 @@ CLAIMS: list[Claim] = [
         ),
         kind="bound",
         checks=(
-            FunctionCheck(
-                "measured",
-                fn_drift,
-                ("numpy-float64", "numpy-float32"),
-                "measured",
-                "max ||W'W - I||_F / (n eps) of the additive update",
-            ),
+            FunctionCheck("measured", fn_drift, ("numpy-float64", "numpy-float32"), "measured", _Q),
         ),
         notes=(
             "Measured, not proved: both schemes train the same W on the same fixed least-squares loss for 10^4 "

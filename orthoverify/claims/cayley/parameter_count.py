@@ -1,65 +1,41 @@
-"""Counts against the exact dimension of the skew matrices, the printed count against the
-experiments' totals (each row one way it could be borne out), and trainability by the rank of
-dW/dA."""
+"""The dimension of the skew matrices is an exact rank, so its grid stays small; trainability is the
+rank of dW/dA."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import functools
+from collections.abc import Mapping
 from typing import Any
-
-import numpy as np
 
 from orthoverify import samples
 from orthoverify.backends import Backend
 from orthoverify.claims._common import EXACT
-from orthoverify.claims.cayley import PAPER
+from orthoverify.claims.cayley import twins
 from orthoverify.claims.cayley._shared import random_signs
 from orthoverify.engine.checks import Case, Check, Outcome, RunContext
 from orthoverify.engine.model import Claim, Place
-from orthoverify.engine.templates import Tallies, Tally, bespoke, count, printed_and_corrected
+from orthoverify.engine.templates import Tallies, Tally, bespoke, count, jacobian_rank, listed
 from orthoverify.param import cayley as cy
 from orthoverify.param import cayley_analysis as ca
 
 
-def grid(ctx: RunContext) -> list[Case]:
-    """n = 1..8: the dimension is an exact rank of n^2 conditions, so the grid stays small."""
-    return [{"n": n} for n in range(1, 9)]
+def _dimension(corrected: bool, case: Case) -> list[Tally]:
+    n = int(case["n"])
+    what = f"free entries of a skew-symmetric {n} x {n} A (counted: an exact rank)"
+    return [(what, n * (n - 1) // (2 if corrected else 1), ca.skew_dimension(n))]
 
 
-def _dimension_tally(formula: Callable[[int], int], label: str) -> Tallies:
-    def tally(case: Case) -> list[Tally]:
-        n = int(case["n"])
-        what = f"free entries of a skew-symmetric {n} x {n} A (counted: an exact rank)"
-        return [(what, formula(n), ca.skew_dimension(n))]
-
-    return tally
-
-
-def _printed_a(n: int) -> int:
-    return n * (n - 1)
-
-
-def _corrected_a(n: int) -> int:
-    return n * (n - 1) // 2
-
-
-def tables_grid(ctx: RunContext) -> list[Case]:
-    return [{"weights in A": "n(n-1)"}]
-
-
-def _row_tally(row: Mapping[str, Any]) -> Tallies:
+def _row(row: Mapping[str, Any], case: Case) -> list[Tally]:
     """One printed total against the total with A's n(n-1) weights, in thousands."""
-
-    def tally(case: Case) -> list[Tally]:
-        total = ca.scornn_parameters(row, _printed_a(int(row["n"])))
-        return [(f"{total:,} parameters, in thousands", int(row["printed_k"]), round(total / 1000))]
-
-    return tally
+    total = ca.scornn_parameters(row, int(row["n"]) * (int(row["n"]) - 1))
+    return [(f"{total:,} parameters, in thousands", int(row["printed_k"]), round(total / 1000))]
 
 
+GRID = listed(*({"n": n} for n in range(1, 9)))
 # Each table row is one way the printed count could be borne out: the count is supported when
 # *some* row follows from n(n-1), so that one misprinted total (cf. cayley.table_params) decides nothing.
-TABLE_ROWS = {f"{r['row']} n={r['n']}": _row_tally(r) for r in ca.SCORNN_CONFIGURATIONS}
+ROWS = ca.SCORNN_CONFIGURATIONS
+TABLE_ROWS: dict[str, Tallies] = {f"{r['row']} n={r['n']}": functools.partial(_row, r) for r in ROWS}
 
 
 def fn_count_jacobian(ctx: RunContext) -> Outcome:
@@ -67,10 +43,8 @@ def fn_count_jacobian(ctx: RunContext) -> Outcome:
     autograd, float64; singular-value gap): every one of those weights is trainable, no more."""
     import torch
 
-    rng = ctx.rng()
-    tb = ctx.backend  # torch-float64, on the run's device
-    notes = []
-    ok = True
+    rng, tb = ctx.rng(), ctx.backend  # torch-float64, on the run's device
+    notes, ok = [], True
     for n in (2, 3, 4, 6, 8):
         a = tb.asarray(samples.random_skew(rng, n))
         iu = torch.triu_indices(n, n, 1, device=a.device)
@@ -80,11 +54,8 @@ def fn_count_jacobian(ctx: RunContext) -> Outcome:
             p = b.zeros((n, n)).index_put((iu[0], iu[1]), x)
             return cy.scaled_cayley(p - p.T, d, backend=b).reshape(-1)
 
-        jac = torch.autograd.functional.jacobian(f, a[iu[0], iu[1]])
-        s = tb.to_numpy(torch.linalg.svdvals(jac))
+        rank, s, tol = jacobian_rank(tb, f, a[iu[0], iu[1]])
         want = n * (n - 1) // 2
-        tol = s[0] * max(jac.shape) * np.finfo(np.float64).eps
-        rank = int(np.sum(s > tol))
         notes.append(f"n={n}: rank {rank} of {want} parameters (s_min/tol = {s[-1] / tol:.2e})")
         ok = ok and rank == want and s[-1] > 100 * tol
     return Outcome(ok, 5, notes="; ".join(notes))
@@ -93,21 +64,19 @@ def fn_count_jacobian(ctx: RunContext) -> Outcome:
 def _checks(corrected: bool) -> tuple[Check, ...]:
     """The count against the dimension for both; as printed also the experiments' totals under
     n(n-1); corrected also the rank of dW/dA."""
-    formula, label = (_corrected_a, "n(n-1)/2") if corrected else (_printed_a, "n(n-1)")
-    tally, how = _dimension_tally(formula, label), f"{label} vs dim of skew matrices"
-    dimension = count("count", grid=grid, tally=tally, backends=EXACT, quantity_name=how, stated=label)
+    label = "n(n-1)/2" if corrected else "n(n-1)"
+    tally = functools.partial(_dimension, corrected)
+    how = f"{label} vs dim of skew matrices"
+    dimension = count("count", grid=GRID, tally=tally, backends=EXACT, quantity_name=how, stated=label)
     if corrected:
         return dimension, bespoke("jacobian_rank", fn_count_jacobian, ("torch-float64",), "float", "rank of dW/dA")
-    printed = "printed totals under n(n-1)"
-    tables = count(
-        "count:tables", grid=tables_grid, tally=TABLE_ROWS, backends=EXACT, quantity_name=printed, stated="printed"
-    )
+    how, grid = "printed totals under n(n-1)", listed({"weights in A": "n(n-1)"})
+    tables = count("count:tables", grid=grid, tally=TABLE_ROWS, backends=EXACT, quantity_name=how, stated="printed")
     return dimension, tables
 
 
-CLAIMS: list[Claim] = printed_and_corrected(
+CLAIMS: list[Claim] = twins(
     "cayley.parameter_count",
-    paper=PAPER,
     place=Place(section="3.1", appendix="D"),
     expected="refuted",
     origin="catalogue",

@@ -12,7 +12,7 @@ import sympy
 from orthoverify import samples
 from orthoverify.backends import Backend
 from orthoverify.claims._common import FLOAT_HP, exact_backend, symbol_array
-from orthoverify.claims.cayley import PAPER
+from orthoverify.claims.cayley import claim
 from orthoverify.claims.cayley._shared import NO_CHECK, random_signs, skew_symbols
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim, Place
@@ -56,9 +56,8 @@ def cases_skew_update(ctx: RunContext) -> Iterator[Case]:
 _QUANTITY = "exact skewness, then max ||W'W - I|| / (n eps) over the steps"
 
 CLAIMS: list[Claim] = [
-    Claim(
+    claim(
         id="cayley.skew_update",
-        paper=PAPER,
         place=Place(section="3.2"),
         expected="verified",
         origin="catalogue",

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from orthoverify.claims._common import EXACT
-from orthoverify.claims.cayley import PAPER
+from orthoverify.claims.cayley import claim
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.templates import Tally, count
@@ -41,9 +41,8 @@ def _recounted(row: Mapping[str, Any]) -> str:
 
 
 CLAIMS: list[Claim] = [
-    Claim(
+    claim(
         id="cayley.table_params",
-        paper=PAPER,
         place=Place(section="5.1-5.4", table="1-3"),
         expected="refuted",
         origin="added",

@@ -15,12 +15,12 @@ from orthoverify import samples
 from orthoverify.backends import Backend, get_backend
 from orthoverify.claims._common import EXACT
 from orthoverify.claims._inputs import orthogonal_input, structured_orthogonal_cases
-from orthoverify.claims.cayley import PAPER
+from orthoverify.claims.cayley import claim
 from orthoverify.claims.cayley._shared import conjugated, effort
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim, Evidence, Place, Plot, PlotRef, PlotSeries
 from orthoverify.engine.ratios import Measure, flag, scaled
-from orthoverify.engine.templates import witness
+from orthoverify.engine.templates import chained, drawn, exact_sizes, signed_permutations, witness
 from orthoverify.param import cayley as cy
 from orthoverify.param import cayley_analysis as ca
 from orthoverify.strategies import skew_wide
@@ -132,14 +132,11 @@ def cases_algorithm_float(ctx: RunContext) -> Iterator[Case]:
         yield {"family": "quarter-turns-conjugated", "Q": z @ _quarter_turns(n) @ z.T}
 
 
-def cases_algorithm_exact(ctx: RunContext) -> Iterator[Case]:
-    rng = ctx.rng()
-    for n in ctx.profile.exact_sizes:
-        for det in (1, -1):
-            yield {"Q": samples.rational_orthogonal(rng, n, det=det)}
-    for n in range(1, 4):
-        for p in samples.signed_permutations(n):
-            yield {"Q": p}
+def _rational_orthogonal(ctx: RunContext, rng: np.random.Generator, n: int) -> list[Case]:
+    return [{"Q": samples.rational_orthogonal(rng, n, det=det)} for det in (1, -1)]
+
+
+cases_algorithm_exact = chained(drawn(_rational_orthogonal, exact_sizes), signed_permutations("Q"))
 
 
 def q_certificate_hp(b: Backend, case: Case) -> Measure:
@@ -220,9 +217,8 @@ MAX_ABS_FIGURE = Plot(
 )
 
 CLAIMS: list[Claim] = [
-    Claim(
+    claim(
         id="cayley.theorem3_1",
-        paper=PAPER,
         place=Place(theorem="3.1", note="Kahan 2006"),
         expected="verified",
         origin="catalogue",

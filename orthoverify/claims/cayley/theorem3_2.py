@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from orthoverify import samples
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import exact_backend, norm_scale, symbol_array
-from orthoverify.claims.cayley import PAPER
+from orthoverify.claims.cayley import claim
 from orthoverify.claims.cayley._shared import NO_CHECK, random_signs, skew_symbols
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim, Place
@@ -155,9 +155,8 @@ strategy_gradients = by_size(
 
 
 CLAIMS: list[Claim] = [
-    Claim(
+    claim(
         id="cayley.theorem3_2",
-        paper=PAPER,
         place=Place(theorem="3.2", equation="2", appendix="A"),
         expected="verified",
         origin="catalogue",

@@ -10,7 +10,7 @@ import sympy
 from orthoverify import samples
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import EXACT, FLOAT_HP, norm_scale
-from orthoverify.claims.cayley import PAPER
+from orthoverify.claims.cayley import claim
 from orthoverify.claims.cayley._shared import NO_CHECK, random_signs, skew_symbols
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim, Place
@@ -62,9 +62,8 @@ def cases_symbolic(ctx: RunContext) -> Iterator[Case]:
 
 
 CLAIMS: list[Claim] = [
-    Claim(
+    claim(
         id="cayley.three_layers",
-        paper=PAPER,
         place=Place(section="4"),
         expected="verified",
         origin="catalogue",

@@ -5,8 +5,11 @@ independent references (autograd, 50-digit differences, SymPy). The maths is
 
 from __future__ import annotations
 
+import functools
+
 from orthoverify.claims.householder._formerly import FORMERLY as FORMERLY
 from orthoverify.engine.model import Claim, Paper
+from orthoverify.engine.templates import printed_and_corrected
 
 PAPER = "householder"
 PAPER_INFO = Paper(
@@ -16,6 +19,10 @@ PAPER_INFO = Paper(
     venue="ICML 2017",
     short="oRNN",
 )
+claim = functools.partial(Claim, paper=PAPER)
+"""A claim of this paper."""
+twins = functools.partial(printed_and_corrected, paper=PAPER)
+"""A printed claim of this paper and its ``.corrected`` twin."""
 
 # the claim modules import PAPER from here, so they are imported after it
 from orthoverify.claims.householder import (  # noqa: E402

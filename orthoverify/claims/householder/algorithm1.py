@@ -10,7 +10,7 @@ from typing import Any
 from orthoverify import samples
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import EXACT, FLOAT, FLOAT_HP
-from orthoverify.claims.householder import PAPER
+from orthoverify.claims.householder import claim
 from orthoverify.claims.householder._shared import (
     against_high_precision_definition,
     definition_gradients,
@@ -131,9 +131,8 @@ cases_exact = gradient_cases_exact
 
 
 CLAIMS: list[Claim] = [
-    Claim(
+    claim(
         id="householder.algorithm1",
-        paper=PAPER,
         place=Place(algorithm="1", appendix="B, D"),
         expected="verified",
         origin="catalogue",

@@ -3,11 +3,10 @@ audit, since only the lines (not Algorithm 1, householder.algorithm1) are in que
 
 from __future__ import annotations
 
-from orthoverify.claims.householder import PAPER
+from orthoverify.claims.householder import twins
 from orthoverify.claims.householder._shared import audited_proof
 from orthoverify.engine.checks import Check
 from orthoverify.engine.model import Claim, Place
-from orthoverify.engine.templates import printed_and_corrected
 from orthoverify.param.householder_proofs import appendix_b_lines, appendix_b_reference
 
 
@@ -16,9 +15,8 @@ def checks(corrected: bool) -> tuple[Check, ...]:
     return (audited_proof(appendix_b_lines, appendix_b_reference, keys, corrected=corrected),)
 
 
-CLAIMS: list[Claim] = printed_and_corrected(
+CLAIMS: list[Claim] = twins(
     "householder.algorithm1_derivation",
-    paper=PAPER,
     place=Place(appendix="B"),
     expected="refuted",
     origin="added",

@@ -11,7 +11,7 @@ import sympy
 
 from orthoverify import samples
 from orthoverify.claims._common import EXACT
-from orthoverify.claims.householder import PAPER
+from orthoverify.claims.householder import claim
 from orthoverify.claims.householder._shared import q_algorithm2_printed
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim, Place
@@ -40,9 +40,8 @@ def cases_branches(ctx: RunContext) -> Iterator[Case]:
 
 
 CLAIMS: list[Claim] = [
-    Claim(
+    claim(
         id="householder.algorithm2",
-        paper=PAPER,
         place=Place(algorithm="2", appendix="A"),
         expected="verified",
         origin="catalogue",

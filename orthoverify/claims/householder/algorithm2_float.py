@@ -12,39 +12,37 @@ from hypothesis import strategies as st
 
 from orthoverify import samples
 from orthoverify.claims._common import FLOAT_HP
-from orthoverify.claims.householder import PAPER
+from orthoverify.claims.householder import twins
 from orthoverify.claims.householder._shared import algorithm2_measure, q_algorithm2_printed
 from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext, SearchCheck
 from orthoverify.engine.model import Claim, Place
-from orthoverify.engine.templates import SEARCH, printed_and_corrected
+from orthoverify.engine.templates import SEARCH, drawn, float_sizes, repeated
 from orthoverify.strategies import orthogonal_matrices, well_conditioned
 
 _Q = "max of ||QR - A||, ||tril(R,-1)||, ||Q - M_1(u)|| over n eps ||A||, in the working precision"
 
 
-q_algorithm2_stable = functools.partial(algorithm2_measure, variant="stable")  # orthoverify's inverse map
+def _generic(ctx: RunContext, rng: np.random.Generator, n: int) -> list[Case]:
+    gaussian = rng.standard_normal((n, n))
+    a = samples.haar_orthogonal(rng, n) @ samples.upper_positive(rng, n)
+    return [{"family": "gaussian", "A": gaussian}, {"family": "haar-times-upper", "A": a}]
 
 
-def cases_generic(ctx: RunContext) -> Iterator[Case]:
-    rng = ctx.rng()
-    for n in ctx.profile.sizes_on(ctx.backend):
-        for _ in range(ctx.profile.cases):
-            yield {"family": "gaussian", "A": rng.standard_normal((n, n))}
-            yield {"family": "haar-times-upper", "A": samples.haar_orthogonal(rng, n) @ samples.upper_positive(rng, n)}
-        yield {
-            "family": "signed-permutation-times-upper",
-            "A": samples.random_signs(rng, n) @ samples.random_permutation(rng, n) @ samples.upper_positive(rng, n),
-        }
+def _signed_permutation(ctx: RunContext, rng: np.random.Generator, n: int) -> Case:
+    a = samples.random_signs(rng, n) @ samples.random_permutation(rng, n) @ samples.upper_positive(rng, n)
+    return {"family": "signed-permutation-times-upper", "A": a}
 
 
-def cases_near_aligned(ctx: RunContext) -> Iterator[Case]:
+def _near_aligned(ctx: RunContext, rng: np.random.Generator, n: int) -> Iterator[Case]:
     """Columns within delta of already-triangular position: where x - ||x|| e_1 cancels."""
-    rng = ctx.rng()
     hp = ctx.backend.method == "high-precision"
-    for n in [n for n in ctx.profile.sizes_on(ctx.backend) if n >= 2]:
-        for delta in (1e-4, 1e-8, 1e-12, 1e-20) if hp else (1e-2, 1e-4, 1e-6, 1e-8, 1e-10, 1e-12):
-            a = samples.near_identity(rng, n, delta) @ samples.upper_positive(rng, n)
-            yield {"family": f"near-identity-{delta:g}-times-upper", "A": a}
+    for delta in (1e-4, 1e-8, 1e-12, 1e-20) if hp else (1e-2, 1e-4, 1e-6, 1e-8, 1e-10, 1e-12):
+        a = samples.near_identity(rng, n, delta) @ samples.upper_positive(rng, n)
+        yield {"family": f"near-identity-{delta:g}-times-upper", "A": a}
+
+
+cases_generic = repeated(float_sizes, _generic, last=_signed_permutation)
+cases_near_aligned = drawn(_near_aligned, lambda ctx: [n for n in float_sizes(ctx) if n >= 2])
 
 
 def _q_times_upper(q: np.ndarray, r: np.ndarray) -> Case:
@@ -56,7 +54,7 @@ def strategy_near_aligned(ctx: RunContext) -> Any:
 
 
 def checks(corrected: bool) -> tuple[Check, ...]:
-    q = q_algorithm2_stable if corrected else q_algorithm2_printed
+    q = functools.partial(algorithm2_measure, variant="stable") if corrected else q_algorithm2_printed
     search_on = SEARCH if corrected else ("numpy-float64",)
     return (
         PropertyCheck("float_edge", q, cases_near_aligned, FLOAT_HP, _Q, confirm="ratio"),
@@ -65,9 +63,8 @@ def checks(corrected: bool) -> tuple[Check, ...]:
     )
 
 
-CLAIMS: list[Claim] = printed_and_corrected(
+CLAIMS: list[Claim] = twins(
     "householder.algorithm2_float",
-    paper=PAPER,
     place=Place(algorithm="2", appendix="A", note="run in floating point"),
     expected="refuted",
     origin="added",

@@ -22,7 +22,7 @@ from orthoverify.claims._common import (
     rigorous_check,
     symbol_array,
 )
-from orthoverify.claims.householder import PAPER
+from orthoverify.claims.householder import claim
 from orthoverify.claims.householder._shared import exponent_range, sizes_nm, u_and_u1, u_sample, w_by_definition
 from orthoverify.engine.checks import (
     Case,
@@ -132,9 +132,8 @@ def cases_orthogonal_rational(ctx: RunContext) -> Iterator[Case]:
         yield {"U": samples.rational_vectors(rng, n, n - 1), "u1": np.array([int(rng.choice([-1, 1]))], dtype=object)}
 
 
-ORTHOGONAL_WHEN = Claim(
+ORTHOGONAL_WHEN = claim(
     id="householder.orthogonal_when",
-    paper=PAPER,
     place=Place(section="4", note="advantage 3"),
     expected="verified",
     origin="catalogue",

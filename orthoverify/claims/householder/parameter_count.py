@@ -4,6 +4,7 @@ n redundant parameters are located, not assumed."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -11,10 +12,10 @@ import numpy as np
 import sympy
 
 from orthoverify.claims._common import EXACT, exact_backend, symbol_array
-from orthoverify.claims.householder import PAPER
+from orthoverify.claims.householder import claim
 from orthoverify.engine.checks import Case, Outcome, RunContext
 from orthoverify.engine.model import Claim, Place
-from orthoverify.engine.templates import Tally, bespoke, count
+from orthoverify.engine.templates import Tally, bespoke, count, jacobian_rank
 from orthoverify.param import householder as hh
 
 
@@ -64,31 +65,18 @@ def fn_jacobian_rank(ctx: RunContext) -> Outcome:
 
 
 def fn_jacobian_rank_float(ctx: RunContext) -> Outcome:
-    """Numerical rank of dM_1 (torch autograd, float64) at random unit vectors: the rank under
-    the standard tolerance tol = s_1 max(rows, cols) eps (numpy.linalg.matrix_rank's) must be
-    n(n-1)/2, and the smallest singular value counted must exceed 100 tol, so that no singular
-    value sits near the decision (computed singular values are within about tol of exact)."""
-    import torch
-
-    rng = ctx.rng()
-    tb = ctx.backend  # torch-float64, on the run's device
-    ok = True
-    notes = []
-    margins = []
+    """The numerical rank of dM_1 (:func:`jacobian_rank`) at random unit vectors is n(n-1)/2, the
+    last singular value counted above 100 tol so that none sits near the decision."""
+    rng, tb = ctx.rng(), ctx.backend  # torch-float64, on the run's device
+    ok, notes, margins = True, [], []
     for n in [n for n in ctx.profile.sizes if 2 <= n <= 16]:
-        vecs = []
-        for k in range(2, n + 1):
-            v = rng.standard_normal(k)
-            vecs.append(tb.asarray(v / np.linalg.norm(v)))
-        sizes = list(range(2, n + 1))
+        vecs = [v / np.linalg.norm(v) for v in (rng.standard_normal(k) for k in range(2, n + 1))]
+        starts = np.cumsum([0, *range(2, n + 1)])  # u_k is x[starts[k - 2] : starts[k - 1]]
 
-        def f(x: Any, sizes: list[int] = sizes) -> Any:
-            return hh.m_map([tb.asarray([1.0]), *torch.split(x, sizes)]).reshape(-1)
+        def f(x: Any, starts: Any = starts) -> Any:
+            return hh.m_map([tb.asarray([1.0]), *(x[i:j] for i, j in itertools.pairwise(starts))]).reshape(-1)
 
-        jac = torch.autograd.functional.jacobian(f, torch.cat(vecs))
-        s = tb.to_numpy(torch.linalg.svdvals(jac))
-        tol = s[0] * max(jac.shape) * np.finfo(np.float64).eps
-        rank = int(np.sum(s > tol))
+        rank, s, tol = jacobian_rank(tb, f, tb.asarray(np.concatenate(vecs)))
         r = n * (n - 1) // 2
         margin = s[r - 1] / tol if r >= 1 else math.inf
         margins.append(margin)
@@ -98,9 +86,8 @@ def fn_jacobian_rank_float(ctx: RunContext) -> Outcome:
 
 
 CLAIMS: list[Claim] = [
-    Claim(
+    claim(
         id="householder.parameter_count",
-        paper=PAPER,
         place=Place(section="4", note="advantage 4"),
         expected="verified",
         origin="catalogue",

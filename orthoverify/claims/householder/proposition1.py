@@ -11,7 +11,7 @@ import sympy
 from orthoverify import samples
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import EXACT, FLOAT_HP
-from orthoverify.claims.householder import PAPER
+from orthoverify.claims.householder import claim
 from orthoverify.claims.householder._shared import lower_symbols, sizes_nm, u_and_u1, u_sample, w_by_definition
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim, Place
@@ -56,9 +56,8 @@ def cases_symbolic(ctx: RunContext) -> Iterator[Case]:
 
 
 CLAIMS: list[Claim] = [
-    Claim(
+    claim(
         id="householder.proposition1",
-        paper=PAPER,
         place=Place(proposition="1", equation="12-13"),
         expected="verified",
         origin="catalogue",

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from orthoverify.backends import Backend
 from orthoverify.claims._common import EXACT, FLOAT_HP, exact_backend, symbol_array
-from orthoverify.claims.householder import PAPER
+from orthoverify.claims.householder import claim
 from orthoverify.claims.householder._shared import exponent_range
 from orthoverify.engine.checks import (
     Case,
@@ -119,9 +119,8 @@ def fn_h1_iff(ctx: RunContext) -> Outcome:
 
 
 CLAIMS: list[Claim] = [
-    Claim(
+    claim(
         id="householder.reflection",
-        paper=PAPER,
         place=Place(equation="6, 7"),
         expected="verified",
         origin="catalogue",

@@ -8,7 +8,7 @@ from orthoverify import samples
 from orthoverify.backends import Backend
 from orthoverify.claims._common import EXACT, FLOAT_HP
 from orthoverify.claims._inputs import orthogonal_input, structured_orthogonal_cases
-from orthoverify.claims.householder import PAPER
+from orthoverify.claims.householder import claim
 from orthoverify.claims.householder._shared import is_sign
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchCheck
 from orthoverify.engine.model import Claim, Place
@@ -50,9 +50,8 @@ def cases_float(ctx: RunContext) -> Iterator[Case]:
 
 
 CLAIMS: list[Claim] = [
-    Claim(
+    claim(
         id="householder.theorem1",
-        paper=PAPER,
         place=Place(theorem="1", appendix="A"),
         expected="verified",
         origin="catalogue",

@@ -12,7 +12,7 @@ import sympy
 from orthoverify import samples
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import exact_backend, symbol_array
-from orthoverify.claims.householder import PAPER
+from orthoverify.claims.householder import claim
 from orthoverify.claims.householder._shared import (
     column_scales,
     grad_inputs,
@@ -105,9 +105,8 @@ measures rounding, not under/overflow."""
 
 
 CLAIMS: list[Claim] = [
-    Claim(
+    claim(
         id="householder.theorem2",
-        paper=PAPER,
         place=Place(theorem="2", equation="14-15"),
         expected="verified",
         origin="catalogue",

@@ -3,11 +3,10 @@ instead of broadcasting) and audited display by display against exact directiona
 
 from __future__ import annotations
 
-from orthoverify.claims.householder import PAPER
+from orthoverify.claims.householder import twins
 from orthoverify.claims.householder._shared import audited_proof
 from orthoverify.engine.checks import Check
 from orthoverify.engine.model import Claim, Place
-from orthoverify.engine.templates import printed_and_corrected
 from orthoverify.param.householder_proofs import theorem2_proof_lines, theorem2_reference
 
 PROOF_NOTES = (
@@ -24,9 +23,8 @@ def checks(corrected: bool) -> tuple[Check, ...]:
     return (audited_proof(theorem2_proof_lines, theorem2_reference, keys, corrected=corrected),)
 
 
-CLAIMS: list[Claim] = printed_and_corrected(
+CLAIMS: list[Claim] = twins(
     "householder.theorem2_proof",
-    paper=PAPER,
     place=Place(theorem="2", appendix="A", note="its proof"),
     expected="refuted",
     origin="added",

@@ -9,7 +9,7 @@ from typing import Any
 import sympy
 
 from orthoverify.claims._common import EXACT, exact_backend, symbol_array
-from orthoverify.claims.householder import PAPER
+from orthoverify.claims.householder import claim
 from orthoverify.engine.checks import Outcome, RunContext, SymbolicCheck
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.templates import bespoke
@@ -18,8 +18,7 @@ from orthoverify.tolerance import THRESHOLD
 
 
 def sym_two_reflections(ctx: RunContext) -> Iterator[tuple[str, Any]]:
-    """det(H(u)H(v)) = 1 and ||H(u)H(v) - diag(1,-1)||_F^2 = 4 for all nonzero u, v in R^2; and
-    with a standard (k = 1) reflection in place of eq. 7, det M_1 = (-1)^n for all arguments."""
+    """The notes' identities, for symbolic u, v, and for M_1 with a standard H_1 at the profile's n."""
     b = exact_backend()
     d = b.asarray([[1, 0], [0, -1]])
     p = hh.reflection(symbol_array("u", 2), 2, backend=b) @ hh.reflection(symbol_array("v", 2), 2, backend=b)
@@ -34,7 +33,6 @@ def sym_two_reflections(ctx: RunContext) -> Iterator[tuple[str, Any]]:
 
 
 def fn_groebner(ctx: RunContext) -> Outcome:
-    """H(u) H(v) = diag(1,-1) with u, v != 0 has no solution, even over C: its Groebner basis is {1}."""
     a, bb, c, d, t = sympy.symbols("a b c d t")
     nu, nv = a**2 + bb**2, c**2 + d**2
     hu = sympy.Matrix([[nu - 2 * a * a, -2 * a * bb], [-2 * a * bb, nu - 2 * bb * bb]])
@@ -45,7 +43,6 @@ def fn_groebner(ctx: RunContext) -> Outcome:
 
 
 def fn_float_distance(ctx: RunContext) -> Outcome:
-    """Random u, v: the smallest ||H(u)H(v) - diag(1,-1)||_F seen (it is 2 for every pair)."""
     b, rng, count, best = ctx.backend, ctx.rng(), 50 * ctx.profile.cases, math.inf
     d = b.asarray([[1.0, 0.0], [0.0, -1.0]])
     for _ in range(count):
@@ -57,9 +54,8 @@ def fn_float_distance(ctx: RunContext) -> Outcome:
 
 
 CLAIMS: list[Claim] = [
-    Claim(
+    claim(
         id="householder.two_reflections_2x2",
-        paper=PAPER,
         place=Place(theorem="1", note="the remark after it"),
         expected="verified",
         origin="catalogue",

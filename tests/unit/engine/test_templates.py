@@ -28,6 +28,7 @@ from orthoverify.engine.templates import (
     float_sizes,
     identities,
     inexact_sizes,
+    jacobian_rank,
     listed,
     printed_and_corrected,
     repeated,
@@ -553,3 +554,17 @@ def test_repeated_draws_what_the_hand_written_loop_drew() -> None:
     assert [c["exact"] for c in kinds(exact)] == [True] * len(exact.profile.exact_sizes)
     both = chained(lambda ctx: [{"n": 0}], kinds)
     assert [c.get("n") for c in both(exact)] == [0] + [None] * len(exact.profile.exact_sizes)
+
+
+# --- claims2HC ---
+def test_jacobian_rank_counts_the_independent_directions_of_a_map() -> None:
+    """A full-rank linear map has rank 3 with a wide gap; a planted defect (its third output a sum
+    of the first two) loses one direction, and the last singular value sits below tol."""
+    b = get_backend("torch-float64")
+    a = b.asarray([[2.0, 1.0, 0.0], [0.0, 1.0, 3.0], [1.0, 0.0, 1.0]])
+    x = b.asarray([0.5, -1.0, 2.0])
+    rank, s, tol = jacobian_rank(b, lambda v: a @ v, x)
+    assert rank == 3 and s[2] > 100 * tol and list(s) == sorted(s, reverse=True)
+    planted = b.asarray([[2.0, 1.0, 0.0], [0.0, 1.0, 3.0], [2.0, 2.0, 3.0]])
+    rank, s, tol = jacobian_rank(b, lambda v: planted @ v, x)
+    assert rank == 2 and s[2] <= tol
