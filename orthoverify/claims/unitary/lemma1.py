@@ -16,7 +16,7 @@ from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import FLOAT_HP, exact_backend
 from orthoverify.claims.unitary import _shared as kit
 from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext
-from orthoverify.engine.ratios import Measure, residual, worst
+from orthoverify.engine.ratios import Measure, orthogonality, residual, worst
 from orthoverify.engine.templates import (
     Agreement,
     Formulation,
@@ -81,7 +81,7 @@ def q_lemma1_real_if(b: Backend, case: Case) -> Measure:
     if not b.exact:
         d = d / b.sqrt(d.re * d.re + d.im * d.im)  # unit modulus at the working precision
     w = v @ un.CArray(b.diag(d.re), b.diag(d.im)) @ un.ct(b, v)
-    return worst(residual(b, w.im, n), residual(b, b.transpose(w.re) @ w.re - b.eye(n), n))
+    return worst(residual(b, w.im, n), orthogonality(b, w.re))
 
 
 def eigenpairs(conjugated: bool) -> Formulation:
