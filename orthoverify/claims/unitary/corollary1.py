@@ -45,7 +45,6 @@ def sym_image_unitary(ctx: RunContext) -> Iterator[tuple[str, Any]]:
         yield f"k={k}: D D* - I", kit.parts(b, d @ un.ct(b, d) - un.ceye(b, k))
 
 
-IMAGE = drawn(kit.reflection_parameters)
 REBUILT = Agreement(rebuilt, target, "||M_hat_1(inverse(W)) - W|| / (n eps ||W||)", dim=kit.rows_of("W"))
 
 CLAIMS = kit.claim(
