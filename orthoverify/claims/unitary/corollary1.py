@@ -1,6 +1,5 @@
-"""Coverage is shown constructively: the proof sketch's complex Householder QR (phase corrected,
-see unitary.corollary1_proof) finds parameters for W, and M_hat_1 rebuilt from them must give W
-back, on Haar and structured unitaries and products of Givens rotations a search picks."""
+"""Coverage constructively (see the notes): M_hat_1 rebuilt from the parameters found must give W back,
+also on products of Givens rotations a search picks."""
 
 from __future__ import annotations
 
