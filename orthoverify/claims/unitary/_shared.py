@@ -72,6 +72,11 @@ def from_native(b: Backend, z: Any) -> CArray:
     return CArray(np.vectorize(sympy.re, otypes=[object])(ez), np.vectorize(sympy.im, otypes=[object])(ez))
 
 
+def native_product(b: Backend, a: CArray, x: CArray) -> CArray:
+    """``a @ x`` in the backend's own complex arithmetic (the independent reference), as real pairs."""
+    return from_native(b, native(b, a) @ native(b, x))
+
+
 def complex_input(b: Backend, case: Case, key: str) -> CArray:
     return un.as_carray((case[f"{key}_re"], case[f"{key}_im"]), backend=b, name=key)[1]
 

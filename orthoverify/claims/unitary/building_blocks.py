@@ -18,7 +18,7 @@ from orthoverify.claims.unitary import _shared as kit
 from orthoverify.claims.unitary._effort import effort
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SymbolicCheck
 from orthoverify.engine.ratios import Measure, flag, worst
-from orthoverify.engine.templates import drawn, exact_witness, listed
+from orthoverify.engine.templates import exact_witness, listed, repeated
 from orthoverify.param import unitary as un
 from orthoverify.param.unitary import CArray
 
@@ -34,23 +34,22 @@ def q_blocks(b: Backend, case: Case) -> Measure:
     return worst(*(kit.unitarity(b, m, "unitary") for m in blocks), kit.cagree(b, fi @ f, un.ceye(b, n), n), scaled)
 
 
-def draw(ctx: RunContext, rng: np.random.Generator, n: int) -> Iterator[Case]:
+def draw(ctx: RunContext, rng: np.random.Generator, n: int) -> Case:
     """A random permutation and w, v and c of scales 10^+-30 (10^+-8 in float32, so that |c v| stays
     in range); exact: w = 0, rational v and c = -3/2 + 2i."""
-    for _ in range(ctx.profile.cases):
-        case: dict[str, Any] = {"n": n, "perm": [str(int(p)) for p in rng.permutation(n)]}
-        if ctx.backend.exact:
-            v = samples.rational_matrix(rng, n, 2, bound=3, max_den=2)
-            v[0, 0] = 1 if all(x == 0 for x in v.reshape(-1)) else v[0, 0]
-            case |= {"w": np.zeros(n, dtype=object), "v_re": v[:, 0], "v_im": v[:, 1]}
-            case |= {"c_re": np.array([sympy.Rational(-3, 2)], dtype=object), "c_im": np.array([2], dtype=object)}
-        else:
-            e = 8 if ctx.backend.eps > 1e-10 else 30
-            w, s = rng.uniform(-np.pi, np.pi, n), 10.0 ** rng.uniform(-e, e)
-            case |= {"w": w, "v_re": rng.standard_normal(n) * s, "v_im": rng.standard_normal(n) * s}
-            cs = 10.0 ** rng.uniform(-e, e)
-            case |= {"c_re": np.array([rng.standard_normal() * cs]), "c_im": np.array([rng.standard_normal() * cs])}
-        yield case
+    case: dict[str, Any] = {"n": n, "perm": [str(int(p)) for p in rng.permutation(n)]}
+    if ctx.backend.exact:
+        v = samples.rational_matrix(rng, n, 2, bound=3, max_den=2)
+        v[0, 0] = 1 if all(x == 0 for x in v.reshape(-1)) else v[0, 0]
+        case |= {"w": np.zeros(n, dtype=object), "v_re": v[:, 0], "v_im": v[:, 1]}
+        case |= {"c_re": np.array([sympy.Rational(-3, 2)], dtype=object), "c_im": np.array([2], dtype=object)}
+    else:
+        e = 8 if ctx.backend.eps > 1e-10 else 30
+        w, s = rng.uniform(-np.pi, np.pi, n), 10.0 ** rng.uniform(-e, e)
+        case |= {"w": w, "v_re": rng.standard_normal(n) * s, "v_im": rng.standard_normal(n) * s}
+        cs = 10.0 ** rng.uniform(-e, e)
+        case |= {"c_re": np.array([rng.standard_normal() * cs]), "c_im": np.array([rng.standard_normal() * cs])}
+    return case
 
 
 def sizes(ctx: RunContext) -> tuple[int, ...]:
@@ -119,7 +118,7 @@ CLAIMS = kit.claim(
         PropertyCheck(
             "all_arithmetics",
             q_blocks,
-            drawn(draw, sizes),
+            repeated(sizes, draw),
             ALL,
             "max(||X*X - I|| for X in D, R, Pi, F, F^-1; ||F^-1 F - I||; ||R(cv) - R(v)||) / (n eps)",
         ),

@@ -4,7 +4,6 @@ growth rate, so flops counted on the counting arithmetic are fitted exactly by a
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -15,7 +14,7 @@ from orthoverify.claims.unitary import _shared as kit
 from orthoverify.claims.unitary._effort import effort
 from orthoverify.engine.checks import Case, FunctionCheck, Outcome, PropertyCheck, RunContext
 from orthoverify.engine.ratios import Measure, worst
-from orthoverify.engine.templates import Tally, count, drawn, inexact_sizes, sampled
+from orthoverify.engine.templates import Tally, count, inexact_sizes, repeated, sampled
 from orthoverify.param import unitary as un
 from orthoverify.param import unitary_flops as uf
 
@@ -47,9 +46,8 @@ def _urnn_case(r: dict[str, Any]) -> Case:
     return {"w1": r["w1"], "w2": r["w2"], "w3": r["w3"], **vs, "perm": [str(v) for v in r["perm"]]}
 
 
-def draw(ctx: RunContext, rng: np.random.Generator, n: int) -> Iterator[Case]:
-    for _ in range(ctx.profile.cases):
-        yield {**_urnn_case(un.urnn_random(rng, n)), **kit.gaussian(rng, "h", n)}
+def draw(ctx: RunContext, rng: np.random.Generator, n: int) -> Case:
+    return {**_urnn_case(un.urnn_random(rng, n)), **kit.gaussian(rng, "h", n)}
 
 
 def sizes(ctx: RunContext) -> tuple[int, ...]:
@@ -120,7 +118,7 @@ CLAIMS = kit.claim(
         PropertyCheck(
             "float",
             q_composition,
-            drawn(draw, sizes),
+            repeated(sizes, draw),
             FLOAT_HP,
             "max(||W*W - I||, ||W h (FFT) - W h (dense)|| / ||W h||) / (n eps)",
         ),

@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import numpy as np
 import sympy
 
 from orthoverify.claims._common import FLOAT_HP
@@ -60,9 +59,9 @@ def sym_modrelu_jacobian(ctx: RunContext) -> Iterator[tuple[str, Any]]:
     f = sympy.Matrix([(r + bias) / r * x, (r + bias) / r * y])
     jac = f.jacobian([x, y])
     z, zp = sympy.Matrix([x, y]), sympy.Matrix([-y, x])
-    yield "J - J'", np.array(list(jac - jac.T), dtype=object)
-    yield "J z - z", np.array(list(jac * z - z), dtype=object)
-    yield "J z_perp - (1 + b/|z|) z_perp", np.array(list(jac * zp - (1 + bias / r) * zp), dtype=object)
+    yield "J - J'", jac - jac.T
+    yield "J z - z", jac * z - z
+    yield "J z_perp - (1 + b/|z|) z_perp", jac * zp - (1 + bias / r) * zp
 
 
 def checks(corrected: bool) -> tuple[Check, ...]:

@@ -1,7 +1,5 @@
-"""Decompositions come from a Hermitian eigensolver (V unitary by construction, also for repeated
-eigenvalues). The 'only if' of the real part fails as printed because eigenvectors are fixed only
-up to phase: decided exactly on I_2 = V I V*, V = diag(1, i); read about eigenpairs it is checked
-as W conj(v) = conj(lambda) conj(v)."""
+"""The spectral form and the real part's 'if' in float; its 'only if' by a witness decided exactly
+(printed) or about eigenpairs (corrected): the notes give the reasons."""
 
 from __future__ import annotations
 
@@ -16,7 +14,7 @@ from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import FLOAT_HP, exact_backend
 from orthoverify.claims.unitary import _shared as kit
 from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext
-from orthoverify.engine.ratios import Measure, residual, worst
+from orthoverify.engine.ratios import Measure, orthogonality, residual, worst
 from orthoverify.engine.templates import (
     Agreement,
     Formulation,
@@ -41,8 +39,7 @@ def q_lemma1_spectral(b: Backend, case: Case) -> Measure:
     mods = d.re * d.re + d.im * d.im - b.asarray([1] * n)
     # converse: V and D' = D with the phases of a second sample
     w2 = kit.unitary_input(b, case, "W2")
-    ph = un.phases(b.asarray(case["phi"], name="phi"), backend=b)
-    back = w2 @ un.CArray(b.diag(ph.re), b.diag(ph.im)) @ un.ct(b, w2)
+    back = w2 @ un.phase_diag(b.asarray(case["phi"], name="phi"), backend=b) @ un.ct(b, w2)
     return worst(
         kit.unitarity(b, v),
         kit.cagree(b, rebuilt, w, n),
@@ -81,7 +78,7 @@ def q_lemma1_real_if(b: Backend, case: Case) -> Measure:
     if not b.exact:
         d = d / b.sqrt(d.re * d.re + d.im * d.im)  # unit modulus at the working precision
     w = v @ un.CArray(b.diag(d.re), b.diag(d.im)) @ un.ct(b, v)
-    return worst(residual(b, w.im, n), residual(b, b.transpose(w.re) @ w.re - b.eye(n), n))
+    return worst(residual(b, w.im, n), orthogonality(b, w.re))
 
 
 def eigenpairs(conjugated: bool) -> Formulation:
@@ -99,17 +96,12 @@ def eigenpairs(conjugated: bool) -> Formulation:
 CONJUGATE_EIGENPAIRS = Agreement(
     eigenpairs(False), eigenpairs(True), "||W conj(V) - conj(V) conj(D)|| / (n eps)", dim=kit.rows_of("W")
 )
-"""For a real orthogonal W and every eigenpair (lambda, v) of a decomposition, (conj lambda, conj v)
-is an eigenpair of W: W conj(v) = conj(lambda) conj(v)."""
 HAAR_ORTHOGONAL = sampled(
     inexact_sizes, lambda rng, n: {"W_re": samples.haar_orthogonal(rng, n), "W_im": np.zeros((n, n))}
 )
 
 
 UNPAIRED = listed({"V_re": [["1", "0"], ["0", "0"]], "V_im": [["0", "0"], ["0", "1"]], "D": ["1", "1"]})
-"""The 'only if' of the real part, read about the decomposition's columns: W = I_2 is real
-orthogonal and W = V D V* with V = diag(1, i), D = I; the eigenvector v_2 = i e_2 has no column
-conj(v_2) = -i e_2 in V."""
 
 
 def unpaired_column(b: Backend, inputs: Case) -> Measure:
