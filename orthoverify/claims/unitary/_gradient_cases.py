@@ -117,9 +117,6 @@ def _float_sizes(ctx: RunContext) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return tuple(n for n in ctx.profile.sizes if n <= 16), FLOAT_STEPS
 
 
-MIXED = ("mixed",)
-
-
 def schedule(
     ns: tuple[int, ...],
     per_size: int,
