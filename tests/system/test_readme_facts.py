@@ -235,3 +235,113 @@ def test_every_synopsis_shows_the_options_the_command_takes() -> None:
             continue
         options = {s for a in sub._actions for s in a.option_strings if s.startswith("--") and s != "--help"}
         assert shown[name] == options, (name, shown[name] ^ options)
+
+
+def _findings(profile: str) -> dict[str, set[tuple[str, str]]]:
+    data = json.loads((ROOT / "reports" / f"validate-libraries-{profile}.json").read_text())
+    return {name: {(f["check"], f["severity"]) for f in t["findings"]} for name, t in data["targets"].items()}
+
+
+def test_the_quick_profiles_library_findings_are_the_records() -> None:
+    """The README's "on the quick profile every target gives the findings of the default tables
+    above except `weight_decay` of A and B": the two records (tools/library_findings.py) differ exactly there,
+    and the finding the paragraph quotes is in the quick record as stated."""
+    quick, default = _findings("quick"), _findings("default")
+    assert set(quick) == set(default)
+    differ = {(name, check) for name in quick for check, _ in quick[name] ^ default[name]}
+    m = re.search(
+        r"every target gives the findings of the default tables above except `([a-z_0-9]+)` of ([^:]+):", readme()
+    )
+    assert m is not None
+    targets = set(re.findall(r"`([a-z_0-9-]+)`", m.group(2)))
+    assert differ == {(t, m.group(1)) for t in targets}, differ
+    data = json.loads((ROOT / "reports" / "validate-libraries-quick.json").read_text())
+    (wd,) = [f for f in data["targets"]["torch-orthogonal-householder"]["findings"] if f["check"] == "weight_decay"]
+    stated = re.search(
+        r"`weight_decay` finding is (\d+) zero columns of `orthogonal\(nn\.Linear\((\d+), \d+\)", readme()
+    )
+    assert stated is not None
+    assert f"{stated.group(1)} zero column(s)" in wd["value"] and wd["counterexample"].startswith(
+        f"n = {stated.group(2)},"
+    )
+
+
+EXAMPLES: dict[tuple[str, str, str], list[str]] = {
+    ("README.md", "bash", "# (1) install"): [
+        "tests/system/test_readme.py::test_command_one_leaves_a_fresh_clone_clean",  # command (1), on one claim
+        "tests/system/test_readme.py::test_ci_runs_command_two_exactly",  # command (2) is the line .ci/run runs
+    ],
+    ("README.md", "text", "orthoverify list [ID-OR-GLOB"): [
+        "tests/system/test_readme_facts.py::test_every_synopsis_shows_the_options_the_command_takes",
+    ],
+    ("README.md", "text", "orthoverify validate TARGET"): [
+        "tests/system/test_readme_facts.py::test_every_synopsis_shows_the_options_the_command_takes",
+    ],
+    ("README.md", "python", "import torch"): [  # myflow.py, the worked example
+        "tests/system/test_readme.py::test_the_worked_example_gives_what_the_readme_says",
+        "tests/system/test_readme.py::test_python_examples_run_as_script_files",
+    ],
+    ("README.md", "text", "orthoverify bench [CASE-GLOB"): [
+        "tests/system/test_readme_facts.py::test_every_synopsis_shows_the_options_the_command_takes",
+    ],
+    ("README.md", "text", "tools/gpu-check ["): [  # running it needs a GPU; its options are checked here
+        "tests/system/test_readme_facts.py::test_the_gpu_check_synopsis_is_the_tools",
+    ],
+    ("README.md", "python", "import numpy as np"): [
+        "tests/system/test_readme.py::test_python_examples_run_as_script_files",
+    ],
+    ("docs/adding-a-claim.md", "python", '"""householder.involution'): [
+        "tests/claims/test_adding_a_claim.py::test_the_guide_followed_word_for_word",
+        "tests/claims/test_adding_a_claim.py::test_guide_example_is_verified",
+    ],
+    ("docs/adding-a-claim.md", "python", "from orthoverify.claims.householder import ("): [
+        "tests/claims/test_adding_a_claim.py::test_the_guide_followed_word_for_word",  # its "# new" lines, added
+    ],
+    ("docs/adding-a-claim.md", "bash", "orthoverify list 'householder.*'"): [
+        "tests/claims/test_adding_a_claim.py::test_the_guide_followed_word_for_word",
+    ],
+}
+"""Each fenced block of the README and the guides (document, language, first line's start) and
+the tests that run it as written, or check it against what it shows."""
+
+
+def fenced_blocks() -> list[tuple[str, str, str]]:
+    """(document, language, first line) of every fenced block of README.md and docs/*.md."""
+    found = []
+    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for lang, body in re.findall(r"^```(\w*)\n(.*?)^```", doc.read_text(encoding="utf-8"), re.S | re.M):
+            found.append((doc.relative_to(ROOT).as_posix(), lang, body.splitlines()[0] if body else ""))
+    return found
+
+
+def test_every_example_block_is_run_by_a_test() -> None:
+    """A block added to the README or a guide fails here until a test runs it (and is named above);
+    each test named exists."""
+    blocks = fenced_blocks()
+    assert len(blocks) >= 10, blocks
+    claimed = {key: [b for b in blocks if b[:2] == key[:2] and b[2].startswith(key[2])] for key in EXAMPLES}
+    assert {k: len(v) for k, v in claimed.items() if len(v) != 1} == {}, "each entry names one block"
+    assert sorted(b for v in claimed.values() for b in v) == sorted(blocks), "a block no test runs"
+    for tests in EXAMPLES.values():
+        for test in tests:
+            path, name = test.split("::")
+            assert re.search(rf"^def {name}\(", (ROOT / path).read_text(), re.M), test
+
+
+def test_the_gpu_check_synopsis_is_the_tools() -> None:
+    """The README's synopsis of tools/gpu-check (a GPU is needed to run it) shows exactly the
+    options the script's parser takes, as its own docstring does."""
+    import importlib.machinery
+    import importlib.util
+
+    loader = importlib.machinery.SourceFileLoader("gpu_check", str(ROOT / "tools" / "gpu-check"))
+    spec = importlib.util.spec_from_loader("gpu_check", loader)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    (synopsis,) = re.findall(r"^tools/gpu-check .*$", text, re.M)
+    assert synopsis in (module.__doc__ or ""), synopsis
+    parsed = module.parse_args([])
+    shown = set(re.findall(r"\[--([a-z-]+)", synopsis))
+    assert shown == {k.replace("_", "-") for k in vars(parsed)}, (shown, vars(parsed))
