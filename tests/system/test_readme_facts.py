@@ -345,3 +345,47 @@ def test_the_gpu_check_synopsis_is_the_tools() -> None:
     parsed = module.parse_args([])
     shown = set(re.findall(r"\[--([a-z-]+)", synopsis))
     assert shown == {k.replace("_", "-") for k in vars(parsed)}, (shown, vars(parsed))
+
+
+def test_the_defaults_the_readme_states_are_the_parsers() -> None:
+    """replay's `--timeout` (default 120), report's DIR (default `out`), validate's profile: the
+    README's words against the command line's defaults."""
+    import argparse
+
+    from orthoverify.cli import build_parser
+
+    (subs,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    default = {name: {a.dest: a.default for a in sub._actions} for name, sub in subs.choices.items()}
+    text = readme()
+    m = re.search(r"the replay stops with an error after `--timeout` seconds \(default (\d+)\)", text)
+    assert m is not None and float(m.group(1)) == default["replay"]["timeout"]
+    m = re.search(r"\(default DIR `([a-z]+)`, NAME the result file's name", text)
+    assert m is not None and m.group(1) == default["report"]["out"]
+    from orthoverify.cli import OUT_DIR
+
+    m = re.search(r"writes the JSON result \(default `([a-z]+)/check-<profile>\.json`\)", text)
+    assert m is not None and default["check"]["json_path"] is None and m.group(1) == OUT_DIR
+
+
+def test_the_guides_template_examples_use_their_templates() -> None:
+    """Each row of docs/adding-a-claim.md's table of templates names claim files that use (at least
+    one of) the row's templates, and every template it names is one of engine.templates' (a claim
+    refactored onto another template leaves its row pointing at a file that no longer shows it)."""
+    from orthoverify.engine import templates
+
+    guide = (ROOT / "docs" / "adding-a-claim.md").read_text(encoding="utf-8")
+    table = guide.split("| template | for | example |", 1)[1].split("\n\n", 1)[0]
+    rows = [r for r in table.splitlines() if r.startswith("| `")]
+    assert len(rows) >= 12, rows
+    for row in rows:
+        names_cell, _for, examples = row.strip("|").split(" | ")
+        names = re.findall(r"`([A-Za-z_]+)\(", names_cell)
+        assert names and all(hasattr(templates, n) for n in names), row
+        files = re.findall(r"`([a-z_0-9]+/[a-z_0-9]+\.py)`", examples)
+        assert files, row
+        for f in files:
+            source = (ROOT / "orthoverify" / "claims" / f).read_text()
+            assert any(re.search(rf"\b{n}\b", source) for n in names), (f, names)
+    bespoke = re.search(r"is `(bespoke)\(name, fn, backends, method,\s+quantity_name\)` \(`([a-z/_0-9]+\.py)`\)", guide)
+    assert bespoke is not None and hasattr(templates, "bespoke")
+    assert "bespoke" in (ROOT / "orthoverify" / "claims" / bespoke.group(2)).read_text()
