@@ -389,3 +389,32 @@ def test_the_guides_template_examples_use_their_templates() -> None:
     bespoke = re.search(r"is `(bespoke)\(name, fn, backends, method,\s+quantity_name\)` \(`([a-z/_0-9]+\.py)`\)", guide)
     assert bespoke is not None and hasattr(templates, "bespoke")
     assert "bespoke" in (ROOT / "orthoverify" / "claims" / bespoke.group(2)).read_text()
+
+
+NUMBER_WORDS = "zero one two three four five six seven eight nine ten eleven twelve"
+WORDS = {w: n for n, w in enumerate(NUMBER_WORDS.split())}
+
+
+def test_the_unnormalised_fft_urnn_fails_the_checks_the_readme_counts() -> None:
+    """The README's "a uRNN with an unnormalised FFT fails twelve checks (seven with float64)": the
+    planted suite's pins of that target (tests/planted/judge_planted.py), on the checks planned for
+    both dtypes and for float64 alone."""
+    planted = pytest.importorskip("tests.planted.judge_planted")
+    from orthoverify.conformance.planning import plan_checks
+
+    m = re.search(
+        r"A uRNN with an unnormalised FFT fails ([a-z]+) checks \(([a-z]+) with `--dtype float64`\)", readme()
+    )
+    assert m is not None
+    target = planted.BY_NAME["urnn_unnormalised_fft"]
+    for dtypes, stated in ((("float32", "float64"), m.group(1)), (("float64",), m.group(2))):
+        checks = [name for name, *_ in plan_checks(target.kind, dtypes)]
+        refuted = [c for c, v in target.expected(checks).items() if v == "refuted" and c in checks]
+        assert len(refuted) == WORDS[stated], (dtypes, refuted)
+
+
+def test_the_device_guards_fast_claims_are_as_many_as_stated() -> None:
+    """The README's "(and all but six claims of the device guard)": the guard's fast-tier claims."""
+    guard = pytest.importorskip("tests.unit.engine.test_device_guard")
+    m = re.search(r"and all but ([a-z]+) claims of the device guard", readme())
+    assert m is not None and WORDS[m.group(1)] == len(guard.FAST_GUARDED), sorted(guard.FAST_GUARDED)
