@@ -418,3 +418,38 @@ def test_the_device_guards_fast_claims_are_as_many_as_stated() -> None:
     guard = pytest.importorskip("tests.unit.engine.test_device_guard")
     m = re.search(r"and all but ([a-z]+) claims of the device guard", readme())
     assert m is not None and WORDS[m.group(1)] == len(guard.FAST_GUARDED), sorted(guard.FAST_GUARDED)
+
+
+def _evidence(claim: str, method: str | None = None) -> list[dict[str, object]]:
+    data = json.loads((ROOT / "reports" / "check-default.json").read_text())
+    (c,) = [c for c in data["claims"] if c["id"] == claim]
+    return [e for e in c["evidence"] if method in (None, e["method"])]
+
+
+def test_measured_figures_in_the_claim_tables_are_the_reference_results() -> None:
+    """The drift the README's Cayley table states (additive at most 1.2, multiplicative up to 64 and
+    482) and the proved bounds of the rigorous evidence (8.3·10⁻⁴⁶, ...) are those of the committed
+    reference result, reports/check-default.json (rounded as written)."""
+    text = readme()
+    m = re.search(
+        r"additive ‖W′W − I‖/\(n eps\) ≤ ([\d.]+) throughout; the multiplicative Stiefel update grows to (\d+) "
+        r"\(float64\) and (\d+) \(float32\)",
+        text,
+    )
+    assert m is not None
+    drift = {e["backend"]: e["data"] for e in _evidence("cayley.orthogonality_drift", "measured")}
+    additive = max(max(d["additive"]) for d in drift.values())  # type: ignore[index]
+    assert float(m.group(1)) == round(additive, 1), m.group(0)
+    worst = [round(max(drift[f"numpy-{t}"]["multiplicative"])) for t in ("float64", "float32")]  # type: ignore[index]
+    assert [int(m.group(2)), int(m.group(3))] == worst, m.group(0)
+    sup = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+    for claim, pattern in (
+        ("householder.orthogonal_when", r"`householder\.orthogonal_when` \(‖W'W − I‖_F ≤ ([\d.]+)·10([⁻⁰-⁹]+)"),
+        ("cayley.bijection", r"`cayley\.bijection` \(both round trips ≤ ([\d.]+)·10([⁻⁰-⁹]+)"),
+        ("unitary.composition", r"`unitary\.composition` \(‖W\*W − I‖_F ≤ ([\d.]+)·10([⁻⁰-⁹]+)"),
+    ):
+        m = re.search(pattern, text)
+        assert m is not None, claim
+        stated = float(f"{m.group(1)}e{m.group(2).translate(sup)}")
+        (proved,) = [float(e["worst_ratio"]) for e in _evidence(claim, "rigorous")]  # type: ignore[arg-type]
+        assert stated == float(f"{proved:.1e}"), (claim, stated, proved)
