@@ -453,3 +453,24 @@ def test_measured_figures_in_the_claim_tables_are_the_reference_results() -> Non
         stated = float(f"{m.group(1)}e{m.group(2).translate(sup)}")
         (proved,) = [float(e["worst_ratio"]) for e in _evidence(claim, "rigorous")]  # type: ignore[arg-type]
         assert stated == float(f"{proved:.1e}"), (claim, stated, proved)
+
+
+def test_the_limits_the_readme_states_are_the_codes() -> None:
+    """Each bound the README states on untrusted input and resources is the constant that enforces it."""
+    from orthoverify import _limits
+    from orthoverify.backends import MAX_DIGITS
+    from orthoverify.conformance import baseline, runner
+    from orthoverify.engine import replay
+
+    text = readme()
+    stated = {
+        rf"precision \(at most {MAX_DIGITS} digits\)": True,
+        rf"at most {replay.MAX_VALUES:,} values, {replay.MAX_EXACT_VALUES:,} for an exact counterexample": True,
+        rf"baseline.*a regular file of at most {baseline.MAX_BYTES // 2**20} MiB": True,
+        rf"writes at most {runner.FLOOD_BYTES // 2**20} MiB to stdout/stderr over the run": True,
+        rf"the first {runner.KEEP_BYTES} bytes kept": True,
+        r"`--timeout` is at most a day": _limits.MAX_SECONDS == 86_400,
+        rf"default {_limits.DEFAULT_MEMORY_LIMIT // 2**30}G on the CPU": True,
+    }
+    for pattern, holds in stated.items():
+        assert holds and re.search(pattern, text), pattern
