@@ -423,3 +423,22 @@ def test_a_noisy_two_thread_row_is_not_judged() -> None:
     for r in two["results"]:
         r["noisy"] = False
     assert "it is **not met**: 2.50x at block 24." in _tool().blocks_table(cases)
+
+
+@pytest.mark.slow  # two pytest processes
+def test_the_tool_keeps_a_test_runs_summary_counts(tmp_path: Path) -> None:
+    """measure_tests runs a pytest command and keeps the counts of its summary line (what the
+    README states beside the suite's duration); a failing run stops the tool. Nothing is timed here:
+    only the counts are read."""
+    tool = _tool()
+    (tmp_path / "test_small.py").write_text(
+        "import pytest\n\ndef test_a():\n    pass\n\ndef test_b():\n    pass\n\n"
+        "@pytest.mark.skip\ndef test_c():\n    pass\n"
+    )
+    argv = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", str(tmp_path / "test_small.py")]
+    *_times, counts = tool.measure_tests(argv)
+    assert counts == {"passed": 2, "skipped": 1}
+    (tmp_path / "test_small.py").write_text("def test_a():\n    assert False\n")
+    with pytest.raises(SystemExit, match="exited 1"):
+        tool.measure_tests(argv)
+    assert tool.command_of("tests.fast") == 'python -m pytest -n 2 -m "not slow" -p no:cacheprovider -q'
