@@ -300,15 +300,20 @@ EXAMPLES: dict[tuple[str, str, str], list[str]] = {
     ("docs/adding-a-claim.md", "bash", "orthoverify list 'householder.*'"): [
         "tests/claims/test_adding_a_claim.py::test_the_guide_followed_word_for_word",
     ],
+    ("reports/README.md", "bash", ".venv/bin/orthoverify check --json reports/check-default.json"): [
+        # a new reference run takes minutes and rewrites the committed files: its commands are parsed,
+        # and the report command's output is what tests/system/test_report.py compares with the committed one
+        "tests/system/test_readme_facts.py::test_the_reference_commands_are_accepted",
+    ],
 }
 """Each fenced block of the README and the guides (document, language, first line's start) and
 the tests that run it as written, or check it against what it shows."""
 
 
 def fenced_blocks() -> list[tuple[str, str, str]]:
-    """(document, language, first line) of every fenced block of README.md and docs/*.md."""
+    """(document, language, first line) of every fenced block of README.md, reports/README.md and docs/*.md."""
     found = []
-    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+    for doc in [ROOT / "README.md", ROOT / "reports" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
         for lang, body in re.findall(r"^```(\w*)\n(.*?)^```", doc.read_text(encoding="utf-8"), re.S | re.M):
             found.append((doc.relative_to(ROOT).as_posix(), lang, body.splitlines()[0] if body else ""))
     return found
@@ -474,3 +479,18 @@ def test_the_limits_the_readme_states_are_the_codes() -> None:
     }
     for pattern, holds in stated.items():
         assert holds and re.search(pattern, text), pattern
+
+
+def test_the_reference_commands_are_accepted() -> None:
+    """reports/README.md's commands that rewrite the reference are the README's and parse as written."""
+    import shlex
+
+    from orthoverify.cli import build_parser
+
+    block = (ROOT / "reports" / "README.md").read_text().split("```bash\n", 1)[1].split("```", 1)[0]
+    commands = [line.split("#", 1)[0].strip() for line in block.splitlines() if line.strip()]
+    assert len(commands) == 2
+    for command in commands:
+        words = shlex.split(command)
+        assert words[0] == ".venv/bin/orthoverify" and f"`{command}`" in readme(), command
+        build_parser().parse_args(words[1:])
