@@ -503,3 +503,40 @@ def test_the_reference_commands_are_accepted() -> None:
         words = shlex.split(command)
         assert words[0] == ".venv/bin/orthoverify" and f"`{command}`" in readme(), command
         build_parser().parse_args(words[1:])
+
+
+def _blame(profile: str, target: str, check: str) -> dict[str, object]:
+    data = json.loads((ROOT / "reports" / f"validate-libraries-{profile}.json").read_text())
+    (b,) = [b for b in data["targets"][target]["blame"] if b["check"] == check and b["row"] == "torch-float64-cpu"]
+    return dict(b)
+
+
+def test_blamed_ratios_in_the_prose_are_the_records() -> None:
+    """The before/after ratios the validate section quotes for a blamed torch operation are those
+    tools/library_findings.py recorded (reports/validate-libraries-{default,quick}.json)."""
+    text = readme()
+    quoted = [
+        (
+            "default",
+            "geotorch-so-cayley",
+            r"`geotorch-so-cayley` in the default record above: ([\d.e-]+) before, ([\d.e-]+) with",
+        ),
+        (
+            "quick",
+            "torch-orthogonal-cayley",
+            r"blamed on `torch\.linalg\.solve`, ratio ([\d.e-]+) before and ([\d.e-]+) with",
+        ),
+        (
+            "default",
+            "torch-orthogonal-householder",
+            r"`torch\.linalg\.householder_product`, ([\d.e-]+) before, ([\d.e-]+) with",
+        ),
+    ]
+    for profile, target, pattern in quoted:
+        m = re.search(pattern, text)
+        assert m is not None, pattern
+        b = _blame(profile, target, "second_ff")
+        for stated, recorded in zip(m.groups(), (b["ratio_before"], b["ratio_after"]), strict=True):
+            digits = len(stated.split("e")[0].replace(".", "").lstrip("0"))  # significant digits written
+            rounded = float(f"{float(recorded):.{digits - 1}e}")  # type: ignore[arg-type]
+            assert float(stated) == rounded, (target, stated, recorded)
