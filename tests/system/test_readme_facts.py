@@ -474,7 +474,8 @@ def test_the_limits_the_readme_states_are_the_codes() -> None:
     from orthoverify import _limits
     from orthoverify.backends import MAX_DIGITS
     from orthoverify.conformance import baseline, runner
-    from orthoverify.engine import replay
+    from orthoverify.engine import executors, replay
+    from orthoverify.engine import runner as runner_engine
 
     text = readme()
     stated = {
@@ -485,6 +486,8 @@ def test_the_limits_the_readme_states_are_the_codes() -> None:
         rf"the first {runner.KEEP_BYTES} bytes kept": True,
         r"`--timeout` is at most a day": _limits.MAX_SECONDS == 86_400,
         rf"default {_limits.DEFAULT_MEMORY_LIMIT // 2**30}G on the CPU": True,
+        rf"If no scheduler answers within {executors.DEFAULT_TIMEOUT:g} s": True,
+        rf"a quarter of `--workers`, at most {runner_engine.MAX_DEVICE_WORKERS}, one CUDA context each": True,
     }
     for pattern, holds in stated.items():
         assert holds and re.search(pattern, text), pattern
