@@ -98,3 +98,24 @@ def test_replay_prints_every_quantity_and_value_in_the_papers_notation() -> None
     assert lines[10] == "  quantity: ‖QR − A‖" and lines[-1] == "reproduced: yes"
     ascii_math = ("||", "eps", "sigma", "C~", "h'", "**", "CRootOf")
     assert not any(a in line for line in lines[5:] for a in ascii_math), lines
+
+
+def test_replay_of_an_exact_only_check_says_which_arithmetics_do_not_apply() -> None:
+    """svd.algorithm1's exact counterexample (SymPy inputs) cannot be evaluated in float64 or at 50
+    digits: the printed replay says so in words, with no exception's internals; --json keeps the reason."""
+    import io
+    import json
+    from pathlib import Path
+
+    from orthoverify.cli import main
+
+    argv = ["replay", str(Path(__file__).resolve().parents[2] / "reports" / "check-default.json"), "svd.algorithm1"]
+    out, err = io.StringIO(), io.StringIO()
+    assert main(argv, out, err) == 0, err.getvalue()
+    text = out.getvalue()
+    assert "float64 and 50 digits: do not apply (the check takes these inputs exactly only)" in text, text
+    assert "Error" not in text and "not evaluated" not in text and "reproduced: yes" in text, text
+    out = io.StringIO()
+    assert main([*argv, "--json"], out, io.StringIO()) == 0
+    values = {a["label"]: a["value"] for a in json.loads(out.getvalue())["arithmetics"]}
+    assert values["float64"].startswith("not evaluated (") and values["exact"] == "-6", values
