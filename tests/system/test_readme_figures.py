@@ -442,3 +442,20 @@ def test_the_tool_keeps_a_test_runs_summary_counts(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match="exited 1"):
         tool.measure_tests(argv)
     assert tool.command_of("tests.fast") == 'python -m pytest -n 2 -m "not slow" -p no:cacheprovider -q'
+
+
+def test_the_idle_machine_the_readme_names_is_the_records() -> None:
+    """The README's "the check, bench and validate rows were measured on an idle 2-core machine (... load
+    averages of 1 to 2 ...)": every load before those runs rounds into that range, on 2 CPUs."""
+    data = timings.load()
+    m = re.search(
+        r"The `check`, `bench` and `validate` rows were measured on an idle (\d+)-core machine "
+        r"\(nothing else running; load averages of (\d+) to (\d+) are",
+        readme(),
+    )
+    assert m is not None
+    cores, low, high = (int(g) for g in m.groups())
+    assert data["machine"]["cpu_count"] == cores
+    for name, run in data["runs"].items():
+        if name.split(".")[0] in ("check", "family", "bench", "validate"):
+            assert all(low <= round(x) <= high for x in run["load_before"]), (name, run["load_before"])
