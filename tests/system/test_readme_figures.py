@@ -459,3 +459,18 @@ def test_the_idle_machine_the_readme_names_is_the_records() -> None:
     for name, run in data["runs"].items():
         if name.split(".")[0] in ("check", "family", "bench", "validate"):
             assert all(low <= round(x) <= high for x in run["load_before"]), (name, run["load_before"])
+
+
+def test_the_benchmark_conditions_the_readme_names_are_the_records() -> None:
+    """The README's "all but householder.blocks ... were measured on the idle 2-core machine (load
+    average about 1 while each case ran, commit C)": the record's loads (before and after) and commits."""
+    m = re.search(
+        r"All but `householder\.blocks` \(whose text gives its own commit and load\) were measured on the idle "
+        r"(\d+)-core machine \(load average about (\d+) while each case ran, commit ([0-9a-f]+)\)",
+        readme(),
+    )
+    assert m is not None
+    cases = {k: v for k, v in _bench().items() if not k.startswith("householder.blocks")}
+    assert {c["environment"]["cpu_count"] for c in cases.values()} == {int(m.group(1))}
+    assert {_load(c) for c in cases} == {m.group(2)}, m.group(0)
+    assert {c["commit"] for c in cases.values()} == {m.group(3)}, m.group(0)
