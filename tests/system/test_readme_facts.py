@@ -473,6 +473,7 @@ def test_the_limits_the_readme_states_are_the_codes() -> None:
     """Each bound the README states on untrusted input and resources is the constant that enforces it."""
     from orthoverify import _limits
     from orthoverify.backends import MAX_DIGITS
+    from orthoverify.bench.core import NOISY_SPREAD
     from orthoverify.conformance import baseline, runner
     from orthoverify.engine import executors, replay
     from orthoverify.engine import runner as runner_engine
@@ -487,6 +488,7 @@ def test_the_limits_the_readme_states_are_the_codes() -> None:
         r"`--timeout` is at most a day": _limits.MAX_SECONDS == 86_400,
         rf"default {_limits.DEFAULT_MEMORY_LIMIT // 2**30}G on the CPU": True,
         rf"If no scheduler answers within {executors.DEFAULT_TIMEOUT:g} s": True,
+        rf"moved by more than {NOISY_SPREAD:g}x between repeats is marked `\"noisy\": true`": True,
         rf"a quarter of `--workers`, at most {runner_engine.MAX_DEVICE_WORKERS}, one CUDA context each": True,
     }
     for pattern, holds in stated.items():
