@@ -74,6 +74,22 @@ def test_every_named_file_exists() -> None:
     assert not exists("orthoverify/conformance/checks_old.py")
 
 
+def test_every_file_and_check_name_the_guides_name_exists() -> None:
+    """The files docs/*.md and reports/README.md name exist (but the guide's example claim, which
+    the reader creates), and the check names the guide lists are words of the vocabulary."""
+    from orthoverify.engine.check_names import VOCABULARY
+
+    docs = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "reports" / "README.md"]
+    text = " ".join(" ".join(d.read_text(encoding="utf-8").split()) for d in docs)
+    named = paths(text) - {"orthoverify/claims/householder/involution.py"}
+    assert len(named) >= 15, named
+    assert [p for p in sorted(named) if not exists(p)] == []
+    guide = " ".join((ROOT / "docs" / "adding-a-claim.md").read_text(encoding="utf-8").split())
+    listed = guide.split("in `orthoverify/engine/check_names.py` (", 1)[1].split(", ...)", 1)[0]
+    words = re.findall(r"`([a-z_]+)`", listed)
+    assert len(words) >= 6 and set(words) <= set(VOCABULARY), set(words) - set(VOCABULARY)
+
+
 def test_claim_counts_are_the_registrys() -> None:
     """`orthoverify check 'svd.*'`: 30 claims, 19 verified, 11 refuted (each family stated so)."""
     claims = list(get_registry(MODULES))
