@@ -561,3 +561,12 @@ def test_blamed_ratios_in_the_prose_are_the_records() -> None:
             digits = len(stated.split("e")[0].replace(".", "").lstrip("0"))  # significant digits written
             rounded = float(f"{float(recorded):.{digits - 1}e}")  # type: ignore[arg-type]
             assert float(stated) == rounded, (target, stated, recorded)
+
+
+def test_the_unit_tests_folders_are_the_ones_listed() -> None:
+    """The README's "`tests/unit/` mirrors the layers (`backends`, ...)": its folders, all of them."""
+    m = re.search(r"`tests/unit/` mirrors the layers \(([^)]*)\)", readme())
+    assert m is not None
+    listed = set(re.findall(r"`([a-z_]+)`", m.group(1)))
+    folders = {d.name for d in (ROOT / "tests" / "unit").iterdir() if d.is_dir() and not d.name.startswith("_")}
+    assert listed == folders, listed ^ folders
