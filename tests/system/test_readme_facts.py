@@ -570,3 +570,12 @@ def test_the_unit_tests_folders_are_the_ones_listed() -> None:
     listed = set(re.findall(r"`([a-z_]+)`", m.group(1)))
     folders = {d.name for d in (ROOT / "tests" / "unit").iterdir() if d.is_dir() and not d.name.startswith("_")}
     assert listed == folders, listed ^ folders
+
+
+def test_the_fast_tiers_layers_are_the_ones_its_test_keeps() -> None:
+    """The README's "fast tier: ... runs every layer (backends, param, ..., bench; tests/unit/test_fast_tier.py
+    checks that each keeps fast tests)": the layers named are that test's."""
+    tier = pytest.importorskip("tests.unit.test_fast_tier")
+    m = re.search(r"runs every layer \(([a-zA-Z, ]+); `tests/unit/test_fast_tier\.py` checks that each", readme())
+    assert m is not None
+    assert {w.strip().lower() for w in m.group(1).split(",")} == set(tier.LAYERS), m.group(1)
