@@ -280,6 +280,13 @@ def test_the_quick_profiles_library_findings_are_the_records() -> None:
     assert m is not None
     targets = set(re.findall(r"`([a-z_0-9-]+)`", m.group(2)))
     assert differ == {(t, m.group(1)) for t in targets}, differ
+    steps = re.search(r"only the default profile's (\w+) SGD steps in (float\d+) refute it", readme())
+    assert steps is not None
+    recorded = json.loads((ROOT / "reports" / "validate-libraries-default.json").read_text())["targets"]
+    for t in targets:
+        (f,) = [f for f in recorded[t]["findings"] if f["check"] == m.group(1)]
+        n = WORDS[steps.group(1)]
+        assert f"after step {n} of SGD" in f["counterexample"] and f["row"].endswith(f"{steps.group(2)}-cpu"), f
     data = json.loads((ROOT / "reports" / "validate-libraries-quick.json").read_text())
     (wd,) = [f for f in data["targets"]["torch-orthogonal-householder"]["findings"] if f["check"] == "weight_decay"]
     stated = re.search(
