@@ -151,7 +151,7 @@ def attribute(ctx: ck.Ctx, check: str, params: Params, dtype: str) -> dict[str, 
     data["ratios_after"] = after
     passing = [op for op, r in after.items() if r <= THRESHOLD]
     passed += "the map's first-order derivatives pass (" + ", ".join(f"{k} {_fmt(r)}" for k, r in first.items()) + ")"
-    where = "" if low == "float64" else f" in {low} (on {low}'s allowance)"
+    where = "" if low == "float64" else f" in {low}, on {low}'s allowance"
     if len(passing) != 1:
         data["not_attributed"] = f"no single substitution makes it pass (passing with: {', '.join(passing) or 'none'})"
         tried = "; ".join(f"{o} replaced: {_fmt(r)}" for o, r in after.items())

@@ -8,12 +8,13 @@ before jvp before second order), its row float64 before float32; it lists the la
 chain as the ones it may explain. Every other failing check is a finding of its own. The grouping
 is a reading aid for the summary: the JSON keeps every check's evidence and verdict.
 
-Where blame (:mod:`~orthoverify.conformance.blame`) measured a cause, the measurement decides: a
-later check of the chain blamed on an operation in a dtype no earlier finding names starts a
-finding of its own (one cause, one finding: torch's ``linalg.solve`` under nested forward mode in
-float64 is not the same defect as its float32 backward), and a check whose blame says it follows
-from another failing check (its float64 sibling, or a first-order check that fails at the same
-case) is listed under that check's finding.
+Where blame (:mod:`~orthoverify.conformance.blame`) measured a cause in a lower precision, the
+measurement decides: a later check of the chain blamed on an operation in float32 or a half
+dtype (a failure that dtype's alone: float64's check passes at its case) that no earlier finding
+names starts a finding of its own (torch's ``linalg.solve`` under nested forward mode in float64 is
+not the same defect as its float32 backward), and a check whose blame says it follows from another
+failing check (its float64 sibling, or a first-order check failing at the same case) is listed
+under that check's finding. Float64 checks are grouped as before: under the chain's first root.
 """
 
 from __future__ import annotations
@@ -99,14 +100,17 @@ def _follows(evidence: list[Any]) -> str:
 
 def _group(chain: list[str], mine: dict[str, Any]) -> dict[str, list[str]]:
     """The roots of ``chain`` (in order), each with the later checks it explains: the first check,
-    and each later one blamed on an operation (in a dtype) no earlier root is blamed on; a check
-    blame found to follow from another goes with that one's root, the rest with the first root."""
+    and each later one blamed on an operation in a lower precision that no earlier root is blamed
+    on; a check blame found to follow from another goes with that one's root, the rest with the
+    first root."""
     roots: dict[str, list[str]] = {}
     owner: dict[str, str] = {}
     keys: dict[tuple[str, str], str] = {}
     for k in chain:
         ev = mine[k].evidence
         key, follows = _measured(ev), _follows(ev)
+        if roots and key is not None and key[1] == "float64":
+            key = None  # a float64 cause: under the first root, as every float64 check
         if not roots or (key is not None and key not in keys):
             root = k
             roots[k] = []

@@ -199,15 +199,17 @@ def _blamed_fake(checks: dict[str, dict[str, Any]]) -> Any:
 
 
 def test_one_finding_per_measured_cause() -> None:
-    """A later check blamed on an operation in another dtype is a finding of its own; a check blame
-    found to follow from another goes under that one's finding; the rest under the first root."""
+    """A later check blamed on an operation in a lower precision is a finding of its own; a check
+    blame found to follow from another goes under that one's finding; the rest, float64 checks
+    whatever their blame, under the first root (as before blame ran in float32)."""
     solve64 = {"operation": "torch.linalg.solve", "cause": "solve, ff"}
     solve32 = {"operation": "torch.linalg.solve", "dtype": "float32", "cause": "solve, float32"}
     got = causes.findings(
         _blamed_fake(
             {
                 "second_ff": solve64,
-                "second_fr": solve64,  # the same operation in the same dtype: the same cause
+                "second_fr": solve64,
+                "second_rr": {"operation": "torch.linalg.inv", "cause": "inv"},  # float64: under the first root
                 "gradient_float32": solve32,
                 "jvp_float32": {"follows": "gradient_float32"},
                 "second_ff_float32": {"follows": "second_ff"},
@@ -216,6 +218,6 @@ def test_one_finding_per_measured_cause() -> None:
         )
     )
     assert [(f.check, f.explains, f.cause) for f in got] == [
-        ("second_ff", ["second_fr", "second_ff_float32", "second_rr_float32"], "solve, ff"),
+        ("second_ff", ["second_fr", "second_rr", "second_ff_float32", "second_rr_float32"], "solve, ff"),
         ("gradient_float32", ["jvp_float32"], "solve, float32"),
     ]
