@@ -30,21 +30,20 @@ from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, flag, residual, worst
 from orthoverify.engine.templates import SEARCH, by_size, exact_sizes, identities, sampled, signed_permutations, witness
+from orthoverify.engine.templates_hc import guarded
 from orthoverify.errors import SingularError
 from orthoverify.param import cayley as cy
 from orthoverify.strategies import skew_wide
 
 
+@guarded(SingularError, "I + cayley(A) is singular")
 def q_forward_roundtrip(b: Backend, case: Case) -> Measure:
     """W = cayley(A) is orthogonal and A = (I + W)^-1 (I - W) is recovered. The inverse map's
     condition number is (1 + ||A||_2^2)/2, so the round trip is scaled by 1 + ||A||_F^2."""
     a = b.asarray(case["A"], name="A")
     n = a.shape[0]
     w = cy.cayley(a, backend=b)
-    try:
-        back = cy.inverse_cayley(w, backend=b, threshold=math.inf)
-    except SingularError:
-        return Measure(math.inf, "I + cayley(A) is singular", error=math.inf)
+    back = cy.inverse_cayley(w, backend=b, threshold=math.inf)
     na = norm_scale(b, a)
     eye = b.eye(n)
     return worst(
@@ -53,14 +52,12 @@ def q_forward_roundtrip(b: Backend, case: Case) -> Measure:
     )
 
 
+@guarded(SingularError, "I + W is singular")
 def q_backward_roundtrip(b: Backend, case: Case) -> Measure:
     """For orthogonal W without eigenvalue -1: A = (I + W)^-1 (I - W) is skew and cayley(A) = W."""
     w = orthogonal_input(b, case)
     n = w.shape[0]
-    try:
-        a = cy.inverse_cayley(w, backend=b, threshold=math.inf)
-    except SingularError:
-        return Measure(math.inf, "I + W is singular", error=math.inf)
+    a = cy.inverse_cayley(w, backend=b, threshold=math.inf)
     na = norm_scale(b, a)
     return worst(
         residual(b, a + b.transpose(a), n, 1.0 + na * na),
@@ -91,14 +88,11 @@ def cases_backward(ctx: RunContext) -> Iterator[Case]:
     for n in ctx.profile.sizes_on(ctx.backend):
         for scale in (1e-6, 1.0, 30.0):
             yield {"A": samples.random_skew(rng, n, scale), "S": np.eye(n)}
-        p = samples.random_signs(rng, n) @ samples.random_permutation(rng, n)
+        p = samples.random_signed_permutation(rng, n)
         yield {"A": samples.random_skew(rng, n), "S": np.eye(n), "conj": 0, "P": p}
         if ctx.backend.method == "float":
             for _ in range(ctx.profile.cases):
-                q = samples.haar_orthogonal(rng, n)
-                if np.linalg.det(q) < 0:
-                    q[:, 0] = -q[:, 0]
-                yield {"Q": q}
+                yield {"Q": samples.haar_orthogonal_det(rng, n, 1)}
 
 
 def q_backward_conj(b: Backend, case: Case) -> Measure:
