@@ -8,6 +8,7 @@ claim files wrote out by hand, declared once.
   other.
 * :func:`full_rank`: a map's Jacobian has the stated rank at random points, with a singular-value
   gap (parameter counts: every parameter trainable, none redundant).
+* :func:`sizes_between`: a check's sizes as a range of the profile's, declared.
 * :func:`least_cpu_times`, :func:`growth_slopes`: the timing discipline of a measured complexity
   claim (least CPU time, round robin) and its log-log slopes along each axis, written once.
 """
@@ -18,7 +19,7 @@ import functools
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import sympy
@@ -171,3 +172,18 @@ def growth_slopes(
     best = least_cpu_times(jobs, repeats, clock)
     slopes = {a: float(np.polyfit(np.log(axes[a]), np.log([best[p] for p in ps]), 1)[0]) for a, ps in along.items()}
     return slopes, best
+
+
+SizeList = Literal["sizes", "hp_sizes", "exact_sizes", "symbolic_sizes"]
+
+
+def sizes_between(low: int, high: float = math.inf, of: SizeList | None = None) -> Callable[[RunContext], list[int]]:
+    """The profile's sizes n with low <= n <= high: of the list ``of`` names, or (None) of the
+    check's arithmetic (:meth:`~orthoverify.engine.profiles.Profile.sizes_on`), so that a claim
+    declares the range its check affords, not the loop that filters it."""
+
+    def sizes(ctx: RunContext) -> list[int]:
+        every = ctx.profile.sizes_on(ctx.backend) if of is None else getattr(ctx.profile, of)
+        return [n for n in every if low <= n <= high]
+
+    return sizes

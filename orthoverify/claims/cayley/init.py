@@ -20,6 +20,7 @@ from orthoverify.engine.checks import Case, Check, PropertyCheck, Quantity, RunC
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure
 from orthoverify.engine.templates import Agreement, listed, sampled
+from orthoverify.engine.templates_hc import sizes_between
 from orthoverify.param import cayley as cy
 from orthoverify.param import cayley_analysis as ca
 
@@ -48,10 +49,7 @@ C = sympy.Symbol("c", real=True)
 cases_block = listed({"label": "trace/2 - cos t", "of": "trace", "c": C}, {"label": "det - 1", "of": "det", "c": C})
 
 
-def _sizes(ctx: RunContext) -> list[int]:
-    return [n for n in ctx.profile.sizes if n >= 2]
-
-
+_sizes = sizes_between(2, of="sizes")
 # random angles t_j on [0, pi/2] (and a random D), ctx.profile.cases for each size n >= 2
 random_angles = sampled(_sizes, lambda rng, n: {"n": n, "t": cy.init_angles(rng, n)})
 random_angles_and_d = sampled(_sizes, lambda rng, n: {"n": n, "t": cy.init_angles(rng, n), "D": random_signs(rng, n)})

@@ -57,11 +57,9 @@ def _adversarial_cases(ctx: RunContext, n: int) -> Iterator[Case]:
 
 
 def cases_exhaustive(ctx: RunContext) -> Iterator[Case]:
-    sizes = ctx.profile.hp_sizes if ctx.backend.method == "high-precision" else ctx.profile.sizes
-    top = effort(ctx).enumeration_max_n
-    if ctx.backend.method != "high-precision":
-        top += 4
-    for n in sorted({*(n for n in sizes if n <= top), top}):
+    """Every profile size up to the effort's enumeration_max_n (float64: 4 more) and that size itself."""
+    top = effort(ctx).enumeration_max_n + (0 if ctx.backend.method == "high-precision" else 4)
+    for n in sorted({*(n for n in ctx.profile.sizes_on(ctx.backend) if n <= top), top}):
         yield from _adversarial_cases(ctx, n)
         generic = 0
         for case in structured_orthogonal_cases(ctx, n):

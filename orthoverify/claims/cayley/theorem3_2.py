@@ -22,6 +22,7 @@ from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.templates import Derivative, Gradient, Inputs, by_size
+from orthoverify.engine.templates_hc import sizes_between
 from orthoverify.param import cayley as cy
 from orthoverify.strategies import skew_wide
 
@@ -110,11 +111,9 @@ def _grad_cases(
                 yield {"A": samples.random_skew(rng, n, scale), "d": d, "G": rng.standard_normal((n, n))}
 
 
-cases_grad_float = functools.partial(_grad_cases, sizes=lambda ctx: [n for n in ctx.profile.sizes if n <= 32])
-cases_grad_fd = functools.partial(_grad_cases, sizes=lambda ctx: [n for n in ctx.profile.hp_sizes if n <= 4])
-cases_grad_exact = functools.partial(
-    _grad_cases, sizes=lambda ctx: [n for n in ctx.profile.exact_sizes if n <= 3], exact=True
-)
+cases_grad_float = functools.partial(_grad_cases, sizes=sizes_between(1, 32, "sizes"))
+cases_grad_fd = functools.partial(_grad_cases, sizes=sizes_between(1, 4, "hp_sizes"))
+cases_grad_exact = functools.partial(_grad_cases, sizes=sizes_between(1, 3, "exact_sizes"), exact=True)
 
 
 def sym_theorem3_2(ctx: RunContext) -> Iterator[tuple[str, Any]]:

@@ -210,3 +210,19 @@ def test_random_signed_permutation_is_the_two_draws_in_turn() -> None:
     rng = np.random.default_rng(5)
     assert np.array_equal(p, samples.random_signs(rng, 6) @ samples.random_permutation(rng, 6))
     assert np.array_equal(p.T @ p, np.eye(6)) and set(np.abs(p).sum(axis=1)) == {1.0}
+
+
+def test_sizes_between_reads_the_named_list_or_the_checks_arithmetic() -> None:
+    """A range of the profile's sizes: of a named list, or of the check's arithmetic (high
+    precision on mpmath, exact on SymPy); a planted empty range gives no sizes."""
+    from orthoverify.engine.templates_hc import sizes_between
+
+    def ctx(backend: str) -> RunContext:
+        return RunContext("t.x", "c", get_backend(backend), get_profile("default"), 0)
+
+    p = get_profile("default")
+    assert sizes_between(2, 16)(ctx("numpy-float64")) == [n for n in p.sizes if 2 <= n <= 16]
+    assert sizes_between(1, 4)(ctx("mpmath")) == [n for n in p.hp_sizes if n <= 4]
+    assert sizes_between(2, 4, "exact_sizes")(ctx("torch-float64")) == [n for n in p.exact_sizes if n >= 2]
+    assert sizes_between(2)(ctx("sympy")) == [n for n in p.exact_sizes if n >= 2]
+    assert sizes_between(17, 15)(ctx("numpy-float64")) == []
