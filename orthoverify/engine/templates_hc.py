@@ -6,8 +6,9 @@ claim files wrote out by hand, declared once.
 * :func:`guarded`: a measure whose formulation may raise a domain error (a singular solve) turned
   into an infinite ratio naming it, so that the failure is judged, replayed and confirmed like any
   other.
-* :func:`full_rank`: a map's Jacobian has the stated rank at random points, with a singular-value
-  gap (parameter counts: every parameter trainable, none redundant).
+* :func:`full_rank`: a map's Jacobian has the stated rank at random points, exactly (SymPy) or
+  with a singular-value gap (torch float64): parameter counts, every parameter trainable or which
+  are redundant.
 * :func:`sizes_between`: a check's sizes as a range of the profile's, declared.
 * :func:`least_cpu_times`, :func:`growth_slopes`: the timing discipline of a measured complexity
   claim (least CPU time, round robin) and its log-log slopes along each axis, written once.
