@@ -27,6 +27,17 @@ def haar_orthogonal(rng: np.random.Generator, n: int) -> np.ndarray:
     return q * np.sign(np.diag(r))
 
 
+def haar_orthogonal_det(rng: np.random.Generator, n: int, det: int) -> np.ndarray:
+    """A Haar-distributed orthogonal matrix of determinant ``det`` (+1 or -1): :func:`haar_orthogonal`
+    with its first column negated when its determinant has the other sign."""
+    if integer(det, "det") not in (1, -1):
+        raise DomainError(f"det must be 1 or -1, got {det}")
+    q = haar_orthogonal(rng, n)
+    if (np.linalg.det(q) > 0) != (det > 0):
+        q[:, 0] = -q[:, 0]
+    return q
+
+
 def cayley(a: np.ndarray) -> np.ndarray:
     """``(I - A)(I + A)^-1`` for skew-symmetric A: orthogonal, with no eigenvalue -1."""
     a = matrix(get_backend("numpy-float64"), a, "A", square=True)
@@ -64,6 +75,12 @@ def random_signs(rng: np.random.Generator, n: int) -> np.ndarray:
     """A random diagonal sign matrix."""
     n = size(n, "n")
     return np.diag(rng.choice([-1.0, 1.0], size=n))
+
+
+def random_signed_permutation(rng: np.random.Generator, n: int) -> np.ndarray:
+    """A random signed permutation matrix: random signs times a random permutation (in that order
+    of draws)."""
+    return random_signs(rng, n) @ random_permutation(rng, n)
 
 
 def reflection_vectors(rng: np.random.Generator, n: int, m: int, *, log10_range: float = 0.0) -> np.ndarray:
@@ -192,6 +209,28 @@ def signed_permutations(n: int) -> Iterator[np.ndarray]:
             for i, j in enumerate(perm):
                 p[i, j] = signs[i]
             yield p
+
+
+def quarter_turns(n: int, *, odd_one: bool = False) -> np.ndarray:
+    """2 x 2 quarter-turn blocks [[0, -1], [1, 0]] down the diagonal (and, when ``odd_one``, a
+    trailing 1 for odd n; else a zero row and column there): orthogonal with eigenvalues +-i, where
+    the scaled Cayley bound max|a_ij| <= 1 is attained."""
+    n = size(n, "n")
+    quarter = np.zeros((n, n))
+    for k in range(0, n - 1, 2):
+        quarter[k, k + 1], quarter[k + 1, k] = -1.0, 1.0
+    if odd_one and n % 2:
+        quarter[n - 1, n - 1] = 1.0
+    return quarter
+
+
+def dct_orthogonal(n: int) -> np.ndarray:
+    """The orthonormal DCT-II matrix: a dense structured orthogonal matrix."""
+    n = size(n, "n")
+    k, j = np.arange(n)[:, None], np.arange(n)[None, :]
+    m = np.cos(np.pi * (2 * j + 1) * k / (2 * n)) * np.sqrt(2.0 / n)
+    m[0] /= np.sqrt(2.0)
+    return m
 
 
 # ----------------------------------------------------------------------------- complex samplers

@@ -20,6 +20,7 @@ __all__ = [
     "orthogonal_matrices",
     "orthogonal_matrices_det",
     "reflection_vector",
+    "signed_permutation_matrices",
     "skew_symmetric",
     "skew_wide",
     "unitary_matrices",
@@ -89,6 +90,20 @@ def well_conditioned(draw: Any, n: int, *, max_condition: float = 1e3) -> np.nda
     rng = np.random.default_rng(draw(_SEEDS))
     s = 10.0 ** rng.uniform(0.0, np.log10(max_condition), size=n)
     return samples.haar_orthogonal(rng, n) @ np.diag(s) @ samples.haar_orthogonal(rng, n)
+
+
+def signed_permutation_matrices(n: int) -> st.SearchStrategy[np.ndarray]:
+    """n x n signed permutation matrices (the orthogonal matrices of entries 0 and +-1): a sign per
+    row, then a permutation, shrinking towards I."""
+    signs = st.lists(st.sampled_from([1.0, -1.0]), min_size=n, max_size=n)
+    return st.builds(_signed_permutation, signs, st.permutations(list(range(n))))
+
+
+def _signed_permutation(signs: list[float], perm: list[int]) -> np.ndarray:
+    sp = np.zeros((len(perm), len(perm)))
+    for i, j in enumerate(perm):
+        sp[i, j] = signs[i]
+    return sp
 
 
 @st.composite

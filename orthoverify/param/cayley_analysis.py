@@ -11,13 +11,16 @@ these functions compute.
   that would give a printed total.
 * :func:`drift_experiment`: App. B's experiment, the additive scaled-Cayley update against the
   multiplicative Cayley update of W on one fixed loss.
+* :func:`init_eigenvalues`, :func:`init_corrected_eigenvalues`, :func:`reflected_matches`,
+  :func:`matching_distance`: Sec. 4.2's initialisation, its eigenvalues exactly, those of W D as
+  printed (some rho reflected) and as corrected, and how far computed eigenvalues are from them.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -150,3 +153,54 @@ def drift_experiment(b: Backend, n: int, steps: int, seed: int, lr: float = 1e-2
             rec["loss_add"].append(b.to_float(b.sum((w_now @ x - y) ** 2)) / (2 * n))
             rec["loss_mult"].append(b.to_float(b.sum((w_mult @ x - y) ** 2)) / (2 * n))
     return rec
+
+
+# ----------------------------------------------------------------------------- Sec. 4.2's initialisation
+def init_eigenvalues(s_values: Sequence[Any], n: int) -> list[Any]:
+    """Eigenvalues of the Cayley transform of the Sec. 4.2 A (exact): c_j +- i sin t_j with
+    c_j = (1 - s_j^2)/(1 + s_j^2), and 1 for odd n."""
+    out = []
+    for s in s_values:
+        c, sn = (1 - s * s) / (1 + s * s), 2 * s / (1 + s * s)
+        out += [c + sympy.I * sn, c - sympy.I * sn]
+    return out + [sympy.Integer(1)] * (n % 2)
+
+
+def init_corrected_eigenvalues(eigs: Sequence[Any], d: Sequence[int]) -> list[Any]:
+    """The eigenvalues of W D as corrected: a block with both signs flipped has its pair reflected
+    across the imaginary axis, a block with one sign flipped has eigenvalues +1 and -1, a flipped
+    trailing 1 becomes -1."""
+    n = len(d)
+    roots: list[Any] = []
+    for k in range(n // 2):
+        pair = eigs[2 * k : 2 * k + 2]
+        flips = (d[2 * k] < 0) + (d[2 * k + 1] < 0)
+        roots += pair if flips == 0 else [-sympy.conjugate(e) for e in pair] if flips == 2 else [1, -1]
+    if n % 2:
+        roots.append(-1 if d[-1] < 0 else 1)
+    return roots
+
+
+def monic(roots: Sequence[Any], lam: Any) -> Any:
+    """The monic polynomial in ``lam`` with these roots, expanded."""
+    return sympy.expand(sympy.prod([lam - r for r in roots]))
+
+
+def reflected_matches(charpoly: Any, eigs: Sequence[Any], rho: int, lam: Any) -> bool:
+    """Is ``charpoly`` the polynomial of ``eigs`` with some ``rho`` of them reflected across the
+    imaginary axis (mu -> -conj(mu)), as Sec. 4.2 prints?"""
+    for chosen in itertools.combinations(range(len(eigs)), rho):
+        roots = [-sympy.conjugate(e) if i in chosen else e for i, e in enumerate(eigs)]
+        if sympy.expand(charpoly - monic(roots, lam)) == 0:
+            return True
+    return False
+
+
+def matching_distance(computed: np.ndarray, predicted: np.ndarray) -> float:
+    """The largest distance in a greedy nearest matching of two eigenvalue multisets."""
+    left = list(computed)
+    worst_d = 0.0
+    for p in predicted:
+        k = int(np.argmin([abs(p - q) for q in left]))
+        worst_d = max(worst_d, abs(p - left.pop(k)))
+    return worst_d

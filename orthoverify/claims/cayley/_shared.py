@@ -1,5 +1,6 @@
-"""What the cayley family's claim files share: symbolic skew matrices, random scalings D,
-orthogonal inputs conjugated by a signed permutation, and the family's effort per profile."""
+"""What the cayley family's claim files share: symbolic skew matrices, skew matrices of their free
+entries, random scalings D, orthogonal inputs conjugated by a signed permutation, and the family's
+effort per profile."""
 
 from __future__ import annotations
 
@@ -25,6 +26,13 @@ def skew_symbols(prefix: str, n: int) -> np.ndarray:
             s = sympy.Symbol(f"{prefix}{i}{j}", real=True)
             a[i, j], a[j, i] = s, -s
     return a
+
+
+def skew_of(b: Backend, p: Array) -> Array:
+    """triu(P, 1) - triu(P, 1)': the skew matrix whose free entries are P's strict upper triangle
+    (how a loss or a map is written in A's n(n-1)/2 trainable weights)."""
+    up = b.triu(p, 1)
+    return up - b.transpose(up)
 
 
 def random_signs(rng: np.random.Generator, n: int) -> list[int]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -19,8 +19,10 @@ from orthoverify.claims.cayley._shared import effort, random_signs
 from orthoverify.engine.checks import Case, Check, PropertyCheck, Quantity, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure
-from orthoverify.engine.templates import Agreement, sampled
+from orthoverify.engine.templates import Agreement, listed, sampled
+from orthoverify.engine.templates_hc import sizes_between
 from orthoverify.param import cayley as cy
+from orthoverify.param import cayley_analysis as ca
 
 
 def _init_w(b: Backend, s_values: Any, n: int) -> Array:
@@ -43,26 +45,11 @@ def block_predicted(b: Backend, case: Case) -> Any:
 BLOCK = Agreement(block_invariant, block_predicted, "exact difference")
 
 
-def cases_block(ctx: RunContext) -> Iterator[Case]:
-    c = sympy.Symbol("c", real=True)
-    yield {"label": "trace/2 - cos t", "of": "trace", "c": c}
-    yield {"label": "det - 1", "of": "det", "c": c}
+C = sympy.Symbol("c", real=True)
+cases_block = listed({"label": "trace/2 - cos t", "of": "trace", "c": C}, {"label": "det - 1", "of": "det", "c": C})
 
 
-def _match(computed: np.ndarray, predicted: np.ndarray) -> float:
-    """Largest distance in a greedy nearest matching of two eigenvalue multisets."""
-    left = list(computed)
-    worst_d = 0.0
-    for p in predicted:
-        k = int(np.argmin([abs(p - q) for q in left]))
-        worst_d = max(worst_d, abs(p - left.pop(k)))
-    return worst_d
-
-
-def _sizes(ctx: RunContext) -> list[int]:
-    return [n for n in ctx.profile.sizes if n >= 2]
-
-
+_sizes = sizes_between(2, of="sizes")
 # random angles t_j on [0, pi/2] (and a random D), ctx.profile.cases for each size n >= 2
 random_angles = sampled(_sizes, lambda rng, n: {"n": n, "t": cy.init_angles(rng, n)})
 random_angles_and_d = sampled(_sizes, lambda rng, n: {"n": n, "t": cy.init_angles(rng, n), "D": random_signs(rng, n)})
@@ -80,51 +67,15 @@ def float_eigenvalues(b: Backend, case: Case, *, with_d: bool) -> Measure:
     eigs = [complex(x) for pair in zip(np.exp(1j * t), np.exp(-1j * t), strict=True) for x in pair] + [1.0] * (n % 2)
     if with_d:
         d = [int(x) for x in case["D"]]
-        pred = np.array([complex(x) for x in _corrected_roots(eigs, d)])
-        return Measure(_match(np.linalg.eigvals(w * np.array(d)), pred) / (n * f64.eps))
+        pred = np.array([complex(x) for x in ca.init_corrected_eigenvalues(eigs, d)])
+        return Measure(ca.matching_distance(np.linalg.eigvals(w * np.array(d)), pred) / (n * f64.eps))
     ev = np.linalg.eigvals(w)
     if np.any(s > 1 + 4 * f64.eps) or np.any(s < 0) or np.any(ev.real < -n * f64.eps):
         return Measure(math.inf, f"n={n}: s outside [0, 1] or an eigenvalue left of the axis")
-    return Measure(_match(ev, np.array(eigs)) / (n * f64.eps))
+    return Measure(ca.matching_distance(ev, np.array(eigs)) / (n * f64.eps))
 
 
 _INIT_S = (sympy.Rational(1, 2), sympy.Rational(1, 3), sympy.Rational(2, 3))  # cos t = 3/5, 4/5, 5/13
-
-
-def _init_exact_eigs(s_values: Sequence[Any], n: int) -> list[Any]:
-    """Eigenvalues of the Cayley transform of the Sec. 4.2 A: c_j +- i sin t_j (and 1)."""
-    out = []
-    for s in s_values:
-        c, sn = (1 - s * s) / (1 + s * s), 2 * s / (1 + s * s)
-        out += [c + sympy.I * sn, c - sympy.I * sn]
-    return out + [sympy.Integer(1)] * (n % 2)
-
-
-def _poly(roots: Sequence[Any], lam: Any) -> Any:
-    return sympy.expand(sympy.prod([lam - r for r in roots]))
-
-
-def _reflected_matches(charpoly: Any, eigs: Sequence[Any], rho: int, lam: Any) -> bool:
-    """Is charpoly the polynomial of eigs with some rho of them reflected (mu -> -conj(mu))?"""
-    for chosen in itertools.combinations(range(len(eigs)), rho):
-        roots = [-sympy.conjugate(e) if i in chosen else e for i, e in enumerate(eigs)]
-        if sympy.expand(charpoly - _poly(roots, lam)) == 0:
-            return True
-    return False
-
-
-def _corrected_roots(eigs: Sequence[Any], d: Sequence[int]) -> list[Any]:
-    """The corrected prediction: a block with both signs flipped has its pair reflected, a block
-    with one sign flipped has eigenvalues +1 and -1, a flipped trailing 1 becomes -1."""
-    n = len(d)
-    roots: list[Any] = []
-    for k in range(n // 2):
-        pair = eigs[2 * k : 2 * k + 2]
-        flips = (d[2 * k] < 0) + (d[2 * k + 1] < 0)
-        roots += pair if flips == 0 else [-sympy.conjugate(e) for e in pair] if flips == 2 else [1, -1]
-    if n % 2:
-        roots.append(-1 if d[-1] < 0 else 1)
-    return roots
 
 
 def every_d(ctx: RunContext) -> Iterator[Case]:
@@ -135,36 +86,31 @@ def every_d(ctx: RunContext) -> Iterator[Case]:
             yield {"n": n, "s": s_values, "D": list(d)}
 
 
-def _reflection(case: Case, corrected: bool) -> Measure:
-    """Whether charpoly(W D) matches the prediction, exactly; the block entries s_j of a result
-    file are parsed strictly by the SymPy backend, never evaluated."""
+def reflection(b: Backend, case: Case, *, corrected: bool) -> Measure:
+    """Whether charpoly(W D) matches the prediction (as printed: for D with rho entries -1, W's
+    eigenvalues with some rho reflected), exactly; the block entries s_j of a result file are
+    parsed strictly by the SymPy backend, never evaluated."""
     b = exact_backend()
     lam = sympy.Symbol("lam")
     n = int(case["n"])
     s_values = list(b.asarray(case["s"], name="s"))
     d = [int(x) for x in case["D"]]
     w = sympy.Matrix(_init_w(b, s_values, n))
-    eigs = _init_exact_eigs(s_values, n)
+    eigs = ca.init_eigenvalues(s_values, n)
     cp = sympy.expand((w * sympy.diag(*d)).charpoly(lam).as_expr())
     rho = sum(1 for x in d if x < 0)
     ok = (
-        sympy.expand(cp - _poly(_corrected_roots(eigs, d), lam)) == 0
+        sympy.expand(cp - ca.monic(ca.init_corrected_eigenvalues(eigs, d), lam)) == 0
         if corrected
-        else _reflected_matches(cp, eigs, rho, lam)
+        else ca.reflected_matches(cp, eigs, rho, lam)
     )
     if ok:
         return Measure(0.0, error=0.0)
     return Measure(math.inf, f"charpoly(W D) = {sympy.factor(cp)}; W's eigenvalues {eigs}, rho = {rho}", error=math.inf)
 
 
-def reflection_printed(b: Backend, case: Case) -> Measure:
-    """As printed: for D with rho entries -1, W D has W's eigenvalues with some rho reflected."""
-    return _reflection(case, corrected=False)
-
-
-def reflection_corrected(b: Backend, case: Case) -> Measure:
-    return _reflection(case, corrected=True)
-
+reflection_printed = functools.partial(reflection, corrected=False)
+reflection_corrected = functools.partial(reflection, corrected=True)
 
 _INIT_STATEMENT = (
     "A = diag(B_1, ..., B_floor(n/2)) (zero elsewhere), B_j = [[0, s_j], [-s_j, 0]], "
@@ -188,8 +134,16 @@ def _checks(corrected: bool) -> tuple[Check, ...]:
     float64 eigenvalues (random angles; random D for the correction)."""
     symbolic = BLOCK.symbolic("symbolic", cases_block)
     if not corrected:
-        return symbolic, _float("float", False), _every_d("exhaustive", reflection_printed, "rho reflected eigenvalues")
-    return symbolic, _every_d("exhaustive", reflection_corrected, "corrected prediction"), _float("float", True)
+        return (
+            symbolic,
+            _float("float", False),
+            _every_d("exhaustive", reflection_printed, "rho reflected eigenvalues"),
+        )
+    return (
+        symbolic,
+        _every_d("exhaustive", reflection_corrected, "corrected prediction"),
+        _float("float", True),
+    )
 
 
 CLAIMS: list[Claim] = twins(

@@ -3,18 +3,18 @@ float32 and float64, so nothing is replayed at higher precision."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
 from orthoverify.claims.cayley import claim
 from orthoverify.claims.cayley._shared import effort
 from orthoverify.engine.checks import FunctionCheck, Outcome, RunContext
-from orthoverify.engine.model import Claim, Evidence, Place, Plot, PlotRef, PlotSeries
+from orthoverify.engine.model import Claim, Place, Plot, PlotRef
 from orthoverify.engine.ratios import THRESHOLD
+from orthoverify.engine.templates_hc import recorded_lines
 from orthoverify.param import cayley_analysis as ca
 
 _Q = "max ||W'W - I||_F / (n eps) of the additive update"
+SCHEMES = {"additive": "additive (scaled Cayley)", "multiplicative": "multiplicative (Stiefel)"}
 
 
 def fn_drift(ctx: RunContext) -> Outcome:
@@ -27,24 +27,13 @@ def fn_drift(ctx: RunContext) -> Outcome:
     slope = float(np.polyfit(at, np.log10(np.maximum(np.array([mult[i] for i in decades]), 1e-300)), 1)[0])
     factor = mult[-1] / max(add_max, 1e-300)
     table = ", ".join(f"{rec['step'][i]}: {rec['additive'][i]:.2f} vs {mult[i]:.2f}" for i in decades)
-    notes = (
-        f"n = {n}, {steps} steps, lr 0.01, L = ||WX - Y||^2/(2n); ||W'W - I||_F/(n eps) additive vs multiplicative at "
-        f"steps {table}; multiplicative/additive = {factor:.3g}x, growth slope {slope:.2f}; "
-        f"loss {rec['loss_add'][0]:.4g} -> {rec['loss_add'][-1]:.4g} (additive), "
-        f"{rec['loss_mult'][0]:.4g} -> {rec['loss_mult'][-1]:.4g} (multiplicative)"
+    losses = ", ".join(
+        f"{rec[k][0]:.4g} -> {rec[k][-1]:.4g} ({s})" for k, s in zip(("loss_add", "loss_mult"), SCHEMES, strict=True)
     )
+    notes = f"n = {n}, {steps} steps, lr 0.01, L = ||WX - Y||^2/(2n); ||W'W - I||_F/(n eps) additive vs multiplicative "
+    notes += f"at steps {table}; multiplicative/additive = {factor:.3g}x, growth slope {slope:.2f}; loss {losses}"
     ok = add_max <= THRESHOLD and factor >= 10 and slope > 0.25
     return Outcome(ok, steps, worst_ratio=add_max, notes=notes, data=dict(rec) | {"n": n, "slope": slope})
-
-
-def drift_series(evidence: Sequence[Evidence]) -> list[PlotSeries]:
-    """The deviation from orthogonality after each recorded step, per update scheme and backend."""
-    runs = [(ev.backend, ev.data) for ev in evidence if {"step", "additive", "multiplicative"} <= set(ev.data)]
-    return [
-        PlotSeries(f"{label}, {backend}", data["step"], data[key], dashed=key == "multiplicative")
-        for backend, data in runs
-        for key, label in (("additive", "additive (scaled Cayley)"), ("multiplicative", "multiplicative (Stiefel)"))
-    ]
 
 
 DRIFT_FIGURE = Plot(
@@ -61,7 +50,7 @@ DRIFT_FIGURE = Plot(
     log_x=True,
     log_y=True,
     refs=(PlotRef(THRESHOLD, f"threshold {THRESHOLD:g}"),),
-    series=drift_series,
+    series=recorded_lines("step", SCHEMES, dashed=("multiplicative",)),
 )
 
 CLAIMS: list[Claim] = [
@@ -77,9 +66,7 @@ CLAIMS: list[Claim] = [
             "uRNN becomes less unitary over time through accumulated rounding errors"
         ),
         kind="bound",
-        checks=(
-            FunctionCheck("measured", fn_drift, ("numpy-float64", "numpy-float32"), "measured", _Q),
-        ),
+        checks=(FunctionCheck("measured", fn_drift, ("numpy-float64", "numpy-float32"), "measured", _Q),),
         notes=(
             "Measured, not proved: both schemes train the same W on the same fixed least-squares loss for 10^4 "
             "steps (n = 64 in the default profile) in float32 and float64. The additive scheme recomputes W from A "

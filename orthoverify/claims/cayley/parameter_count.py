@@ -7,14 +7,17 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from orthoverify import samples
 from orthoverify.backends import Backend
 from orthoverify.claims._common import EXACT
 from orthoverify.claims.cayley import twins
-from orthoverify.claims.cayley._shared import random_signs
-from orthoverify.engine.checks import Case, Check, Outcome, RunContext
+from orthoverify.claims.cayley._shared import random_signs, skew_of
+from orthoverify.engine.checks import Case, Check
 from orthoverify.engine.model import Claim, Place
-from orthoverify.engine.templates import Tallies, Tally, bespoke, count, jacobian_rank, listed
+from orthoverify.engine.templates import Tallies, Tally, count, listed
+from orthoverify.engine.templates_hc import full_rank
 from orthoverify.param import cayley as cy
 from orthoverify.param import cayley_analysis as ca
 
@@ -38,38 +41,22 @@ ROWS = ca.SCORNN_CONFIGURATIONS
 TABLE_ROWS: dict[str, Tallies] = {f"{r['row']} n={r['n']}": functools.partial(_row, r) for r in ROWS}
 
 
-def fn_count_jacobian(ctx: RunContext) -> Outcome:
-    """The map from A's strict upper triangle to W has full rank n(n-1)/2 at random points (torch
-    autograd, float64; singular-value gap): every one of those weights is trainable, no more."""
-    import torch
-
-    rng, tb = ctx.rng(), ctx.backend  # torch-float64, on the run's device
-    notes, ok = [], True
-    for n in (2, 3, 4, 6, 8):
-        a = tb.asarray(samples.random_skew(rng, n))
-        iu = torch.triu_indices(n, n, 1, device=a.device)
-        d = tuple(random_signs(rng, n))
-
-        def f(x: Any, n: int = n, iu: Any = iu, d: tuple[int, ...] = d, b: Backend = tb) -> Any:
-            p = b.zeros((n, n)).index_put((iu[0], iu[1]), x)
-            return cy.scaled_cayley(p - p.T, d, backend=b).reshape(-1)
-
-        rank, s, tol = jacobian_rank(tb, f, a[iu[0], iu[1]])
-        want = n * (n - 1) // 2
-        notes.append(f"n={n}: rank {rank} of {want} parameters (s_min/tol = {s[-1] / tol:.2e})")
-        ok = ok and rank == want and s[-1] > 100 * tol
-    return Outcome(ok, 5, notes="; ".join(notes))
+def jacobian_point(b: Backend, rng: np.random.Generator, n: int) -> tuple[Any, Any]:
+    """W as a map of P (A = triu(P, 1) - triu(P, 1)': only P's strict upper triangle counts) at a
+    random skew A and D; its rank is the number of independent trainable weights."""
+    a, d = b.asarray(samples.random_skew(rng, n)), tuple(random_signs(rng, n))
+    return (lambda p: cy.scaled_cayley(skew_of(b, p.reshape(n, n)), d, backend=b).reshape(-1)), a.reshape(-1)
 
 
 def _checks(corrected: bool) -> tuple[Check, ...]:
     """The count against the dimension for both; as printed also the experiments' totals under
     n(n-1); corrected also the rank of dW/dA."""
-    label = "n(n-1)/2" if corrected else "n(n-1)"
-    tally = functools.partial(_dimension, corrected)
+    label, tally = "n(n-1)/2" if corrected else "n(n-1)", functools.partial(_dimension, corrected)
     how = f"{label} vs dim of skew matrices"
     dimension = count("count", grid=GRID, tally=tally, backends=EXACT, quantity_name=how, stated=label)
     if corrected:
-        return dimension, bespoke("jacobian_rank", fn_count_jacobian, ("torch-float64",), "float", "rank of dW/dA")
+        sizes, rank = (lambda ctx: (2, 3, 4, 6, 8)), lambda n: n * (n - 1) // 2
+        return dimension, full_rank("jacobian_rank", sizes, jacobian_point, rank, "rank of dW/dA")
     how, grid = "printed totals under n(n-1)", listed({"weights in A": "n(n-1)"})
     tables = count("count:tables", grid=grid, tally=TABLE_ROWS, backends=EXACT, quantity_name=how, stated="printed")
     return dimension, tables

@@ -5,8 +5,7 @@ W that no D serves."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Iterator
 
 import numpy as np
 from hypothesis import strategies as st
@@ -18,12 +17,13 @@ from orthoverify.claims._inputs import orthogonal_input, structured_orthogonal_c
 from orthoverify.claims.cayley import claim
 from orthoverify.claims.cayley._shared import conjugated, effort
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext
-from orthoverify.engine.model import Claim, Evidence, Place, Plot, PlotRef, PlotSeries
+from orthoverify.engine.model import Claim, Place, Plot, PlotRef
 from orthoverify.engine.ratios import Measure, flag, scaled
-from orthoverify.engine.templates import chained, drawn, exact_sizes, signed_permutations, witness
+from orthoverify.engine.templates import by_size, chained, drawn, exact_sizes, signed_permutations, witness
+from orthoverify.engine.templates_hc import recorded_values
 from orthoverify.param import cayley as cy
 from orthoverify.param import cayley_analysis as ca
-from orthoverify.strategies import skew_wide
+from orthoverify.strategies import signed_permutation_matrices, skew_wide
 
 
 def q_exhaustive(b: Backend, case: Case) -> Measure:
@@ -42,16 +42,6 @@ def q_exhaustive(b: Backend, case: Case) -> Measure:
     return Measure(m.ratio, value, error=m.error, stats=stats)
 
 
-def _quarter_turns(n: int, *, odd_one: bool = False) -> np.ndarray:
-    """2 x 2 quarter-turn blocks down the diagonal (and a trailing 1 for odd n when ``odd_one``)."""
-    quarter = np.zeros((n, n))
-    for k in range(0, n - 1, 2):
-        quarter[k, k + 1], quarter[k + 1, k] = -1.0, 1.0
-    if odd_one and n % 2:
-        quarter[n - 1, n - 1] = 1.0
-    return quarter
-
-
 def _adversarial_cases(ctx: RunContext, n: int) -> Iterator[Case]:
     """Inputs where the bound is tight or D matters, exact at every precision: quarter-turn
     blocks (min over D of max|a_ij| is exactly 1), cyclic shifts (eigenvalue -1 for even n),
@@ -59,7 +49,7 @@ def _adversarial_cases(ctx: RunContext, n: int) -> Iterator[Case]:
     rng = ctx.rng("adv", n)
     if n >= 2:
         p = samples.random_permutation(rng, n)
-        yield {"family": "quarter-turns", "A": np.zeros((n, n)), "S": p @ _quarter_turns(n, odd_one=True) @ p.T}
+        yield {"family": "quarter-turns", "A": np.zeros((n, n)), "S": p @ samples.quarter_turns(n, odd_one=True) @ p.T}
         yield {"family": "cyclic-shift", "A": np.zeros((n, n)), "S": np.roll(np.eye(n), 1, axis=0)}
         t = np.triu(np.where(rng.integers(0, 2, size=(n, n)) > 0, 1.0, -1.0), 1)
         yield {"family": "tournament", "A": t - t.T, "S": np.eye(n)}
@@ -67,11 +57,9 @@ def _adversarial_cases(ctx: RunContext, n: int) -> Iterator[Case]:
 
 
 def cases_exhaustive(ctx: RunContext) -> Iterator[Case]:
-    sizes = ctx.profile.hp_sizes if ctx.backend.method == "high-precision" else ctx.profile.sizes
-    top = effort(ctx).enumeration_max_n
-    if ctx.backend.method != "high-precision":
-        top += 4
-    for n in sorted({*(n for n in sizes if n <= top), top}):
+    """Every profile size up to the effort's enumeration_max_n (float64: 4 more) and that size itself."""
+    top = effort(ctx).enumeration_max_n + (0 if ctx.backend.method == "high-precision" else 4)
+    for n in sorted({*(n for n in ctx.profile.sizes_on(ctx.backend) if n <= top), top}):
         yield from _adversarial_cases(ctx, n)
         generic = 0
         for case in structured_orthogonal_cases(ctx, n):
@@ -82,6 +70,13 @@ def cases_exhaustive(ctx: RunContext) -> Iterator[Case]:
                 if generic > 2:
                     continue
             yield case
+
+
+def _ratio(cert: cy.Certificate, n: int) -> float:
+    """A certificate as a test ratio: max|a_ij|'s excess over 1, reconstruction / sqrt(n), invertibility."""
+    return max(
+        cert.excess_ratio, cert.reconstruction_ratio / max(1.0, math.sqrt(n)), 0.0 if cert.invertible else math.inf
+    )
 
 
 def q_algorithm(b: Backend, case: Case) -> Measure:
@@ -96,18 +91,7 @@ def q_algorithm(b: Backend, case: Case) -> Measure:
     if b.exact:
         ok = cert.excess_ratio == 0 and cert.neumann == 0 and cert.reconstruction_ratio == 0
         return Measure(0.0 if ok else math.inf, None if ok else note, note, 0.0 if ok else math.inf, stats)
-    ratio = max(
-        cert.excess_ratio, cert.reconstruction_ratio / max(1.0, math.sqrt(n)), 0.0 if cert.invertible else math.inf
-    )
-    return Measure(ratio, f"max|a_ij| = {cert.max_abs!r}; {note}", note, max(0.0, cert.max_abs - 1.0), stats)
-
-
-def _dct(n: int) -> np.ndarray:
-    k = np.arange(n)[:, None]
-    j = np.arange(n)[None, :]
-    m = np.cos(np.pi * (2 * j + 1) * k / (2 * n)) * np.sqrt(2.0 / n)
-    m[0] /= np.sqrt(2.0)
-    return m
+    return Measure(_ratio(cert, n), f"max|a_ij| = {cert.max_abs!r}; {note}", note, max(0.0, cert.max_abs - 1.0), stats)
 
 
 def cases_algorithm_float(ctx: RunContext) -> Iterator[Case]:
@@ -119,17 +103,15 @@ def cases_algorithm_float(ctx: RunContext) -> Iterator[Case]:
         yield from structured_orthogonal_cases(ctx, n)
     for n in big:
         yield {"family": "haar", "Q": samples.haar_orthogonal(rng, n)}
-        q = samples.haar_orthogonal(rng, n)
-        q[:, 0] = -q[:, 0] if np.linalg.det(q) > 0 else q[:, 0]
-        yield {"family": "haar-det-1", "Q": q}
+        yield {"family": "haar-det-1", "Q": samples.haar_orthogonal_det(rng, n, -1)}
         yield {"family": "minus-identity", "Q": -np.eye(n)}
         yield {"family": "cyclic-shift", "Q": np.roll(np.eye(n), 1, axis=0)}
-        yield {"family": "dct", "Q": _dct(n)}
+        yield {"family": "dct", "Q": samples.dct_orthogonal(n)}
         z = samples.haar_orthogonal(rng, n)
         v = rng.standard_normal(n)
         yield {"family": "reflection", "Q": np.eye(n) - 2 * np.outer(v, v) / (v @ v)}
         yield {"family": "near-minus-identity", "Q": -samples.near_identity(rng, n, 1e-6)}
-        yield {"family": "quarter-turns-conjugated", "Q": z @ _quarter_turns(n) @ z.T}
+        yield {"family": "quarter-turns-conjugated", "Q": z @ samples.quarter_turns(n) @ z.T}
 
 
 def _rational_orthogonal(ctx: RunContext, rng: np.random.Generator, n: int) -> list[Case]:
@@ -149,11 +131,8 @@ def q_certificate_hp(b: Backend, case: Case) -> Measure:
     d64 = cy.scaled_cayley_inverse(f64.asarray(b.to_numpy(w)), backend=f64, threshold=1e6).d
     res = cy.scaled_cayley_inverse(w, backend=b, d=d64)
     cert = res.certificate
-    ratio = max(
-        cert.excess_ratio, 0.0 if cert.invertible else math.inf, cert.reconstruction_ratio / max(1.0, math.sqrt(n))
-    )
     note = f"{cert.flips} flips after float64's D; " + cert.describe()
-    return Measure(ratio, f"max|a_ij| = {cert.max_abs!r}", note, error=max(0.0, cert.max_abs - 1.0))
+    return Measure(_ratio(cert, n), f"max|a_ij| = {cert.max_abs!r}", note, error=max(0.0, cert.max_abs - 1.0))
 
 
 def cases_certificate_hp(ctx: RunContext) -> Iterator[Case]:
@@ -162,42 +141,17 @@ def cases_certificate_hp(ctx: RunContext) -> Iterator[Case]:
         yield from structured_orthogonal_cases(ctx, n)
 
 
-def strategy_theorem(ctx: RunContext) -> Any:
-    def build(n: int) -> Any:
-        signs = st.lists(st.sampled_from([1.0, -1.0]), min_size=n, max_size=n)
-        perm = st.permutations(list(range(n)))
-
-        def case(a: np.ndarray, s: list[float], p: list[int], conj: bool) -> Case:
-            sp = np.zeros((n, n))
-            for i, j in enumerate(p):
-                sp[i, j] = s[i]
-            return {"A": a, "S": sp, "conj": int(conj)}
-
-        return st.builds(case, skew_wide(n, max_exponent=4), signs, perm, st.booleans())
-
-    return st.integers(1, 6).flatmap(build)
+strategy_theorem = by_size(
+    1,
+    6,
+    lambda n: {"A": skew_wide(n, max_exponent=4), "S": signed_permutation_matrices(n), "conj": st.booleans().map(int)},
+)
 
 
 NO_D = "(min over D of max|a_ij|) - 1, over n eps"
 F64 = ("numpy-float64",)
 FLOATS = ("numpy-float64", "numpy-float32", "torch-float64")
 CERTIFICATE = "max(excess of max|a_ij| over 1, reconstruction / sqrt(n)) / (n eps)"
-
-_MAX_ABS = {"numpy-float64": "max|a_ij|", "mpmath-50": "min over D of max|a_ij|"}
-"""The statistic drawn per backend: the inverse map's max|a_ij| in float64, the minimum over every
-admissible D of the exhaustive enumeration at 50 digits."""
-
-
-def max_abs_series(evidence: Sequence[Evidence]) -> list[PlotSeries]:
-    """The recorded max|a_ij| values of the figure (a Hypothesis search's cases are not a sample)."""
-    out = []
-    for ev in evidence:
-        key = _MAX_ABS.get(ev.backend)
-        values = (ev.data.get("stats") or {}).get(key) if key is not None else None
-        if values and ev.method != "search":
-            out.append(PlotSeries(f"{key}: {ev.check} [{ev.backend}]", y=[v for _n, v in values]))
-    return out
-
 
 MAX_ABS_FIGURE = Plot(
     ident="cayley-maxabs",
@@ -211,7 +165,8 @@ MAX_ABS_FIGURE = Plot(
     ),
     x_label="max|a_ij|",
     y_label="cases",
-    series=max_abs_series,
+    # the inverse map's max|a_ij| in float64; the minimum over every admissible D at 50 digits
+    series=recorded_values({"numpy-float64": "max|a_ij|", "mpmath-50": "min over D of max|a_ij|"}),
     bins=tuple(k / 20 for k in range(0, 21)),  # the last bin ends at the bound (and holds it): no bar crosses it
     refs=(PlotRef(1.0, "bound 1", axis="x"),),
 )

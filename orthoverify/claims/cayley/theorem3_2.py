@@ -17,12 +17,12 @@ from orthoverify import samples
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import exact_backend, norm_scale, symbol_array
 from orthoverify.claims.cayley import claim
-from orthoverify.claims.cayley._shared import NO_CHECK, random_signs, skew_symbols
+from orthoverify.claims.cayley._shared import NO_CHECK, random_signs, skew_of, skew_symbols
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim, Place
-from orthoverify.engine.ratios import Measure, agreement, residual, worst
-from orthoverify.engine.reference import exact_gradient
+from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.templates import Derivative, Gradient, Inputs, by_size
+from orthoverify.engine.templates_hc import sizes_between
 from orthoverify.param import cayley as cy
 from orthoverify.strategies import skew_wide
 
@@ -37,15 +37,10 @@ def _grad_case(b: Backend, case: Case) -> tuple[Array, tuple[int, ...], Array]:
     return a, tuple(int(s) for s in case["d"]), b.asarray(case["G"], name="G")
 
 
-def _skew_of(b: Backend, p: Array) -> Array:
-    up = b.triu(p, 1)
-    return up - b.transpose(up)
-
-
 def _loss_of_p(b: Backend, d: Sequence[int], g: Array) -> Any:
     """L(P) = sum(G * W(A)) with A = triu(P, 1) - triu(P, 1)': P's strict upper triangle holds
     A's free entries, so dL/dP_ij (i < j) is the derivative along E_ij - E_ji (the paper's)."""
-    return lambda p: b.sum(g * cy.scaled_cayley(_skew_of(b, p), d, backend=b, threshold=NO_CHECK))
+    return lambda p: b.sum(g * cy.scaled_cayley(skew_of(b, p), d, backend=b, threshold=NO_CHECK))
 
 
 def _grad_scale(b: Backend, a: Array, g: Array) -> float:
@@ -86,20 +81,18 @@ def q_theorem3_2_function(b: Backend, case: Case) -> Measure:
     w1 = scaled_cayley_weight(p1, torch.tensor(d, dtype=a.dtype, device=a.device))
     (g1,) = torch.autograd.grad(b.sum(g * w1), (p1,))
     p2 = b.triu(a, 1).clone().requires_grad_(True)
-    w2 = cy.scaled_cayley(_skew_of(b, p2), d, backend=b, threshold=NO_CHECK)
+    w2 = cy.scaled_cayley(skew_of(b, p2), d, backend=b, threshold=NO_CHECK)
     (g2,) = torch.autograd.grad(b.sum(g * w2), (p2,))
     scale = _grad_scale(b, a, g)
     return worst(residual(b, (w1 - w2).detach(), n, 1.0 + norm_scale(b, a)), residual(b, g1 - g2, n, scale))
 
 
 def q_theorem3_2_exact(b: Backend, case: Case) -> Measure:
-    """Eq. 2 against SymPy's exact derivative at a rational point; also the full matrix V' - V
-    is skew with zero diagonal."""
+    """Eq. 2 against SymPy's exact derivative at a rational point (:attr:`EQ2`'s exact reference);
+    also the full matrix V' - V is skew with zero diagonal."""
     a, d, g = _grad_case(b, case)
-    n = a.shape[0]
     full = cy.cayley_gradient(a, d, g, backend=b)
-    ref = exact_gradient(_loss_of_p(b, d, g), b.triu(a, 1))
-    return worst(agreement(b, b.triu(full, 1), ref, n), residual(b, full + b.transpose(full), n))
+    return worst(EQ2.exact(b, case), residual(b, full + b.transpose(full), a.shape[0]))
 
 
 def _grad_cases(
@@ -118,11 +111,9 @@ def _grad_cases(
                 yield {"A": samples.random_skew(rng, n, scale), "d": d, "G": rng.standard_normal((n, n))}
 
 
-cases_grad_float = functools.partial(_grad_cases, sizes=lambda ctx: [n for n in ctx.profile.sizes if n <= 32])
-cases_grad_fd = functools.partial(_grad_cases, sizes=lambda ctx: [n for n in ctx.profile.hp_sizes if n <= 4])
-cases_grad_exact = functools.partial(
-    _grad_cases, sizes=lambda ctx: [n for n in ctx.profile.exact_sizes if n <= 3], exact=True
-)
+cases_grad_float = functools.partial(_grad_cases, sizes=sizes_between(1, 32, "sizes"))
+cases_grad_fd = functools.partial(_grad_cases, sizes=sizes_between(1, 4, "hp_sizes"))
+cases_grad_exact = functools.partial(_grad_cases, sizes=sizes_between(1, 3, "exact_sizes"), exact=True)
 
 
 def sym_theorem3_2(ctx: RunContext) -> Iterator[tuple[str, Any]]:

@@ -29,7 +29,7 @@ def _generic(ctx: RunContext, rng: np.random.Generator, n: int) -> list[Case]:
 
 
 def _signed_permutation(ctx: RunContext, rng: np.random.Generator, n: int) -> Case:
-    a = samples.random_signs(rng, n) @ samples.random_permutation(rng, n) @ samples.upper_positive(rng, n)
+    a = samples.random_signed_permutation(rng, n) @ samples.upper_positive(rng, n)
     return {"family": "signed-permutation-times-upper", "A": a}
 
 

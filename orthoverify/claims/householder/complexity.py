@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-import math
+import functools
+from collections.abc import Callable
 
 import numpy as np
 
 from orthoverify import samples
+from orthoverify.backends import Backend
 from orthoverify.claims.householder import claim
 from orthoverify.engine.checks import Outcome, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.templates import bespoke
+from orthoverify.engine.templates_hc import growth_slopes
 from orthoverify.param import householder as hh
 from orthoverify.param.householder_flops import count_sequence
 
@@ -29,46 +32,27 @@ def fn_flop_growth(ctx: RunContext) -> Outcome:
     return Outcome(worst_c <= 15, cases, notes=notes, data={"max_flops_per_tnm": worst_c})
 
 
+BASE, AXES = {"n": 2048, "m": 16, "T": 4}, {"n": [1024, 2048, 4096, 8192], "m": [8, 16, 32, 64], "T": [2, 4, 8, 16]}
+"""The timed configurations: each axis doubled from the base point, the others held there."""
+
+
+def _steps(b: Backend, rng: np.random.Generator, n: int, m: int, t: int) -> Callable[[], object]:
+    """T steps of Algorithm 1 (FP and BP) on b, at random U and h_1..h_T."""
+    u, hs = b.asarray(samples.reflection_vectors(rng, n, m)), [b.asarray(rng.standard_normal((n, 1))) for _ in range(t)]
+    return lambda: [hh.algorithm1_backward(u, h, b, hh.algorithm1_forward(u, h, b)) for h in hs]
+
+
 def fn_time_growth(ctx: RunContext) -> Outcome:
-    """Wall time of T steps of Algorithm 1 (FP and BP, NumPy float64) as n, m and T each double
-    from a base point. Each fitted log-log slope must be below 1.5: the data must lie closer to
-    linear growth (slope 1) than to quadratic growth (slope 2), the alternative an O(Tnm) claim
-    excludes. Time is the CPU time of this process (time.process_time), which other processes'
-    load does not inflate; configurations are timed round-robin and the minimum of the repeats is
-    kept, so what load remains (caches, memory bandwidth) hits every size alike."""
-    import time
-
+    """CPU time (:func:`growth_slopes`) of T steps of Algorithm 1 (FP and BP, NumPy float64) as n,
+    m and T each double from a base point. Each fitted log-log slope must be below 1.5: closer to
+    linear growth (slope 1) than to quadratic (slope 2), the alternative an O(Tnm) claim excludes."""
     b, rng, reps = ctx.backend, ctx.rng(), max(3, ctx.profile.timing_repeats)
-    axes = {"n": [1024, 2048, 4096, 8192], "m": [8, 16, 32, 64], "T": [2, 4, 8, 16]}
-
-    def point(axis: str, x: int) -> tuple[int, int, int]:  # (n, m, T) with one axis varied from the base point
-        p = {"n": 2048, "m": 16, "T": 4} | {axis: x}
-        return p["n"], p["m"], p["T"]
-
-    configs = sorted({point(axis, x) for axis, xs in axes.items() for x in xs})
-    inputs = {
-        (n, m, t): (
-            b.asarray(samples.reflection_vectors(rng, n, m)),
-            [b.asarray(rng.standard_normal((n, 1))) for _ in range(t)],
-        )
-        for n, m, t in configs
-    }
-    best = dict.fromkeys(configs, math.inf)
-    for _ in range(reps):
-        for cfg in configs:
-            u, hs = inputs[cfg]
-            t0 = time.process_time()
-            for h in hs:
-                fwd = hh.algorithm1_forward(u, h, b)
-                hh.algorithm1_backward(u, h, b, fwd)
-            best[cfg] = min(best[cfg], time.process_time() - t0)
-
-    slopes = {a: float(np.polyfit(np.log(xs), np.log([best[point(a, x)] for x in xs]), 1)[0]) for a, xs in axes.items()}
+    slopes, best = growth_slopes(BASE, AXES, functools.partial(_steps, b, rng), reps)
     ok = all(v < 1.5 for v in slopes.values())
     text = ", ".join(f"{k} {v:.2f}" for k, v in slopes.items())
     notes = f"log-log slopes of time: {text} (each < 1.5: closer to linear than to quadratic growth)"
     data = {f"slope_{k}": v for k, v in slopes.items()} | {"seconds": {str(k): v for k, v in best.items()}}
-    return Outcome(ok, len(configs) * reps, notes=notes, data=data)
+    return Outcome(ok, len(best) * reps, notes=notes, data=data)
 
 
 CLAIMS: list[Claim] = [

@@ -24,13 +24,7 @@ from orthoverify.claims._common import (
 )
 from orthoverify.claims.householder import claim
 from orthoverify.claims.householder._shared import exponent_range, sizes_nm, u_and_u1, u_sample, w_by_definition
-from orthoverify.engine.checks import (
-    Case,
-    PropertyCheck,
-    RunContext,
-    SearchCheck,
-    SymbolicCheck,
-)
+from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchCheck, SymbolicCheck
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.ratios import flag as _flag

@@ -14,14 +14,7 @@ from orthoverify.backends import Backend
 from orthoverify.claims._common import EXACT, FLOAT_HP, exact_backend, symbol_array
 from orthoverify.claims.householder import claim
 from orthoverify.claims.householder._shared import exponent_range
-from orthoverify.engine.checks import (
-    Case,
-    Outcome,
-    PropertyCheck,
-    RunContext,
-    SearchCheck,
-    SymbolicCheck,
-)
+from orthoverify.engine.checks import Case, Outcome, PropertyCheck, RunContext, SearchCheck, SymbolicCheck
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.templates import bespoke, by_size

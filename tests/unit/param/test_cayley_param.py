@@ -27,18 +27,10 @@ F64 = get_backend("numpy-float64")
 EPS = np.finfo(np.float64).eps / 2
 
 
-def _quarter_turns(n: int) -> np.ndarray:
-    q = np.eye(n)
-    for k in range(0, n - 1, 2):
-        q[k : k + 2, k : k + 2] = [[0.0, -1.0], [1.0, 0.0]]
-    return q
-
-
 def _adversarial(rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
     z = samples.haar_orthogonal(rng, n)
     rot_pi = np.diag([-1.0, -1.0] + [1.0] * (n - 2)) if n >= 2 else -np.eye(1)
-    haar_neg = samples.haar_orthogonal(rng, n)
-    haar_neg[:, 0] *= -1 if np.linalg.det(haar_neg) > 0 else 1
+    haar_neg = samples.haar_orthogonal_det(rng, n, -1)
     return {
         "minus-identity": -np.eye(n),
         "identity": np.eye(n),
@@ -47,7 +39,7 @@ def _adversarial(rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
         "cyclic-shift": np.roll(np.eye(n), 1, axis=0),
         "rotation-by-pi": z @ rot_pi @ z.T,
         "near-minus-identity": -samples.near_identity(rng, n, 1e-9),
-        "quarter-turns": z @ _quarter_turns(n) @ z.T,
+        "quarter-turns": z @ samples.quarter_turns(n, odd_one=True) @ z.T,
         "haar": samples.haar_orthogonal(rng, n),
     }
 
