@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -59,3 +60,23 @@ def test_proof_statements_cite_the_declared_place(paper: str) -> None:
         assert (m.group(1) == "Corrected") == (twin is not None), f"proofs/{paper}.md, {claim.id}: {m.group(0)}"
         want = None if twin is not None and twin.where == claim.where else claim.where
         assert m.group(2) == want, f"proofs/{paper}.md, {claim.id}: cites {m.group(2)!r}, declared {want!r}"
+
+
+def test_the_drift_figures_quoted_in_the_proofs_are_the_reference_result() -> None:
+    """proofs/cayley.md quotes cayley.orthogonality_drift's figures; their one home is the committed
+    default result, so every number of the quoted bullets must appear in that result's notes."""
+    from orthoverify.report.model import proof_entry
+
+    entry = proof_entry(ROOT / "proofs", "cayley", "cayley.orthogonality_drift")
+    assert entry is not None
+    result = json.loads((ROOT / "reports" / "check-default.json").read_text())
+    claim = next(c for c in result["claims"] if c["id"] == "cayley.orthogonality_drift")
+    notes = {e["backend"].split("-")[-1]: e["notes"] for e in claim["evidence"]}
+    bullets = {m[0]: m[1] for m in re.findall(r"^\* (float64|float32): (.*(?:\n  .*)*)", entry.body, re.M)}
+    assert set(bullets) == {"float64", "float32"}, bullets
+    for dtype, text in bullets.items():
+        quoted = re.findall(r"\d+\.\d+", text.replace("·10³", "e+03"))
+        assert quoted, text
+        written = set(re.findall(r"\d+\.\d+(?:e[+-]\d+)?", notes[dtype]))
+        missing = [q for q in quoted if q not in written and f"{q}e+03" not in written]
+        assert not missing, f"proofs/cayley.md quotes {missing} for {dtype}; the reference notes say {notes[dtype]!r}"
