@@ -17,7 +17,7 @@ from orthoverify.claims.unitary._gradient_cases import exact_case, float_case, s
 from orthoverify.engine.checks import Case, Check, RunContext
 from orthoverify.engine.ratios import Measure, scaled
 from orthoverify.engine.reference import central_gradient, fd_eps
-from orthoverify.engine.templates import Gradient, judged, printed_and_corrected
+from orthoverify.engine.templates import Gradient, judged
 from orthoverify.param import unitary_gradients as ug
 
 
@@ -134,9 +134,8 @@ def checks(corrected: bool) -> tuple[Check, ...]:
     )
 
 
-CLAIMS = printed_and_corrected(
+CLAIMS = kit.twins(
     "unitary.chain_rule",
-    paper=kit.PAPER,
     place=kit.URNN(section="1", equation="3"),
     expected="refuted",
     origin="added",
