@@ -1,11 +1,8 @@
 """svd.claim1. The risk is compared with its definition, the expectation computed as a sum over
 finite distributions (noise +-eta given X, so E[eta | X] = 0 holds exactly), not with another
 closed form. The gradients (printed, and the true one) are compared with three references
-derived from the closed-form risk (templates.Derivative): SymPy's exact derivative, torch
-autograd and 50-digit central differences, with the float ratio scaled by the size of the terms
-the gradient sums; and, for the true gradient, symbolically. Inputs: n = 1, 2, 3 (more in float
-on bigger profiles), t = 1, 2, 3, d = n and n + 1, Sigma random, I, rank-deficient, diagonal
-with a zero, rank one; the printed gradient needs d = n even to have W's shape."""
+derived from the closed-form risk (templates.Derivative), the float ratio scaled by the size of
+the terms the gradient sums; the true one also symbolically. The inputs: the corrected notes."""
 
 from __future__ import annotations
 
@@ -17,7 +14,7 @@ import numpy as np
 import sympy
 
 from orthoverify.backends import Array, Backend
-from orthoverify.claims._common import EXACT, FLOAT_HP, TORCH
+from orthoverify.claims._common import EXACT, FLOAT_HP, TORCH, symbol_array
 from orthoverify.claims._common import exact_backend as _sympy
 from orthoverify.claims.svd._landscape import (
     cases_grad_exact,
@@ -110,16 +107,13 @@ def sym_gradient(ctx: RunContext) -> Iterator[tuple[str, Any]]:
     for t in (1, 2, 3):
         w = np.array([[sympy.Symbol("w", real=True)]], dtype=object)
         y = np.array([[sympy.Symbol("y", real=True)]], dtype=object)
-        a = np.array([sympy.symbols(f"a0:{t}", real=True)], dtype=object)
-        s = np.empty((t, t), dtype=object)
-        for i in range(t):
-            for j in range(i, t):
-                s[i, j] = s[j, i] = sympy.Symbol(f"s{i}{j}", real=True)
+        a = symbol_array("a", t).reshape(1, t)
+        s = np.array([[sympy.Symbol(f"s{min(i, j)}{max(i, j)}", real=True) for j in range(t)] for i in range(t)])
         pb = lr.problem(y, a, s, t, backend=b, psd=False)
         yield f"n=1, t={t}", pb.gradient(w)[0, 0] - sympy.diff(pb.risk(w), w[0, 0])
     rng = ctx.rng()
     case = gradient_case(rng, 2, 2, 2, "random", exact=True)
-    w2 = np.array(sympy.symbols("w0:2_0:2", real=True), dtype=object).reshape(2, 2)
+    w2 = symbol_array("w", 2, 2)
     pb2 = lr.problem(case["Y"], case["A"], case["Sigma"], 2, backend=b)
     risk = sympy.expand(pb2.risk(w2))
     grad = pb2.gradient(w2)
@@ -131,8 +125,6 @@ _GRAD_RATIO = "||formula - reference|| / (nt eps 2||Y|| (||Y|| ||WW|| + ||A||) |
 
 
 def checks(corrected: bool) -> tuple[Check, ...]:
-    """The risk against its definition, then the (printed or true) gradient against SymPy's
-    exact derivative, torch autograd and 50-digit central differences."""
     which: str = "true" if corrected else "printed"
     formula: Formula = (lambda pb, w: pb.gradient(w)) if corrected else (lambda pb, w: pb.printed_gradient(w))
     grad, derivative = Gradient(_GRAD_RATIO, fd_note=""), _derivative(formula)

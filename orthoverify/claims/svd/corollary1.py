@@ -39,8 +39,7 @@ HAND_BUILT_COROLLARY: Case = {
     "sigma_star": "1",
     "r": "0.1",
 }
-"""R(w) = (w + 1/10)^2 + (w^2 - 3/2)^2: wells near w = 0.974 (spurious) and w = -1.024 (global), both
-with |w| in (sigma* - r, sigma* + r) = (0.9, 1.1)."""
+"""The notes' hand-built instance: R(w) = (w + 1/10)^2 + (w^2 - 3/2)^2, both wells in the band (0.9, 1.1)."""
 
 
 def _param_inputs(b: Backend, p: svd.SvdrnnParams, prefix: str = "") -> dict[str, Any]:
@@ -124,9 +123,7 @@ def violation(b: Backend, inputs: Case) -> Measure:
 
 
 def candidates_1d(ctx: RunContext) -> Iterator[Case]:
-    """The hand-built n = 1 instance (exact critical points), band sigma* = 1, r = 1/10: its spurious
-    minimum W* against the global minimum W' (both |w| in (0.9, 1.1)); p* = parameters of W* with
-    every reflection nonzero (U = V = -1)."""
+    """The hand-built instance's spurious minimum W* (exact critical points) against its global minimum W'."""
     inst = HAND_BUILT_COROLLARY
     hp = ctx.backend
     points = exact_1d(inst)

@@ -10,7 +10,7 @@ from orthoverify.claims.svd._shared import claim, random_vector, vectors_case
 from orthoverify.engine.checks import Case, PropertyCheck
 from orthoverify.engine.model import Place
 from orthoverify.engine.ratios import Measure, residual, worst
-from orthoverify.engine.templates import Agreement, Formulation, float_sizes, repeated
+from orthoverify.engine.templates import Agreement, Formulation, drawn, float_sizes, repeated
 from orthoverify.param import svd as sv
 
 
@@ -36,17 +36,15 @@ def _leading(k: str) -> Formulation:
 
 SHARP = Agreement(_leading("k1"), _leading("k2"), "V(k1)_{:, :i} - V(k2)_{:, :i}, i = n - max(k1, k2) + 1")
 
-cases_sharp = repeated(
-    lambda ctx: [s for s in ctx.profile.exact_sizes if s >= 2],
+cases_sharp = drawn(
     lambda ctx, rng, n: [
         {"V": vmat, "k1": k1, "k2": k2}
         for vmat in [sv.stack_padded([random_vector(ctx, rng, j) for j in range(1, n + 1)], n)]
         for k1 in range(1, n + 1)
         for k2 in range(k1 + 1, n + 1)
     ],
-    per_point=lambda ctx: 1,
+    lambda ctx: [s for s in ctx.profile.exact_sizes if s >= 2],
 )
-"""Every pair k1 < k2 on random rational vectors, one draw per exact size n >= 2."""
 
 CLAIMS = [
     claim(

@@ -6,17 +6,17 @@ overflows unless the norm is scaled."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import numpy as np
 
 from orthoverify.backends import Backend
-from orthoverify.claims._common import ALL, exact_backend, symbol_array
+from orthoverify.claims._common import ALL, symbol_array
 from orthoverify.claims.svd._shared import claim, extremes, lengths, random_vector
-from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SymbolicCheck
+from orthoverify.engine.checks import Case, Identity, PropertyCheck
 from orthoverify.engine.model import Place
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.templates import float_sizes, repeated
+from orthoverify.engine.templates_su import symbolic_identities
 from orthoverify.param import svd as sv
 
 
@@ -38,15 +38,13 @@ cases_reflector = repeated(
 )
 
 
-def sym_reflector(ctx: RunContext) -> Iterator[tuple[str, Any]]:
-    b = exact_backend()
-    for n in ctx.profile.symbolic_sizes:
-        u = symbol_array("u", n)
-        h = sv.reflector(u, n, backend=b)
-        yield f"n={n}: H' - H", b.transpose(h) - h
-        yield f"n={n}: H H - I", h @ h - b.eye(n)
-        yield f"n={n}: trace(H) - (n - 2)", b.sum(b.diagonal(h)) - (n - 2)
-        yield f"n={n}: H u + u", h @ u + u
+def sym_reflector(b: Backend, n: int) -> Iterator[Identity]:
+    u = symbol_array("u", n)
+    h = sv.reflector(u, n, backend=b)
+    yield "H' - H", b.transpose(h) - h
+    yield "H H - I", h @ h - b.eye(n)
+    yield "trace(H) - (n - 2)", b.sum(b.diagonal(h)) - (n - 2)
+    yield "H u + u", h @ u + u
 
 
 CLAIMS = [
@@ -69,7 +67,7 @@ CLAIMS = [
                 ALL,
                 "max(||H - H'||, ||H^2 - I||, |tr H - (n-2)|) / (n eps)",
             ),
-            SymbolicCheck("symbolic", sym_reflector),
+            symbolic_identities("symbolic", sym_reflector),
         ),
         notes="A symmetric involution has eigenvalues +-1; trace n - 2 makes exactly one of them -1.",
     )

@@ -18,7 +18,7 @@ from orthoverify.backends import Array, Backend
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim, Paper, Place
 from orthoverify.engine.ratios import Measure, agreement, flag
-from orthoverify.engine.templates import Cases, drawn, float_sizes
+from orthoverify.engine.templates import Cases, drawn, float_sizes, printed_and_corrected
 from orthoverify.param import unitary as un
 from orthoverify.param.unitary import CArray
 
@@ -43,6 +43,10 @@ WISDOM = Place(source="Wisdom et al.", note="NeurIPS 2016")
 def claim(**front: Any) -> list[Claim]:
     """A claim of this family's paper, as its module's ``CLAIMS``."""
     return [Claim(paper=PAPER, **front)]
+
+
+twins = functools.partial(printed_and_corrected, paper=PAPER)
+"""A printed claim of this family's paper and its ``.corrected`` twin."""
 
 
 def native(b: Backend, x: CArray) -> Any:

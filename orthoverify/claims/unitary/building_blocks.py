@@ -13,12 +13,13 @@ import sympy
 
 from orthoverify import samples
 from orthoverify.backends import Backend
-from orthoverify.claims._common import ALL, exact_backend, symbol_array
+from orthoverify.claims._common import ALL, symbol_array
 from orthoverify.claims.unitary import _shared as kit
 from orthoverify.claims.unitary._effort import effort
-from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SymbolicCheck
+from orthoverify.engine.checks import Case, Identity, PropertyCheck, RunContext
 from orthoverify.engine.ratios import Measure, flag, worst
 from orthoverify.engine.templates import exact_witness, listed, repeated
+from orthoverify.engine.templates_su import symbolic_identities
 from orthoverify.param import unitary as un
 from orthoverify.param.unitary import CArray
 
@@ -57,17 +58,15 @@ def sizes(ctx: RunContext) -> tuple[int, ...]:
     return (1, 2, 3, 4, 6, 8) if ctx.backend.exact else ctx.profile.sizes_on(ctx.backend)
 
 
-def sym_blocks(ctx: RunContext) -> Iterator[tuple[str, Any]]:
+def sym_blocks(b: Backend, k: int) -> Iterator[Identity]:
     """R(v) R(v)* = I, R* = R and R(c v) = R(v) for free complex v and c (k = 2, 3)."""
-    b = exact_backend()
-    for k in ctx.profile.symbolic_sizes:
-        v = CArray(symbol_array("p", k), symbol_array("q", k))
-        c = CArray(*(np.array([sympy.Symbol(f"c_{p}", real=True)], dtype=object) for p in ("re", "im")))
-        r = un.complex_reflection(v, backend=b)
-        rh, rc = un.ct(b, r), un.complex_reflection(v * c[0], backend=b)
-        yield f"k={k}: R R* - I", kit.parts(b, r @ rh - un.ceye(b, k))
-        yield f"k={k}: R* - R", kit.parts(b, rh - r)
-        yield f"k={k}: R(c v) - R(v)", kit.parts(b, rc - r)
+    v = CArray(symbol_array("p", k), symbol_array("q", k))
+    c = CArray(*(np.array([sympy.Symbol(f"c_{p}", real=True)], dtype=object) for p in ("re", "im")))
+    r = un.complex_reflection(v, backend=b)
+    rh, rc = un.ct(b, r), un.complex_reflection(v * c[0], backend=b)
+    yield "R R* - I", kit.parts(b, r @ rh - un.ceye(b, k))
+    yield "R* - R", kit.parts(b, rh - r)
+    yield "R(c v) - R(v)", kit.parts(b, rc - r)
 
 
 def permutation_violation(b: Backend, case: Case) -> Measure:
@@ -122,7 +121,7 @@ CLAIMS = kit.claim(
             ALL,
             "max(||X*X - I|| for X in D, R, Pi, F, F^-1; ||F^-1 F - I||; ||R(cv) - R(v)||) / (n eps)",
         ),
-        SymbolicCheck("symbolic", sym_blocks),
+        symbolic_identities("symbolic", sym_blocks, size="k"),
         exact_witness("exhaustive", permutation_violation, "Pi'Pi - I", every_permutation, method="exhaustive"),
         PropertyCheck(
             "float",

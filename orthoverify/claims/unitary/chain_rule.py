@@ -9,7 +9,7 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from orthoverify.backends import Array, Backend, Scalar
+from orthoverify.backends import Array, Backend
 from orthoverify.claims.unitary import _shared as kit
 from orthoverify.claims.unitary._effort import effort
 from orthoverify.claims.unitary._gradient import CHAIN_RATIO, case_gradients, gradient_gap, run_case, show_vector
@@ -17,7 +17,7 @@ from orthoverify.claims.unitary._gradient_cases import exact_case, float_case, s
 from orthoverify.engine.checks import Case, Check, RunContext
 from orthoverify.engine.ratios import Measure, scaled
 from orthoverify.engine.reference import central_gradient, fd_eps
-from orthoverify.engine.templates import Gradient, printed_and_corrected
+from orthoverify.engine.templates import Gradient, judged
 from orthoverify.param import unitary_gradients as ug
 
 
@@ -41,14 +41,9 @@ def chain_measure(b: Backend, case: Case, readings: tuple[ug.Reading, ...]) -> M
         got = ug.chain_rule_gradients(run, g, reading)
         diffs = [p - q for p, q in zip(got[:-1], truth[:-1], strict=True)]
         if b.exact:
-            bad = next((t for t, d in enumerate(diffs) if not b.is_zero(d)), None)
-            desc = (
-                f"{reading}: holds for every t"
-                if bad is None
-                else f"{reading}: at t = {bad} gives {show_vector(b, got[bad])}, "
-                f"true dC/dh_t = {show_vector(b, truth[bad])}"
-            )
-            results.append(Measure(0.0 if bad is None else math.inf, desc, error=0.0 if bad is None else math.inf))
+            bad = next((t for t, d in enumerate(diffs) if not b.is_zero(d)), 0)
+            wrong = f"at t = {bad} gives {show_vector(b, got[bad])}, true dC/dh_t = {show_vector(b, truth[bad])}"
+            results.append(judged(b.is_zero(diffs[bad]), f"{reading}: holds for every t", f"{reading}: {wrong}"))
         else:
             m = gradient_gap(b, run, g, [*diffs, b.zeros(run.N)])
             results.append(Measure(m.ratio, f"{reading}: relative gap {m.error:.6g}", error=m.error))
@@ -67,15 +62,9 @@ def q_chain_fd(b: Backend, case: Case) -> Measure:
     run = run_case(b, case)
     g = b.check_array(case["g"], name="g", ndim=1)
     got = ug.chain_rule_gradients(run, g, "corrected")
-    diffs = []
-    for t in range(run.T):
-
-        def cost(h: Array, t: int = t) -> Scalar:
-            return b.sum(g * ug.forward_from(run, t, h))
-
-        diffs.append(got[t] - central_gradient(cost, run.hs[t], b))
-    diffs.append(b.zeros(run.N))
-    m = gradient_gap(b, run, g, diffs)
+    cost = [functools.partial(lambda t, h: b.sum(g * ug.forward_from(run, t, h)), t) for t in range(run.T)]
+    diffs = [got[t] - central_gradient(cost[t], run.hs[t], b) for t in range(run.T)]
+    m = gradient_gap(b, run, g, [*diffs, b.zeros(run.N)])
     return scaled(m.error if m.error is not None else math.inf, run.T * run.N, max(b.eps, fd_eps(b)))
 
 
@@ -89,9 +78,7 @@ HAND_BUILT_CHAIN: dict[str, Any] = {
     "c": ["0", "-2"],
     "g": ["1", "0"],
 }
-"""T = 1, t = 0: z_1 = W h_0 + c = (3/5, -6/5), so D_1 = diag(1, 0). True dC/dh_0 = W' D_1 g =
-(3/5, -4/5); the printed product read with rows gives (g' D_1 W')' = W D_1 g = (3/5, 4/5), read with
-columns D_1 W' g = (3/5, 0)."""
+"""The exact counterexample of the printed claim's notes (T = 1, t = 0: D_1 = diag(1, 0))."""
 
 
 def cases_chain_exact(ctx: RunContext, *, printed: bool = False) -> Iterator[Case]:
@@ -108,14 +95,8 @@ def cases_chain_exact(ctx: RunContext, *, printed: bool = False) -> Iterator[Cas
             yield exact_case(rng, kind, 1 if kind == "complex" else n, t_len)
 
 
-CHAIN_KINDS: tuple[tuple[str, str], ...] = (
-    ("real", "relu"),
-    ("complex", "relu"),
-    ("urnn", "modrelu"),
-    ("real-per-step", "relu"),
-    ("complex-per-step", "modrelu"),
-    ("general", "relu"),
-)
+KINDS = ("real", "complex", "urnn", "real-per-step", "complex-per-step", "general")
+CHAIN_KINDS = tuple((k, "modrelu" if k in ("urnn", "complex-per-step") else "relu") for k in KINDS)
 
 
 def chain_float_cases(ctx: RunContext, *, hp: bool) -> Iterator[Case]:
@@ -123,21 +104,17 @@ def chain_float_cases(ctx: RunContext, *, hp: bool) -> Iterator[Case]:
     rng = ctx.rng()
     ns, steps = ((1, 2, 3), (1, 2, 3)) if hp else ((1, 2, 3, 4), (1, 2, 5, 10))
     for n, (kind, act), t_len, _ in schedule(ns, ctx.profile.cases, CHAIN_KINDS, steps):
-        if kind != "general":
-            yield float_case(rng, kind, n, t_len, act=act, bias_mode="mixed")
-            continue
-        case = float_case(rng, "real", n, t_len)
-        yield {**case, "W": rng.standard_normal((n, n)) / math.sqrt(n), "orthogonal": False}
+        case = float_case(rng, "real" if kind == "general" else kind, n, t_len, act=act, bias_mode="mixed")
+        if kind == "general":  # a Gaussian W drawn last, not orthogonal
+            case = {**case, "W": rng.standard_normal((n, n)) / math.sqrt(n), "orthogonal": False}
+        yield case
 
 
 PRINTED_EXACT = Gradient("printed product - true gradient (exact)")
 CORRECTED_EXACT = Gradient("product - SymPy's exact derivative (exact)")
 AUTOGRAD = Gradient(CHAIN_RATIO)
-
-
-CENTRAL_DIFFERENCES = Gradient(
-    "max_t ||product g - central differences|| / (T N max(eps, fd_eps) ||g|| prod ||W|| ||J||)", fd_note=""
-)
+FD_RATIO = "max_t ||product g - central differences|| / (T N max(eps, fd_eps) ||g|| prod ||W|| ||J||)"
+CENTRAL_DIFFERENCES = Gradient(FD_RATIO, fd_note="")
 
 
 def checks(corrected: bool) -> tuple[Check, ...]:
@@ -157,9 +134,8 @@ def checks(corrected: bool) -> tuple[Check, ...]:
     )
 
 
-CLAIMS = printed_and_corrected(
+CLAIMS = kit.twins(
     "unitary.chain_rule",
-    paper=kit.PAPER,
     place=kit.URNN(section="1", equation="3"),
     expected="refuted",
     origin="added",

@@ -4,17 +4,17 @@ and block by block in matrix symbols (every n at once)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import numpy as np
 import sympy
 
 from orthoverify.backends import Backend
-from orthoverify.claims._common import ALL, exact_backend, symbol_array
+from orthoverify.claims._common import ALL, symbol_array
 from orthoverify.claims.unitary import _shared as kit
-from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SymbolicCheck
+from orthoverify.engine.checks import Case, Identity, PropertyCheck
 from orthoverify.engine.ratios import Measure, agreement, flag, orthogonality, worst
 from orthoverify.engine.templates import exact_witness, listed
+from orthoverify.engine.templates_su import symbolic_identities
 from orthoverify.param import unitary as un
 from orthoverify.param.unitary import CArray
 
@@ -26,18 +26,15 @@ def q_complex_block(b: Backend, case: Case) -> Measure:
     return worst(orthogonality(b, wh), agreement(b, wh @ un.embed_vector(h, backend=b), ref, 2 * w.shape[0]))
 
 
-def sym_complex_block(ctx: RunContext) -> Iterator[tuple[str, Any]]:
-    """The three identities (labels) in free real symbols, W = A + iB, h = x + iy."""
-    b = exact_backend()
-    for n in ctx.profile.symbolic_sizes:
-        a, bb, x, y = symbol_array("a", n, n), symbol_array("b", n, n), symbol_array("x", n), symbol_array("y", n)
-        w = CArray(a, bb)
-        wh, embedded = un.embed_matrix(w, backend=b), un.embed_matrix(w @ un.ct(b, w) - un.ceye(b, n), backend=b)
-        yield f"n={n}: W_hat W_hat' - I - embed(W W* - I)", wh @ wh.T - b.eye(2 * n) - embedded
-        eq5 = np.block([[a @ a.T + bb @ bb.T, a @ bb.T - bb @ a.T], [bb @ a.T - a @ bb.T, a @ a.T + bb @ bb.T]])
-        yield f"n={n}: W_hat W_hat' - eq. 5 as printed", wh @ wh.T - eq5
-        ref = kit.parts(b, kit.native_product(b, w, CArray(x, y)))
-        yield f"n={n}: W_hat h_hat - (Re Wh, Im Wh)", wh @ np.concatenate([x, y]) - ref
+def sym_complex_block(b: Backend, n: int) -> Iterator[Identity]:
+    a, bb, x, y = symbol_array("a", n, n), symbol_array("b", n, n), symbol_array("x", n), symbol_array("y", n)
+    w = CArray(a, bb)
+    wh, embedded = un.embed_matrix(w, backend=b), un.embed_matrix(w @ un.ct(b, w) - un.ceye(b, n), backend=b)
+    yield "W_hat W_hat' - I - embed(W W* - I)", wh @ wh.T - b.eye(2 * n) - embedded
+    eq5 = np.block([[a @ a.T + bb @ bb.T, a @ bb.T - bb @ a.T], [bb @ a.T - a @ bb.T, a @ a.T + bb @ bb.T]])
+    yield "W_hat W_hat' - eq. 5 as printed", wh @ wh.T - eq5
+    ref = kit.parts(b, kit.native_product(b, w, CArray(x, y)))
+    yield "W_hat h_hat - (Re Wh, Im Wh)", wh @ np.concatenate([x, y]) - ref
 
 
 def block_violation(b: Backend, case: Case) -> Measure:
@@ -46,14 +43,11 @@ def block_violation(b: Backend, case: Case) -> Measure:
     i, j = (int(c) for c in str(case["block"]))
     n = sympy.Symbol("n", integer=True, positive=True)
     a, bb = sympy.MatrixSymbol("A", n, n), sympy.MatrixSymbol("B", n, n)
-    w = sympy.BlockMatrix([[a, -bb], [bb, a]])
+    w, p, q = sympy.BlockMatrix([[a, -bb], [bb, a]]), a * a.T + bb * bb.T, bb * a.T - a * bb.T
     prod = sympy.block_collapse(w * w.T)
-    p, q = a * a.T + bb * bb.T, bb * a.T - a * bb.T
     d = (prod.blocks[i, j] - {(0, 0): p, (0, 1): q.T, (1, 0): q, (1, 1): p}[(i, j)]).expand().doit()
     return flag(d == sympy.ZeroMatrix(n, n), f"block {i}{j}: {d}")
 
-
-BLOCKS = listed(*({"block": f"{i}{j}"} for i in (0, 1) for j in (0, 1)))
 
 CLAIMS = kit.claim(
     id="unitary.complex_block",
@@ -74,8 +68,10 @@ CLAIMS = kit.claim(
             ALL,
             "max(||W_hat'W_hat - I||, ||W_hat h_hat - (Re, Im)(Wh)|| / ||Wh||) / (2n eps)",
         ),
-        SymbolicCheck("symbolic", sym_complex_block),
-        exact_witness("exact", block_violation, "eq. 5 block identity", BLOCKS),
+        symbolic_identities("symbolic", sym_complex_block),
+        exact_witness(
+            "exact", block_violation, "eq. 5 block identity", listed(*({"block": b} for b in ("00", "01", "10", "11")))
+        ),
     ),
     notes=(
         "Wh is computed in each backend's native complex arithmetic (numpy/torch complex, mpmath mpc, SymPy I), "

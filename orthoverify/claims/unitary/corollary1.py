@@ -4,14 +4,14 @@ also on products of Givens rotations a search picks."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from orthoverify.backends import Array, Backend
-from orthoverify.claims._common import ALL, FLOAT_HP, exact_backend, symbol_array
+from orthoverify.claims._common import ALL, FLOAT_HP, symbol_array
 from orthoverify.claims.unitary import _shared as kit
-from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SymbolicCheck
+from orthoverify.engine.checks import Case, Identity, PropertyCheck
 from orthoverify.engine.ratios import Measure
 from orthoverify.engine.templates import Agreement, drawn, inexact_sizes
+from orthoverify.engine.templates_su import symbolic_identities
 from orthoverify.param import unitary as un
 from orthoverify.param.unitary import CArray
 
@@ -32,16 +32,14 @@ def q_image_unitary(b: Backend, case: Case) -> Measure:
     return kit.unitarity(b, m)
 
 
-def sym_image_unitary(ctx: RunContext) -> Iterator[tuple[str, Any]]:
+def sym_image_unitary(b: Backend, k: int) -> Iterator[Identity]:
     """H_hat_k(u) H_hat_k(u)* = I for free complex u (k = 2, 3), and diag(e^(i theta)) is unitary."""
-    b = exact_backend()
-    for k in ctx.profile.symbolic_sizes:
-        h = un.complex_reflection(CArray(symbol_array("p", k), symbol_array("q", k)), backend=b)
-        r = h @ un.ct(b, h) - un.ceye(b, k)
-        yield f"k={k}: Re(H H* - I)", r.re
-        yield f"k={k}: Im(H H* - I)", r.im
-        d = un.phase_diag(symbol_array("t", k), backend=b)
-        yield f"k={k}: D D* - I", kit.parts(b, d @ un.ct(b, d) - un.ceye(b, k))
+    h = un.complex_reflection(CArray(symbol_array("p", k), symbol_array("q", k)), backend=b)
+    r = h @ un.ct(b, h) - un.ceye(b, k)
+    yield "Re(H H* - I)", r.re
+    yield "Im(H H* - I)", r.im
+    d = un.phase_diag(symbol_array("t", k), backend=b)
+    yield "D D* - I", kit.parts(b, d @ un.ct(b, d) - un.ceye(b, k))
 
 
 REBUILT = Agreement(rebuilt, target, "||M_hat_1(inverse(W)) - W|| / (n eps ||W||)", dim=kit.rows_of("W"))
@@ -64,7 +62,7 @@ CLAIMS = kit.claim(
         PropertyCheck(
             "all_arithmetics", q_image_unitary, drawn(kit.reflection_parameters), ALL, "||M*M - I|| / (n eps)"
         ),
-        SymbolicCheck("symbolic", sym_image_unitary),
+        symbolic_identities("symbolic", sym_image_unitary, size="k"),
     ),
     notes=(
         "Coverage is shown constructively: unitary_parameters (the complex Householder QR of the proof sketch, "

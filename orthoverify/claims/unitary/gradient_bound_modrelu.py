@@ -15,7 +15,7 @@ from orthoverify.claims.unitary import _gradient as gb
 from orthoverify.claims.unitary import _shared as kit
 from orthoverify.claims.unitary._gradient_cases import cycled
 from orthoverify.engine.checks import Case, Check, RunContext, SymbolicCheck
-from orthoverify.engine.templates import listed, printed_and_corrected
+from orthoverify.engine.templates import listed
 
 MODRELU_KINDS = ("complex", "urnn", "real", "complex-per-step", "identity", "structured-unitary")
 
@@ -81,9 +81,8 @@ def checks(corrected: bool) -> tuple[Check, ...]:
     )
 
 
-CLAIMS = printed_and_corrected(
+CLAIMS = kit.twins(
     "unitary.gradient_bound_modrelu",
-    paper=kit.PAPER,
     place=kit.URNN(section="1", equation="5", also=(kit.URNN(section="3.2"),)),
     expected="refuted",
     origin="added",

@@ -21,7 +21,6 @@ from orthoverify.engine.templates import (
     exact_witness,
     inexact_sizes,
     listed,
-    printed_and_corrected,
     sampled,
 )
 from orthoverify.param import unitary as un
@@ -151,9 +150,8 @@ def checks(corrected: bool) -> tuple[Check, ...]:
     return (_LEMMA1_SPECTRAL, _LEMMA1_REAL_IF, only_if)
 
 
-CLAIMS = printed_and_corrected(
+CLAIMS = kit.twins(
     "unitary.lemma1",
-    paper=kit.PAPER,
     place=kit.URNN(lemma="1"),
     expected="refuted",
     origin="catalogue",

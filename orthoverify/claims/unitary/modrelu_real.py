@@ -15,7 +15,7 @@ from orthoverify.claims.unitary import _shared as kit
 from orthoverify.claims.unitary._effort import effort
 from orthoverify.engine.checks import Case, Check, RunContext
 from orthoverify.engine.ratios import Measure
-from orthoverify.engine.templates import Agreement, drawn, exact_witness, inexact_sizes, printed_and_corrected
+from orthoverify.engine.templates import Agreement, drawn, exact_witness, inexact_sizes
 from orthoverify.param import unitary as un
 
 
@@ -90,9 +90,8 @@ def checks(corrected: bool) -> tuple[Check, ...]:
     )
 
 
-CLAIMS = printed_and_corrected(
+CLAIMS = kit.twins(
     "unitary.modrelu_real",
-    paper=kit.PAPER,
     place=kit.ORNN(section="3", equation="4", note="the text after it"),
     expected="refuted",
     origin="catalogue",

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import sympy
 
 from orthoverify.backends import Array, Backend, get_backend
 from orthoverify.backends.base import Method
@@ -35,6 +36,7 @@ from orthoverify.engine.templates import (
     sampled,
     witness,
 )
+from orthoverify.engine.templates_su import symbolic_identities
 from orthoverify.tolerance import THRESHOLD
 
 
@@ -568,3 +570,22 @@ def test_jacobian_rank_counts_the_independent_directions_of_a_map() -> None:
     planted = b.asarray([[2.0, 1.0, 0.0], [0.0, 1.0, 3.0], [2.0, 2.0, 3.0]])
     rank, s, tol = jacobian_rank(b, lambda v: planted @ v, x)
     assert rank == 2 and s[2] <= tol
+
+
+# --- claimsSU ---
+def test_symbolic_identities_runs_each_size_and_names_the_one_that_fails() -> None:
+    """symbolic_identities owns the loop over the profile's symbolic sizes: every size's
+    identities are counted, and a planted wrong identity (true only for n = 2) is caught at the
+    first other size, its label prefixed with that size."""
+
+    def trace(b: Backend, n: int) -> Iterator[tuple[str, Any]]:
+        x = np.array(sympy.symbols(f"x0:{n}", real=True), dtype=object)
+        yield "sum - sum", b.sum(x) - sum(x)
+        yield "n - 2", b.sum(b.eye(n).reshape(-1)) - 2  # planted: tr I_n = 2 only for n = 2
+
+    right = run(symbolic_identities("s", lambda b, n: list(trace(b, n))[:1], size="k"), "sympy")
+    sizes = get_profile("quick").symbolic_sizes
+    assert right.passed and right.cases == len(sizes) and right.method == "symbolic"
+    wrong = run(symbolic_identities("s", trace, sizes=lambda ctx: (2, 3)), "sympy")
+    assert not wrong.passed and wrong.counterexample is not None
+    assert wrong.counterexample.inputs["identity"] == "n=3: n - 2" and wrong.cases == 4
