@@ -525,7 +525,6 @@ def exact_witness(
     return witness(name, violation, backends=EXACT, quantity_name=quantity_name, candidates=candidates, method=method)
 
 
-# --- claimsHC ---
 T = TypeVar("T")
 
 

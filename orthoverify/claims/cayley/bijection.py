@@ -29,7 +29,7 @@ from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, flag, residual, worst
 from orthoverify.engine.templates import SEARCH, by_size, exact_sizes, identities, sampled, signed_permutations, witness
-from orthoverify.engine.templates_hc import guarded
+from orthoverify.engine.templates_more import guarded
 from orthoverify.errors import SingularError
 from orthoverify.param import cayley as cy
 from orthoverify.strategies import skew_wide

@@ -20,7 +20,7 @@ from orthoverify.engine.checks import Case, Check, PropertyCheck, Quantity, RunC
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure
 from orthoverify.engine.templates import Agreement, listed, sampled
-from orthoverify.engine.templates_hc import sizes_between
+from orthoverify.engine.templates_more import sizes_between
 from orthoverify.param import cayley as cy
 from orthoverify.param import cayley_analysis as ca
 

@@ -10,7 +10,7 @@ from orthoverify.claims.cayley._shared import effort
 from orthoverify.engine.checks import FunctionCheck, Outcome, RunContext
 from orthoverify.engine.model import Claim, Place, Plot, PlotRef
 from orthoverify.engine.ratios import THRESHOLD
-from orthoverify.engine.templates_hc import recorded_lines
+from orthoverify.engine.templates_more import recorded_lines
 from orthoverify.param import cayley_analysis as ca
 
 _Q = "max ||W'W - I||_F / (n eps) of the additive update"

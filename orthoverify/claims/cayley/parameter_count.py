@@ -17,7 +17,7 @@ from orthoverify.claims.cayley._shared import random_signs, skew_of
 from orthoverify.engine.checks import Case, Check
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.templates import Tallies, Tally, count, listed
-from orthoverify.engine.templates_hc import full_rank
+from orthoverify.engine.templates_more import full_rank
 from orthoverify.param import cayley as cy
 from orthoverify.param import cayley_analysis as ca
 

@@ -20,7 +20,7 @@ from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim, Place, Plot, PlotRef
 from orthoverify.engine.ratios import Measure, flag, scaled
 from orthoverify.engine.templates import by_size, chained, drawn, exact_sizes, signed_permutations, witness
-from orthoverify.engine.templates_hc import recorded_values
+from orthoverify.engine.templates_more import recorded_values
 from orthoverify.param import cayley as cy
 from orthoverify.param import cayley_analysis as ca
 from orthoverify.strategies import signed_permutation_matrices, skew_wide

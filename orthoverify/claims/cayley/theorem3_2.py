@@ -22,7 +22,7 @@ from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.templates import Derivative, Gradient, Inputs, by_size
-from orthoverify.engine.templates_hc import sizes_between
+from orthoverify.engine.templates_more import sizes_between
 from orthoverify.param import cayley as cy
 from orthoverify.strategies import skew_wide
 

@@ -13,7 +13,7 @@ from orthoverify.claims.householder import claim
 from orthoverify.engine.checks import Outcome, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.templates import bespoke
-from orthoverify.engine.templates_hc import growth_slopes
+from orthoverify.engine.templates_more import growth_slopes
 from orthoverify.param import householder as hh
 from orthoverify.param.householder_flops import count_sequence
 

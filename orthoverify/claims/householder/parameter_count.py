@@ -15,7 +15,7 @@ from orthoverify.claims.householder import claim
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.templates import Tally, count
-from orthoverify.engine.templates_hc import full_rank, sizes_between
+from orthoverify.engine.templates_more import full_rank, sizes_between
 from orthoverify.param import householder as hh
 
 

@@ -16,7 +16,7 @@ from orthoverify.engine.checks import Case, Identity, PropertyCheck
 from orthoverify.engine.model import Place
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.templates import float_sizes, repeated
-from orthoverify.engine.templates_su import symbolic_identities
+from orthoverify.engine.templates_more import symbolic_identities
 from orthoverify.param import svd as sv
 
 

@@ -19,7 +19,7 @@ from orthoverify.claims.unitary._effort import effort
 from orthoverify.engine.checks import Case, Identity, PropertyCheck, RunContext
 from orthoverify.engine.ratios import Measure, flag, worst
 from orthoverify.engine.templates import exact_witness, listed, repeated
-from orthoverify.engine.templates_su import symbolic_identities
+from orthoverify.engine.templates_more import symbolic_identities
 from orthoverify.param import unitary as un
 from orthoverify.param.unitary import CArray
 

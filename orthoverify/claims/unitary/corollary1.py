@@ -11,7 +11,7 @@ from orthoverify.claims.unitary import _shared as kit
 from orthoverify.engine.checks import Case, Identity, PropertyCheck
 from orthoverify.engine.ratios import Measure
 from orthoverify.engine.templates import Agreement, drawn, inexact_sizes
-from orthoverify.engine.templates_su import symbolic_identities
+from orthoverify.engine.templates_more import symbolic_identities
 from orthoverify.param import unitary as un
 from orthoverify.param.unitary import CArray
 

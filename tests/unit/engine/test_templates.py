@@ -36,7 +36,7 @@ from orthoverify.engine.templates import (
     sampled,
     witness,
 )
-from orthoverify.engine.templates_su import symbolic_identities
+from orthoverify.engine.templates_more import symbolic_identities
 from orthoverify.tolerance import THRESHOLD
 
 

@@ -1,4 +1,4 @@
-"""The claimsHC templates (engine/templates_hc.py) can fail: each one catches a planted defect."""
+"""The claimsHC templates (engine/templates_more.py) can fail: each one catches a planted defect."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from orthoverify.engine.checks import Case, Check, PropertyCheck
 from orthoverify.engine.model import Evidence
 from orthoverify.engine.ratios import Measure
 from orthoverify.engine.templates import listed
-from orthoverify.engine.templates_hc import (
+from orthoverify.engine.templates_more import (
     full_rank,
     growth_slopes,
     guarded,
@@ -215,7 +215,7 @@ def test_random_signed_permutation_is_the_two_draws_in_turn() -> None:
 def test_sizes_between_reads_the_named_list_or_the_checks_arithmetic() -> None:
     """A range of the profile's sizes: of a named list, or of the check's arithmetic (high
     precision on mpmath, exact on SymPy); a planted empty range gives no sizes."""
-    from orthoverify.engine.templates_hc import sizes_between
+    from orthoverify.engine.templates_more import sizes_between
 
     def ctx(backend: str) -> RunContext:
         return RunContext("t.x", "c", get_backend(backend), get_profile("default"), 0)

@@ -1,5 +1,5 @@
-"""Templates the householder and cayley claims share (issue 29, claimsHC): what several of their
-claim files wrote out by hand, declared once.
+"""Templates beyond :mod:`orthoverify.engine.templates` (which holds the shared vocabulary and is at
+its size limit): what several claim files wrote out by hand, declared once.
 
 * :func:`recorded_lines` and :func:`recorded_values`: a figure's series read from what the checks
   recorded (``Evidence.data``), so that a claim declares which records it draws, not the loop.
@@ -12,6 +12,9 @@ claim files wrote out by hand, declared once.
 * :func:`sizes_between`: a check's sizes as a range of the profile's, declared.
 * :func:`least_cpu_times`, :func:`growth_slopes`: the timing discipline of a measured complexity
   claim (least CPU time, round robin) and its log-log slopes along each axis, written once.
+* :func:`symbolic_identities`: identities in free symbols at each of the profile's symbolic sizes,
+  the loop over sizes and the exact backend owned by the engine, the claim writing one size's
+  identities.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from __future__ import annotations
 import functools
 import math
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
 import numpy as np
@@ -27,7 +30,7 @@ import sympy
 
 from orthoverify.backends import Backend, get_backend
 from orthoverify.backends.base import Method
-from orthoverify.engine.checks import Case, FunctionCheck, Outcome, RunContext
+from orthoverify.engine.checks import Case, FunctionCheck, Identity, Outcome, RunContext, SymbolicCheck
 from orthoverify.engine.model import Evidence, PlotSeries
 from orthoverify.engine.ratios import Measure
 from orthoverify.engine.templates import jacobian_rank
@@ -188,3 +191,28 @@ def sizes_between(low: int, high: float = math.inf, of: SizeList | None = None) 
         return [n for n in every if low <= n <= high]
 
     return sizes
+
+
+SizeIdentities = Callable[[Backend, int], Iterable[Identity]]
+"""One size's identities on SymPy's exact backend: (label, expression that must vanish) each."""
+
+
+def symbolic_identities(
+    name: str,
+    identities: SizeIdentities,
+    *,
+    size: str = "n",
+    sizes: Callable[[RunContext], Sequence[int]] = lambda ctx: ctx.profile.symbolic_sizes,
+    quantity_name: str = "exact difference",
+) -> SymbolicCheck:
+    """A :class:`~orthoverify.engine.checks.SymbolicCheck` of ``identities(b, n)`` for each n of
+    ``sizes`` (the profile's symbolic sizes by default), each label prefixed ``"{size}={n}: "``
+    so that a failure names the size it was found at."""
+
+    def build(ctx: RunContext) -> Iterator[Identity]:
+        b = get_backend("sympy")
+        for n in sizes(ctx):
+            for label, expr in identities(b, n):
+                yield f"{size}={n}: {label}", expr
+
+    return SymbolicCheck(name, build, quantity_name)
