@@ -129,7 +129,7 @@ def plan_checks(
         )
     if kind.inverse is not None or has_inverse:
         p.append(PlanEntry("coverage", "coverage", kind.coverage_statement, ck.check_coverage))
-    elif kind.name == "orthogonal-map":
+    elif kind.coverage_by_optimisation:
         p.append(
             PlanEntry(
                 "coverage",

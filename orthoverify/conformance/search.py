@@ -28,7 +28,7 @@ from orthoverify.conformance.context import (
     rounded,
 )
 from orthoverify.conformance.gradients import q_gradient, q_jvp
-from orthoverify.conformance.kinds import Kind, Params, special_points
+from orthoverify.conformance.kinds import Kind, Params
 from orthoverify.conformance.quantities import q_batch, q_determinism, q_devices, q_float32, q_forward, q_orthogonal
 from orthoverify.conformance.runner import op_forward
 from orthoverify.engine import magnitudes
@@ -390,7 +390,7 @@ def search_orthogonal(ctx: Ctx) -> list[Evidence]:
     magnitude that still fails."""
     out: list[Evidence] = []
     for dtype in ctx.dtypes:
-        specials = [(p, dtype, name) for name, p in special_points(ctx.target.kind, dtype)]
+        specials = [(p, dtype, name) for name, p in ctx.target.kind.specials(dtype)]
         cases = [*specials, *outward(ctx, dtype, "orthogonal")]
         out += scan(
             ctx,
@@ -413,7 +413,7 @@ def sized_cases(
     kind = ctx.target.kind
     for dtype in dtypes or ctx.dtypes:
         if specials:
-            for name, p in special_points(kind, dtype):
+            for name, p in kind.specials(dtype):
                 if p and next(iter(p.values())).shape[0] in (*kind.sizes, 1):
                     yield p, dtype, name
         rng = ctx.rng(salt, dtype)
