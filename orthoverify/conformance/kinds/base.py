@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from orthoverify import samples
 from orthoverify.backends import Backend
 
 Params = Mapping[str, np.ndarray]
@@ -26,6 +27,19 @@ Points = list[tuple[str, dict[str, np.ndarray]]]
 
 def no_points(dtype: str) -> Points:
     return []
+
+
+def orthogonal_targets(rng: np.random.Generator, n: int) -> list[tuple[str, np.ndarray]]:
+    """O(n)'s coverage targets: a Haar matrix, the same with the other determinant, -I, a cyclic shift."""
+    q = samples.haar_orthogonal(rng, n)
+    q2 = q.copy()
+    q2[:, 0] *= -1
+    return [
+        ("haar", q),
+        ("haar, other determinant", q2),
+        ("-I", -np.eye(n)),
+        ("cyclic shift", np.roll(np.eye(n), 1, axis=0)),
+    ]
 
 
 @dataclass(frozen=True)
@@ -72,8 +86,8 @@ class Kind:
     complex_output: bool = False
     """The target returns a complex n x n matrix; checks compare its real 2n x 2n block form
     [[Re W, -Im W], [Im W, Re W]] (orthogonal exactly when W is unitary)."""
-    coverage_targets: Callable[[np.random.Generator, int], list[tuple[str, np.ndarray]]] | None = None
-    """Matrices of the set the kind claims to cover (None: O(n), both determinants)."""
+    coverage_targets: Callable[[np.random.Generator, int], list[tuple[str, np.ndarray]]] = orthogonal_targets
+    """Matrices of size n of the set the kind claims to cover (default: O(n), both determinants)."""
     coverage_statement: str = "every orthogonal matrix is reached"
     coverage_by_optimisation: bool = False
     """Without an inverse map, coverage is measured by optimisation (L-BFGS towards Haar targets)."""
