@@ -20,6 +20,7 @@ _TYPESET: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"([A-Za-z])~"), "\\1\u0303"),  # C~ -> C̃, UC~ -> UC̃
     (re.compile(r"(?<![A-Za-z])((?:[A-Za-z][\u0303\u0304]?){1,2})''"), "\\1″"),  # R'' -> R″
     (re.compile(r"(?<![A-Za-z])((?:[A-Za-z][\u0303\u0304]?){1,2})'(?!s\b)"), "\\1′"),  # W' -> W′, C̃' -> C̃′
+    (re.compile(r"(?<= )\|\|(?= )"), "|"),  # " || " between two findings is a separator, not a norm
     (re.compile(r"\|\|"), "‖"),
     (re.compile(r"<="), "≤"),
     (re.compile(r">="), "≥"),

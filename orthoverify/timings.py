@@ -1,9 +1,11 @@
 """The recorded durations (``timings.json`` beside this module, written by ``tools/measure_times.py``).
 
 One home for every duration the README states: each run (``check.default``, README command (1);
-``check.quick``; ``family.quick.<family>``) with its wall and CPU time (median, min, max, the
-samples) and how the machine was; and each profile's per-task durations (seconds per
-``claim::check``), from which ``orthoverify check`` starts its estimate of the time left.
+``check.quick``; ``family.quick.<family>``; ``bench.quick``; ``validate.quick``; the test suite's
+``tests.fast`` and ``tests.all``) with its wall and CPU time (median, min, max, the samples), the
+commit measured and how the machine was (the load average before each sample); and each profile's
+per-task durations (seconds per ``claim::check``), from which ``orthoverify check`` starts its
+estimate of the time left.
 """
 
 from __future__ import annotations
@@ -59,18 +61,21 @@ def about(seconds: float) -> str:
 
 
 def readme_table(data: dict[str, Any] | None = None) -> str:
-    """The README's table of the recorded runs (between its ``<!-- timings -->`` markers)."""
+    """The README's table of the recorded runs (between its ``<!-- timings -->`` markers), each
+    with the conditions it was measured under: the commit and the load average before each run."""
     data = load() if data is None else data
     rows = [
         "| run | command | wall time, s: median (min to max) | CPU time, s: median (min to max) | runs "
-        "| load average before |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| commit | load average before |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for name, r in data["runs"].items():
         w, c = r["wall_s"], r["cpu_s"]
-        load_avg = ", ".join(f"{x:g}" for x in r["load_before"])
+        cpu = "not recorded" if c is None else f"{c['median']:g} ({c['min']:g} to {c['max']:g})"
+        load_avg = ", ".join("not recorded" if x is None else f"{x:g}" for x in r["load_before"])
+        commit = r["commit"] + (f" (transcribed from {r['transcribed']})" if r.get("transcribed") else "")
         rows.append(
             f"| `{name}` | `{r['command']}` | {w['median']:g} ({w['min']:g} to {w['max']:g}) | "
-            f"{c['median']:g} ({c['min']:g} to {c['max']:g}) | {len(w['samples'])} | {load_avg} |"
+            f"{cpu} | {len(w['samples'])} | {commit} | {load_avg} |"
         )
     return "\n".join(rows)

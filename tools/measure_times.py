@@ -17,6 +17,12 @@ claim family (``orthoverify check '<family>.*' --profile quick``), and ``bench.q
 (``orthoverify bench --quick``, the benchmarks' smoke run), and ``validate.quick`` (``orthoverify
 validate torch-orthogonal-cayley --profile quick``: the command line, target process included);
 a run also keeps the verdict counts of its last result, which the README states beside the time.
+Two more runs time the test suite in the repository itself (not a fresh folder): ``tests.fast``
+(the fast tier, ``python -m pytest -n 2 -m "not slow"``) and ``tests.all`` (README command (2)'s
+``python -m pytest -n 2``, at most once per call: it takes minutes); each keeps the counts of
+pytest's last summary line (passed, skipped, ...). They run only when ``--runs`` names them.
+Every run records the commit measured and the load average before each sample, which the
+README's table of runs shows beside the times.
 
 tests/system/test_readme_figures.py checks every duration the README states against this file;
 the tool rewrites the README's table of runs (between its ``<!-- timings -->`` markers) itself.
@@ -25,13 +31,17 @@ the tool rewrites the README's table of runs (between its ``<!-- timings -->`` m
 
 records instead the benchmark figures the README states (the growth exponent and time of
 ``cayley.inverse``, the speed-up of ``unitary.fft`` at n = 8192, the high-precision speed-ups of
-``highprec.*``, the peak memory of ``householder.memory_T``) in reports/bench-figures.json: per
+``highprec.*``, the peak memory of ``householder.memory_T``, the WY block sizes of
+``householder.blocks``) in reports/bench-figures.json: per
 case, the rows of ``OMP_NUM_THREADS=1 orthoverify bench CASE --repeats N --clock cpu`` (medians
 and spread over the repeats; one thread, each sample the thread's CPU time, which other work on
 the machine disturbs far less than wall time), the command, the commit and the load average
 before and after it (say how the machine was in ``--note``). ``householder.memory_T`` runs once:
-memory does not depend on load. tests/system/test_readme_figures.py checks the README's figures
-against the rows.
+memory does not depend on load. ``householder.blocks.two_threads`` runs ``householder.blocks`` again
+with torch's two threads (``OMP_NUM_THREADS=2``, wall-clock samples: CPU time would add up both
+threads), for the README's statement about two threads. The tool rewrites the README's table of
+block sizes (between its ``<!-- blocks -->`` markers) from the record; tests/system/test_readme_figures.py
+checks the README's other figures against the rows.
 """
 
 from __future__ import annotations
@@ -40,6 +50,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import resource
 import statistics
 import subprocess
@@ -63,6 +74,13 @@ RUNS: dict[str, list[str]] = {
     "bench.quick": ["bench", "--quick"],
     "validate.quick": ["validate", "torch-orthogonal-cayley", "--profile", "quick", "--json", "out/validate.json"],
 }
+TEST_RUNS: dict[str, list[str]] = {
+    "tests.fast": ["-m", "pytest", "-n", "2", "-m", "not slow", "-p", "no:cacheprovider", "-q"],
+    "tests.all": ["-m", "pytest", "-n", "2", "-p", "no:cacheprovider", "-q"],
+}
+"""Runs of the test suite (``python ARGV`` in the repository), by name only; ``tests.all`` runs once
+(:data:`MAX_REPEATS`). Each keeps the counts of pytest's summary line."""
+MAX_REPEATS = {"tests.all": 1}
 EXIT_OK: dict[str, tuple[int, ...]] = {"validate.quick": (0, 1)}
 """Exit statuses that end a run normally besides 0: validate exits 1 when it refutes a check
 (torch's Cayley map is refuted on ``second_ff``: torch's defect), which is its result, not a failure."""
@@ -75,9 +93,13 @@ BENCH_CASES: dict[str, int | None] = {
     "highprec.solve": None,
     "highprec.matmul": None,
     "householder.memory_T": 1,
+    "householder.blocks": None,
+    "householder.blocks.two_threads": None,
 }
-"""The benchmark cases whose figures the README states, and their repeats (None: ``--repeats``;
+"""The benchmark records whose figures the README states, and their repeats (None: ``--repeats``;
 memory_T: one, its memory is the same each time and its store strategy takes a GiB)."""
+TWO_THREADS = ".two_threads"
+"""A record name ending so runs its case with torch's two threads and wall-clock samples."""
 
 
 def _stats(samples: list[float]) -> dict[str, Any]:
@@ -107,6 +129,24 @@ def measure(argv: list[str], ok: tuple[int, ...] = (0,)) -> tuple[float, float, 
             raise SystemExit(f"orthoverify {' '.join(argv)} exited {run.returncode}:\n{run.stderr[-2000:]}")
         (result,) = (Path(tmp) / "out").glob("*.json")
         return wall, cpu, load, json.loads(result.read_text())
+
+
+SUMMARY_COUNT = re.compile(r"(\d+) (passed|failed|skipped|xfailed|xpassed|errors?|deselected)\b")
+
+
+def measure_tests(argv: list[str]) -> tuple[float, float, float, dict[str, int]]:
+    """Run ``python ARGV`` (a pytest run) in the repository: wall seconds, CPU seconds (pytest and
+    its workers), the load average before, and the counts of its last summary line; a failed run
+    stops the tool (its figures would describe a broken suite)."""
+    load = os.getloadavg()[0]
+    cpu0, t0 = _children_cpu(), time.perf_counter()
+    run = subprocess.run([sys.executable, *argv], cwd=ROOT, capture_output=True, text=True)
+    wall, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
+    lines = [ln for ln in run.stdout.splitlines() if ln.strip()]
+    if run.returncode != 0 or not lines:
+        raise SystemExit(f"python {' '.join(argv)} exited {run.returncode}:\n{run.stdout[-2000:]}{run.stderr[-2000:]}")
+    counts = {k if k != "error" else "errors": int(n) for n, k in SUMMARY_COUNT.findall(lines[-1])}
+    return wall, cpu, load, counts
 
 
 def task_seconds(results: list[dict[str, Any]]) -> dict[str, float]:
@@ -146,12 +186,22 @@ path even at n = 64, where it is by far the faster on an idle machine); one thre
 with the other processes, and its ratio against a baseline timed in turns with it stays meaningful."""
 
 
-def measure_bench(case: str, repeats: int) -> dict[str, Any]:
+def measure_bench(name: str, repeats: int) -> dict[str, Any]:
     """Run ``orthoverify bench CASE --repeats N --clock cpu`` in a fresh folder with one thread
     (:data:`ONE_THREAD`), each sample the calling thread's CPU time (which other work disturbs far
-    less than wall time): its rows, the load average (1, 5 and 15 minutes) before and after, and
-    its wall seconds."""
-    argv = ["bench", case, "--repeats", str(repeats), "--clock", "cpu", "--json", "out/bench.json"]
+    less than wall time), or for a ``.two_threads`` record with two threads and wall-clock samples:
+    its rows, the load average (1, 5 and 15 minutes) before and after, and its wall seconds."""
+    case = name.removesuffix(TWO_THREADS)
+    threads = {"OMP_NUM_THREADS": "2", "MKL_NUM_THREADS": "2", "OPENBLAS_NUM_THREADS": "2"}
+    if name.endswith(TWO_THREADS):
+        argv, env, prefix = ["bench", case, "--repeats", str(repeats)], threads, "OMP_NUM_THREADS=2"
+    else:
+        argv, env, prefix = (
+            ["bench", case, "--repeats", str(repeats), "--clock", "cpu"],
+            ONE_THREAD,
+            "OMP_NUM_THREADS=1",
+        )
+    argv += ["--json", "out/bench.json"]
     with tempfile.TemporaryDirectory() as tmp:
         before, t0 = os.getloadavg(), time.perf_counter()
         run = subprocess.run(
@@ -159,7 +209,7 @@ def measure_bench(case: str, repeats: int) -> dict[str, Any]:
             cwd=tmp,
             capture_output=True,
             text=True,
-            env={**os.environ, **ONE_THREAD},
+            env={**os.environ, **env},
         )
         wall, after = time.perf_counter() - t0, os.getloadavg()
         if run.returncode != 0:
@@ -167,7 +217,7 @@ def measure_bench(case: str, repeats: int) -> dict[str, Any]:
         doc = json.loads((Path(tmp) / "out" / "bench.json").read_text())
     env = doc["environment"]
     return {
-        "command": f"OMP_NUM_THREADS=1 orthoverify bench {case} --repeats {repeats} --clock cpu",
+        "command": f"{prefix} orthoverify {' '.join(argv[:-2])}",
         "repeats": repeats,
         "clock": doc["clock"],
         "wall_s": round(wall, 1),
@@ -177,6 +227,84 @@ def measure_bench(case: str, repeats: int) -> dict[str, Any]:
         "noisy": doc["noisy"],
         "results": doc["results"],
     }
+
+
+def _wy_over_dense(row: dict[str, Any]) -> tuple[float, float, float]:
+    """WY time over the dense leaf's of a ``householder.blocks`` row: the median and the range over
+    the repeats (the bench's ratio is dense over WY, so each is inverted)."""
+    lo, _median, hi = row["spread"]["ratio"]
+    return 1 / row["ratio"], 1 / hi, 1 / lo
+
+
+def _load_about(rec: dict[str, Any]) -> str:
+    """The load average (1 minute) while a record ran: the mean of its values before and after."""
+    return f"{statistics.mean([rec['load_before'][0], rec['load_after'][0]]):.0f}"
+
+
+def blocks_table(cases: dict[str, Any], blocks: tuple[int, ...] = (16, 24, 32, 64, 128)) -> str:
+    """The README's text on ``householder.blocks`` (between its ``<!-- blocks -->`` markers): how it
+    was measured, the table (per n = m, WY time over the dense leaf's for each block size with one
+    thread, median and range over the repeats; the chosen block at n = 512 in bold), and whether
+    the target (within 2x at n = m = 512) is met with one thread and with two; a row the bench
+    flagged noisy is said to be too noisy to judge."""
+    one, two = cases["householder.blocks"], cases.get("householder.blocks.two_threads")
+    rows = one["results"]
+    ns = sorted({r["params"]["n"] for r in rows})
+    lines = [
+        f"Recorded in `reports/bench-figures.json` (commit {one['commit']}, load average about "
+        f"{_load_about(one)} while it ran, {one['repeats']} repeats): WY time over dense time with one torch "
+        "thread, median (range over the repeats)",
+        "",
+        "| n = m |" + "".join(f" block {b}{' (chosen)' if _chosen(rows, b) else ''} |" for b in blocks),
+        "| --- |" + " --- |" * len(blocks),
+    ]
+    for n in ns:
+        cells = []
+        for b in blocks:
+            (r,) = [r for r in rows if r["params"]["n"] == n and r["params"]["block"] == b]
+            med, lo, hi = _wy_over_dense(r)
+            cell = f"{med:.2f}x ({lo:.2f}–{hi:.2f})"
+            cells.append(f"**{cell}**" if n == 512 and r["extra"].get("chosen") else cell)
+        lines.append(f"| {n} | " + " | ".join(cells) + " |")
+    (chosen,) = [r for r in rows if r["params"]["n"] == 512 and r["extra"].get("chosen")]
+    block = chosen["params"]["block"]
+    target = 'the target "within 2x of the dense leaf at n = m = 512, B = 32"'
+    lines += ["", f"With one torch thread {target} is {_verdict(chosen, block)}."]
+    if two is not None:
+        (r2,) = [r for r in two["results"] if r["params"]["n"] == 512 and r["params"]["block"] == block]
+        lines[-1] += (
+            f" With torch's two threads (`{two['command']}`, wall time; commit {two['commit']}, load average "
+            f"about {_load_about(two)}, {two['repeats']} repeats) it is {_verdict(r2, block)}."
+        )
+    return "\n".join(lines)
+
+
+def _chosen(rows: list[dict[str, Any]], block: int) -> bool:
+    return any(r["params"]["block"] == block and r["extra"].get("chosen") for r in rows)
+
+
+def _verdict(row: dict[str, Any], block: int) -> str:
+    """``**met**: 1.75x at block 24`` (or not met), or for a row the bench flagged noisy, that it
+    cannot be judged from it."""
+    med, lo, hi = _wy_over_dense(row)
+    if row.get("noisy"):
+        return (
+            f"not judged at block {block}: {med:.2f}x ({lo:.2f}x to {hi:.2f}x over the repeats), a figure the "
+            "bench flagged too noisy to trust (the machine was too busy for it)"
+        )
+    return f"**{'met' if med <= 2 else 'not met'}**: {med:.2f}x at block {block}"
+
+
+def _rewrite(readme: Path, marker: str, table: str) -> bool:
+    """Put ``table`` between the README's ``<!-- marker -->`` and ``<!-- /marker -->`` lines."""
+    text = readme.read_text(encoding="utf-8")
+    start, end = f"<!-- {marker} -->\n", f"<!-- /{marker} -->"
+    if start not in text or end not in text:
+        return False
+    before, rest = text.split(start, 1)
+    after = rest.split(end, 1)[1]
+    _atomic.write_text(readme, f"{before}{start}{table}\n{end}{after}")
+    return True
 
 
 def main_bench(cases: list[str], repeats: int, note: str, commit: str | None) -> int:
@@ -193,8 +321,9 @@ def main_bench(cases: list[str], repeats: int, note: str, commit: str | None) ->
         doc["cases"][case] = rec
         doc["about"] = (
             "Benchmark figures the README states, written by `python tools/measure_times.py --bench`: per case "
-            "the rows of `orthoverify bench CASE` (median and [min, median, max] over the repeats) and the load "
-            "average (1, 5, 15 minutes) before and after; tests/system/test_readme_figures.py checks the README."
+            "the rows of `orthoverify bench CASE` (median and [min, median, max] over the repeats), the commit "
+            "measured and the load average (1, 5, 15 minutes) before and after; "
+            "tests/system/test_readme_figures.py checks the README."
         )
         doc["machine"] = {
             "cpu_count": os.cpu_count(),
@@ -205,13 +334,15 @@ def main_bench(cases: list[str], repeats: int, note: str, commit: str | None) ->
         _atomic.write_text(BENCH_FILE, json.dumps({k: doc[k] for k in ("about", "machine", "cases")}, indent=1) + "\n")
         load = f"load {rec['load_before'][0]:.2f} before, {rec['load_after'][0]:.2f} after"
         print(f"{case}: {rec['wall_s']} s ({load}); wrote {BENCH_FILE}", flush=True)
+        if case == "householder.blocks" and _rewrite(ROOT / "README.md", "blocks", blocks_table(doc["cases"])):
+            print("wrote the README's table of block sizes; check the figures its prose states", flush=True)
     return 0
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--runs", default=",".join(RUNS), help="comma-separated run names")
+    p.add_argument("--runs", default=",".join(RUNS), help=f"comma-separated run names (also: {', '.join(TEST_RUNS)})")
     p.add_argument("--note", default="", help="how the machine was (other work on it, ...)")
     p.add_argument("--commit", default=None, help="the commit measured (default: git's HEAD)")
     p.add_argument(
@@ -226,21 +357,35 @@ def main() -> int:
     if args.bench is not None:
         return main_bench([c for c in args.bench.split(",") if c], args.repeats, args.note, args.commit)
     names = [n for n in args.runs.split(",") if n]
-    unknown = sorted(set(names) - set(RUNS))
+    unknown = sorted(set(names) - set(RUNS) - set(TEST_RUNS))
     if unknown:
-        raise SystemExit(f"unknown runs {unknown}; runs: {', '.join(RUNS)}")
+        raise SystemExit(f"unknown runs {unknown}; runs: {', '.join([*RUNS, *TEST_RUNS])}")
     doc: dict[str, Any] = json.loads(FILE.read_text()) if FILE.exists() else {"runs": {}, "tasks": {}}
     samples: dict[str, dict[str, list[float]]] = {n: {"wall": [], "cpu": [], "load": []} for n in names}
     results: dict[str, list[dict[str, Any]]] = {n: [] for n in names}
     for k in range(args.repeats):  # the runs take turns, so that load from elsewhere hits each alike
         for name in names:
-            wall, cpu, load, result = measure(RUNS[name], EXIT_OK.get(name, (0,)))
+            if k >= MAX_REPEATS.get(name, args.repeats):
+                continue
+            if name in TEST_RUNS:
+                wall, cpu, load, counts = measure_tests(TEST_RUNS[name])
+                result: dict[str, Any] = {"workers": 2, "counts": counts}
+            else:
+                wall, cpu, load, result = measure(RUNS[name], EXIT_OK.get(name, (0,)))
             samples[name]["wall"].append(wall)
             samples[name]["cpu"].append(cpu)
             samples[name]["load"].append(round(load, 2))
             results[name].append(result)
             print(f"[{k + 1}/{args.repeats}] {name}: {wall:.1f} s wall, {cpu:.1f} s CPU (load {load:.2f})", flush=True)
         _write(doc, names, samples, results, args.note, args.commit)  # each round: an interrupted run keeps its rounds
+    return 0
+
+
+def command_of(name: str) -> str:
+    """The command line a run's record names: ``orthoverify ...`` or ``python -m pytest ...``."""
+    if name in TEST_RUNS:
+        return "python " + " ".join(f'"{a}"' if " " in a else a for a in TEST_RUNS[name])
+    return "orthoverify " + " ".join(f"'{a}'" if "*" in a else a for a in RUNS[name])
 
 
 def _write(
@@ -253,8 +398,10 @@ def _write(
 ) -> None:
     commit = _commit(commit)
     for name in names:
+        if not samples[name]["wall"]:
+            continue
         doc["runs"][name] = {
-            "command": "orthoverify " + " ".join(f"'{a}'" if "*" in a else a for a in RUNS[name]),
+            "command": command_of(name),
             "workers": results[name][0].get("workers", 1),
             "wall_s": _stats(samples[name]["wall"]),
             "cpu_s": _stats(samples[name]["cpu"]),
@@ -262,28 +409,28 @@ def _write(
             "measured": datetime.now(timezone.utc).isoformat(timespec="minutes"),
             "commit": commit,
             "note": note,
-            "verdicts": verdict_counts(results[name][-1]),
         }
+        if name in TEST_RUNS:
+            doc["runs"][name]["counts"] = results[name][-1]["counts"]
+        else:
+            doc["runs"][name]["verdicts"] = verdict_counts(results[name][-1])
         if name in TASK_PROFILE:
             doc["tasks"][TASK_PROFILE[name]] = task_seconds(results[name])
     doc["about"] = (
         "Durations the README states, written by tools/measure_times.py (median, min and max over the "
-        "repeats; wall time of the command line and CPU time of its processes); tasks: seconds per "
-        "claim::check by profile, from which `orthoverify check` estimates the time left."
+        "repeats; wall time of the command line and CPU time of its processes; the commit measured and the "
+        "load average before each sample); tasks: seconds per claim::check by profile, from which "
+        "`orthoverify check` estimates the time left."
     )
     doc["machine"] = {"cpu_count": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()}
     doc["runs"] = dict(sorted(doc["runs"].items()))
     out = {k: doc[k] for k in ("about", "machine", "runs", "tasks")}
     _atomic.write_text(FILE, json.dumps(out, indent=1) + "\n")
     print(f"wrote {FILE}", flush=True)
-    readme = ROOT / "README.md"
-    text = readme.read_text(encoding="utf-8")
-    if "<!-- timings -->\n" in text and "\n<!-- /timings -->" in text:  # the README's table of runs
-        head, rest = text.split("<!-- timings -->\n", 1)
-        tail = rest.split("\n<!-- /timings -->", 1)[1]
-        _atomic.write_text(readme, f"{head}<!-- timings -->\n{timings.readme_table(out)}\n<!-- /timings -->{tail}")
-        print(f"wrote the table of {readme}; check the figures its prose states (tests/system/test_readme_figures.py)")
-    return 0
+    if _rewrite(ROOT / "README.md", "timings", timings.readme_table(out)):  # the README's table of runs
+        print(
+            "wrote the README's table of runs; check the figures its prose states (tests/system/test_readme_figures.py)"
+        )
 
 
 if __name__ == "__main__":

@@ -8,8 +8,17 @@ suspect torch operation at a time computed by a reference formulation
 check's own quantity (same ratio, same threshold) is computed here. When exactly one substitution
 makes the case pass, that operation is the measured cause: the evidence's note and its
 ``data["blame"]`` say so, with the ratios before and after, and that the replacement is a
-workaround measured to pass. Nothing is matched against known bugs; the verdict stays "refuted"
-(the map as executed is wrong; a baseline can acknowledge it).
+workaround measured to pass; when none does, the note says that no single operation explains it.
+Nothing is matched against known bugs; the verdict stays "refuted" (the map as executed is wrong;
+a baseline can acknowledge it).
+
+The derivative checks in a lower precision (``gradient_float32``, ``jvp_float32``,
+``<mode>_float32``, ``gradient_<half>``, ``jvp_<half>``) are blamed the same way, in their own
+dtype and on their own allowance, where the failure is that dtype's only: the same check in
+float64 (its *sibling*) must pass at the case (else the failure is the float64 one's, which is
+blamed there and lists this check under it: one finding per cause), and the map's first-order
+derivatives in that dtype must pass (its forward, then its gradient and, for second order, its
+jvp in that dtype).
 """
 
 from __future__ import annotations
@@ -19,35 +28,87 @@ from collections.abc import Callable
 from typing import Any
 
 from orthoverify.conformance import checks as ck
-from orthoverify.conformance import modes
+from orthoverify.conformance import checks_train, modes
 from orthoverify.conformance.kinds import Params
 from orthoverify.conformance.substitute import SUBSTITUTIONS
 from orthoverify.engine.model import Evidence
 from orthoverify.engine.ratios import THRESHOLD
 
-BLAMED: dict[str, str] = {"jvp": "forward mode (torch.func.jvp)", **modes.SECOND_ORDER}
-"""The AD-mode checks whose failures are attributed, and the mode each exercises."""
+_FLOAT64: dict[str, str] = {"jvp": "forward mode (torch.func.jvp)", **modes.SECOND_ORDER}
+_LOWER: dict[str, str] = {
+    **{
+        f"{base}_{dt}": f"{what} in {dt}"
+        for dt in ("float32", *checks_train.HALF)
+        for base, what in (
+            ("gradient", "reverse mode (backward)"),
+            ("jvp", "forward mode (torch.func.jvp)"),
+        )
+    },
+    **{f"{m}_float32": f"{what} in float32" for m, what in modes.SECOND_ORDER.items()},
+}
+BLAMED: dict[str, str] = {**_FLOAT64, **_LOWER}
+"""The AD-mode checks whose failures are attributed, and the mode each exercises: in float64, and
+the derivative checks in float32 and the half-precision dtypes (:mod:`~orthoverify.conformance.checks_train`)."""
+
+
+def split(check: str) -> tuple[str, str]:
+    """(the float64 check, the dtype) of a blamed ``check``: ("second_ff", "float32") for
+    ``second_ff_float32``, (``check``, "float64") for a float64 one."""
+    return (check.rpartition("_")[0], check.rpartition("_")[2]) if check in _LOWER else (check, "float64")
 
 
 def quantity(check: str, substitute: str = "") -> Callable[[ck.Ctx, Params, str], ck.Measure]:
     """The quantity of ``check`` with the target's ``substitute`` operation replaced ("" for none)."""
+    if check in _LOWER:
+        return checks_train.substituted(check, substitute)
     if check == "jvp":
         return lambda ctx, params, dtype: ck.q_jvp(ctx, params, dtype, substitute)
     return modes.q_second(check, substitute)
 
 
 def first_order(ctx: ck.Ctx, check: str, params: Params) -> dict[str, float]:
-    """The ratios, at ``params`` in float64, of the checks a failure of ``check`` would follow from:
-    forward (orthogonal for a kind without a reference), gradient, and jvp under a second-order mode."""
+    """The ratios, at ``params``, of the checks a failure of ``check`` would follow from, in the
+    check's own dtype (stopping at the first that fails): forward (orthogonal for a kind without a
+    reference; in a half-precision dtype the low_precision forward), gradient, and jvp under a
+    second-order mode."""
     kind = ctx.target.kind
-    names = ["forward"] if kind.reference is not None else ["orthogonal"] if kind.orthogonal_output else []
-    names += ["gradient"] + (["jvp"] if check != "jvp" else [])
+    base, dtype = split(check)
+    derivs = ["gradient", "jvp"][: {"gradient": 0, "jvp": 1}.get(base, 2)]
+    forward = ["forward"] if kind.reference is not None else ["orthogonal"] if kind.orthogonal_output else []
+    if dtype == "float64":
+        names = forward + derivs
+    elif dtype == "float32":
+        names = forward + [f"{d}_float32" for d in derivs]
+    else:
+        names = ["low_precision"] + [f"{d}_{dtype}" for d in derivs]
     out: dict[str, float] = {}
     for name in names:
-        out[name] = ck.QUANTITIES[name](ctx, params, "float64").ratio
+        out[name] = _unrecorded(ctx, ck.QUANTITIES[name], params, dtype)
         if not out[name] <= THRESHOLD:
             break
     return out
+
+
+def _unrecorded(ctx: ck.Ctx, q: Callable[[ck.Ctx, Params, str], ck.Measure], params: Params, dtype: str) -> float:
+    """The ratio of ``q`` at ``params`` in ``dtype``, leaving the cases the checks recorded (their
+    series, smallest counterexamples, later blame) as they were: a measurement made for blame is no
+    case of the check it measures."""
+    kept = {k: dict(v) for k, v in ctx.measured.items()}
+    try:
+        return q(ctx, params, dtype).ratio
+    finally:
+        ctx.measured.clear()
+        ctx.measured.update(kept)
+
+
+def sibling(ctx: ck.Ctx, check: str, params: Params) -> float | None:
+    """The ratio of the float64 check of a lower-precision ``check`` at ``params`` rounded to that
+    dtype (the case that check measured), or None for a float64 check."""
+    base, dtype = split(check)
+    if dtype == "float64":
+        return None
+    q = modes.q_second(base) if base in modes.SECOND_ORDER else ck.QUANTITIES[base]
+    return _unrecorded(ctx, q, checks_train.at_dtype(params, dtype), "float64")
 
 
 def _fmt(r: float) -> str:
@@ -62,21 +123,48 @@ def attribute(ctx: ck.Ctx, check: str, params: Params, dtype: str) -> dict[str, 
     before = quantity(check)(ctx, params, dtype).ratio
     if not math.isfinite(before) or before <= THRESHOLD:  # passes again, or a failed call: no wrong number to blame
         return None
+    base, low = split(check)
+    data: dict[str, Any] = {"ratio_before": before}
+    passed = ""
+    if low != "float64":
+        s64 = sibling(ctx, check, params)
+        assert s64 is not None
+        data.update(dtype=low, sibling={base: s64}, first_order={})
+        if not s64 <= THRESHOLD:
+            data["follows"] = base
+            data["not_tried"] = (
+                f"{base} fails at this case in float64 too (ratio {_fmt(s64)}): the failure is not {low}'s own; "
+                f"blamed as {base}'s, whose finding lists this check"
+            )
+            return data
+        passed = f"the same check in float64 passes (ratio {_fmt(s64)}) and in {low} "
     first = first_order(ctx, check, params)
-    data: dict[str, Any] = {"ratio_before": before, "first_order": first}
+    data["first_order"] = first
     if not all(r <= THRESHOLD for r in first.values()):
         bad = next(k for k, r in first.items() if not r <= THRESHOLD)
-        data["not_tried"] = f"{bad} fails at this case too (ratio {_fmt(first[bad])}): the formula itself is suspect"
+        data["follows"] = bad
+        data["not_tried"] = f"{bad} fails at this case too (ratio {_fmt(first[bad])}): " + (
+            "the formula itself is suspect" if low == "float64" else "this failure follows from that one"
+        )
         return data
-    after = {op: quantity(check, op)(ctx, params, dtype).ratio for op in SUBSTITUTIONS}
+    after = {op: _unrecorded(ctx, quantity(check, op), params, dtype) for op in SUBSTITUTIONS}
     data["ratios_after"] = after
     passing = [op for op, r in after.items() if r <= THRESHOLD]
+    passed += "the map's first-order derivatives pass (" + ", ".join(f"{k} {_fmt(r)}" for k, r in first.items()) + ")"
+    where = "" if low == "float64" else f" in {low}, on {low}'s allowance"
     if len(passing) != 1:
         data["not_attributed"] = f"no single substitution makes it pass (passing with: {', '.join(passing) or 'none'})"
+        tried = "; ".join(f"{o} replaced: {_fmt(r)}" for o, r in after.items())
+        data["sentence"] = (
+            f"No single torch operation explains it (measured): at this case {passed}; re-run in the target's "
+            f"process with each suspect operation computed by its reference formulation, the case "
+            + ("still fails" if not passing else "passes with more than one replaced")
+            + f"{where} ({tried}; threshold {THRESHOLD:g}). The cause is the map's own rule under {BLAMED[check]} "
+            "or an operation not substituted."
+        )
         return data
     op = passing[0]
     others = "; ".join(f"{o} replaced: {_fmt(r)}" for o, r in after.items() if o != op)
-    passed = ", ".join(f"{k} {_fmt(r)}" for k, r in first.items())
     data.update(
         operation=op,
         workaround=SUBSTITUTIONS[op],
@@ -86,12 +174,11 @@ def attribute(ctx: ck.Ctx, check: str, params: Params, dtype: str) -> dict[str, 
             f"{SUBSTITUTIONS[op]} (ratio {_fmt(before)} -> {_fmt(after[op])})"
         ),
         sentence=(
-            f"Cause measured: {op} under {BLAMED[check]}. At this case the map's first-order derivatives pass "
-            f"({passed}), so the user's formula is not at fault. Re-run in the target's process with {op} "
-            f"computed by {SUBSTITUTIONS[op]} (a torch function mode; nothing else changed), the same case "
-            f"passes: ratio {_fmt(before)} before, {_fmt(after[op])} after (threshold {THRESHOLD:g}); with "
-            f"another operation replaced it still fails ({others}). Workaround measured to pass: "
-            f"{SUBSTITUTIONS[op]}."
+            f"Cause measured: {op} under {BLAMED[check]}. At this case {passed}, so the user's formula is not "
+            f"at fault. Re-run in the target's process with {op} computed by {SUBSTITUTIONS[op]} (a torch "
+            f"function mode; nothing else changed), the same case passes{where}: ratio {_fmt(before)} before, "
+            f"{_fmt(after[op])} after (threshold {THRESHOLD:g}); with another operation replaced it still fails "
+            f"({others}). Workaround measured to pass: {SUBSTITUTIONS[op]}."
         ),
     )
     return data
@@ -108,7 +195,8 @@ def blame_evidence(ctx: ck.Ctx, check: str, evidence: list[Evidence]) -> list[Ev
         data = attribute(ctx, check, params, dtype)
         if data is None:
             continue
-        for other in _other_failures(ctx, check, dtype, params) if "not_tried" in data else []:
+        search = "not_tried" in data and data.get("follows") != split(check)[0]  # not when float64's own
+        for other in _other_failures(ctx, check, dtype, params) if search else []:
             again = attribute(ctx, check, other, dtype)  # a failing case where the first order passes
             if again is not None and "not_tried" not in again:
                 n = ctx.target.kind.view_shape(other)[0]
@@ -150,4 +238,4 @@ def blamed(check: str, fn: Callable[[ck.Ctx], list[Evidence]]) -> Callable[[ck.C
     return run
 
 
-__all__ = ["BLAMED", "attribute", "blame_evidence", "blamed", "first_order", "quantity"]
+__all__ = ["BLAMED", "attribute", "blame_evidence", "blamed", "first_order", "quantity", "sibling", "split"]

@@ -7,6 +7,14 @@ check in dependency order (:data:`ORDER`: forward before orthogonal before det b
 before jvp before second order), its row float64 before float32; it lists the later failing checks of the
 chain as the ones it may explain. Every other failing check is a finding of its own. The grouping
 is a reading aid for the summary: the JSON keeps every check's evidence and verdict.
+
+Where blame (:mod:`~orthoverify.conformance.blame`) measured a cause in a lower precision, the
+measurement decides: a later check of the chain blamed on an operation in float32 or a half
+dtype (a failure that dtype's alone: float64's check passes at its case) that no earlier finding
+names starts a finding of its own (torch's ``linalg.solve`` under nested forward mode in float64 is
+not the same defect as its float32 backward), and a check whose blame says it follows from another
+failing check (its float64 sibling, or a first-order check failing at the same case) is listed
+under that check's finding. Float64 checks are grouped as before: under the chain's first root.
 """
 
 from __future__ import annotations
@@ -71,9 +79,48 @@ def _row(evidence: list[Any]) -> str:
     return rows[0] if rows else ""
 
 
+def _blames(evidence: list[Any]) -> list[dict[str, Any]]:
+    return [b for b in (getattr(e, "data", {}).get("blame") for e in evidence) if isinstance(b, dict)]
+
+
 def _cause(evidence: list[Any]) -> str:
-    blames = [getattr(e, "data", {}).get("blame", {}) for e in evidence]
-    return next((str(b["cause"]) for b in blames if "cause" in b), "")
+    return next((str(b["cause"]) for b in _blames(evidence) if "cause" in b), "")
+
+
+def _measured(evidence: list[Any]) -> tuple[str, str] | None:
+    """(operation, dtype) of the cause blame measured for a check, or None."""
+    b = next((b for b in _blames(evidence) if "operation" in b), None)
+    return None if b is None else (str(b["operation"]), str(b.get("dtype", "float64")))
+
+
+def _follows(evidence: list[Any]) -> str:
+    """The failing check blame found this one to follow from ("" if none)."""
+    return next((str(b["follows"]) for b in _blames(evidence) if "follows" in b), "")
+
+
+def _group(chain: list[str], mine: dict[str, Any]) -> dict[str, list[str]]:
+    """The roots of ``chain`` (in order), each with the later checks it explains: the first check,
+    and each later one blamed on an operation in a lower precision that no earlier root is blamed
+    on; a check blame found to follow from another goes with that one's root, the rest with the
+    first root."""
+    roots: dict[str, list[str]] = {}
+    owner: dict[str, str] = {}
+    keys: dict[tuple[str, str], str] = {}
+    for k in chain:
+        ev = mine[k].evidence
+        key, follows = _measured(ev), _follows(ev)
+        if roots and key is not None and key[1] == "float64":
+            key = None  # a float64 cause: under the first root, as every float64 check
+        if not roots or (key is not None and key not in keys):
+            root = k
+            roots[k] = []
+            if key is not None:
+                keys[key] = k
+        else:
+            root = keys[key] if key is not None else owner.get(follows, chain[0])
+            roots[root].append(k)
+        owner[k] = root
+    return roots
 
 
 def findings(result: RunResult, verdicts: tuple[str, ...] = ("refuted", "fragile")) -> list[Finding]:
@@ -84,13 +131,11 @@ def findings(result: RunResult, verdicts: tuple[str, ...] = ("refuted", "fragile
         mine = {k: c for k, c in failing.items() if c.verdict == verdict}
         chain = [k for k in ORDER if k in mine]
         explained: set[str] = set()
-        if chain:
-            root = chain[0]
-            explains = chain[1:]
-            if root in ("output", "forward", "orthogonal", "det"):
+        for root, explains in _group(chain, mine).items():
+            if root == chain[0] and root in ("output", "forward", "orthogonal", "det"):
                 explains += [k for k in FOLLOWS_FORWARD if k in mine]
             out.append(Finding(root, verdict, _row(mine[root].evidence), explains, _cause(mine[root].evidence)))
-            explained = {root, *explains}
+            explained |= {root, *explains}
         for k, c in mine.items():
             if k not in explained:
                 out.append(Finding(k, verdict, _row(c.evidence), cause=_cause(c.evidence)))

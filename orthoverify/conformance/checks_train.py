@@ -67,26 +67,29 @@ def _unjudged(ctx: ck.Ctx, p32: Params, eps: float = EPS32) -> ck.Measure | None
     return None
 
 
-def _in_float32(ctx: ck.Ctx, params: Params, measure: Callable[..., ck.Measure], what: str) -> ck.Measure:
+def _in_float32(
+    ctx: ck.Ctx, params: Params, measure: Callable[..., ck.Measure], what: str, substitute: str = ""
+) -> ck.Measure:
     """``measure`` (a derivative check's float32 quantity) at float32-rounded ``params``, divided by
-    the allowance's kappa there; not judged where :func:`_unjudged` says so."""
+    the allowance's kappa there; not judged where :func:`_unjudged` says so. ``substitute``: a torch
+    operation the target's process computes by its reference formulation (blame)."""
     p32 = cx.rounded(params, "float32")
     skip = _unjudged(ctx, p32)
     if skip is not None:
         return skip
-    return _scaled(measure(ctx, p32, "float32"), cx._kappa(ctx.target.kind, p32), what)
+    return _scaled(measure(ctx, p32, "float32", substitute), cx._kappa(ctx.target.kind, p32), what)
 
 
-def q_gradient_float32(ctx: ck.Ctx, params: Params, dtype: str = "float32") -> ck.Measure:
+def q_gradient_float32(ctx: ck.Ctx, params: Params, dtype: str = "float32", substitute: str = "") -> ck.Measure:
     """The target's float32 backward of sum(f(P) * G) at float32-rounded P against the float64
     reference gradient there: ||g32 - g_ref|| / (n eps32 kappa ||g_ref||)."""
-    return _in_float32(ctx, params, ck.q_gradient, "float32 backward")
+    return _in_float32(ctx, params, ck.q_gradient, "float32 backward", substitute)
 
 
-def q_jvp_float32(ctx: ck.Ctx, params: Params, dtype: str = "float32") -> ck.Measure:
+def q_jvp_float32(ctx: ck.Ctx, params: Params, dtype: str = "float32", substitute: str = "") -> ck.Measure:
     """The target's float32 forward mode (torch.func.jvp) at float32-rounded P against the float64
     reference directional derivative there: ||jvp32 - ref|| / (n eps32 kappa ||ref||)."""
-    return _in_float32(ctx, params, ck.q_jvp, "float32 forward mode")
+    return _in_float32(ctx, params, ck.q_jvp, "float32 forward mode", substitute)
 
 
 def _project(kind: Kind, grads: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -141,17 +144,19 @@ def q_gradient_batch(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
     )
 
 
-def q_second_float32(mode: str) -> Callable[[ck.Ctx, Params, str], ck.Measure]:
+def q_second_float32(mode: str, substitute: str = "") -> Callable[[ck.Ctx, Params, str], ck.Measure]:
     """The quantity of ``<mode>_float32``: the target's v'Hw by ``mode`` in float32 at float32-rounded
     parameters against the float64 reference there, |s32 - s_ref| / (n eps32 kappa ||G|| ||D2f[v,w]||)
-    (:func:`~orthoverify.conformance.modes.measure_second`); not judged where :func:`_unjudged` says so."""
+    (:func:`~orthoverify.conformance.modes.measure_second`); not judged where :func:`_unjudged` says so.
+    With ``substitute`` (blame) that torch operation is replaced and the case is not recorded."""
 
     def q(ctx: ck.Ctx, params: Params, dtype: str = "float32") -> ck.Measure:
         p32 = cx.rounded(params, "float32")
         skip = _unjudged(ctx, p32)
         if skip is not None:
             return skip
-        return modes.measure_second(ctx, p32, mode, "float32", kappa=cx._kappa(ctx.target.kind, p32))
+        kappa = cx._kappa(ctx.target.kind, p32)
+        return modes.measure_second(ctx, p32, mode, "float32", substitute, kappa=kappa)
 
     return q
 
@@ -163,6 +168,11 @@ HALF: dict[str, torch.dtype] = {name: low for name, (low, _u) in modes.LOW.items
 def _in_half(params: Params, dtype: str) -> dict[str, np.ndarray]:
     """``params`` rounded to the half-precision ``dtype`` (as the target receives them), in float64."""
     return {k: torch.as_tensor(np.asarray(v, np.float64)).to(HALF[dtype]).double().numpy() for k, v in params.items()}
+
+
+def at_dtype(params: Params, dtype: str) -> Params:
+    """``params`` rounded to ``dtype`` (float32 or a half-precision one; as the target receives them), in float64."""
+    return cx.rounded(params, "float32") if dtype == "float32" else _in_half(params, dtype)
 
 
 def _half_case(ctx: ck.Ctx, params: Params, dtype: str) -> tuple[Params, float] | ck.Measure:
@@ -178,7 +188,7 @@ def _per_kappa(c: ck.Measure, kappa: float, dtype: str, what: str) -> ck.Measure
     return _scaled(c, kappa, f"{what} in {dtype} (u = {unit_roundoff(dtype):.3g})")
 
 
-def q_gradient_half(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
+def q_gradient_half(ctx: ck.Ctx, params: Params, dtype: str, substitute: str = "") -> ck.Measure:
     """The target's backward in float16/bfloat16 of sum(f(P) * G) (P and G rounded to the dtype)
     against the float64 reference gradient there: ||g - g_ref|| / (n u kappa ||g_ref||)."""
     case = _half_case(ctx, params, dtype)
@@ -187,7 +197,7 @@ def q_gradient_half(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
     p, kappa = case
     kind = ctx.target.kind
     g = _in_half({"G": np.random.default_rng(7).standard_normal(kind.view_shape(p))}, dtype)["G"]
-    got = gradients._loss_grad(ctx, p, dtype, g)
+    got = gradients._loss_grad(ctx, p, dtype, g, substitute)
     if isinstance(got, CallFailure):
         return ck.refusal(got, f"backward in {dtype}") if got.kind == "raised" else cx.failed(got, "backward: ")
     if kind.reference is not None:
@@ -204,14 +214,34 @@ def q_gradient_half(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
     return _per_kappa(ck.Measure(r, f"||grad - {how}|| / (n u ||reference grad||) = {r:.6g}"), kappa, dtype, "backward")
 
 
-def q_jvp_half(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
+def q_jvp_half(ctx: ck.Ctx, params: Params, dtype: str, substitute: str = "") -> ck.Measure:
     """The target's forward mode (torch.func.jvp) in float16/bfloat16 (P and the tangent rounded to
     the dtype) against the float64 reference directional derivative: ||jvp - ref|| / (n u kappa ||ref||)."""
     case = _half_case(ctx, params, dtype)
     if isinstance(case, ck.Measure):
         return case
     p, kappa = case
-    return _per_kappa(ck.q_jvp(ctx, p, dtype), kappa, dtype, "forward mode")
+    return _per_kappa(ck.q_jvp(ctx, p, dtype, substitute), kappa, dtype, "forward mode")
+
+
+def substituted(check: str, substitute: str) -> Callable[[ck.Ctx, Params, str], ck.Measure]:
+    """The quantity of the derivative check ``check`` of this module (``gradient_float32``,
+    ``jvp_float32``, ``<mode>_float32``, ``gradient_<half>``, ``jvp_<half>``) with the target's
+    ``substitute`` operation computed by its reference formulation (blame,
+    :mod:`~orthoverify.conformance.blame`): the same ratio on the same allowance."""
+    what, _, dtype = check.rpartition("_")
+    if dtype == "float32" and what in modes.SECOND_ORDER:
+        return q_second_float32(what, substitute)
+    table: dict[tuple[str, bool], Callable[..., ck.Measure]] = {
+        ("gradient", True): q_gradient_float32,
+        ("jvp", True): q_jvp_float32,
+        ("gradient", False): q_gradient_half,
+        ("jvp", False): q_jvp_half,
+    }
+    if (what, dtype == "float32") not in table or (dtype != "float32" and dtype not in HALF):
+        raise LookupError(f"{check!r} is no derivative check in a lower precision")
+    q = table[what, dtype == "float32"]
+    return lambda ctx, params, dt: q(ctx, params, dt, substitute)
 
 
 ck.QUANTITIES.update(
@@ -336,6 +366,7 @@ def plan_second_float32(kind: Kind, dtypes: tuple[str, ...] = ("float32", "float
 
 
 __all__ = [
+    "at_dtype",
     "check_gradient_batch",
     "check_gradient_float32",
     "check_half",
@@ -343,4 +374,5 @@ __all__ = [
     "check_second_float32",
     "plan",
     "plan_second_float32",
+    "substituted",
 ]

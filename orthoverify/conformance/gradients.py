@@ -23,8 +23,11 @@ TORCH_DTYPES: dict[str, torch.dtype] = {**DTYPES, "float16": torch.float16, "bfl
 may declare (checks_train's ``gradient_<dtype>``, ``jvp_<dtype>``)."""
 
 
-def _loss_grad(ctx: Ctx, params: Params, dtype: str, g: np.ndarray) -> dict[str, np.ndarray] | CallFailure:
-    """The target's autograd gradient of L = sum(f(P) * G) with respect to the differentiable parameters."""
+def _loss_grad(
+    ctx: Ctx, params: Params, dtype: str, g: np.ndarray, substitute: str = ""
+) -> dict[str, np.ndarray] | CallFailure:
+    """The target's autograd gradient of L = sum(f(P) * G) with respect to the differentiable parameters
+    (``substitute``: as in :func:`q_jvp`)."""
     kind = ctx.target.kind
     dt = TORCH_DTYPES[dtype]
     args = list(kind.args(params, dt, "cpu"))
@@ -33,7 +36,8 @@ def _loss_grad(ctx: Ctx, params: Params, dtype: str, g: np.ndarray) -> dict[str,
         wrt = [0]
     else:
         wrt = [i for i, name in enumerate(names) if name in kind.differentiable]
-    res = ctx.remote(op_loss_grad, torch.as_tensor(g), *args, kw={"wrt": wrt})
+    kw: dict[str, Any] = {"wrt": wrt, **({"substitute": substitute} if substitute else {})}
+    res = ctx.remote(op_loss_grad, torch.as_tensor(g), *args, kw=kw)
     if isinstance(res, CallFailure):
         return res
     if len(res) != len(wrt) + 1 or any(r is None for r in res):
@@ -90,11 +94,11 @@ def _reference_grad(kind: Kind, params: Params, g: np.ndarray, digits: int = 50)
     return out
 
 
-def q_gradient(ctx: Ctx, params: Params, dtype: str) -> Measure:
+def q_gradient(ctx: Ctx, params: Params, dtype: str, substitute: str = "") -> Measure:
     kind = ctx.target.kind
     rng = np.random.default_rng(7)
     g = rng.standard_normal(kind.view_shape(params))
-    got = _loss_grad(ctx, params, dtype, g)
+    got = _loss_grad(ctx, params, dtype, g, substitute)
     if isinstance(got, CallFailure):
         return refusal(got, "backward") if got.kind == "raised" else failed(got, "backward: ")
     eps = unit_roundoff(dtype)

@@ -307,7 +307,7 @@ def make_ops() -> dict[str, Callable[..., Any]]:
 
     return {
         "forward": forward,
-        "loss_grad": loss_grad,
+        "loss_grad": make_substituted(loss_grad),  # substitute=...: as jvp and second (blame)
         "jvp": make_substituted(jvp_op),  # substitute=...: one torch operation by its reference formulation
         "second": make_substituted(second),
         "vmap": vmap_op,

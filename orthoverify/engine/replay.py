@@ -89,9 +89,16 @@ class Replay:
         out = [f"claim: {self.claim}", f"check: {cx.check}", "inputs:"]
         out += [f"  {name} = {abbreviate(value)}" for name, value in cx.inputs.items()]
         out.append(f"quantity: {cx.quantity}")
+        not_applicable: list[str] = []  # the reason, for scripts, is in --json
         for label, m, text in self.arithmetics():
+            if text.startswith(NOT_EVALUATED):
+                not_applicable.append(label)
+                continue
             shown = m is not None and m.value is not None and self.digits != "exact"
             out.append(f"{label}: {text}" + (f" (test ratio {_fmt(m.ratio)})" if shown and m is not None else ""))
+        if not_applicable:
+            verb = "do not apply" if len(not_applicable) > 1 else "does not apply"
+            out.append(f"{' and '.join(not_applicable)}: {verb} (the check takes these inputs exactly only)")
         out.append(f"compared: {self.comparison()}")
         same = cx.value == self.high_precision.display
         out.append("recorded: the same" if same else f"recorded: {cx.value}")
@@ -309,6 +316,9 @@ def family_of(
 
 
 _ROUNDED = (("float64", "numpy-float64"), ("50 digits", "mpmath-50"))
+NOT_EVALUATED = "not evaluated "
+"""How an exact counterexample's floating-point evaluation that failed begins (then the exception):
+``--json`` keeps it whole, the printed replay says the arithmetic does not apply."""
 
 
 def _decimal(x: Any, digits: int) -> Any:
@@ -334,7 +344,7 @@ def _rounded(check: Any, inputs: dict[str, Any], backend: str) -> str:
     try:
         m = check.replay({k: _decimal(v, digits) for k, v in inputs.items()}, b)
     except Exception as exc:  # the check is exact-only: say so, never fail the replay on it
-        return f"not evaluated ({type(exc).__name__}: {str(exc).splitlines()[0][:120]})"
+        return f"{NOT_EVALUATED}({type(exc).__name__}: {str(exc).splitlines()[0][:120]})"
     return m.display
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.planted.judge_planted import BROKEN, CORRECT, SECOND_ORDER, Planted, profile, result, verdicts
+from tests.planted.judge_planted import BROKEN, CORRECT, SECOND_ORDER, UPSTREAM, Planted, profile, result, verdicts
 
 
 def test_the_profile_is_quick_unless_the_environment_names_default(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -21,7 +21,7 @@ def test_the_profile_is_quick_unless_the_environment_names_default(monkeypatch: 
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("planted", CORRECT + BROKEN, ids=lambda p: p.name)
+@pytest.mark.parametrize("planted", CORRECT + BROKEN + UPSTREAM, ids=lambda p: p.name)
 def test_every_check_gives_the_pinned_verdict(planted: Planted) -> None:
     got = verdicts(planted.name)
     assert got == planted.expected(list(got)), {k: v for k, v in got.items() if v != planted.expected(list(got))[k]}
@@ -41,3 +41,13 @@ def test_the_figures() -> None:
     for p in BROKEN:  # each finding names its defect with a counterexample that replays
         c = next(c for c in result(p.name).claims if c.claim.id.endswith("." + str(p.defect)))
         assert c.counterexample is not None, p.name
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("planted", [p for p in UPSTREAM if p.defect], ids=lambda p: p.name)
+def test_an_inherited_defect_is_one_finding_whose_cause_is_the_measured_operation(planted: Planted) -> None:
+    """The finding rooted at the check naming the inherited defect names the torch operation blame
+    measured (not the user's formula), with a workaround measured to pass."""
+    found = {f["check"]: f for f in result(planted.name).meta["validate"]["findings"]}
+    assert planted.cause in found[str(planted.defect)].get("cause", ""), found
+    assert "workaround measured to pass" in found[str(planted.defect)]["cause"]

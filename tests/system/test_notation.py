@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from orthoverify.cli import failure_notes, in_notation
+from orthoverify.cli import failure_notes, in_notation, readable_replay
+from orthoverify.notation import typeset
 from orthoverify.pytest_plugin import failure_text
 
 NOTE = (
@@ -57,3 +58,64 @@ def test_plugin_failure_message_is_in_the_papers_notation() -> None:
     assert all(u in lines[3] for u in UNICODE) and not any(a in lines[3] for a in ASCII), lines[3]
     assert lines[-2] == "counterexample: ‖W′W − I‖_F / (n ε) = −6.5e+03", text
     assert lines[-1] == "inputs: {'x': ['0.5', '-1e-300']}"  # inputs as recorded, to copy
+
+
+def test_a_separator_of_findings_is_not_a_norm() -> None:
+    """`` || `` between two findings (a count's two accountings) reads as a separator, ``||x||`` as a norm."""
+    assert typeset("counted 24 || negations counted: (11n-3m+5)m") == "counted 24 | negations counted: (11n-3m+5)m"
+    assert typeset("||x|| ||y||, ||(E_1|...|E_t)||") == "‖x‖ ‖y‖, ‖(E_1|...|E_t)‖"
+
+
+REPLAY = [
+    "claim: householder.flops",
+    "check: count",
+    "inputs:",
+    '  U = [["1/2"], ["-1"]]',
+    "  label = ||x|| <= 1",
+    "quantity: ||QR - A|| / (n eps ||A||) over sigma_min(W')",
+    "exact (float64 and 50 digits give the same): printed 28, counted 27 || negations counted: C~'h' = -6",
+    "compared: test ratio 3.9e+19 > threshold 30 at 100 digits: breaks the claim",
+    "recorded: R'' = 3 at CRootOf(20*x**3 - 10*x - 1, 0) = -0.6505",
+    "float64 fails on other inputs (recorded by the run's float64 evidence, float_edge):",
+    "  quantity: ||QR - A||",
+    "  float64: 5.8e+07 (test ratio 5.8e+07)",
+    "reproduced: yes",
+]
+"""A replay's printed lines as the engine writes them, in the ASCII its claims record."""
+
+
+def test_replay_prints_every_quantity_and_value_in_the_papers_notation() -> None:
+    """Every line but the ids, the check and the inputs (decimal strings to copy) in the report's
+    notation (orthoverify.notation.math_text): norms, ε, σ_min, primes, minus signs, roots by value and
+    polynomial, the separator of two findings; the float64 case's own lines too."""
+    lines = readable_replay(REPLAY)
+    assert lines[:5] == REPLAY[:5]  # claim, check, inputs as recorded
+    assert lines[5] == "quantity: ‖QR − A‖ / (n ε ‖A‖) over σ_min(W′)"
+    assert (
+        lines[6] == "exact (float64 and 50 digits give the same): printed 28, counted 27 | negations counted: C̃′h′ = −6"
+    )
+    assert lines[8].startswith("recorded: R″ = 3 at ") and "20x³ − 10x − 1" in lines[8] and "CRootOf" not in lines[8]
+    assert lines[10] == "  quantity: ‖QR − A‖" and lines[-1] == "reproduced: yes"
+    ascii_math = ("||", "eps", "sigma", "C~", "h'", "**", "CRootOf")
+    assert not any(a in line for line in lines[5:] for a in ascii_math), lines
+
+
+def test_replay_of_an_exact_only_check_says_which_arithmetics_do_not_apply() -> None:
+    """svd.algorithm1's exact counterexample (SymPy inputs) cannot be evaluated in float64 or at 50
+    digits: the printed replay says so in words, with no exception's internals; --json keeps the reason."""
+    import io
+    import json
+    from pathlib import Path
+
+    from orthoverify.cli import main
+
+    argv = ["replay", str(Path(__file__).resolve().parents[2] / "reports" / "check-default.json"), "svd.algorithm1"]
+    out, err = io.StringIO(), io.StringIO()
+    assert main(argv, out, err) == 0, err.getvalue()
+    text = out.getvalue()
+    assert "float64 and 50 digits: do not apply (the check takes these inputs exactly only)" in text, text
+    assert "Error" not in text and "not evaluated" not in text and "reproduced: yes" in text, text
+    out = io.StringIO()
+    assert main([*argv, "--json"], out, io.StringIO()) == 0
+    values = {a["label"]: a["value"] for a in json.loads(out.getvalue())["arithmetics"]}
+    assert values["float64"].startswith("not evaluated (") and values["exact"] == "-6", values

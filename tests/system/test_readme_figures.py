@@ -6,6 +6,7 @@ reports/bench-figures.json, written by ``tools/measure_times.py --bench``; nothi
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import statistics
@@ -18,6 +19,17 @@ from orthoverify import timings
 from orthoverify.bench.timing import slope
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def _tool() -> Any:
+    """tools/measure_times.py as a module (it is a script, not part of the package)."""
+    spec = importlib.util.spec_from_file_location("measure_times", ROOT / "tools" / "measure_times.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 ABOUT = r"about \d+ (?:s|minutes)"
 FIGURES = {
     "check.default": [
@@ -39,6 +51,14 @@ FIGURES = {
     "bench.quick": [
         rf"`orthoverify bench --quick` is a smoke run [^()]*\(recorded: (?P<wall>{ABOUT}) of wall time, "
         rf"(?P<cpu>{ABOUT}) of CPU time\)"
+    ],
+    "tests.fast": [
+        rf"\(recorded as `tests\.fast`: (?P<wall>{ABOUT}) of wall time, (?P<cpu>{ABOUT}) of CPU time; "
+        r"(?P<passed>[\d,]+) passed, (?P<skipped>[\d,]+) skipped\)"
+    ],
+    "tests.all": [
+        rf"the suite took (?P<wall>{ABOUT}) of wall time \(recorded as `tests\.all`, [^:]*: "
+        r"(?P<passed>[\d,]+) passed, (?P<skipped>[\d,]+) skipped"
     ],
 }
 """Where the README states each recorded run's duration (its text with line breaks and the shell
@@ -70,8 +90,14 @@ def test_every_stated_duration_is_the_recorded_one() -> None:
             assert len(hits) == 1, (run, pattern)
             (m,) = hits
             assert m["wall"] == timings.about(runs[run]["wall_s"]["median"]), (run, m.group(0))
-            assert m["cpu"] == timings.about(runs[run]["cpu_s"]["median"]), (run, m.group(0))
-            found += 2
+            found += 1
+            if "cpu" in pattern:
+                assert m["cpu"] == timings.about(runs[run]["cpu_s"]["median"]), (run, m.group(0))
+                found += 1
+            if "passed" in pattern:  # a test run's counts, from its summary line
+                counts = runs[run]["counts"]
+                stated = {k: int(m[k].replace(",", "")) for k in ("passed", "skipped")}
+                assert stated == {k: counts.get(k, 0) for k in stated}, (run, m.group(0), counts)
     # no other wall or CPU time is stated anywhere: a new one must be registered above
     assert len(re.findall(rf"{ABOUT} of (?:wall|CPU) time", text)) == found
 
@@ -94,17 +120,34 @@ def test_the_table_of_runs_is_the_recorded_file() -> None:
 
 
 def test_the_record_is_complete_and_consistent() -> None:
-    """Each run of the tool is recorded with its samples, and each median lies within its range."""
+    """Each run of the tool is recorded with its samples, the commit measured and the load before
+    each sample, and each median lies within its range; a run transcribed from a report in the
+    commit log (until the tool measures it) says so, and only it may lack CPU time or load."""
     data = timings.load()
     assert set(data["runs"]) >= set(FIGURES) and {"quick", "default"} <= set(data["tasks"])
-    for run in data["runs"].values():
+    for name, run in data["runs"].items():
+        transcribed = run.get("transcribed")
         for figure in ("wall_s", "cpu_s"):
             f = run[figure]
+            if f is None:
+                assert transcribed and figure == "cpu_s", name
+                continue
             assert f["min"] <= f["median"] <= f["max"] and len(f["samples"]) == len(run["load_before"]) >= 1
-        assert (
-            run["command"].startswith(("orthoverify check", "orthoverify bench", "orthoverify validate"))
-            and run["workers"] >= 1
-        )
+        assert transcribed or None not in run["load_before"], name
+        assert re.fullmatch(r"[0-9a-f]{7,40}", run["commit"]), name
+        if transcribed:
+            assert f"transcribed from commit {transcribed}" in run["note"] and "measure_times.py" in run["note"]
+        tests = name.startswith("tests.")
+        assert run["command"].startswith("python -m pytest" if tests else ("orthoverify check", "orthoverify bench",
+                                                                           "orthoverify validate")), name  # fmt: skip
+        assert run["workers"] >= 1 and (not tests or run["counts"]["passed"] > 0), name
+
+
+def test_the_tools_commands_are_the_recorded_ones() -> None:
+    """The command each record names is the one tools/measure_times.py runs for it."""
+    tool = _tool()
+    for name, run in timings.load()["runs"].items():
+        assert run["command"] == tool.command_of(name), name
 
 
 def test_about_rounds_as_the_readme_states() -> None:
@@ -303,13 +346,144 @@ def test_every_stated_benchmark_figure_is_the_recorded_one(case: str) -> None:
 
 
 def test_the_benchmark_record_is_complete() -> None:
-    """Every case was run by the tool's command, on every row of its sizes, with its load recorded."""
+    """Every case was run by the tool's command, on every row of its sizes, with its commit and
+    load recorded; a ``.two_threads`` record ran its case with two threads and wall-clock samples."""
     cases = _bench()
-    assert set(cases) == {"cayley.inverse", "unitary.fft", "highprec.solve", "highprec.matmul", "householder.memory_T"}
+    assert set(cases) == set(_tool().BENCH_CASES)
     for name, rec in cases.items():
-        assert rec["command"] == f"OMP_NUM_THREADS=1 orthoverify bench {name} --repeats {rec['repeats']} --clock cpu"
-        assert rec["clock"] == "cpu" and rec["environment"]["torch_threads"] == 1, name
+        case = name.removesuffix(".two_threads")
+        if name == case:
+            command = f"OMP_NUM_THREADS=1 orthoverify bench {case} --repeats {rec['repeats']} --clock cpu"
+            assert rec["clock"] == "cpu" and rec["environment"]["torch_threads"] == 1, name
+        else:
+            command = f"OMP_NUM_THREADS=2 orthoverify bench {case} --repeats {rec['repeats']}"
+            assert rec["clock"] == "wall" and rec["environment"]["torch_threads"] == 2, name
+        assert rec["command"] == command, name
         assert len(rec["load_before"]) == len(rec["load_after"]) == 3 and rec["results"], name
-        assert all(r["case"] == name and r["seconds"] > 0 and r["baseline_seconds"] > 0 for r in rec["results"])
+        assert re.fullmatch(r"[0-9a-f]{7,40}", rec["commit"]), name
+        assert all(r["case"] == case and r["seconds"] > 0 and r["baseline_seconds"] > 0 for r in rec["results"])
     # no benchmark figure is stated without its record: every "load average about" is one of the above
     assert len(re.findall(r"recorded in `reports/bench-figures\.json`", readme())) == len(BENCH_FIGURES)
+
+
+# ------------------------------------------------------------------ the WY path's block sizes
+def _blocks(name: str = "householder.blocks") -> dict[str, Any]:
+    return _bench()[name]
+
+
+BLOCKS = {
+    "ops": (
+        r"\*\*(?P<b1024>\d+) with CUDA's block \(one block of 1024\)\*\*, (?P<b24>\d+) with the CPU's block 24 "
+        r"\((?P<nblocks>\d+) blocks; (?P<b64>\d+) at block 64\) and (?P<dense>\d+) for the dense leaf W X"
+    ),
+    "flops": (
+        r"block 24 does about (?P<mflop>\d+) MFLOP \(7·n·m·B \+ 2·n·m·k\) at n = m = 512 against the dense "
+        r"product's (?P<dense>\d+) \(6·n²·B\)"
+    ),
+}
+"""Where the README states the figures of ``householder.blocks`` (the table itself is the tool's)."""
+
+
+def _one(pattern: str) -> re.Match[str]:
+    hits = list(re.finditer(pattern, readme()))
+    assert len(hits) == 1, (len(hits), pattern)
+    return hits[0]
+
+
+def test_the_text_on_block_sizes_is_the_recorded_one() -> None:
+    """What the README says between its ``<!-- blocks -->`` markers (how it was measured, the
+    table, the 2x target met or not with one and two threads, or not judged from a noisy row) is
+    what tools/measure_times.py writes from the record."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    said = text.split("<!-- blocks -->\n", 1)[1].split("\n<!-- /blocks -->", 1)[0]
+    assert said == _tool().blocks_table(_bench()), "run python tools/measure_times.py --bench householder.blocks"
+
+
+def test_the_block_size_figures_are_the_recorded_ones() -> None:
+    """The operation counts at n = m = 1024 (the record's ``ops``); the flop count by its formula."""
+    ops = {r["params"]["block"]: r for r in _blocks()["results"] if r["params"]["n"] == 1024}
+    m = _one(BLOCKS["ops"])
+    assert [int(m[k]) for k in ("b1024", "b24", "b64", "dense", "nblocks")] == [
+        ops[1024]["ops"], ops[24]["ops"], ops[64]["ops"], ops[24]["baseline_ops"], -(-1024 // 24)
+    ], m.group(0)  # fmt: skip
+    m = _one(BLOCKS["flops"])
+    n = 512
+    assert int(m["mflop"]) == round((7 * n * n * 32 + 2 * n * n * 24) / 1e6), m.group(0)
+    assert int(m["dense"]) == round(6 * n * n * 32 / 1e6), m.group(0)
+
+
+def test_a_noisy_two_thread_row_is_not_judged() -> None:
+    """The rendering says "met" or "not met" only of a row the bench did not flag noisy (planted)."""
+    cases = json.loads(json.dumps(_bench()))
+    two = cases["householder.blocks.two_threads"]
+    for r in two["results"]:
+        r["noisy"], r["ratio"], r["spread"]["ratio"] = True, 0.4, [0.25, 0.4, 0.6]
+    text = _tool().blocks_table(cases)
+    assert "it is not judged at block 24: 2.50x (1.67x to 4.00x over the repeats)" in text, text
+    for r in two["results"]:
+        r["noisy"] = False
+    assert "it is **not met**: 2.50x at block 24." in _tool().blocks_table(cases)
+
+
+@pytest.mark.slow  # two pytest processes
+def test_the_tool_keeps_a_test_runs_summary_counts(tmp_path: Path) -> None:
+    """measure_tests runs a pytest command and keeps the counts of its summary line (what the
+    README states beside the suite's duration); a failing run stops the tool. Nothing is timed here:
+    only the counts are read."""
+    tool = _tool()
+    (tmp_path / "test_small.py").write_text(
+        "import pytest\n\ndef test_a():\n    pass\n\ndef test_b():\n    pass\n\n"
+        "@pytest.mark.skip\ndef test_c():\n    pass\n"
+    )
+    argv = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", str(tmp_path / "test_small.py")]
+    *_times, counts = tool.measure_tests(argv)
+    assert counts == {"passed": 2, "skipped": 1}
+    (tmp_path / "test_small.py").write_text("def test_a():\n    assert False\n")
+    with pytest.raises(SystemExit, match="exited 1"):
+        tool.measure_tests(argv)
+    assert tool.command_of("tests.fast") == 'python -m pytest -n 2 -m "not slow" -p no:cacheprovider -q'
+
+
+def test_the_idle_machine_the_readme_names_is_the_records() -> None:
+    """The README's "the check, bench and validate rows were measured on an idle 2-core machine (... load
+    averages of 1 to 2 ...)": every load before those runs rounds into that range, on 2 CPUs."""
+    data = timings.load()
+    m = re.search(
+        r"The `check`, `bench` and `validate` rows were measured on an idle (\d+)-core machine "
+        r"\(nothing else running; load averages of (\d+) to (\d+) are",
+        readme(),
+    )
+    assert m is not None
+    cores, low, high = (int(g) for g in m.groups())
+    assert data["machine"]["cpu_count"] == cores
+    for name, run in data["runs"].items():
+        if name.split(".")[0] in ("check", "family", "bench", "validate"):
+            assert all(low <= round(x) <= high for x in run["load_before"]), (name, run["load_before"])
+
+
+def test_the_benchmark_conditions_the_readme_names_are_the_records() -> None:
+    """The README's "all but householder.blocks ... were measured on the idle 2-core machine (load
+    average about 1 while each case ran, commit C)": the record's loads (before and after) and commits."""
+    m = re.search(
+        r"All but `householder\.blocks` \(whose text gives its own commit and load\) were measured on the idle "
+        r"(\d+)-core machine \(load average about (\d+) while each case ran, commit ([0-9a-f]+)\)",
+        readme(),
+    )
+    assert m is not None
+    cases = {k: v for k, v in _bench().items() if not k.startswith("householder.blocks")}
+    assert {c["environment"]["cpu_count"] for c in cases.values()} == {int(m.group(1))}
+    assert {_load(c) for c in cases} == {m.group(2)}, m.group(0)
+    assert {c["commit"] for c in cases.values()} == {m.group(3)}, m.group(0)
+
+
+def test_the_readme_says_which_rows_are_transcribed() -> None:
+    """While a row of the record is transcribed from the commit log rather than measured by the
+    tool, the README's prose names those rows (`tests.fast` ...); once the tool has measured them
+    all, the sentence must go."""
+    transcribed = sorted(n for n, r in timings.load()["runs"].items() if r.get("transcribed"))
+    m = re.search(r"the (\w+) test rows are transcribed from one run each", readme())
+    if not transcribed:
+        assert m is None, "every row is measured now: drop the README's sentence on transcribed rows"
+        return
+    assert m is not None and all(n.startswith("tests.") for n in transcribed), transcribed
+    assert {"one": 1, "two": 2}[m.group(1)] == len(transcribed), transcribed
