@@ -67,25 +67,14 @@ def measure_coverage(ctx: Ctx, params: Params, dtype: str) -> Measure:
 
 
 def check_coverage(ctx: Ctx) -> list[Evidence]:
-    """Targets of the claimed set (Haar of both determinants, -I, a cyclic shift) reached through an
-    inverse map (the reference's, or the target's own ``right_inverse``): the target's output at the
-    preimage must equal the target matrix."""
+    """Targets of the claimed set (``Kind.coverage_targets``; for O(n) Haar of both determinants,
+    -I, a cyclic shift) reached through an inverse map (the reference's, or the target's own
+    ``right_inverse``): the target's output at the preimage must equal the target matrix."""
     kind = ctx.target.kind
     inverse = kind.inverse if ctx.target.inverse is None else _target_inverse(ctx)
     assert inverse is not None
     rng = ctx.rng("coverage")
-    targets: list[tuple[str, np.ndarray]] = []
-    for n in kind.sizes:
-        if kind.coverage_targets is not None:
-            targets += kind.coverage_targets(rng, n)
-            continue
-        q = samples.haar_orthogonal(rng, n)
-        targets.append(("haar", q))
-        q2 = q.copy()
-        q2[:, 0] *= -1
-        targets.append(("haar, other determinant", q2))
-        targets.append(("-I", -np.eye(n)))
-        targets.append(("cyclic shift", np.roll(np.eye(n), 1, axis=0)))
+    targets = [t for n in kind.sizes for t in kind.coverage_targets(rng, n)]
     out = []
     for dtype in ctx.dtypes:
         stop = blocked(ctx, "coverage", dtype)

@@ -32,7 +32,7 @@ def _loss_grad(
     dt = TORCH_DTYPES[dtype]
     args = list(kind.args(params, dt, "cpu"))
     names = list(params)
-    if kind.name == "complex-to-real":
+    if kind.complex_input:
         wrt = [0]
     else:
         wrt = [i for i, name in enumerate(names) if name in kind.differentiable]
@@ -48,7 +48,7 @@ def _loss_grad(
         return CallFailure("non-finite", "the loss through the target is NaN or Inf")
     grads = {i: r for i, r in zip(wrt, res[1:], strict=True)}
     out: dict[str, np.ndarray] = {}
-    if kind.name == "complex-to-real":
+    if kind.complex_input:
         gz = grads[0]
         assert gz is not None
         out["re"], out["im"] = gz.real.detach().double().cpu().numpy(), gz.imag.detach().double().cpu().numpy()
@@ -187,7 +187,7 @@ def q_jvp(ctx: Ctx, params: Params, dtype: str, substitute: str = "") -> Measure
     if dt.itemsize == 2:  # a half-precision tangent as the target receives it: the reference moves along the same
         tangent = {k: torch.as_tensor(t).to(dt).double().numpy() for k, t in tangent.items()}
     primals = kind.args(params, dt, "cpu")
-    if kind.name == "complex-to-real":  # one complex argument: its tangent is re + i im
+    if kind.complex_input:  # one complex argument: its tangent is re + i im
         tangents = {0: torch.complex(torch.as_tensor(tangent["re"]), torch.as_tensor(tangent["im"]))}
     else:
         tangents = {i: torch.as_tensor(tangent[name]) for i, name in enumerate(params) if name in tangent}

@@ -6,6 +6,7 @@ each with its claim kind, its statement and the function that runs it, and what
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -16,6 +17,7 @@ from orthoverify.conformance.context import PlanEntry
 from orthoverify.conformance.declare import ADAPTER_DECLARATIONS, DECLARED_CHECKS, DOMAINS, KEYWORDS
 from orthoverify.conformance.kinds import KINDS
 from orthoverify.conformance.reach import plan as reach_plan
+from orthoverify.engine.model import Evidence
 
 Plan = list[PlanEntry]
 
@@ -28,6 +30,11 @@ def other_device(device: str) -> str | None:
     return "cuda" if torch.cuda.is_available() else None
 
 
+def _scan(check: str, **kw: Any) -> Callable[[ck.Ctx], list[Evidence]]:
+    """A check that scans its quantity over sized cases (``kw``: :func:`~.search.sized_cases`'s)."""
+    return lambda c: ck.scan(c, check, ck.sized_cases(c, check, **kw))
+
+
 def plan_checks(
     kind_name: str,
     dtypes: tuple[str, ...],
@@ -37,6 +44,12 @@ def plan_checks(
     bitwise_determinism: bool = False,
 ) -> Plan:
     kind = KINDS[kind_name]
+    against = (
+        "50-digit central differences of the reference"
+        if kind.reference is not None
+        else "float64 central differences of the target"
+    )
+    second = other_device(device)
     p: Plan = [
         PlanEntry(
             "output", "identity", "the call returns a finite tensor of the declared shape and dtype", ck.check_output
@@ -58,20 +71,15 @@ def plan_checks(
                 "forward",
                 "identity",
                 f"the output equals orthoverify's reference under the declared conventions: {kind.conventions}",
-                lambda c: ck.scan(c, "forward", ck.sized_cases(c, "forward", specials=True)),
+                _scan("forward", specials=True),
             )
         )
     p.append(
         PlanEntry(
             "gradient",
             "gradient",
-            "the target's backward gives the gradient of sum(f(P) * G)"
-            + (
-                " (against 50-digit central differences of the reference)"
-                if kind.reference is not None
-                else " (against float64 central differences of the target)"
-            ),
-            lambda c: ck.scan(c, "gradient", ck.sized_cases(c, "gradient", scales=(1.0,), dtypes=("float64",))),
+            f"the target's backward gives the gradient of sum(f(P) * G) (against {against})",
+            _scan("gradient", scales=(1.0,), dtypes=("float64",)),
         )
     )
     p.append(
@@ -79,14 +87,8 @@ def plan_checks(
             "jvp",
             "gradient",
             "the target's forward-mode derivative (torch.func.jvp) along a random direction equals the directional "
-            "derivative"
-            + (
-                " (50-digit central differences of the reference)"
-                if kind.reference is not None
-                else " (float64 central differences of the target)"
-            )
-            + "; unsupported when the target declines forward mode with an exception",
-            lambda c: ck.scan(c, "jvp", ck.sized_cases(c, "jvp", scales=(1.0,), dtypes=("float64",))),
+            f"derivative ({against}); unsupported when the target declines forward mode with an exception",
+            _scan("jvp", scales=(1.0,), dtypes=("float64",)),
         )
     )
     if "float32" in dtypes and "float64" in dtypes:
@@ -95,7 +97,7 @@ def plan_checks(
                 "float32",
                 "bound",
                 "float32 agrees with float64 to float32 precision (no drift)",
-                lambda c: ck.scan(c, "float32", ck.sized_cases(c, "float32", scales=(1.0,), dtypes=("float32",))),
+                _scan("float32", scales=(1.0,), dtypes=("float32",)),
             )
         )
     p.append(
@@ -103,7 +105,7 @@ def plan_checks(
             "batch",
             "identity",
             "parameters stacked on a leading axis give the outputs stacked",
-            lambda c: ck.scan(c, "batch", ck.sized_cases(c, "batch", scales=(1.0,))),
+            _scan("batch", scales=(1.0,)),
         )
     )
     p.append(
@@ -117,19 +119,18 @@ def plan_checks(
             ck.check_determinism,
         )
     )
-    second = other_device(device)
     if second is not None:
         p.append(
             PlanEntry(
                 "devices",
                 "identity",
                 f"the output on {second} agrees with the output on {device} (test ratio)",
-                lambda c: ck.scan(c, "devices", ck.sized_cases(c, "devices", scales=(1.0,))),
+                _scan("devices", scales=(1.0,)),
             )
         )
     if kind.inverse is not None or has_inverse:
         p.append(PlanEntry("coverage", "coverage", kind.coverage_statement, ck.check_coverage))
-    elif kind.name == "orthogonal-map":
+    elif kind.coverage_by_optimisation:
         p.append(
             PlanEntry(
                 "coverage",
@@ -155,7 +156,7 @@ def plan_checks(
             ck.check_side_effects,
         )
     )
-    return reach_plan(p, kind, target, other_device(device))  # second order, vmap, declared checks, lifecycle
+    return reach_plan(p, kind, target, second)  # second order, vmap, declared checks, lifecycle
 
 
 def listing() -> dict[str, Any]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
@@ -28,7 +29,7 @@ from orthoverify.conformance.context import (
     rounded,
 )
 from orthoverify.conformance.gradients import q_gradient, q_jvp
-from orthoverify.conformance.kinds import Kind, Params, special_points
+from orthoverify.conformance.kinds import Kind, Params
 from orthoverify.conformance.quantities import q_batch, q_determinism, q_devices, q_float32, q_forward, q_orthogonal
 from orthoverify.conformance.runner import op_forward
 from orthoverify.engine import magnitudes
@@ -74,24 +75,28 @@ def measure_quantity(ctx: Ctx, check: str, params: Params, dtype: str) -> Measur
     measured every case with. It fails as in the scan: a ratio above 30 (NaN: not measured)."""
     c = QUANTITIES[check](ctx, params, dtype)
     failing = fails(c.ratio) and not math.isnan(c.ratio)
-    kind = ctx.target.kind
-    more = []
-    if check == "forward" and kind.reference is not None and failing:
-        target = ctx.run(params, dtype)
-        if isinstance(target, torch.Tensor):
-            ref = reference_np(kind, rounded(params, dtype), 50)
-            r50 = agreement(F64, as_np(target), ref, ref.shape[-1], _kappa(kind, params), computed_in=dtype).ratio
-            more.append(("against the 50-digit reference", f"ratio {r50:.6g}"))
+    r50 = _against_50_digits(ctx, params, dtype) if check == "forward" and failing else None
+    more = [("against the 50-digit reference", f"ratio {r50:.6g}")] if r50 is not None else []
     return remeasured(failing, c.display, c.ratio, more, measured=not c.not_run)
+
+
+def _against_50_digits(ctx: Ctx, params: Params, dtype: str) -> float | None:
+    """The ratio of the target's output against the kind's reference at 50 digits, so that a
+    forward counterexample never rests on the float64 reference's rounding (None: no reference,
+    or the call failed)."""
+    kind = ctx.target.kind
+    out = ctx.run(params, dtype) if kind.reference is not None else None
+    if not isinstance(out, torch.Tensor):
+        return None
+    ref = reference_np(kind, rounded(params, dtype), 50)
+    return agreement(F64, as_np(out), ref, ref.shape[-1], _kappa(kind, params), computed_in=dtype).ratio
 
 
 # ------------------------------------------------------------------------------ scans
 SCALED_CHECKS = frozenset({"orthogonal", "forward", "float32", "batch", "devices"})
-
-
+"""Checks whose ratios are divided by the kind's allowance (``Kind.condition``, stated in ``Kind.allowance``)."""
 SHRINKABLE = frozenset({"orthogonal", "forward", "float32", "devices"})
 """Checks whose quantity depends on the case's parameters alone, so a failure can be shrunk."""
-"""Checks whose ratios are divided by the kind's allowance (``Kind.condition``, stated in ``Kind.allowance``)."""
 
 
 Labelled = tuple[Params, str, str]
@@ -162,6 +167,105 @@ def attribute(ctx: Ctx, check: str, params: Params, dtype: str) -> str:
     return f" Batched, the same parameters fail too (ratio {r_b:.3g}): the map itself, not one code path."
 
 
+@dataclass
+class _Tally:
+    """What a scan saw in one dtype: the measured cases and everything it did not judge."""
+
+    cases: int = 0
+    worst: float = 0.0
+    seconds: float = 0.0
+    fails: list[tuple[Params, Measure, str]] = field(default_factory=list)
+    points: list[tuple[float, int, float]] = field(default_factory=list)
+    skipped: int = 0
+    beyond: int = 0
+    declined: list[str] = field(default_factory=list)
+    not_run: list[str] = field(default_factory=list)
+    unsupported: list[str] = field(default_factory=list)
+    nan: str | None = None
+
+    def add(self, ctx: Ctx, check: str, q: Callable[[Ctx, Params, str], Measure], case: Labelled) -> None:
+        """Measure one case (or say why it is not judged)."""
+        params, dtype, label = case
+        kind = ctx.target.kind
+        needs = [d for d in ctx.failed_output if d == dtype or (check == "float32" and d == "float64")]
+        if needs:
+            self.not_run.append(f"the output check failed in {needs[0]} ({ctx.failed_output[needs[0]]})")
+            return
+        if ctx.outside(params) is not None:
+            self.skipped += 1
+            return
+        t0 = time.perf_counter()
+        c = q(ctx, params, dtype)
+        self.seconds += time.perf_counter() - t0
+        if c.not_run:
+            self.not_run.append(c.display)
+        elif c.beyond:
+            self.beyond += 1
+        elif label and c.raised:  # an exception at an edge case is an honest refusal, not a wrong answer
+            self.declined.append(label)
+        elif c.unsupported:  # the target declined the mode with an exception: a refusal, not a wrong number
+            self.unsupported.append(c.unsupported)
+        elif math.isnan(c.ratio):  # the check does not apply to this target (say, no batched calls)
+            self.nan = c.display
+        else:
+            self.cases += 1
+            self.points.append((magnitude(kind, params), _size(kind, params), c.ratio))
+            if fails(c.ratio, self.worst):
+                self.worst = c.ratio
+            if fails(c.ratio):
+                self.fails.append((params, c, label))
+
+    def evidence(self, ctx: Ctx, check: str, dtype: str, method: str, note: str) -> Evidence:
+        """The evidence row of this dtype (its counterexample not yet recorded)."""
+        kind = ctx.target.kind
+        measured = self.cases > 0
+        notes = [note]
+        if self.unsupported:
+            notes.append(
+                f"Unsupported: the target raised at {len(self.unsupported)} of {len(self.unsupported) + self.cases} "
+                f"cases ({self.unsupported[0]}): a refusal, not a wrong number."
+            )
+        if check in SCALED_CHECKS:
+            notes.append(f"Errors divided by the allowance {kind.allowance}.")
+        if self.skipped:
+            notes.append(f"{self.skipped} cases outside the target's declared domain were skipped.")
+        if self.beyond:
+            notes.append(
+                f"{self.beyond} cases where the allowance promises no digit (30 n eps kappa >= 1) were not judged."
+            )
+        if self.declined:
+            notes.append(
+                f"The target raised (declined) at {len(self.declined)} special points, e.g. '{self.declined[0]}': "
+                "no defect."
+            )
+        inapplicable = not measured and self.nan is not None and not self.not_run and not self.unsupported
+        if inapplicable:
+            notes.append(f"Not applicable (nothing was measured, so no verdict): {self.nan}")
+        if self.not_run:
+            notes.append(f"Not run: {len(self.not_run)} cases ({self.not_run[0]}); no verdict from them.")
+        ev = Evidence(
+            claim="",
+            check=check,
+            method=method,  # type: ignore[arg-type]
+            backend=ctx.label(dtype),
+            cases=self.cases,
+            worst_ratio=self.worst if measured or not (self.unsupported or inapplicable or self.not_run) else None,
+            threshold=THRESHOLD,
+            seconds=self.seconds,
+            passed=not self.fails and not self.not_run and not self.unsupported and measured,
+            notes=" ".join(n.strip() for n in notes if n.strip()),
+        )
+        if self.unsupported:
+            ev.data["unsupported"] = self.unsupported[0]
+        if self.points:
+            ev.data["series"] = size_series(self.points)
+        if check in SCALED_CHECKS:
+            ev.data["allowance"] = kind.allowance
+        if self.not_run:
+            ev.data["not_run"] = len(self.not_run)
+        return ev
+
+
 def scan(
     ctx: Ctx,
     check: str,
@@ -178,111 +282,17 @@ def scan(
     Cases of a dtype whose ``output`` check failed are not run; so are cases whose call was never
     made (the target's process gave up): evidence without a verdict, never a pass."""
     q = QUANTITIES[check]
-    kind = ctx.target.kind
-    by_dtype: dict[str, dict[str, Any]] = {}
+    by_dtype: dict[str, _Tally] = {}
     for case in cases:
         params, dtype = case[0], case[1]
         label = str(case[2]) if len(case) > 2 else ""
-        st = by_dtype.setdefault(
-            dtype,
-            {
-                "cases": 0,
-                "worst": 0.0,
-                "fails": [],
-                "skipped": 0,
-                "beyond": 0,
-                "declined": [],
-                "t": 0.0,
-                "nan": None,
-                "not_run": [],
-                "points": [],
-                "unsupported": [],
-            },
-        )
-        needs = [d for d in ctx.failed_output if d == dtype or (check == "float32" and d == "float64")]
-        if needs:
-            st["not_run"].append(f"the output check failed in {needs[0]} ({ctx.failed_output[needs[0]]})")
-            continue
-        if ctx.outside(params) is not None:
-            st["skipped"] += 1
-            continue
-        t0 = time.perf_counter()
-        c = q(ctx, params, dtype)
-        st["t"] += time.perf_counter() - t0
-        if c.not_run:
-            st["not_run"].append(c.display)
-            continue
-        if c.beyond:
-            st["beyond"] += 1
-            continue
-        if label and c.raised:  # an exception at an edge case is an honest refusal, not a wrong answer
-            st["declined"].append(label)
-            continue
-        if c.unsupported:  # the target declined the mode with an exception: a refusal, not a wrong number
-            st["unsupported"].append(c.unsupported)
-            continue
-        if math.isnan(c.ratio):  # the check does not apply to this target (say, no batched calls)
-            st["nan"] = c.display
-            continue
-        st["cases"] += 1
-        st["points"].append((magnitude(kind, params), _size(kind, params), c.ratio))
-        if fails(c.ratio, st["worst"]):
-            st["worst"] = c.ratio
-        if fails(c.ratio):
-            st["fails"].append((params, c, label))
+        by_dtype.setdefault(dtype, _Tally()).add(ctx, check, q, (params, dtype, label))
     out = []
-    for dtype, st in by_dtype.items():
-        ev = Evidence(
-            claim="",
-            check=check,
-            method=method,  # type: ignore[arg-type]
-            backend=ctx.label(dtype),
-            cases=st["cases"],
-            worst_ratio=st["worst"],
-            threshold=THRESHOLD,
-            seconds=st["t"],
-            passed=not st["fails"] and not st["not_run"] and not st["unsupported"] and st["cases"] > 0,
-            notes=note,
-        )
-        if st["unsupported"]:
-            ev.data["unsupported"] = st["unsupported"][0]
-            ev.notes = (
-                ev.notes + f" Unsupported: the target raised at {len(st['unsupported'])} of "
-                f"{len(st['unsupported']) + st['cases']} cases ({st['unsupported'][0]}): a refusal, not a wrong number."
-            ).strip()
-            if st["cases"] == 0:
-                ev.worst_ratio = None
-        if st["points"]:
-            ev.data["series"] = size_series(st["points"])
-        if check in SCALED_CHECKS:
-            ev.data["allowance"] = kind.allowance
-            ev.notes = (ev.notes + f" Errors divided by the allowance {kind.allowance}.").strip()
-        if st["skipped"]:
-            ev.notes = (ev.notes + f" {st['skipped']} cases outside the target's declared domain were skipped.").strip()
-        if st["beyond"]:
-            ev.notes = (
-                ev.notes + f" {st['beyond']} cases where the allowance promises no digit (30 n eps kappa >= 1) "
-                "were not judged."
-            ).strip()
-        if st["declined"]:
-            ev.notes = (
-                ev.notes + f" The target raised (declined) at {len(st['declined'])} special points, e.g. "
-                f"'{st['declined'][0]}': no defect."
-            ).strip()
-        if st["cases"] == 0 and st["nan"] is not None and not st["not_run"] and not st["unsupported"]:
-            ev.worst_ratio = None
-            ev.notes = (ev.notes + f" Not applicable (nothing was measured, so no verdict): {st['nan']}").strip()
-        if st["not_run"]:
-            ev.data["not_run"] = len(st["not_run"])
-            ev.notes = (
-                ev.notes + f" Not run: {len(st['not_run'])} cases ({st['not_run'][0]}); no verdict from them."
-            ).strip()
-            if st["cases"] == 0:
-                ev.worst_ratio = None
-        if st["fails"]:
-            _counterexample(
-                ctx, check, q, dtype, st["fails"], ev, check in SHRINKABLE if minimise is None else minimise
-            )
+    for dtype, tally in by_dtype.items():
+        ev = tally.evidence(ctx, check, dtype, method, note)
+        if tally.fails:
+            shrinkable = check in SHRINKABLE if minimise is None else minimise
+            _counterexample(ctx, check, q, dtype, tally.fails, ev, shrinkable)
         out.append(ev)
     return out
 
@@ -322,14 +332,8 @@ def _counterexample(
             params, c, label = p2, c2, ""
             steps = [found_at + ", ".join(steps)] if found_at else steps
     confirmed = not math.isnan(c.ratio)  # a NaN measure is no counterexample (the engine re-measures the rest)
-    confirm = ""
-    if confirmed and check == "forward" and kind.reference is not None:
-        out_t = ctx.run(params, dtype)
-        if isinstance(out_t, torch.Tensor):
-            kappa = _kappa(kind, params)
-            ref = reference_np(kind, rounded(params, dtype), 50)
-            r50 = agreement(F64, as_np(out_t), ref, ref.shape[-1], kappa, computed_in=dtype).ratio
-            confirm = f"; against the 50-digit reference: ratio {r50:.6g}"
+    r50 = _against_50_digits(ctx, params, dtype) if confirmed and check == "forward" else None
+    confirm = f"; against the 50-digit reference: ratio {r50:.6g}" if r50 is not None else ""
     where = _where(kind, params)
     if label:
         where = f"at the special point '{label}' ({where.removeprefix('at ')})"
@@ -390,7 +394,7 @@ def search_orthogonal(ctx: Ctx) -> list[Evidence]:
     magnitude that still fails."""
     out: list[Evidence] = []
     for dtype in ctx.dtypes:
-        specials = [(p, dtype, name) for name, p in special_points(ctx.target.kind, dtype)]
+        specials = [(p, dtype, name) for name, p in ctx.target.kind.specials(dtype)]
         cases = [*specials, *outward(ctx, dtype, "orthogonal")]
         out += scan(
             ctx,
@@ -413,7 +417,7 @@ def sized_cases(
     kind = ctx.target.kind
     for dtype in dtypes or ctx.dtypes:
         if specials:
-            for name, p in special_points(kind, dtype):
+            for name, p in kind.specials(dtype):
                 if p and next(iter(p.values())).shape[0] in (*kind.sizes, 1):
                     yield p, dtype, name
         rng = ctx.rng(salt, dtype)

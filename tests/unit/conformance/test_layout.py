@@ -52,11 +52,18 @@ def _graph(sources: dict[str, str]) -> dict[str, set[str]]:
                 deps |= {a.name if a.name in sources else "__init__" for a in node.names}
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
                 stems = [n.removeprefix(f"{PACKAGE}.") for n in _imported(node, f"{PACKAGE}.{name}")]
-                deps |= {m.split(".")[0] for m in stems if m.split(".")[0] in sources}
+                deps |= {m for s in stems if (m := _module_of(s, sources))}
             elif isinstance(node, (ast.If, ast.Try, ast.ClassDef, ast.With)):
                 todo += [c for c in ast.iter_child_nodes(node) if isinstance(c, ast.stmt)]
         graph[name] = deps - {name}
     return graph
+
+
+def _module_of(dotted: str, sources: dict[str, str]) -> str:
+    """The longest prefix of ``dotted`` (a name relative to the package) that is a module of
+    ``sources`` ("" if none): ``kinds.base.Kind`` is of ``kinds.base``, ``kinds.Kind`` of ``kinds``."""
+    parts = dotted.split(".")
+    return next((m for i in range(len(parts), 0, -1) if (m := ".".join(parts[:i])) in sources), "")
 
 
 def _cycle(graph: dict[str, set[str]]) -> list[str]:
@@ -83,7 +90,15 @@ def _cycle(graph: dict[str, set[str]]) -> list[str]:
 
 
 def _sources() -> dict[str, str]:
-    return {p.stem: p.read_text() for p in sorted(FOLDER.glob("*.py"))}
+    """Every module of the package by its name relative to it (``kinds.base``; a subpackage's
+    ``__init__`` by the subpackage's name, the package's own as ``__init__``)."""
+    out = {}
+    for p in sorted(FOLDER.rglob("*.py")):
+        parts = list(p.relative_to(FOLDER).with_suffix("").parts)
+        if parts[-1] == "__init__" and len(parts) > 1:
+            parts.pop()
+        out[".".join(parts)] = p.read_text()
+    return out
 
 
 def test_every_conformance_file_is_under_600_lines() -> None:
@@ -119,3 +134,9 @@ def test_the_layout_checks_catch_a_planted_hidden_import_and_cycle() -> None:
         "a": "from orthoverify.conformance import y\n",  # a name of __init__, not a module
     }
     assert _cycle(_graph(through_init)) == ["__init__", "a", "__init__"]
+    sub = {
+        "kinds": "from orthoverify.conformance.kinds.base import K\n",
+        "kinds.base": "from orthoverify.conformance.kinds import K\n",
+    }
+    assert _cycle(_graph(sub)) == ["kinds", "kinds.base", "kinds"]
+    assert "kinds.base" in _sources() and "kinds" in _sources()
