@@ -32,7 +32,7 @@ def haar_orthogonal_det(rng: np.random.Generator, n: int, det: int) -> np.ndarra
     with its first column negated when its determinant has the other sign."""
     if integer(det, "det") not in (1, -1):
         raise DomainError(f"det must be 1 or -1, got {det}")
-    q = haar_orthogonal(rng, n)
+    q = haar_orthogonal(rng, size(n, "n", minimum=1))  # the 0 x 0 matrix has det 1 and no column to negate
     if (np.linalg.det(q) > 0) != (det > 0):
         q[:, 0] = -q[:, 0]
     return q
@@ -225,8 +225,8 @@ def quarter_turns(n: int, *, odd_one: bool = False) -> np.ndarray:
 
 
 def dct_orthogonal(n: int) -> np.ndarray:
-    """The orthonormal DCT-II matrix: a dense structured orthogonal matrix."""
-    n = size(n, "n")
+    """The orthonormal DCT-II matrix: a dense structured orthogonal matrix (n >= 1)."""
+    n = size(n, "n", minimum=1)
     k, j = np.arange(n)[:, None], np.arange(n)[None, :]
     m = np.cos(np.pi * (2 * j + 1) * k / (2 * n)) * np.sqrt(2.0 / n)
     m[0] /= np.sqrt(2.0)

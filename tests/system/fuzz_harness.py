@@ -495,7 +495,7 @@ def _targets() -> list[Target]:
     # --------------------------------------------------------------- samples
     for fname in ("haar_orthogonal", "random_skew", "random_permutation", "random_signs", "upper_positive",
                   "rational_skew", "rational_orthogonal", "rational_upper", "haar_unitary", "structured_unitaries",
-                  "rational_unitary"):
+                  "rational_unitary", "random_signed_permutation"):
         add(f"samples.{fname}", getattr(samples, fname), lambda g: ((np.random.default_rng(0), n), {}), arrays=(),
             ints=(1,))
     add("samples.near_identity", samples.near_identity, lambda g: ((np.random.default_rng(0), n, 0.1), {}),
@@ -508,6 +508,10 @@ def _targets() -> list[Target]:
         arrays=(), ints=(1, 2))
     add("samples.cayley", samples.cayley, lambda g: ((_skew(g, n),), {}), _ortho())
     add("samples.reflection_sizes", samples.reflection_sizes, lambda g: ((n,), {}), arrays=(), ints=(0,))
+    add("samples.haar_orthogonal_det", samples.haar_orthogonal_det,
+        lambda g: ((np.random.default_rng(0), n, -1), {}), arrays=(), ints=(1, 2))
+    add("samples.quarter_turns", samples.quarter_turns, lambda g: ((n,), {}), arrays=(), ints=(0,))
+    add("samples.dct_orthogonal", samples.dct_orthogonal, lambda g: ((n,), {}), arrays=(), ints=(0,))
     add("samples.signed_permutations", lambda k: list(itertools.islice(samples.signed_permutations(k), 10)),
         lambda g: ((2,), {}), arrays=(), ints=(0,))
 

@@ -77,7 +77,9 @@ TOOLS = (  # the proof audit (takes ProofLine objects) and the flop-count fits (
 ANALYSIS = (  # the cayley and svd claims' analysis helpers (moved here from claims/): not a user API
     "cayley_analysis.admissible_signs cayley_analysis.det_sign cayley_analysis.every_scaling "
     "cayley_analysis.log_abs_det cayley_analysis.skew_dimension cayley_analysis.scornn_parameters "
-    "cayley_analysis.drift_experiment cayley_analysis.sizes_giving "
+    "cayley_analysis.drift_experiment cayley_analysis.sizes_giving cayley_analysis.init_eigenvalues "
+    "cayley_analysis.init_corrected_eigenvalues cayley_analysis.monic cayley_analysis.reflected_matches "
+    "cayley_analysis.matching_distance "
     "polynomial_fit.Fit polynomial_fit.fit_polynomial svd_flops.size_grid svd_table3.table3_counts "
     "svd_table3.explain_row svd.unflatten_parameters svd.exact_jacobian svd.stack_padded svd.unstack_padded "
     "svd.svdrnn_parameters svd.svdrnn_weight svd.perturbation_margin"
