@@ -26,6 +26,7 @@ from orthoverify.engine.model import Evidence
 from orthoverify.engine.model import Kind as ClaimKind
 from orthoverify.engine.profiles import Profile, get_profile
 from orthoverify.engine.ratios import THRESHOLD, Measure, fails
+from orthoverify.engine.scan import CaseBook
 
 DTYPES: dict[str, torch.dtype] = {"float32": torch.float32, "float64": torch.float64}
 
@@ -54,9 +55,9 @@ class Ctx(RunContext):
     """dtype -> why the ``output`` check failed there: checks needing that output are not run."""
     bitwise_determinism: bool = False
     """The ``determinism`` check asks for bitwise equal repeated calls (default: equal to the allowance)."""
-    measured: dict[str, dict[bytes, tuple[int, float, Params, str]]] = field(default_factory=dict)
-    """check -> every case a mode or lifecycle check measured (:func:`~orthoverify.conformance.modes.record`):
-    (n, ratio, parameters, dtype) by the case's bytes, for its series, smallest counterexample and blame."""
+    measured: CaseBook = field(default_factory=CaseBook)
+    """check -> every case a mode or lifecycle check measured (:func:`~orthoverify.conformance.modes.record`),
+    for its series, smallest counterexample and blame."""
     jitter: dict[str, float] = field(default_factory=dict)
     """dtype -> the largest difference between repeated calls the ``determinism`` check saw."""
 
