@@ -271,12 +271,20 @@ def _ev(ctx: Ctx, check: str, dtype: str, method: str, **kw: Any) -> Evidence:
     return Evidence(claim="", check=check, method=method, backend=ctx.label(dtype), threshold=THRESHOLD, **kw)  # type: ignore[arg-type]
 
 
+def output_failed(ctx: Ctx, dtype: str, *also: str) -> str | None:
+    """Why a check in ``dtype`` is not run: the ``output`` check failed there (or in one of the
+    dtypes ``also`` it needs), or None: it can run."""
+    where = next((d for d in ctx.failed_output if d == dtype or d in also), None)
+    return None if where is None else f"the output check failed in {where} ({ctx.failed_output[where]})"
+
+
 def blocked(ctx: Ctx, check: str, dtype: str, method: str = "float") -> Evidence | None:
     """Evidence that ``check`` was not run in ``dtype`` because ``output`` failed there (None: it can run)."""
-    if dtype not in ctx.failed_output:
+    why = output_failed(ctx, dtype)
+    if why is None:
         return None
     ev = _ev(ctx, check, dtype, method, cases=0)
     ev.worst_ratio, ev.threshold = None, None
-    ev.notes = f"Not run: the output check failed in {dtype} ({ctx.failed_output[dtype]})."
+    ev.notes = f"Not run: {why}."
     ev.data["not_run"] = 1
     return ev

@@ -77,9 +77,7 @@ _REF_CACHE: dict[bytes, tuple[float, float]] = {}
 
 
 def _key(kind: Kind, params: Params) -> bytes:
-    return kind.name.encode() + b"".join(
-        np.ascontiguousarray(np.asarray(v, np.float64)).tobytes() for v in params.values()
-    )
+    return kind.name.encode() + scans.case_bytes(params)
 
 
 def reference_second(kind: Kind, params: Params) -> tuple[float, float]:

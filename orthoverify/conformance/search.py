@@ -21,6 +21,7 @@ from orthoverify.conformance.context import (
     extreme,
     inputs_of,
     magnitude,
+    output_failed,
     reference_np,
     remeasured,
     rounded,
@@ -160,10 +161,6 @@ def scanner(ctx: Ctx, check: str, minimise: bool | None = None) -> scans.Scan[Pa
     q = QUANTITIES[check]
     lo, hi = kind.ordinary
 
-    def blocked(dtype: str) -> str | None:
-        needs = [d for d in ctx.failed_output if d == dtype or (check == "float32" and d == "float64")]
-        return f"the output check failed in {needs[0]} ({ctx.failed_output[needs[0]]})" if needs else None
-
     def recheck(params: Params, dtype: str) -> str:
         r50 = _against_50_digits(ctx, params, dtype)
         return f"; against the 50-digit reference: ratio {r50:.6g}" if r50 is not None else ""
@@ -179,7 +176,7 @@ def scanner(ctx: Ctx, check: str, minimise: bool | None = None) -> scans.Scan[Pa
         where=lambda params: _where(kind, params),
         inputs=inputs_of,
         domain=f"max|x_ij| of {', '.join(kind.scaled)} zero or in [{lo:g}, {hi:g}]",
-        blocked=blocked,
+        blocked=lambda dtype: output_failed(ctx, dtype, *(("float64",) if check == "float32" else ())),
         outside=lambda params: ctx.outside(params) is not None,
         allowance=kind.allowance if check in SCALED_CHECKS else None,
         shrink=(lambda params, dtype, c: shrink(ctx, q, params, dtype, c)) if shrinkable else None,
