@@ -1,5 +1,7 @@
-"""Scans, searches and shrinking: the quantity of a check over a stream of cases, per dtype; the
-telling failure is shrunk and recorded as the counterexample (confirmed by the engine).
+"""Scans, searches and shrinking of a target's checks: the engine's scan
+(:mod:`orthoverify.engine.scan`: per-dtype tallies, the telling counterexample, the size series)
+with the kind's callbacks (:func:`scanner`), the quantity of each check, the kind's shrinker, and
+the streams of cases (special points, draws outwards from magnitude 1, sizes at fixed scales).
 """
 
 from __future__ import annotations
