@@ -26,6 +26,7 @@ from orthoverify.engine.model import Evidence
 from orthoverify.engine.model import Kind as ClaimKind
 from orthoverify.engine.profiles import Profile, get_profile
 from orthoverify.engine.ratios import THRESHOLD, Measure, fails
+from orthoverify.engine.scan import CaseBook
 
 DTYPES: dict[str, torch.dtype] = {"float32": torch.float32, "float64": torch.float64}
 
@@ -54,9 +55,9 @@ class Ctx(RunContext):
     """dtype -> why the ``output`` check failed there: checks needing that output are not run."""
     bitwise_determinism: bool = False
     """The ``determinism`` check asks for bitwise equal repeated calls (default: equal to the allowance)."""
-    measured: dict[str, dict[bytes, tuple[int, float, Params, str]]] = field(default_factory=dict)
-    """check -> every case a mode or lifecycle check measured (:func:`~orthoverify.conformance.modes.record`):
-    (n, ratio, parameters, dtype) by the case's bytes, for its series, smallest counterexample and blame."""
+    measured: CaseBook = field(default_factory=CaseBook)
+    """check -> every case a mode or lifecycle check measured (:func:`~orthoverify.conformance.modes.record`),
+    for its series, smallest counterexample and blame."""
     jitter: dict[str, float] = field(default_factory=dict)
     """dtype -> the largest difference between repeated calls the ``determinism`` check saw."""
 
@@ -270,12 +271,20 @@ def _ev(ctx: Ctx, check: str, dtype: str, method: str, **kw: Any) -> Evidence:
     return Evidence(claim="", check=check, method=method, backend=ctx.label(dtype), threshold=THRESHOLD, **kw)  # type: ignore[arg-type]
 
 
+def output_failed(ctx: Ctx, dtype: str, *also: str) -> str | None:
+    """Why a check in ``dtype`` is not run: the ``output`` check failed there (or in one of the
+    dtypes ``also`` it needs), or None: it can run."""
+    where = next((d for d in ctx.failed_output if d == dtype or d in also), None)
+    return None if where is None else f"the output check failed in {where} ({ctx.failed_output[where]})"
+
+
 def blocked(ctx: Ctx, check: str, dtype: str, method: str = "float") -> Evidence | None:
     """Evidence that ``check`` was not run in ``dtype`` because ``output`` failed there (None: it can run)."""
-    if dtype not in ctx.failed_output:
+    why = output_failed(ctx, dtype)
+    if why is None:
         return None
     ev = _ev(ctx, check, dtype, method, cases=0)
     ev.worst_ratio, ev.threshold = None, None
-    ev.notes = f"Not run: the output check failed in {dtype} ({ctx.failed_output[dtype]})."
+    ev.notes = f"Not run: {why}."
     ev.data["not_run"] = 1
     return ev

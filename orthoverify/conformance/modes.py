@@ -27,10 +27,9 @@ from orthoverify.conformance.context import PlanEntry, rounded
 from orthoverify.conformance.declare import declaration_of
 from orthoverify.conformance.kinds import Kind, Params
 from orthoverify.conformance.runner import op_second, op_vmap
-from orthoverify.engine.model import Counterexample, Evidence
+from orthoverify.engine import scan as scans
+from orthoverify.engine.model import Evidence
 from orthoverify.tolerance import UNIT_ROUNDOFF, unit_roundoff
-
-"""A planned check: name, claim kind, statement, the function that produces its evidence."""
 
 SECOND_ORDER: dict[str, str] = {
     "second_ff": "forward-over-forward (torch.func.jvp of torch.func.jvp)",
@@ -45,52 +44,24 @@ after Richardson extrapolation is ~1e-10 relative; h = 1e-3)."""
 
 
 def record(ctx: ck.Ctx, check: str, n: int, ratio: float, params: Params, dtype: str) -> None:
-    """Keeps every measured case of ``check`` on ``ctx``: its size and ratio for the evidence's
-    ``data`` series, its parameters for the smallest counterexample (a re-run is kept once)."""
-    key = dtype.encode() + b"".join(np.ascontiguousarray(np.asarray(v, np.float64)).tobytes() for v in params.values())
-    ctx.measured.setdefault(check, {}).setdefault(key, (n, ratio, params, dtype))
-
-
-def _smallest(ctx: ck.Ctx, check: str, ev: Evidence, failing: list[tuple[int, float, Params, str]]) -> None:
-    """Replaces the counterexample of ``ev`` (the worst case) by the smallest failing case of its
-    dtype when that one fails again on a re-run; the worst stays in the notes."""
-    cx = ev.counterexample
-    if cx is None:
-        return
-    dtype = str(cx.inputs.get("dtype"))
-    mine = sorted((c for c in failing if c[3] == dtype), key=lambda c: c[0])
-    if not mine:
-        return
-    n, _r, params, _dt = mine[0]
-    if ck.inputs_of(params, dtype) == cx.inputs:
-        return
-    again = ck.QUANTITIES[check](ctx, params, dtype)
-    if not again.ratio > ck.THRESHOLD:
-        return
-    ev.counterexample = Counterexample(
-        ck.inputs_of(params, dtype), check, again.display, cx.precision_digits, check, cx.threshold
-    )
-    ev.notes += f" Counterexample: the smallest failing case (n = {n}); the worst was {cx.value[:300]}"
+    """Keeps a measured case of ``check`` in the session's :class:`~orthoverify.engine.scan.CaseBook`."""
+    ctx.measured.record(check, n, ratio, params, dtype)
 
 
 def with_series(ctx: ck.Ctx, check: str, evidence: list[Evidence], what: str) -> list[Evidence]:
-    """The evidence of ``check`` with, in ``data``: the mode or lifecycle step it exercised, its
-    (n, ratio) series (for a figure of the error against the parameter size; -1 stands for a
-    failed call), and for a failure the smallest failing n and the replay command; the
-    counterexample is the smallest failing case."""
-    cases = list(ctx.measured.get(check, {}).values())
-    failing = [c for c in cases if not c[1] <= ck.THRESHOLD]
-    for ev in evidence:
-        dtype = ev.backend.split("-")[1] if ev.backend.count("-") >= 2 else ""
-        points = [[float(n), float(r) if math.isfinite(r) else -1.0] for n, r, _p, dt in cases if dt == dtype]
-        ev.data = {**ev.data, "mode": what, "series": {"x": "n", "y": "ratio", "points": points}}
-        if ev.counterexample is not None:
-            _smallest(ctx, check, ev, failing)
-            ev.data["smallest_failing_n"] = min((c[0] for c in failing if c[3] == dtype), default=None)
-            ev.data["replay"] = (
-                f"orthoverify replay RESULT.json conformance.{ctx.target.kind.name}.{check} --target {ctx.target.spec}"
-            )
-    return evidence
+    """The evidence of ``check`` with the mode or lifecycle step it exercised, its (n, ratio) series
+    and, for a failure, the smallest failing case as its counterexample and the replay command
+    (:func:`~orthoverify.engine.scan.with_series` over the cases :func:`record` kept)."""
+    return scans.with_series(
+        ctx.measured,
+        check,
+        evidence,
+        what,
+        dtype_of=lambda ev: ev.backend.split("-")[1] if ev.backend.count("-") >= 2 else "",
+        measure=lambda params, dtype: ck.QUANTITIES[check](ctx, params, dtype),
+        inputs=ck.inputs_of,
+        replay=f"orthoverify replay RESULT.json conformance.{ctx.target.kind.name}.{check} --target {ctx.target.spec}",
+    )
 
 
 # ------------------------------------------------------------------------------ second order
@@ -106,9 +77,7 @@ _REF_CACHE: dict[bytes, tuple[float, float]] = {}
 
 
 def _key(kind: Kind, params: Params) -> bytes:
-    return kind.name.encode() + b"".join(
-        np.ascontiguousarray(np.asarray(v, np.float64)).tobytes() for v in params.values()
-    )
+    return kind.name.encode() + scans.case_bytes(params)
 
 
 def reference_second(kind: Kind, params: Params) -> tuple[float, float]:
