@@ -312,7 +312,7 @@ def plan(kind: Kind, target: ck.Target | None, dtypes: tuple[str, ...] = ("float
         ]
     d = declaration_of(target) if target is not None else None
     for dtype in HALF:
-        if d is None or dtype not in d.dtypes or kind.name == "complex-to-real":  # no half complex input
+        if d is None or dtype not in d.dtypes or kind.complex_input:  # no half complex input
             continue
         u = f"2^{round(math.log2(unit_roundoff(dtype)))}"
         out += [
@@ -349,7 +349,7 @@ def plan(kind: Kind, target: ck.Target | None, dtypes: tuple[str, ...] = ("float
 def plan_second_float32(kind: Kind, dtypes: tuple[str, ...] = ("float32", "float64")) -> list[PlanEntry]:
     """The float32 second-order checks (planned after the float64 ones), when float32 is among
     ``dtypes`` and the kind has a second derivative."""
-    if "float32" not in dtypes or kind.name == "complex-to-real":  # linear: no second derivative
+    if "float32" not in dtypes or kind.linear:  # no second derivative
         return []
     how = "50-digit differences of the reference" if kind.reference is not None else "float64 differences of the target"
     return [

@@ -415,7 +415,7 @@ def plan(kind: Kind, target: ck.Target | None) -> list[PlanEntry]:
         else "float64 4-point central differences of the target, Richardson-extrapolated"
     )
     out: list[PlanEntry] = []
-    if kind.name != "complex-to-real":  # linear: no second derivative to check
+    if not kind.linear:  # no second derivative to check
         for mode, what in SECOND_ORDER.items():
             out.append(
                 PlanEntry(
@@ -433,7 +433,7 @@ def plan(kind: Kind, target: ck.Target | None) -> list[PlanEntry]:
         out.append(
             PlanEntry("vmap", "identity", "torch.func.vmap(f) over stacked parameters equals f on each", check_vmap)
         )
-    if d is not None and any(x in LOW for x in d.dtypes) and kind.name != "complex-to-real":  # no half complex input
+    if d is not None and any(x in LOW for x in d.dtypes) and not kind.complex_input:  # no half complex input
         out.append(
             PlanEntry(
                 "low_precision",
