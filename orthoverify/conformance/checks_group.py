@@ -31,6 +31,7 @@ from orthoverify.conformance.calls import CallFailure
 from orthoverify.conformance.context import PlanEntry
 from orthoverify.conformance.declare import declaration_of
 from orthoverify.conformance.kinds import Kind, Params
+from orthoverify.engine.allowance import kappa_text, unpromised
 from orthoverify.engine.model import Counterexample, Evidence
 from orthoverify.engine.ratios import THRESHOLD
 from orthoverify.tolerance import unit_roundoff
@@ -42,8 +43,9 @@ def q_det(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
     kappa = cx._kappa(kind, params)
     eps = unit_roundoff(dtype)
     n = cx._size(kind, params)
-    if cx._beyond(kappa, eps, n):
-        return ck.Measure(math.nan, f"kappa = {kappa:.3g}: no digit promised", status="beyond")
+    skip = unpromised(kappa, eps, n)
+    if skip is not None:
+        return skip
     out = ctx.run(params, dtype)
     if isinstance(out, CallFailure):
         return cx.failed(out)
@@ -53,7 +55,7 @@ def q_det(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
     det = float(np.linalg.det(q))
     m = q.shape[-1]
     r = abs(det - 1.0) / (m * math.sqrt(m) * eps * kappa)
-    return ck.Measure(r, f"det f(P) = {det:.17g}: |det - 1| / (n sqrt(n) eps{cx._kappa_text(kappa)}) = {r:.6g}")
+    return ck.Measure(r, f"det f(P) = {det:.17g}: |det - 1| / (n sqrt(n) eps{kappa_text(kappa)}) = {r:.6g}")
 
 
 ck.QUANTITIES["det"] = q_det

@@ -36,6 +36,7 @@ from orthoverify.conformance.context import PlanEntry
 from orthoverify.conformance.declare import declaration_of
 from orthoverify.conformance.kinds import Kind, Params
 from orthoverify.conformance.runner import op_forward
+from orthoverify.engine.allowance import unpromised
 from orthoverify.engine.model import Evidence
 from orthoverify.tolerance import unit_roundoff
 
@@ -60,8 +61,9 @@ def _unjudged(ctx: ck.Ctx, p32: Params, eps: float = EPS32) -> ck.Measure | None
     output (the judge) failed."""
     kind = ctx.target.kind
     kappa = cx._kappa(kind, p32)
-    if cx._beyond(kappa, eps, cx._size(kind, p32)):
-        return ck.Measure(math.nan, f"kappa = {kappa:.3g}: no digit promised", status="beyond")
+    skip = unpromised(kappa, eps, cx._size(kind, p32))
+    if skip is not None:
+        return skip
     if kind.reference is None and "float64" in ctx.failed_output:
         return cx.not_run(f"the output check failed in float64 ({ctx.failed_output['float64']}), the judge here")
     return None

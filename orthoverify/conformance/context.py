@@ -184,17 +184,8 @@ def refusal(f: CallFailure, what: str) -> Measure:
     return Measure(math.nan, f"{what}: the target raised {first}", status="raised", unsupported=first or "an exception")
 
 
-def _beyond(kappa: float, eps: float, n: int) -> bool:
-    """True where the allowance promises no correct digit (30 n eps kappa >= 1): nothing to judge."""
-    return not (THRESHOLD * n * eps * kappa < 1.0)
-
-
 def _kappa(kind: Kind, params: Params) -> float:
     return kind.condition(params) if kind.condition is not None else 1.0
-
-
-def _kappa_text(kappa: float) -> str:
-    return f" kappa, kappa = {kappa:.3g}" if kappa != 1.0 else ""
 
 
 def reference_np(kind: Kind, params: Params, digits: int | None = None) -> np.ndarray:
