@@ -167,14 +167,27 @@ def params_of(inputs: dict[str, Any]) -> tuple[dict[str, np.ndarray], str]:
     return params, str(inputs.get("dtype", "float64"))
 
 
+Quantity = Callable[[Ctx, Params, str], Measure]
+"""A check's test ratio at one case: (session, parameters, dtype) -> the measure."""
+Remeasure = Callable[[Ctx, Params, str, str], Measure]
+"""A check without a test ratio measuring a recorded case again: (session, parameters, dtype, recorded value)."""
+
+
 class PlanEntry(NamedTuple):
     """One planned check of a target: its name (the claim is ``conformance.<kind>.<name>``), the
-    claim's kind, the statement it checks and the function that runs it over a session."""
+    claim's kind, the statement it checks, the function that runs it over a session, and its
+    measure: the one routine its cases, confirmation, replay and blame are measured by."""
 
     name: str
     claim_kind: ClaimKind
     statement: str
     run: Callable[[Ctx], list[Evidence]]
+    quantity: Quantity | None = None
+    """The test ratio every case of the check is measured with (None: ``measure`` instead)."""
+    measure: Remeasure | None = None
+    """How a recorded counterexample of a check without a test ratio is measured again."""
+    recorded_as: str = ""
+    """The check name its counterexamples are recorded under when not ``name`` (``batch_declared``)."""
 
 
 def refusal(f: CallFailure, what: str) -> Measure:

@@ -17,6 +17,7 @@ from orthoverify.conformance.context import (
     DTYPES,
     F64,
     Ctx,
+    Quantity,
     _kappa,
     _size,
     _where,
@@ -28,9 +29,8 @@ from orthoverify.conformance.context import (
     remeasured,
     rounded,
 )
-from orthoverify.conformance.gradients import q_gradient, q_jvp
 from orthoverify.conformance.kinds import Kind, Params
-from orthoverify.conformance.quantities import q_batch, q_determinism, q_devices, q_float32, q_forward, q_orthogonal
+from orthoverify.conformance.quantities import q_determinism, q_orthogonal
 from orthoverify.conformance.runner import op_forward
 from orthoverify.engine import magnitudes
 from orthoverify.engine.magnitudes import distance_from_one
@@ -42,7 +42,7 @@ def check_determinism(ctx: Ctx) -> list[Evidence]:
     """Repeated calls agree (to the allowance, or bitwise when asked); a passing row whose calls were
     not bitwise equal says so, with the size of the difference ("deterministic up to rounding")."""
     ctx.jitter.clear()
-    evidence = scan(ctx, "determinism", sized_cases(ctx, "determinism", scales=(1.0,)))
+    evidence = scan(ctx, "determinism", q_determinism, sized_cases(ctx, "determinism", scales=(1.0,)))
     jitter = ctx.jitter
     for ev in evidence:
         if not ctx.bitwise_determinism:
@@ -58,22 +58,10 @@ def check_determinism(ctx: Ctx) -> list[Evidence]:
     return evidence
 
 
-QUANTITIES: dict[str, Callable[[Ctx, Params, str], Measure]] = {
-    "orthogonal": q_orthogonal,
-    "forward": q_forward,
-    "float32": q_float32,
-    "determinism": q_determinism,
-    "batch": q_batch,
-    "gradient": q_gradient,
-    "jvp": q_jvp,
-    "devices": q_devices,
-}
-
-
-def measure_quantity(ctx: Ctx, check: str, params: Params, dtype: str) -> Measure:
-    """The quantity of ``check`` (a test ratio) at ``params`` in ``dtype``: the routine the scan
+def measure_quantity(ctx: Ctx, check: str, q: Quantity, params: Params, dtype: str) -> Measure:
+    """The quantity ``q`` of ``check`` (a test ratio) at ``params`` in ``dtype``: the routine the scan
     measured every case with. It fails as in the scan: a ratio above 30 (NaN: not measured)."""
-    c = QUANTITIES[check](ctx, params, dtype)
+    c = q(ctx, params, dtype)
     failing = fails(c.ratio) and not math.isnan(c.ratio)
     r50 = _against_50_digits(ctx, params, dtype) if check == "forward" and failing else None
     more = [("against the 50-digit reference", f"ratio {r50:.6g}")] if r50 is not None else []
@@ -269,19 +257,19 @@ class _Tally:
 def scan(
     ctx: Ctx,
     check: str,
+    q: Quantity,
     cases: Iterator[tuple[Params, str]] | Iterator[Labelled],
     method: str = "float",
     note: str = "",
     *,
     minimise: bool | None = None,
 ) -> list[Evidence]:
-    """Evidence per dtype from the quantity of ``check`` over ``cases``. Of the failures of a dtype
+    """Evidence per dtype from the quantity ``q`` of ``check`` over ``cases``. Of the failures of a dtype
     the telling one (ordinary magnitude, smallest size) is re-run (and, with a reference,
     re-measured at 50 digits), shrunk (``minimise``) and becomes the counterexample; a failure of
     another kind (far larger or smaller magnitude) is kept in ``data['other_counterexamples']``.
     Cases of a dtype whose ``output`` check failed are not run; so are cases whose call was never
     made (the target's process gave up): evidence without a verdict, never a pass."""
-    q = QUANTITIES[check]
     by_dtype: dict[str, _Tally] = {}
     for case in cases:
         params, dtype = case[0], case[1]
@@ -399,6 +387,7 @@ def search_orthogonal(ctx: Ctx) -> list[Evidence]:
         out += scan(
             ctx,
             "orthogonal",
+            q_orthogonal,
             iter(cases),
             method="search",
             note=f"{len(specials)} special points, then {len(cases) - len(specials)} draws from magnitude 1 outwards.",
