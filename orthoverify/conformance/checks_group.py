@@ -132,7 +132,7 @@ def plan(kind: Kind, target: Target | None) -> list[PlanEntry]:
         "declared group SO(n): every output has det +1 (|det Q - 1| / (n sqrt(n) eps kappa) <= 30), at every size "
         "and magnitude, float32 and float64"
     )
-    return [PlanEntry("det", "bound", statement, check_det, q_det)]
+    return [PlanEntry("det", "bound", statement, check_det, q_det, measures="|det f(P) - 1| / (n sqrt(n) eps kappa)")]
 
 
 __all__ = ["check_det", "covering", "covering_entry", "judge_group", "plan", "q_det"]

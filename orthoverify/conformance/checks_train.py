@@ -300,6 +300,7 @@ def plan(kind: Kind, target: Target | None, dtypes: tuple[str, ...] = ("float32"
                 "allowance (n eps32 kappa, test ratio <= 30)",
                 check_gradient_float32,
                 q_gradient_float32,
+                measures="||float32 gradient - reference gradient||_F / (n eps32 kappa ||reference gradient||_F)",
             ),
             PlanEntry(
                 "jvp_float32",
@@ -308,6 +309,7 @@ def plan(kind: Kind, target: Target | None, dtypes: tuple[str, ...] = ("float32"
                 "float32's allowance (n eps32 kappa, test ratio <= 30); unsupported when it declines forward mode",
                 check_jvp_float32,
                 q_jvp_float32,
+                measures="||float32 jvp - reference directional derivative||_F / (n eps32 kappa ||reference||_F)",
             ),
         ]
     d = declaration_of(target) if target is not None else None
@@ -323,6 +325,7 @@ def plan(kind: Kind, target: Target | None, dtypes: tuple[str, ...] = ("float32"
                 f"to {dtype}'s allowance (n u kappa, u = {u}, test ratio <= 30)",
                 check_half("gradient", dtype),
                 q_gradient_half,
+                measures=f"||{dtype} gradient - reference gradient||_F / (n u kappa ||reference gradient||_F), u = {u}",
             ),
             PlanEntry(
                 f"jvp_{dtype}",
@@ -332,6 +335,7 @@ def plan(kind: Kind, target: Target | None, dtypes: tuple[str, ...] = ("float32"
                 "when it declines forward mode",
                 check_half("jvp", dtype),
                 q_jvp_half,
+                measures=f"||{dtype} jvp - reference directional derivative||_F / (n u kappa ||reference||_F), u = {u}",
             ),
         ]
     if d is None or d.batches is not False:
@@ -344,6 +348,7 @@ def plan(kind: Kind, target: Target | None, dtypes: tuple[str, ...] = ("float32"
                 "that does not take stacks",
                 check_gradient_batch,
                 q_gradient_batch,
+                measures="max_i ||batched gradient[i] - gradient g_i of call i||_F / (2 n eps kappa ||g_i||_F)",
             )
         )
     return out
@@ -364,6 +369,7 @@ def plan_second_float32(kind: Kind, dtypes: tuple[str, ...] = ("float32", "float
             "unsupported when the target declines this mode with an exception",
             check_second_float32(mode),
             q_second_float32(mode),
+            measures="|float32 v'Hw - reference v'Hw| / max(n eps32 kappa ||G|| ||D2f[v,w]||, its own rounding noise)",
         )
         for mode, what in modes.SECOND_ORDER.items()
     ]

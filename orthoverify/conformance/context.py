@@ -188,6 +188,8 @@ class PlanEntry(NamedTuple):
     """How a recorded counterexample of a check without a test ratio is measured again."""
     recorded_as: str = ""
     """The check name its counterexamples are recorded under when not ``name`` (``batch_declared``)."""
+    measures: str = ""
+    """What a test ratio check measures, as the statement of its ratio: its counterexamples' quantity."""
 
 
 def refusal(f: CallFailure, what: str) -> Measure:

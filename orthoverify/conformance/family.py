@@ -21,7 +21,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -189,7 +189,16 @@ class TargetCheck(Check):
             s.ran.add("output")
         evidence = _evidence(s.ctx, ctx.claim, self.name, self.fn)
         s.ran.add(self.name)
-        return [self._confirmed(ev) for ev in evidence]
+        return [self._confirmed(self._stated(ev)) for ev in evidence]
+
+    def _stated(self, ev: Evidence) -> Evidence:
+        """``ev`` with its counterexample's quantity the statement of what the check measures (its
+        planned ``measures``) where the scan recorded the check's name there; the check's name stays
+        in ``check``, which replay resolves (results recorded with the name as quantity replay alike)."""
+        cx, e = ev.counterexample, self.entry
+        if cx is not None and e.measures and cx.quantity in (self.name, e.recorded_as):
+            ev.counterexample = replace(cx, quantity=e.measures)
+        return ev
 
     def _confirmed(self, ev: Evidence) -> Evidence:
         """``ev`` confirmed by measuring its counterexample again (the engine's :func:`confirm_again`

@@ -282,6 +282,7 @@ def plan(target: Target | None, other_device: str | None) -> list[PlanEntry]:
                 f"decay the weight is {what}",
                 check_weight_decay,
                 q_weight_decay,
+                measures=f"the weight's ratio against its invariant ({what}), worst over SGD, Adam and AdamW steps",
             )
         )
     if "state_dict" in d.lifecycle:
@@ -293,6 +294,7 @@ def plan(target: Target | None, other_device: str | None) -> list[PlanEntry]:
                 f"and the weight is {what}",
                 check_state_dict,
                 q_state_dict,
+                measures="||reloaded weight - saved weight||_F / (n eps ||saved weight||_F), before and after one step",
             )
         )
     if "dtype_cast" in d.lifecycle:
@@ -305,6 +307,7 @@ def plan(target: Target | None, other_device: str | None) -> list[PlanEntry]:
                 "not applicable",
                 check_dtype_cast,
                 q_dtype_cast,
+                measures=f"the cast weight's ratio against its invariant ({what}) on that dtype's unit roundoff",
             )
         )
     if "to_device" in d.lifecycle and other_device is not None:
@@ -316,6 +319,7 @@ def plan(target: Target | None, other_device: str | None) -> list[PlanEntry]:
                 f"{what} after one step there",
                 check_to_device,
                 q_to_device,
+                measures=f"||weight on {other_device!r} - weight before the move||_F / (n eps ||weight||_F)",
             )
         )
     return out

@@ -437,6 +437,7 @@ def plan(kind: Kind, target: Target | None) -> list[PlanEntry]:
                     "when the target declines this mode with an exception",
                     check_second(mode),
                     q_second(mode),
+                    measures="|v'Hw - reference v'Hw| / max(n eps ||G|| ||D2f[v,w]||, the target's own rounding noise)",
                 )
             )
     d = None
@@ -445,7 +446,12 @@ def plan(kind: Kind, target: Target | None) -> list[PlanEntry]:
     if d is not None and "vmap" in d.modes:
         out.append(
             PlanEntry(
-                "vmap", "identity", "torch.func.vmap(f) over stacked parameters equals f on each", check_vmap, q_vmap
+                "vmap",
+                "identity",
+                "torch.func.vmap(f) over stacked parameters equals f on each",
+                check_vmap,
+                q_vmap,
+                measures="max_i ||vmap(f)(stacked)[i] - f(P_i)||_F / (n eps ||f(P_i)||_F)",
             )
         )
     if d is not None and any(x in LOW for x in d.dtypes) and not kind.complex_input:  # no half complex input
@@ -457,6 +463,8 @@ def plan(kind: Kind, target: Target | None) -> list[PlanEntry]:
                 "roundoff (2^-11, 2^-8; test ratio <= 30); not applicable in a dtype the target does not declare",
                 check_low_precision,
                 q_low_precision,
+                measures="||f_low(P) - f_64(P)||_F / (n u kappa ||f_64(P)||_F)"
+                + (", and ||Q'Q - I||_F / (n u kappa)" if kind.orthogonal_output else ""),
             )
         )
     return out

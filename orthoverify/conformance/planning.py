@@ -86,6 +86,7 @@ def plan_checks(
                 "at every magnitude",
                 search_orthogonal,
                 q_orthogonal,
+                measures="||f(P)'f(P) - I||_F / (n eps kappa)",
             )
         )
     if kind.reference is not None:
@@ -96,6 +97,7 @@ def plan_checks(
                 f"the output equals orthoverify's reference under the declared conventions: {kind.conventions}",
                 _scan("forward", q_forward, specials=True),
                 q_forward,
+                measures="||f(P) - reference(P)||_F / (n eps kappa ||reference(P)||_F)",
             )
         )
     p.append(
@@ -105,6 +107,7 @@ def plan_checks(
             f"the target's backward gives the gradient of sum(f(P) * G) (against {against})",
             _scan("gradient", q_gradient, scales=(1.0,), dtypes=("float64",)),
             q_gradient,
+            measures="||gradient - reference gradient||_F / (n eps ||reference gradient||_F)",
         )
     )
     p.append(
@@ -115,6 +118,7 @@ def plan_checks(
             f"derivative ({against}); unsupported when the target declines forward mode with an exception",
             _scan("jvp", q_jvp, scales=(1.0,), dtypes=("float64",)),
             q_jvp,
+            measures="||jvp - reference directional derivative||_F / (n eps ||reference directional derivative||_F)",
         )
     )
     if "float32" in dtypes and "float64" in dtypes:
@@ -125,6 +129,7 @@ def plan_checks(
                 "float32 agrees with float64 to float32 precision (no drift)",
                 _scan("float32", q_float32, scales=(1.0,), dtypes=("float32",)),
                 q_float32,
+                measures="||f32(P) - f64(P)||_F / (n eps32 kappa ||f64(P)||_F)",
             )
         )
     p.append(
@@ -134,6 +139,7 @@ def plan_checks(
             "parameters stacked on a leading axis give the outputs stacked",
             _scan("batch", q_batch, scales=(1.0,)),
             q_batch,
+            measures="max_i ||batched f[i] - f(P_i)||_F / (2 n eps kappa ||f(P_i)||_F)",
         )
     )
     p.append(
@@ -146,6 +152,9 @@ def plan_checks(
             "--bitwise-determinism)",
             check_determinism,
             q_determinism,
+            measures="repeated calls bitwise equal"
+            if bitwise_determinism
+            else "max_i ||f_i(P) - f_1(P)||_F / (2 n eps kappa ||f_1(P)||_F) over three calls",
         )
     )
     if second is not None:
@@ -156,6 +165,7 @@ def plan_checks(
                 f"the output on {second} agrees with the output on {device} (test ratio)",
                 _scan("devices", q_devices, scales=(1.0,)),
                 q_devices,
+                measures=f"||f(P) on {second} - f(P) on {device}||_F / (2 n eps kappa ||f(P)||_F)",
             )
         )
     if kind.inverse is not None or has_inverse:

@@ -96,6 +96,7 @@ def plan(p: list[PlanEntry], kind: Kind, target: Target | None, other_device: st
                 f"the declared {d.also_name} returns the same matrix as the target (test ratio <= 30)",
                 check_entry_points,
                 q_entry_points,
+                measures=f"||{d.also_name}(P) - f(P)||_F / (n eps ||f(P)||_F)",
             )
         )
     extra += lifecycle.plan(target, other_device if other_device is not None and torch.cuda.is_available() else None)

@@ -331,6 +331,16 @@ def test_a_finding_is_confirmed_and_replayed_through_the_checks_replay(
     ]
     # a correct target does not reproduce it: the replay says so
     assert not replay_from_file(path, forward.claim.id, target=T + "householder", **REPLAY).reproduced
+    # the counterexample's quantity says what is measured (the ratio), not the check's name
+    cx = next(e.counterexample for e in forward.evidence if e.counterexample)
+    assert cx.check == "forward" and cx.quantity.startswith("||f(P) - reference(P)||_F / (n eps kappa")
+    assert f"quantity: {cx.quantity}" in rep.lines()
+    # a result recorded with the check's name as the quantity (before it said what is measured) replays alike
+    old = path.read_text().replace(json.dumps(cx.quantity), json.dumps("forward"))
+    assert old != path.read_text()
+    (tmp_path / "old.json").write_text(old)
+    rep_old = replay_from_file(tmp_path / "old.json", forward.claim.id, target=spec, **REPLAY)
+    assert rep_old.reproduced and "quantity: forward" in rep_old.lines()
 
 
 def test_a_failure_that_does_not_reproduce_is_failed_unconfirmed() -> None:
