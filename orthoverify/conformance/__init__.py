@@ -17,16 +17,16 @@ import torch
 
 from orthoverify import _limits, validate_listing
 from orthoverify.conformance import causes
-from orthoverify.conformance import checks as ck
 from orthoverify.conformance.adapters import ADAPTERS, load_target, resolve_kind
 from orthoverify.conformance.calls import DEFAULT_TIMEOUT
+from orthoverify.conformance.context import DTYPES
 from orthoverify.conformance.family import Family, FamilyRef, _evidence
 from orthoverify.conformance.kinds import KINDS
 from orthoverify.conformance.opening import memory_cap, open_target
 from orthoverify.conformance.planning import listing as declared_listing
 from orthoverify.conformance.planning import other_device, plan_checks
 from orthoverify.conformance.reach import declared_data
-from orthoverify.conformance.target import TargetLoadError
+from orthoverify.conformance.target import Target, TargetLoadError
 from orthoverify.engine.model import Evidence
 from orthoverify.engine.profiles import PROFILES
 from orthoverify.engine.runner import RunResult, SerialExecutor, Task, execute, plan, run_tasks
@@ -91,7 +91,7 @@ def run_one_check(
 
 
 def validate(
-    target: str | ck.Target,
+    target: str | Target,
     *,
     kind: str | None = None,
     dtypes: Sequence[str] = ("float32", "float64"),
@@ -127,7 +127,7 @@ def validate(
     ``checks`` names the checks to run (default: every check planned for the target; the output
     check still runs first where another check needs to know which dtypes work, as in a whole run).
     """
-    if not isinstance(target, (str, ck.Target)):
+    if not isinstance(target, (str, Target)):
         raise InputError(
             f"target: expected a built-in adapter name, 'module:attribute' or a Target, got {type(target).__name__}"
         )
@@ -135,7 +135,7 @@ def validate(
     cap = memory_cap(memory_limit, device if isinstance(device, str) else "cpu")
     if executor is not None and not isinstance(target, str):
         raise OrthoverifyError("with an executor the target must be given by name (an adapter or module:attribute)")
-    bad = [d for d in dtypes if d not in ck.DTYPES]
+    bad = [d for d in dtypes if d not in DTYPES]
     if bad or not dtypes:
         raise OrthoverifyError(f"unknown dtype(s) {bad or list(dtypes)}; choose from float32, float64")
     if profile not in PROFILES:
@@ -156,7 +156,7 @@ def validate(
 
 
 def _validate(
-    t: ck.Target,
+    t: Target,
     dtypes: tuple[str, ...],
     device: str,
     profile: str,

@@ -24,15 +24,16 @@ jvp in that dtype).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from orthoverify.conformance import checks as ck
 from orthoverify.conformance import checks_train, modes
+from orthoverify.conformance.context import Ctx, Quantity, inputs_of, params_of
+from orthoverify.conformance.gradients import q_jvp
 from orthoverify.conformance.kinds import Params
 from orthoverify.conformance.substitute import SUBSTITUTIONS
 from orthoverify.engine.model import Evidence
-from orthoverify.engine.ratios import THRESHOLD
+from orthoverify.engine.ratios import THRESHOLD, Measure
 
 _FLOAT64: dict[str, str] = {"jvp": "forward mode (torch.func.jvp)", **modes.SECOND_ORDER}
 _LOWER: dict[str, str] = {
@@ -57,20 +58,20 @@ def split(check: str) -> tuple[str, str]:
     return (check.rpartition("_")[0], check.rpartition("_")[2]) if check in _LOWER else (check, "float64")
 
 
-def quantity(check: str, substitute: str = "") -> Callable[[ck.Ctx, Params, str], ck.Measure]:
+def quantity(check: str, substitute: str = "") -> Callable[[Ctx, Params, str], Measure]:
     """The quantity of ``check`` with the target's ``substitute`` operation replaced ("" for none)."""
     if check in _LOWER:
         return checks_train.substituted(check, substitute)
     if check == "jvp":
-        return lambda ctx, params, dtype: ck.q_jvp(ctx, params, dtype, substitute)
+        return lambda ctx, params, dtype: q_jvp(ctx, params, dtype, substitute)
     return modes.q_second(check, substitute)
 
 
-def first_order(ctx: ck.Ctx, check: str, params: Params) -> dict[str, float]:
+def first_order(ctx: Ctx, check: str, params: Params, quantities: Mapping[str, Quantity]) -> dict[str, float]:
     """The ratios, at ``params``, of the checks a failure of ``check`` would follow from, in the
     check's own dtype (stopping at the first that fails): forward (orthogonal for a kind without a
     reference; in a half-precision dtype the low_precision forward), gradient, and jvp under a
-    second-order mode."""
+    second-order mode. ``quantities``: the planned checks' test ratios, by name."""
     kind = ctx.target.kind
     base, dtype = split(check)
     derivs = ["gradient", "jvp"][: {"gradient": 0, "jvp": 1}.get(base, 2)]
@@ -83,13 +84,13 @@ def first_order(ctx: ck.Ctx, check: str, params: Params) -> dict[str, float]:
         names = ["low_precision"] + [f"{d}_{dtype}" for d in derivs]
     out: dict[str, float] = {}
     for name in names:
-        out[name] = _unrecorded(ctx, ck.QUANTITIES[name], params, dtype)
+        out[name] = _unrecorded(ctx, quantities[name], params, dtype)
         if not out[name] <= THRESHOLD:
             break
     return out
 
 
-def _unrecorded(ctx: ck.Ctx, q: Callable[[ck.Ctx, Params, str], ck.Measure], params: Params, dtype: str) -> float:
+def _unrecorded(ctx: Ctx, q: Callable[[Ctx, Params, str], Measure], params: Params, dtype: str) -> float:
     """The ratio of ``q`` at ``params`` in ``dtype``, leaving the cases the checks recorded (their
     series, smallest counterexamples, later blame) as they were: a measurement made for blame is no
     case of the check it measures."""
@@ -101,21 +102,22 @@ def _unrecorded(ctx: ck.Ctx, q: Callable[[ck.Ctx, Params, str], ck.Measure], par
         ctx.measured.update(kept)
 
 
-def sibling(ctx: ck.Ctx, check: str, params: Params) -> float | None:
+def sibling(ctx: Ctx, check: str, params: Params, quantities: Mapping[str, Quantity]) -> float | None:
     """The ratio of the float64 check of a lower-precision ``check`` at ``params`` rounded to that
     dtype (the case that check measured), or None for a float64 check."""
     base, dtype = split(check)
     if dtype == "float64":
         return None
-    q = modes.q_second(base) if base in modes.SECOND_ORDER else ck.QUANTITIES[base]
-    return _unrecorded(ctx, q, checks_train.at_dtype(params, dtype), "float64")
+    return _unrecorded(ctx, quantities[base], checks_train.at_dtype(params, dtype), "float64")
 
 
 def _fmt(r: float) -> str:
     return f"{r:.3g}" if math.isfinite(r) else "inf (the call failed)"
 
 
-def attribute(ctx: ck.Ctx, check: str, params: Params, dtype: str) -> dict[str, Any] | None:
+def attribute(
+    ctx: Ctx, check: str, params: Params, dtype: str, quantities: Mapping[str, Quantity]
+) -> dict[str, Any] | None:
     """The measured attribution of a failure of ``check`` at ``params`` (see the module's
     docstring): ``blame`` data, or None when the failure does not reproduce as a wrong number (a
     call that raised, died or hung is no wrong number). ``operation`` is set only when exactly one
@@ -127,7 +129,7 @@ def attribute(ctx: ck.Ctx, check: str, params: Params, dtype: str) -> dict[str, 
     data: dict[str, Any] = {"ratio_before": before}
     passed = ""
     if low != "float64":
-        s64 = sibling(ctx, check, params)
+        s64 = sibling(ctx, check, params, quantities)
         assert s64 is not None
         data.update(dtype=low, sibling={base: s64}, first_order={})
         if not s64 <= THRESHOLD:
@@ -138,7 +140,7 @@ def attribute(ctx: ck.Ctx, check: str, params: Params, dtype: str) -> dict[str, 
             )
             return data
         passed = f"the same check in float64 passes (ratio {_fmt(s64)}) and in {low} "
-    first = first_order(ctx, check, params)
+    first = first_order(ctx, check, params, quantities)
     data["first_order"] = first
     if not all(r <= THRESHOLD for r in first.values()):
         bad = next(k for k, r in first.items() if not r <= THRESHOLD)
@@ -184,23 +186,25 @@ def attribute(ctx: ck.Ctx, check: str, params: Params, dtype: str) -> dict[str, 
     return data
 
 
-def blame_evidence(ctx: ck.Ctx, check: str, evidence: list[Evidence]) -> list[Evidence]:
+def blame_evidence(
+    ctx: Ctx, check: str, evidence: list[Evidence], quantities: Mapping[str, Quantity]
+) -> list[Evidence]:
     """``evidence`` of ``check`` with the attribution of each refuted row's counterexample (a fragile
     one is left alone) in ``data["blame"]`` and, when one operation is the measured cause, its note."""
     for ev in evidence:
         cx = ev.counterexample
         if cx is None or "fragile" in ev.data:
             continue
-        params, dtype = ck.params_of(cx.inputs)
-        data = attribute(ctx, check, params, dtype)
+        params, dtype = params_of(cx.inputs)
+        data = attribute(ctx, check, params, dtype, quantities)
         if data is None:
             continue
         search = "not_tried" in data and data.get("follows") != split(check)[0]  # not when float64's own
         for other in _other_failures(ctx, check, dtype, params) if search else []:
-            again = attribute(ctx, check, other, dtype)  # a failing case where the first order passes
+            again = attribute(ctx, check, other, dtype, quantities)  # a failing case where the first order passes
             if again is not None and "not_tried" not in again:
                 n = ctx.target.kind.view_shape(other)[0]
-                again["at"] = ck.inputs_of(other, dtype)
+                again["at"] = inputs_of(other, dtype)
                 again["counterexample_first_order"] = data["first_order"]
                 if "sentence" in again:
                     again["sentence"] = (
@@ -215,25 +219,27 @@ def blame_evidence(ctx: ck.Ctx, check: str, evidence: list[Evidence]) -> list[Ev
     return evidence
 
 
-def _other_failures(ctx: ck.Ctx, check: str, dtype: str, seen: Params, most: int = 3) -> list[Params]:
+def _other_failures(ctx: Ctx, check: str, dtype: str, seen: Params, most: int = 3) -> list[Params]:
     """Up to ``most`` other failing cases of ``check`` in ``dtype`` the scan recorded (a wrong number,
     not a failed call), smallest first."""
     cases = ctx.measured.get(check, {}).values()
-    key = ck.inputs_of(seen, dtype)
+    key = inputs_of(seen, dtype)
     fails = sorted(
         (c for c in cases if c[3] == dtype and math.isfinite(c[1]) and c[1] > THRESHOLD), key=lambda c: (c[0], c[1])
     )
-    return [c[2] for c in fails if ck.inputs_of(c[2], dtype) != key][:most]
+    return [c[2] for c in fails if inputs_of(c[2], dtype) != key][:most]
 
 
-def blamed(check: str, fn: Callable[[ck.Ctx], list[Evidence]]) -> Callable[[ck.Ctx], list[Evidence]]:
+def blamed(
+    check: str, fn: Callable[[Ctx], list[Evidence]], quantities: Mapping[str, Quantity]
+) -> Callable[[Ctx], list[Evidence]]:
     """The check function ``fn`` of ``check`` followed by :func:`blame_evidence` (``fn`` itself when
-    ``check`` is not an AD-mode check)."""
+    ``check`` is not an AD-mode check), measuring with the plan's ``quantities`` (name -> test ratio)."""
     if check not in BLAMED:
         return fn
 
-    def run(ctx: ck.Ctx) -> list[Evidence]:
-        return blame_evidence(ctx, check, fn(ctx))
+    def run(ctx: Ctx) -> list[Evidence]:
+        return blame_evidence(ctx, check, fn(ctx), quantities)
 
     return run
 

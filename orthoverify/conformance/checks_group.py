@@ -25,50 +25,51 @@ from collections.abc import Callable
 import numpy as np
 
 from orthoverify import samples
-from orthoverify.conformance import checks as ck
 from orthoverify.conformance import context as cx
 from orthoverify.conformance.calls import CallFailure
-from orthoverify.conformance.context import PlanEntry
+from orthoverify.conformance.context import Ctx, PlanEntry, as_np, failing, inputs_of
+from orthoverify.conformance.coverage import measure_coverage
 from orthoverify.conformance.declare import declaration_of
 from orthoverify.conformance.kinds import Kind, Params
+from orthoverify.conformance.search import scan, sized_cases
+from orthoverify.conformance.target import Target
+from orthoverify.engine.allowance import kappa_text, unpromised
 from orthoverify.engine.model import Counterexample, Evidence
-from orthoverify.engine.ratios import THRESHOLD
+from orthoverify.engine.ratios import THRESHOLD, Measure
 from orthoverify.tolerance import unit_roundoff
 
 
-def q_det(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
+def q_det(ctx: Ctx, params: Params, dtype: str) -> Measure:
     """|det f(P) - 1| / (n sqrt(n) eps kappa) for a target that declares SO(n)."""
     kind = ctx.target.kind
     kappa = cx._kappa(kind, params)
     eps = unit_roundoff(dtype)
     n = cx._size(kind, params)
-    if cx._beyond(kappa, eps, n):
-        return ck.Measure(math.nan, f"kappa = {kappa:.3g}: no digit promised", status="beyond")
+    skip = unpromised(kappa, eps, n)
+    if skip is not None:
+        return skip
     out = ctx.run(params, dtype)
     if isinstance(out, CallFailure):
         return cx.failed(out)
-    q = ck.as_np(out)
+    q = as_np(out)
     if not np.isfinite(q).all():
-        return ck.Measure(math.inf, "the output is not finite")
+        return Measure(math.inf, "the output is not finite")
     det = float(np.linalg.det(q))
     m = q.shape[-1]
     r = abs(det - 1.0) / (m * math.sqrt(m) * eps * kappa)
-    return ck.Measure(r, f"det f(P) = {det:.17g}: |det - 1| / (n sqrt(n) eps{cx._kappa_text(kappa)}) = {r:.6g}")
+    return Measure(r, f"det f(P) = {det:.17g}: |det - 1| / (n sqrt(n) eps{kappa_text(kappa)}) = {r:.6g}")
 
 
-ck.QUANTITIES["det"] = q_det
+def check_det(ctx: Ctx) -> list[Evidence]:
+    return scan(ctx, "det", q_det, sized_cases(ctx, "det", specials=True))
 
 
-def check_det(ctx: ck.Ctx) -> list[Evidence]:
-    return ck.scan(ctx, "det", ck.sized_cases(ctx, "det", specials=True))
-
-
-def _declared_group(ctx: ck.Ctx) -> str | None:
+def _declared_group(ctx: Ctx) -> str | None:
     d = declaration_of(ctx.target)
     return d.group if d is not None else None
 
 
-def judge_group(ctx: ck.Ctx, group: str, ev: Evidence) -> Evidence:
+def judge_group(ctx: Ctx, group: str, ev: Evidence) -> Evidence:
     """``ev`` (coverage by optimisation) judged against the declared ``group``: a component of it
     never reached at a size where the optimisation settled is refuted (see the module's docstring)."""
     wanted = (1, -1) if group == "O(n)" else (1,)
@@ -85,24 +86,24 @@ def judge_group(ctx: ck.Ctx, group: str, ev: Evidence) -> Evidence:
             q = samples.haar_orthogonal(rng, n)
             if np.linalg.det(q) * det < 0:
                 q[:, 0] *= -1
-            m = ck.measure_coverage(ctx, {"Q": q}, "float64")
-            if not ck.failing(m):
+            m = measure_coverage(ctx, {"Q": q}, "float64")
+            if not failing(m):
                 ev.notes += f"; a further det {det:+d} target at n = {n} was reached ({m.display})"
                 continue
             what = f"declared {group}, but no det {det:+d} target is reached at n = {n}: {m.display}"
             ev.passed = False
             ev.counterexample = Counterexample(
-                ck.inputs_of({"Q": q}, "float64"), "f(X) = Q", what, 16, "coverage", THRESHOLD
+                inputs_of({"Q": q}, "float64"), "f(X) = Q", what, 16, "coverage", THRESHOLD
             )
             ev.notes += f"; refuted: {what}"
             return ev
     return ev
 
 
-def covering(fn: Callable[[ck.Ctx], list[Evidence]]) -> Callable[[ck.Ctx], list[Evidence]]:
+def covering(fn: Callable[[Ctx], list[Evidence]]) -> Callable[[Ctx], list[Evidence]]:
     """The coverage check ``fn`` judged against the target's declared group, where it declares one."""
 
-    def run(ctx: ck.Ctx) -> list[Evidence]:
+    def run(ctx: Ctx) -> list[Evidence]:
         group = _declared_group(ctx)
         evidence = fn(ctx)
         if group is None:
@@ -112,18 +113,17 @@ def covering(fn: Callable[[ck.Ctx], list[Evidence]]) -> Callable[[ck.Ctx], list[
     return run
 
 
-def covering_entry(entry: PlanEntry, target: ck.Target | None) -> PlanEntry:
+def covering_entry(entry: PlanEntry, target: Target | None) -> PlanEntry:
     """The planned ``coverage`` entry judged against the group ``target`` declares (any other entry,
     or no declared group: unchanged)."""
-    name, claim_kind, statement, fn = entry
     d = declaration_of(target) if target is not None else None
-    if name != "coverage" or d is None or d.group is None:
+    if entry.name != "coverage" or d is None or d.group is None:
         return entry
-    statement += f"; declared group {d.group}: every component of it is reached"
-    return PlanEntry(name, claim_kind, statement, covering(fn))
+    statement = f"{entry.statement}; declared group {d.group}: every component of it is reached"
+    return entry._replace(statement=statement, run=covering(entry.run))
 
 
-def plan(kind: Kind, target: ck.Target | None) -> list[PlanEntry]:
+def plan(kind: Kind, target: Target | None) -> list[PlanEntry]:
     """The ``det`` check, for a real orthogonal kind whose target declares ``group="SO(n)"``."""
     d = declaration_of(target) if target is not None else None
     if d is None or d.group != "SO(n)" or not kind.orthogonal_output or kind.complex_output:
@@ -132,7 +132,7 @@ def plan(kind: Kind, target: ck.Target | None) -> list[PlanEntry]:
         "declared group SO(n): every output has det +1 (|det Q - 1| / (n sqrt(n) eps kappa) <= 30), at every size "
         "and magnitude, float32 and float64"
     )
-    return [PlanEntry("det", "bound", statement, check_det)]
+    return [PlanEntry("det", "bound", statement, check_det, q_det, measures="|det f(P) - 1| / (n sqrt(n) eps kappa)")]
 
 
 __all__ = ["check_det", "covering", "covering_entry", "judge_group", "plan", "q_det"]

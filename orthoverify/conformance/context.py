@@ -168,14 +168,29 @@ def params_of(inputs: dict[str, Any]) -> tuple[dict[str, np.ndarray], str]:
     return params, str(inputs.get("dtype", "float64"))
 
 
+Quantity = Callable[[Ctx, Params, str], Measure]
+"""A check's test ratio at one case: (session, parameters, dtype) -> the measure."""
+Remeasure = Callable[[Ctx, Params, str, str], Measure]
+"""A check without a test ratio measuring a recorded case again: (session, parameters, dtype, recorded value)."""
+
+
 class PlanEntry(NamedTuple):
     """One planned check of a target: its name (the claim is ``conformance.<kind>.<name>``), the
-    claim's kind, the statement it checks and the function that runs it over a session."""
+    claim's kind, the statement it checks, the function that runs it over a session, and its
+    measure: the one routine its cases, confirmation, replay and blame are measured by."""
 
     name: str
     claim_kind: ClaimKind
     statement: str
     run: Callable[[Ctx], list[Evidence]]
+    quantity: Quantity | None = None
+    """The test ratio every case of the check is measured with (None: ``measure`` instead)."""
+    measure: Remeasure | None = None
+    """How a recorded counterexample of a check without a test ratio is measured again."""
+    recorded_as: str = ""
+    """The check name its counterexamples are recorded under when not ``name`` (``batch_declared``)."""
+    measures: str = ""
+    """What a test ratio check measures, as the statement of its ratio: its counterexamples' quantity."""
 
 
 def refusal(f: CallFailure, what: str) -> Measure:
@@ -185,17 +200,8 @@ def refusal(f: CallFailure, what: str) -> Measure:
     return Measure(math.nan, f"{what}: the target raised {first}", status="raised", unsupported=first or "an exception")
 
 
-def _beyond(kappa: float, eps: float, n: int) -> bool:
-    """True where the allowance promises no correct digit (30 n eps kappa >= 1): nothing to judge."""
-    return not (THRESHOLD * n * eps * kappa < 1.0)
-
-
 def _kappa(kind: Kind, params: Params) -> float:
     return kind.condition(params) if kind.condition is not None else 1.0
-
-
-def _kappa_text(kappa: float) -> str:
-    return f" kappa, kappa = {kappa:.3g}" if kappa != 1.0 else ""
 
 
 def reference_np(kind: Kind, params: Params, digits: int | None = None) -> np.ndarray:

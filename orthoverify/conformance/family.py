@@ -7,7 +7,7 @@ schedules them, seeds them, decides each verdict and records the strongest count
 the claims about orthoverify's own code. A task names its family by a :class:`FamilyRef` (target
 spec, kind, dtypes, device, timeout), which rebuilds the family wherever the task runs.
 
-Every check measures a failing case with one routine (:func:`~orthoverify.conformance.checks.remeasure`),
+Every check measures a failing case with one routine (its planned entry's measure, :class:`~.context.PlanEntry`),
 LAPACK-style: the routine measures, the driver decides. The scan uses it for every case; a
 refutation is confirmed through :meth:`TargetCheck.replay` (the recorded, shrunk counterexample
 measured again) before it becomes the counterexample, and ``orthoverify replay`` replays a result
@@ -21,23 +21,26 @@ import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from orthoverify.backends import Backend, get_backend
-from orthoverify.conformance import checks as ck
 from orthoverify.conformance.calls import DEFAULT_TIMEOUT
+from orthoverify.conformance.context import DTYPES, Ctx, PlanEntry, params_of, session
+from orthoverify.conformance.contract import check_output
 from orthoverify.conformance.opening import open_target
 from orthoverify.conformance.planning import other_device, plan_checks
-from orthoverify.conformance.reach import _batch_declared
+from orthoverify.conformance.search import measure_quantity
+from orthoverify.conformance.target import Target, TargetFault
 from orthoverify.engine.checks import Check, RunContext, confirm_again
 from orthoverify.engine.model import Claim, Counterexample, Evidence, jsonable
 from orthoverify.engine.ratios import THRESHOLD, Measure, fails
 from orthoverify.engine.replay import abbreviate
+from orthoverify.errors import OrthoverifyError
 
-CheckFn = Callable[[ck.Ctx], list[Evidence]]
+CheckFn = Callable[[Ctx], list[Evidence]]
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,7 @@ class FamilyRef:
 
 @dataclass
 class _Session:
-    ctx: ck.Ctx
+    ctx: Ctx
     ran: set[str]
 
 
@@ -79,24 +82,24 @@ class Family:
     run (the ``output`` check decides which dtypes the others run in; ``side_effects`` covers
     every call of the run)."""
 
-    def __init__(self, ref: FamilyRef, target: ck.Target) -> None:
+    def __init__(self, ref: FamilyRef, target: Target) -> None:
         self.ref, self.target = ref, target
         kind = target.kind.name
         plan = plan_checks(kind, ref.dtypes, target.inverse is not None, ref.device, target, ref.bitwise_determinism)
         self.claims = [
             Claim(
-                id=f"conformance.{kind}.{name}",
+                id=f"conformance.{kind}.{entry.name}",
                 paper="conformance",
                 where=target.spec,
-                statement=statement,
-                kind=claim_kind,
-                checks=(TargetCheck(name, fn, self, statement, _measure_of(name, fn)),),
+                statement=entry.statement,
+                kind=entry.claim_kind,
+                checks=(TargetCheck(entry, self),),
             )
-            for name, claim_kind, statement, fn in plan
+            for entry in plan
         ]
         self._by_id = {c.id: c for c in self.claims}
         self._sessions: dict[tuple[str, int], _Session] = {}
-        self._replay_ctx: ck.Ctx | None = None
+        self._replay_ctx: Ctx | None = None
 
     def __getitem__(self, claim_id: str) -> Claim:
         return self._by_id[claim_id]
@@ -110,7 +113,7 @@ class Family:
         run in this process name, so that they share its sessions (the engine's ClaimFamily)."""
         yield self
 
-    def session(self, profile: str, seed: int) -> ck.Ctx:
+    def session(self, profile: str, seed: int) -> Ctx:
         """The context every claim of a run with ``profile`` and ``seed`` runs in."""
         return self._session(profile, seed).ctx
 
@@ -118,7 +121,7 @@ class Family:
         key = (profile, seed)
         if key not in self._sessions:
             r = self.ref
-            ctx = ck.session(
+            ctx = session(
                 self.target,
                 r.dtypes,
                 profile=profile,
@@ -132,21 +135,21 @@ class Family:
             self._sessions[key] = _Session(ctx, set())
         return self._sessions[key]
 
-    def measuring_ctx(self) -> ck.Ctx:
+    def measuring_ctx(self) -> Ctx:
         """Where a counterexample is measured again: the run's session (confirmation), or for a
         replay from a file a context of its own (the dtypes of the file, profile default, seed 0)."""
         if self._sessions:
             return next(reversed(self._sessions.values())).ctx
         if self._replay_ctx is None:
             r = self.ref
-            self._replay_ctx = ck.session(
+            self._replay_ctx = session(
                 self.target, r.dtypes, device=r.device, timeout=r.timeout, bitwise_determinism=r.bitwise_determinism
             )
         return self._replay_ctx
 
 
 def family(
-    target: ck.Target, kind: str | None = None, dtypes: tuple[str, ...] = ("float32", "float64"), device: str = "cpu"
+    target: Target, kind: str | None = None, dtypes: tuple[str, ...] = ("float32", "float64"), device: str = "cpu"
 ) -> list[Claim]:
     """The claims of ``kind`` (default: the target's) over the opened ``target``, in plan order:
     ``conformance.<kind>.<check>``, each with one :class:`TargetCheck`."""
@@ -154,45 +157,48 @@ def family(
     return Family(ref, target).claims
 
 
-def _measure_of(name: str, fn: CheckFn) -> str:
-    """The measuring routine a check records its counterexamples under: its own name, except a
-    batch check that the target's declaration turned into ``batch_declared``."""
-    return "batch_declared" if fn is _batch_declared else name
-
-
 class TargetCheck(Check):
     """One conformance check of a kind, run against the session of its family's target.
 
     ``run`` gives one evidence row per dtype measured; each refutation is confirmed through
     :meth:`replay` before it stands. ``replay`` measures a recorded counterexample again with the
-    check's measuring routine, in the verifier's process (the target's process only computes raw
-    values)."""
+    check's measure (its planned entry's test ratio, or its routine for a check without one), in the
+    verifier's process (the target's process only computes raw values)."""
 
     threshold: float | None = THRESHOLD
 
-    def __init__(self, name: str, fn: CheckFn, fam: Family, statement: str, measure: str) -> None:
-        self.name = name
-        self.fn = fn
+    def __init__(self, entry: PlanEntry, fam: Family) -> None:
+        self.entry = entry
+        self.name = entry.name
+        self.fn = entry.run
         self.family = fam
-        self.quantity_name = statement
-        self.measure = measure
+        self.quantity_name = entry.statement
 
     def backend_names(self) -> tuple[str, ...]:
         """One task per check: its dtypes run in that task, which is labelled by the first."""
         return (f"torch-{self.family.ref.dtypes[0]}",)
 
     def records(self, check: str) -> bool:
-        return check in (self.name, self.measure)
+        return check in (self.name, self.entry.recorded_as or self.name)
 
     def run(self, ctx: RunContext) -> list[Evidence]:
         s = self.family._session(ctx.profile.name, ctx.run_seed)
         planned = f"conformance.{self.family.target.kind.name}.output" in self.family
         if self.name != "output" and "output" not in s.ran and planned:
-            ck.check_output(s.ctx)  # which dtypes' outputs fail decides what runs (a task of its own elsewhere)
+            check_output(s.ctx)  # which dtypes' outputs fail decides what runs (a task of its own elsewhere)
             s.ran.add("output")
         evidence = _evidence(s.ctx, ctx.claim, self.name, self.fn)
         s.ran.add(self.name)
-        return [self._confirmed(ev) for ev in evidence]
+        return [self._confirmed(self._stated(ev)) for ev in evidence]
+
+    def _stated(self, ev: Evidence) -> Evidence:
+        """``ev`` with its counterexample's quantity the statement of what the check measures (its
+        planned ``measures``) where the scan recorded the check's name there; the check's name stays
+        in ``check``, which replay resolves (results recorded with the name as quantity replay alike)."""
+        cx, e = ev.counterexample, self.entry
+        if cx is not None and e.measures and cx.quantity in (self.name, e.recorded_as):
+            ev.counterexample = replace(cx, quantity=e.measures)
+        return ev
 
     def _confirmed(self, ev: Evidence) -> Evidence:
         """``ev`` confirmed by measuring its counterexample again (the engine's :func:`confirm_again`
@@ -211,16 +217,21 @@ class TargetCheck(Check):
         target, by the check's measuring routine. Its ratio is inf when it fails without one (a
         failed call, a side effect), 0 when it passes without one, NaN when it could not be
         measured; further values are the lines of ``note`` ("label: text")."""
-        params, dtype = ck.params_of(dict(inputs))
-        if b.name in ("torch-float32", "torch-float64") and dtype in ck.DTYPES:  # half precision stays itself
+        params, dtype = params_of(dict(inputs))
+        if b.name in ("torch-float32", "torch-float64") and dtype in DTYPES:  # half precision stays itself
             dtype = b.name.removeprefix("torch-")
-        return ck.remeasure(self.family.measuring_ctx(), self.measure, params, dtype, recorded)
+        ctx, e = self.family.measuring_ctx(), self.entry
+        if e.quantity is not None:
+            return measure_quantity(ctx, self.name, e.quantity, params, dtype)
+        if e.measure is not None:
+            return e.measure(ctx, params, dtype, recorded)
+        raise OrthoverifyError(f"check {self.name!r} has no measuring routine to replay a counterexample with")
 
     def replay_recorded(self, claim: str, cx: Counterexample) -> Any:
         """``orthoverify replay`` of ``cx``: the value in its dtype (and in float64 beside it, for a
         test ratio other than float32's), more values the routine reports, whether it reproduces."""
-        _, dtype = ck.params_of(dict(cx.inputs))
-        ratio_check = self.measure in ck.QUANTITIES and self.measure != "float32" and dtype in ck.DTYPES
+        _, dtype = params_of(dict(cx.inputs))
+        ratio_check = self.entry.quantity is not None and self.name != "float32" and dtype in DTYPES
         dtypes = sorted({dtype, "float64"}, key=lambda d: d != dtype) if ratio_check else [dtype]
         values: list[tuple[str, str]] = []
         reproduced = False
@@ -235,7 +246,7 @@ class TargetCheck(Check):
         )
 
 
-def _evidence(ctx: ck.Ctx, cid: str, name: str, fn: Callable[[ck.Ctx], list[Evidence]]) -> list[Evidence]:
+def _evidence(ctx: Ctx, cid: str, name: str, fn: Callable[[Ctx], list[Evidence]]) -> list[Evidence]:
     """The evidence of one check. A crash of orthoverify's own code is recorded as an error; a
     target fault that escaped the check (a :class:`~orthoverify.conformance.target.TargetFault`)
     makes the check not run, with the reason: never an error."""
@@ -243,7 +254,7 @@ def _evidence(ctx: ck.Ctx, cid: str, name: str, fn: Callable[[ck.Ctx], list[Evid
     ctx.calls.begin_check(name)
     try:
         evidence = fn(ctx)  # measured here, from the raw values the target's process returns
-    except ck.TargetFault as exc:
+    except TargetFault as exc:
         ev = Evidence(cid, name, "float", ctx.label(ctx.dtypes[0]), notes=f"Not run: the target failed ({exc}).")
         ev.data["not_run"] = 1
         evidence = [ev]
@@ -309,7 +320,7 @@ def nan_on_finite_input(cx: Counterexample) -> bool:
     if "non-finite:" not in cx.value:
         return False
     try:
-        params, _dtype = ck.params_of(dict(cx.inputs))
+        params, _dtype = params_of(dict(cx.inputs))
     except (TypeError, ValueError):
         return False
     return bool(params) and all(bool(np.all(np.isfinite(v))) for v in params.values())
@@ -327,7 +338,7 @@ def _intermittent(cx: Counterexample, m: Measure) -> str:
 
 
 def _backend(dtype: str) -> Backend:
-    return get_backend(f"torch-{dtype}" if dtype in ck.DTYPES else "torch-float64")
+    return get_backend(f"torch-{dtype}" if dtype in DTYPES else "torch-float64")
 
 
 __all__ = ["Family", "FamilyRef", "TargetCheck", "family"]

@@ -30,20 +30,22 @@ from typing import Any
 import numpy as np
 import torch
 
-from orthoverify.conformance import checks as ck
 from orthoverify.conformance.build import module_target as module_target  # a layer as a target (re-exported)
 from orthoverify.conformance.calls import CallFailure
-from orthoverify.conformance.context import PlanEntry
+from orthoverify.conformance.context import F64, Ctx, PlanEntry, Quantity, as_np
 from orthoverify.conformance.declare import Declaration, declaration_of
 from orthoverify.conformance.kinds import Params
 from orthoverify.conformance.modes import record, with_series
 from orthoverify.conformance.program import CASTS, OPTIMISERS
 from orthoverify.conformance.runner import op_dtype_cast, op_state_dict, op_to_device, op_weight_decay
+from orthoverify.conformance.search import scan
+from orthoverify.conformance.target import Target
 from orthoverify.engine.model import Evidence
+from orthoverify.engine.ratios import THRESHOLD, Measure, agreement, orthogonality
 from orthoverify.tolerance import UNIT_ROUNDOFF, unit_roundoff
 
 
-def _decl(ctx: ck.Ctx) -> Declaration:
+def _decl(ctx: Ctx) -> Declaration:
     d = declaration_of(ctx.target)
     assert d is not None and d.module is not None
     return d
@@ -72,7 +74,7 @@ def invariant(d: Declaration, w: torch.Tensor, fmt: str | None = None) -> tuple[
     if zero or repeated:
         degenerate = f"degenerate: {zero} zero column(s), {repeated} pair(s) of repeated columns; "
     if d.sigma is None:
-        r = ck.orthogonality(ck.F64, q, computed_in=fmt).ratio
+        r = orthogonality(F64, q, computed_in=fmt).ratio
         return (math.inf if degenerate else r), f"{degenerate}||W'W - I||_F / (n eps) = {r:.6g}"
     lo, hi = d.sigma
     s = np.linalg.svd(q, compute_uv=False)
@@ -81,15 +83,15 @@ def invariant(d: Declaration, w: torch.Tensor, fmt: str | None = None) -> tuple[
     return (math.inf if degenerate else out), f"{text}; distance outside / (n eps) = {out:.6g}"
 
 
-def _scenario(ctx: ck.Ctx, op: str, count: int, **kw: Any) -> tuple[list[torch.Tensor], list[str | None]] | ck.Measure:
+def _scenario(ctx: Ctx, op: str, count: int, **kw: Any) -> tuple[list[torch.Tensor], list[str | None]] | Measure:
     """The weights the scenario ``op`` produced in the target's process (with the device each was
     on there), ``count`` of them; a failed scenario (it raised, died or hung) is a failing case."""
     res = ctx.calls.request(op, [], kw, ctx.timeout * 10, ctx.device)
     if isinstance(res, CallFailure):
-        return ck.Measure(math.inf, str(res))
+        return Measure(math.inf, str(res))
     ws = [w for w in res.out if w is not None]
     if len(ws) != count or len(res.out) != count:
-        return ck.Measure(math.inf, f"type: the scenario gave {len(res.out)} weights, expected {count}")
+        return Measure(math.inf, f"type: the scenario gave {len(res.out)} weights, expected {count}")
     return ws, list(res.devices) + [None] * (count - len(res.devices))
 
 
@@ -101,7 +103,7 @@ def _i(params: Params, key: str) -> int:
     return round(float(np.asarray(params[key]).reshape(-1)[0]))
 
 
-def q_weight_decay(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
+def q_weight_decay(ctx: Ctx, params: Params, dtype: str) -> Measure:
     """From the module's initialisation, ``steps`` optimiser steps with weight decay (in the target's
     process, which returns the weight after each); the first step after which the weight breaks its
     invariant, or the worst ratio over all steps."""
@@ -109,28 +111,28 @@ def q_weight_decay(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
     n, which, steps, seed = _n(params), _i(params, "opt"), _i(params, "steps"), _i(params, "seed")
     name = OPTIMISERS[which]
     got = _scenario(ctx, op_weight_decay, steps + 1, n=n, opt=which, steps=steps, seed=seed, dtype=dtype)
-    if isinstance(got, ck.Measure):
+    if isinstance(got, Measure):
         c = got
     else:
         ws = got[0]
         r0, t0 = invariant(d, ws[0])
-        c = ck.Measure(r0, f"at initialisation (before any step): {t0}")
-        if r0 <= ck.THRESHOLD:
+        c = Measure(r0, f"at initialisation (before any step): {t0}")
+        if r0 <= THRESHOLD:
             worst, text = r0, f"at initialisation: {t0}"
             broke = None
             for k, w in enumerate(ws[1:], 1):
                 r, t = invariant(d, w)
-                if not r <= ck.THRESHOLD:
-                    broke = ck.Measure(r, f"after step {k} of {name}: {t}")
+                if not r <= THRESHOLD:
+                    broke = Measure(r, f"after step {k} of {name}: {t}")
                     break
                 if r > worst:
                     worst, text = r, f"after step {k} of {name}: {t}"
-            c = broke or ck.Measure(worst, f"{steps} steps of {name}, worst {text}")
+            c = broke or Measure(worst, f"{steps} steps of {name}, worst {text}")
     record(ctx, "weight_decay", n, c.ratio, params, dtype)
     return c
 
 
-def q_state_dict(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
+def q_state_dict(ctx: Ctx, params: Params, dtype: str) -> Measure:
     """Two Adam steps (no weight decay: that is the other check's business) on module A; A's
     state_dict (tensors copied in memory) loaded into a fresh module B built from another seed;
     B's weight must equal A's; one more step on both (fresh SGD) must keep them equal and the
@@ -138,18 +140,18 @@ def q_state_dict(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
     d = _decl(ctx)
     n, seed = _n(params), _i(params, "seed")
     got = _scenario(ctx, op_state_dict, 4, n=n, seed=seed, dtype=dtype)
-    c = got if isinstance(got, ck.Measure) else ck.Measure(*_judge_state_dict(d, got[0], dtype))
+    c = got if isinstance(got, Measure) else Measure(*_judge_state_dict(d, got[0], dtype))
     record(ctx, "state_dict", n, c.ratio, params, dtype)
     return c
 
 
 def _judge_state_dict(d: Declaration, ws: list[torch.Tensor], dtype: str) -> tuple[float, str]:
     wa, wb, wa1, wb1 = ws
-    r = ck.agreement(ck.F64, ck.as_np(wb), ck.as_np(wa), wa.shape[-1], computed_in=dtype).ratio
-    if not r <= ck.THRESHOLD:
+    r = agreement(F64, as_np(wb), as_np(wa), wa.shape[-1], computed_in=dtype).ratio
+    if not r <= THRESHOLD:
         return r, f"after load_state_dict the fresh module's weight differs from the saved one: ratio {r:.6g}"
-    r2 = ck.agreement(ck.F64, ck.as_np(wb1), ck.as_np(wa1), wa1.shape[-1], computed_in=dtype).ratio
-    if not r2 <= ck.THRESHOLD:
+    r2 = agreement(F64, as_np(wb1), as_np(wa1), wa1.shape[-1], computed_in=dtype).ratio
+    if not r2 <= THRESHOLD:
         return r2, f"one step after loading, the reloaded module's weight differs from the original's: ratio {r2:.6g}"
     ri, ti = invariant(d, wb1)
     return max(
@@ -157,7 +159,7 @@ def _judge_state_dict(d: Declaration, ws: list[torch.Tensor], dtype: str) -> tup
     ), f"reloaded weight ratio {r:.3g}, after one step {r2:.3g}; reloaded module after one step: {ti}"
 
 
-def q_dtype_cast(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
+def q_dtype_cast(ctx: Ctx, params: Params, dtype: str) -> Measure:
     """``module.double()`` (or .float(), .half(), .bfloat16()) of a module built in float32: the
     weight comes out in that dtype, satisfies the invariant on the larger of float32's and that
     dtype's unit roundoff (a cast up cannot add accuracy a float32 initialisation lacks), and
@@ -167,44 +169,44 @@ def q_dtype_cast(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
     name, dt = CASTS[cast]
     declared = str(dt).removeprefix("torch.") in (*declared_casts(d),)
     got = _scenario(ctx, op_dtype_cast, 2, n=n, cast=cast, seed=seed)
-    if isinstance(got, ck.Measure):
+    if isinstance(got, Measure):
         c = got
     else:
         w, w1 = got[0]
         fmt = max("float32", str(dt).removeprefix("torch."), key=unit_roundoff)
         if w.dtype != dt:
-            c = ck.Measure(
+            c = Measure(
                 math.inf, f"after .{name}() the weight is {w.dtype}, not {dt} (a buffer or constant kept its dtype)"
             )
         elif w1.dtype != dt:
-            c = ck.Measure(math.inf, f"after .{name}() and one step the weight is {w1.dtype}, not {dt}")
+            c = Measure(math.inf, f"after .{name}() and one step the weight is {w1.dtype}, not {dt}")
         else:
             (r0, t0), (r1, t1) = invariant(d, w, fmt), invariant(d, w1, fmt)
-            c = ck.Measure(max(r0, r1), f"after .{name}(): {t0}; after one SGD step: {t1}")
-    if not c.ratio <= ck.THRESHOLD and not declared:
-        return ck.Measure(math.nan, f".{name}() is not declared and fails: {c.display[:200]}")
+            c = Measure(max(r0, r1), f"after .{name}(): {t0}; after one SGD step: {t1}")
+    if not c.ratio <= THRESHOLD and not declared:
+        return Measure(math.nan, f".{name}() is not declared and fails: {c.display[:200]}")
     record(ctx, "dtype_cast", n, c.ratio, params, dtype)
-    return ck.Measure(c.ratio, f".{name}(): {c.display}")
+    return Measure(c.ratio, f".{name}(): {c.display}")
 
 
-def q_to_device(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
+def q_to_device(ctx: Ctx, params: Params, dtype: str) -> Measure:
     """``module.to(other device)``: the weight lives there, satisfies the invariant and agrees with
     the weight on the first device; one optimiser step runs there."""
     d = _decl(ctx)
     n, seed = _n(params), _i(params, "seed")
     other = ctx.other_device
     got = _scenario(ctx, op_to_device, 3, n=n, seed=seed, dtype=dtype, other=other)
-    if isinstance(got, ck.Measure):
+    if isinstance(got, Measure):
         c = got
     else:
         (here, there, after), devices = got
         where = devices[1] or "an unknown device"
         if devices[1] is None or torch.device(devices[1]).type != torch.device(other).type:
-            c = ck.Measure(math.inf, f"after .to({other!r}) the weight is on {where}")
+            c = Measure(math.inf, f"after .to({other!r}) the weight is on {where}")
         else:
-            r = ck.agreement(ck.F64, ck.as_np(there), ck.as_np(here), here.shape[-1], computed_in=dtype).ratio
+            r = agreement(F64, as_np(there), as_np(here), here.shape[-1], computed_in=dtype).ratio
             ri, ti = invariant(d, after)
-            c = ck.Measure(
+            c = Measure(
                 max(r, ri), f"weight on {other} against {ctx.device}: ratio {r:.3g}; after one step there: {ti}"
             )
     record(ctx, "to_device", n, c.ratio, params, dtype)
@@ -216,56 +218,51 @@ def declared_casts(d: Declaration) -> tuple[str, ...]:
     return ("float32", "float64", *d.dtypes)
 
 
-ck.QUANTITIES.update(
-    {"weight_decay": q_weight_decay, "state_dict": q_state_dict, "dtype_cast": q_dtype_cast, "to_device": q_to_device}
-)
-
-
 def _point(**kw: int) -> dict[str, np.ndarray]:
     return {k: np.array([float(v)]) for k, v in kw.items()}
 
 
-def _dtype(ctx: ck.Ctx) -> str:
+def _dtype(ctx: Ctx) -> str:
     """The dtype the modules are built in: float32 (torch's default) when it is under test."""
     return "float32" if "float32" in ctx.dtypes else ctx.dtypes[0]
 
 
-def _sizes(ctx: ck.Ctx) -> tuple[int, ...]:
+def _sizes(ctx: Ctx) -> tuple[int, ...]:
     return ctx.profile.pick(ctx.target.kind.sizes[1::2], ctx.target.kind.sizes, ctx.target.kind.sizes)
 
 
-def _run(ctx: ck.Ctx, check: str, cases: Iterator[tuple[Params, str]], what: str) -> list[Evidence]:
-    """ck.scan over the scenarios (their points are not in the kind's domain: no domain filter)."""
+def _run(ctx: Ctx, check: str, q: Quantity, cases: Iterator[tuple[Params, str]], what: str) -> list[Evidence]:
+    """scan over the scenarios (their points are not in the kind's domain: no domain filter)."""
     plain = replace(ctx, target=replace(ctx.target, domain=None))
-    return with_series(plain, check, ck.scan(plain, check, cases), what)
+    return with_series(plain, check, q, scan(plain, check, q, cases), what)
 
 
-def check_weight_decay(ctx: ck.Ctx) -> list[Evidence]:
+def check_weight_decay(ctx: Ctx) -> list[Evidence]:
     steps = ctx.profile.lifecycle_steps
     cases = (
         (_point(n=n, opt=i, steps=steps, seed=ctx.seed + n), _dtype(ctx))
         for n in _sizes(ctx)
         for i in range(len(OPTIMISERS))
     )
-    return _run(ctx, "weight_decay", cases, "optimiser steps with weight decay (SGD, Adam, AdamW)")
+    return _run(ctx, "weight_decay", q_weight_decay, cases, "optimiser steps with weight decay (SGD, Adam, AdamW)")
 
 
-def check_state_dict(ctx: ck.Ctx) -> list[Evidence]:
+def check_state_dict(ctx: Ctx) -> list[Evidence]:
     cases = ((_point(n=n, seed=ctx.seed + n), _dtype(ctx)) for n in _sizes(ctx))
-    return _run(ctx, "state_dict", cases, "state_dict save, load into a fresh module, one step")
+    return _run(ctx, "state_dict", q_state_dict, cases, "state_dict save, load into a fresh module, one step")
 
 
-def check_dtype_cast(ctx: ck.Ctx) -> list[Evidence]:
+def check_dtype_cast(ctx: Ctx) -> list[Evidence]:
     cases = ((_point(n=n, cast=i, seed=ctx.seed + n), "float32") for n in _sizes(ctx) for i in range(len(CASTS)))
-    return _run(ctx, "dtype_cast", cases, ".double(), .float(), .half(), .bfloat16()")
+    return _run(ctx, "dtype_cast", q_dtype_cast, cases, ".double(), .float(), .half(), .bfloat16()")
 
 
-def check_to_device(ctx: ck.Ctx) -> list[Evidence]:
+def check_to_device(ctx: Ctx) -> list[Evidence]:
     cases = ((_point(n=n, seed=ctx.seed + n), _dtype(ctx)) for n in _sizes(ctx))
-    return _run(ctx, "to_device", cases, f".to({ctx.other_device!r})")
+    return _run(ctx, "to_device", q_to_device, cases, f".to({ctx.other_device!r})")
 
 
-def plan(target: ck.Target | None, other_device: str | None) -> list[PlanEntry]:
+def plan(target: Target | None, other_device: str | None) -> list[PlanEntry]:
     """The lifecycle checks the target's declaration asks for (none without a module factory)."""
     d = declaration_of(target) if target is not None else None
     if d is None or d.module is None:
@@ -284,6 +281,8 @@ def plan(target: ck.Target | None, other_device: str | None) -> list[PlanEntry]:
                 f"from the module's own initialisation, after each of several SGD, Adam and AdamW steps with weight "
                 f"decay the weight is {what}",
                 check_weight_decay,
+                q_weight_decay,
+                measures=f"the weight's ratio against its invariant ({what}), worst over SGD, Adam and AdamW steps",
             )
         )
     if "state_dict" in d.lifecycle:
@@ -294,6 +293,8 @@ def plan(target: ck.Target | None, other_device: str | None) -> list[PlanEntry]:
                 f"a state_dict loaded into a fresh module gives the same weight, before and after one more step, "
                 f"and the weight is {what}",
                 check_state_dict,
+                q_state_dict,
+                measures="||reloaded weight - saved weight||_F / (n eps ||saved weight||_F), before and after one step",
             )
         )
     if "dtype_cast" in d.lifecycle:
@@ -305,6 +306,8 @@ def plan(target: ck.Target | None, other_device: str | None) -> list[PlanEntry]:
                 f"{what} on that dtype's unit roundoff, before and after one step; an undeclared cast that fails is "
                 "not applicable",
                 check_dtype_cast,
+                q_dtype_cast,
+                measures=f"the cast weight's ratio against its invariant ({what}) on that dtype's unit roundoff",
             )
         )
     if "to_device" in d.lifecycle and other_device is not None:
@@ -315,6 +318,8 @@ def plan(target: ck.Target | None, other_device: str | None) -> list[PlanEntry]:
                 f"after .to({other_device!r}) the weight lives there, equals the weight before the move and is "
                 f"{what} after one step there",
                 check_to_device,
+                q_to_device,
+                measures=f"||weight on {other_device!r} - weight before the move||_F / (n eps ||weight||_F)",
             )
         )
     return out

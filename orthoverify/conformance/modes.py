@@ -21,14 +21,28 @@ import numpy as np
 import torch
 
 from orthoverify.backends import get_backend
-from orthoverify.conformance import checks as ck
 from orthoverify.conformance.calls import CallFailure, checked
-from orthoverify.conformance.context import PlanEntry, rounded
+from orthoverify.conformance.context import (
+    DTYPES,
+    F64,
+    Ctx,
+    PlanEntry,
+    Quantity,
+    _kappa,
+    as_np,
+    inputs_of,
+    refusal,
+    rounded,
+)
 from orthoverify.conformance.declare import declaration_of
+from orthoverify.conformance.gradients import _tangent
 from orthoverify.conformance.kinds import Kind, Params
 from orthoverify.conformance.runner import op_second, op_vmap
+from orthoverify.conformance.search import scan, sized_cases
+from orthoverify.conformance.target import Target
 from orthoverify.engine import scan as scans
 from orthoverify.engine.model import Evidence
+from orthoverify.engine.ratios import THRESHOLD, Measure, agreement, orthogonality
 from orthoverify.tolerance import UNIT_ROUNDOFF, unit_roundoff
 
 SECOND_ORDER: dict[str, str] = {
@@ -43,12 +57,12 @@ FD_EPS = 1e-7
 after Richardson extrapolation is ~1e-10 relative; h = 1e-3)."""
 
 
-def record(ctx: ck.Ctx, check: str, n: int, ratio: float, params: Params, dtype: str) -> None:
+def record(ctx: Ctx, check: str, n: int, ratio: float, params: Params, dtype: str) -> None:
     """Keeps a measured case of ``check`` in the session's :class:`~orthoverify.engine.scan.CaseBook`."""
     ctx.measured.record(check, n, ratio, params, dtype)
 
 
-def with_series(ctx: ck.Ctx, check: str, evidence: list[Evidence], what: str) -> list[Evidence]:
+def with_series(ctx: Ctx, check: str, q: Quantity, evidence: list[Evidence], what: str) -> list[Evidence]:
     """The evidence of ``check`` with the mode or lifecycle step it exercised, its (n, ratio) series
     and, for a failure, the smallest failing case as its counterexample and the replay command
     (:func:`~orthoverify.engine.scan.with_series` over the cases :func:`record` kept)."""
@@ -58,8 +72,8 @@ def with_series(ctx: ck.Ctx, check: str, evidence: list[Evidence], what: str) ->
         evidence,
         what,
         dtype_of=lambda ev: ev.backend.split("-")[1] if ev.backend.count("-") >= 2 else "",
-        measure=lambda params, dtype: ck.QUANTITIES[check](ctx, params, dtype),
-        inputs=ck.inputs_of,
+        measure=lambda params, dtype: q(ctx, params, dtype),
+        inputs=inputs_of,
         replay=f"orthoverify replay RESULT.json conformance.{ctx.target.kind.name}.{check} --target {ctx.target.spec}",
     )
 
@@ -68,8 +82,8 @@ def with_series(ctx: ck.Ctx, check: str, evidence: list[Evidence], what: str) ->
 def _directions(kind: Kind, params: Params) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray]]:
     """G, v and w: fixed random draws (seeds 7, 11, 13) of the output's and the domain's shapes."""
     g = np.random.default_rng(7).standard_normal(kind.view_shape(params))
-    v = ck._tangent(kind, params, np.random.default_rng(11))
-    w = ck._tangent(kind, params, np.random.default_rng(13))
+    v = _tangent(kind, params, np.random.default_rng(11))
+    w = _tangent(kind, params, np.random.default_rng(13))
     return g, v, w
 
 
@@ -106,7 +120,7 @@ def reference_second(kind: Kind, params: Params) -> tuple[float, float]:
     return out
 
 
-def _target_second_fd(ctx: ck.Ctx, params: Params) -> tuple[float, float] | str:
+def _target_second_fd(ctx: Ctx, params: Params) -> tuple[float, float] | str:
     """(v' H w, scale) from float64 four-point differences of the target, Richardson-extrapolated
     over h and 2h; a reason string where the two disagree (the target is not smooth there)."""
     g, v, w = _directions(ctx.target.kind, params)
@@ -123,7 +137,7 @@ def _target_second_fd(ctx: ck.Ctx, params: Params) -> tuple[float, float] | str:
             res = ctx.run(p, "float64")
             if isinstance(res, CallFailure):
                 return f"finite differences of the target: {res}"
-            vals.append(ck.as_np(res))
+            vals.append(as_np(res))
         est.append((vals[0] - vals[1] - vals[2] + vals[3]) / (4 * h * h) * nv * nw)
     d2 = (4 * est[0] - est[1]) / 3
     size = float(np.linalg.norm(d2))
@@ -133,7 +147,7 @@ def _target_second_fd(ctx: ck.Ctx, params: Params) -> tuple[float, float] | str:
 
 
 def _target_second(
-    ctx: ck.Ctx, params: Params, mode: str, substitute: str = "", dtype: str = "float64"
+    ctx: Ctx, params: Params, mode: str, substitute: str = "", dtype: str = "float64"
 ) -> float | CallFailure:
     """v'Hw by the target's own derivatives in ``mode`` (in ``dtype``: parameters and directions
     sent in it): torch's AD runs through the target in its process (the ``second`` operation),
@@ -143,7 +157,7 @@ def _target_second(
     warm = ctx.run(params, dtype)  # a plain call first: a target that builds state lazily builds it here
     if isinstance(warm, CallFailure):
         return warm
-    dt = ck.DTYPES[dtype]
+    dt = DTYPES[dtype]
     g, v, w = _directions(kind, params)
     primals = list(kind.args(params, dt, "cpu"))
     names = list(params)
@@ -175,7 +189,7 @@ def _nudged(kind: Kind, params: Params, seed: int, dtype: str = "float64") -> di
     return out
 
 
-def noise(ctx: ck.Ctx, params: Params, mode: str, got: float, substitute: str = "", dtype: str = "float64") -> float:
+def noise(ctx: Ctx, params: Params, mode: str, got: float, substitute: str = "", dtype: str = "float64") -> float:
     """How far the target's own v'Hw in ``dtype`` moves when its inputs move by a few units in the
     last place (the rounding noise of its computation there; 0 when the nudged calls fail)."""
     out = 0.0
@@ -188,8 +202,8 @@ def noise(ctx: ck.Ctx, params: Params, mode: str, got: float, substitute: str = 
 
 
 def measure_second(
-    ctx: ck.Ctx, params: Params, mode: str, dtype: str = "float64", substitute: str = "", kappa: float = 1.0
-) -> ck.Measure:
+    ctx: Ctx, params: Params, mode: str, dtype: str = "float64", substitute: str = "", kappa: float = 1.0
+) -> Measure:
     """One second-order case: |s - s_ref| / max(n eps kappa ||G|| ||D^2 f[v, w]||, noise), s the
     target's v'Hw in ``dtype`` at ``params`` (already representable in it), s_ref the float64
     reference there, eps that of ``dtype`` (``kappa``: the allowance's, 1 in float64); noise is how
@@ -200,10 +214,10 @@ def measure_second(
     what = SECOND_ORDER[mode] + ("" if dtype == "float64" else f" in {dtype}")
     if isinstance(got, CallFailure):
         if got.kind == "raised" and mode not in declared_modes(ctx):  # declined: unsupported, not wrong
-            return ck.refusal(got, what)
+            return refusal(got, what)
         if not substitute:
             record(ctx, _recorded(mode, dtype), n, math.inf, params, dtype)
-        return ck.Measure(math.inf, f"{what}: {got}")
+        return Measure(math.inf, f"{what}: {got}")
     eps = unit_roundoff(dtype)
     if kind.reference is not None:
         ref, scale = reference_second(kind, params)
@@ -211,11 +225,11 @@ def measure_second(
     else:
         fd = _target_second_fd(ctx, params)
         if isinstance(fd, str):
-            return ck.Measure(math.nan, fd)
+            return Measure(math.nan, fd)
         (ref, scale), how, unit = fd, "float64 4-point differences of the target", max(eps, FD_EPS)
     floor = n * unit * kappa * (scale or 1.0)
     r = abs(got - ref) / floor
-    wobble = noise(ctx, params, mode, got, substitute, dtype) if r > ck.THRESHOLD else 0.0
+    wobble = noise(ctx, params, mode, got, substitute, dtype) if r > THRESHOLD else 0.0
     k = " kappa" if kappa != 1.0 else ""
     text = f"|difference| / (n eps{k} ||G|| ||D2f[v,w]||) = {r:.6g}" + (f" (kappa = {kappa:.3g})" if k else "")
     if wobble > floor:
@@ -223,7 +237,7 @@ def measure_second(
         text = f"|difference| / (the target's own rounding noise {wobble:.3g} at inputs a few ulps away) = {r:.6g}"
     if not substitute:
         record(ctx, _recorded(mode, dtype), n, r, params, dtype)
-    return ck.Measure(r, f"{what}: v'Hw = {got:.17g}, {how}: {ref:.17g}; {text}")
+    return Measure(r, f"{what}: v'Hw = {got:.17g}, {how}: {ref:.17g}; {text}")
 
 
 def _recorded(mode: str, dtype: str) -> str:
@@ -231,7 +245,7 @@ def _recorded(mode: str, dtype: str) -> str:
     return mode if dtype == "float64" else f"{mode}_{dtype}"
 
 
-def q_second(mode: str, substitute: str = "") -> Callable[[ck.Ctx, Params, str], ck.Measure]:
+def q_second(mode: str, substitute: str = "") -> Callable[[Ctx, Params, str], Measure]:
     """The quantity of one second-order mode in float64 (:func:`measure_second`): |s - s_ref| /
     max(n eps ||G|| ||D^2 f[v, w]||, noise), noise being how far the target's own s moves when its
     inputs move by a few ulps (a correct rule evaluated by an algorithm that cancels, e.g. a
@@ -239,30 +253,31 @@ def q_second(mode: str, substitute: str = "") -> Callable[[ck.Ctx, Params, str],
     more than that). With ``substitute`` (blame, :mod:`~orthoverify.conformance.blame`) the target
     runs with that torch operation replaced and the case is not recorded in the check's series."""
 
-    def q(ctx: ck.Ctx, params: Params, dtype: str = "float64") -> ck.Measure:
+    def q(ctx: Ctx, params: Params, dtype: str = "float64") -> Measure:
         return measure_second(ctx, params, mode, "float64", substitute)
 
     return q
 
 
-def declared_modes(ctx: ck.Ctx) -> tuple[str, ...]:
+def declared_modes(ctx: Ctx) -> tuple[str, ...]:
     """The modes the target declares it supports (a failure there, an exception included, is a defect)."""
     d = declaration_of(ctx.target)
     return d.modes if d is not None else ()
 
 
-def check_second(mode: str) -> Callable[[ck.Ctx], list[Evidence]]:
+def check_second(mode: str) -> Callable[[Ctx], list[Evidence]]:
     """Every size of the kind at magnitude 1 in float64 (the quick profile: every other size)."""
 
-    def run(ctx: ck.Ctx) -> list[Evidence]:
+    def run(ctx: Ctx) -> list[Evidence]:
         kind = ctx.target.kind
         sizes = ctx.profile.pick(kind.sizes[::2], kind.sizes, kind.sizes)
         cases = (
             (p, dt)
-            for p, dt, *_ in ck.sized_cases(ctx, mode, scales=(1.0,), dtypes=("float64",))
+            for p, dt, *_ in sized_cases(ctx, mode, scales=(1.0,), dtypes=("float64",))
             if kind.out_shape(p)[0] in sizes
         )
-        return with_series(ctx, mode, ck.scan(ctx, mode, cases), SECOND_ORDER[mode])
+        q = q_second(mode)
+        return with_series(ctx, mode, q, scan(ctx, mode, q, cases), SECOND_ORDER[mode])
 
     return run
 
@@ -282,16 +297,16 @@ def _same_shape_sets(kind: Kind, params: Params, rng: np.random.Generator, count
     return sets
 
 
-def q_vmap(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
+def q_vmap(ctx: Ctx, params: Params, dtype: str) -> Measure:
     """``torch.func.vmap(f)`` (run in the target's process: the ``vmap`` operation) over three
     stacked parameter sets against the three single calls."""
     kind = ctx.target.kind
-    dt = ck.DTYPES[dtype]
+    dt = DTYPES[dtype]
     sets = _same_shape_sets(kind, params, ctx.rng("vmap", dtype))
     singles = [ctx.run(s, dtype) for s in sets]
     for one in singles:
         if isinstance(one, CallFailure):
-            return ck.Measure(math.inf, f"single call: {one}")
+            return Measure(math.inf, f"single call: {one}")
     stacked = [torch.stack(parts) for parts in zip(*(kind.args(s, dt, "cpu") for s in sets), strict=True)]
     res = ctx.remote(op_vmap, *stacked)
     out = (
@@ -302,22 +317,22 @@ def q_vmap(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
     n = kind.view_shape(params)[0]
     if isinstance(out, CallFailure):
         if out.kind == "raised" and "vmap" not in declared_modes(ctx):
-            return ck.refusal(out, "torch.func.vmap")
+            return refusal(out, "torch.func.vmap")
         record(ctx, "vmap", n, math.inf, params, dtype)
-        return ck.Measure(math.inf, f"torch.func.vmap: {out}")
+        return Measure(math.inf, f"torch.func.vmap: {out}")
     out = kind.view(out)
     r = max(
-        ck.agreement(ck.F64, ck.as_np(out[i]), ck.as_np(s), s.shape[-1], computed_in=dtype).ratio
+        agreement(F64, as_np(out[i]), as_np(s), s.shape[-1], computed_in=dtype).ratio
         for i, s in enumerate(singles)
         if isinstance(s, torch.Tensor)
     )
     record(ctx, "vmap", n, r, params, dtype)
-    return ck.Measure(r, f"max ||vmap(f)(stacked)[i] - f(P_i)|| / (n eps ||f(P_i)||) = {r:.6g}")
+    return Measure(r, f"max ||vmap(f)(stacked)[i] - f(P_i)|| / (n eps ||f(P_i)||) = {r:.6g}")
 
 
-def check_vmap(ctx: ck.Ctx) -> list[Evidence]:
-    cases = ck.sized_cases(ctx, "vmap", scales=(1.0,))
-    return with_series(ctx, "vmap", ck.scan(ctx, "vmap", cases), "torch.func.vmap against a loop")
+def check_vmap(ctx: Ctx) -> list[Evidence]:
+    cases = sized_cases(ctx, "vmap", scales=(1.0,))
+    return with_series(ctx, "vmap", q_vmap, scan(ctx, "vmap", q_vmap, cases), "torch.func.vmap against a loop")
 
 
 # ------------------------------------------------------------------------------ low precision
@@ -328,7 +343,7 @@ LOW: dict[str, tuple[torch.dtype, float]] = {
 """The half-precision dtypes and their unit roundoff."""
 
 
-def q_low_precision(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
+def q_low_precision(ctx: Ctx, params: Params, dtype: str) -> Measure:
     """The target in float16 or bfloat16, judged on that dtype's own unit roundoff u: the larger of
     ||Q'Q - I|| / (n u kappa) (for an orthogonal kind) and ||f_low - f_64|| / (n u kappa ||f_64||)."""
     kind = ctx.target.kind
@@ -336,47 +351,44 @@ def q_low_precision(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
     n = kind.view_shape(params)[0]
     exact = ctx.run(params, "float64")
     if isinstance(exact, CallFailure):
-        return ck.Measure(math.inf, f"float64: {exact}")
+        return Measure(math.inf, f"float64: {exact}")
     rounded = {k: np.asarray(torch.as_tensor(np.asarray(v, np.float64)).to(low).double()) for k, v in params.items()}
     out_dtype = None if kind.complex_output else low
     got = ctx.call(ctx.target.fn, *kind.args(params, low, ctx.device), shape=kind.out_shape(params), dtype=out_dtype)
     if isinstance(got, CallFailure):
         if dtype not in declared_dtypes(ctx):
             if got.kind == "raised":
-                return ck.refusal(got, f"{dtype} (not declared)")
-            return ck.Measure(math.nan, f"the target does not run in {dtype} (not declared): {got.message[:200]}")
+                return refusal(got, f"{dtype} (not declared)")
+            return Measure(math.nan, f"the target does not run in {dtype} (not declared): {got.message[:200]}")
         record(ctx, "low_precision", n, math.inf, params, dtype)
-        return ck.Measure(math.inf, f"{dtype} (declared): {got}")
+        return Measure(math.inf, f"{dtype} (declared): {got}")
     ref = ctx.run(rounded, "float64")
     if isinstance(ref, CallFailure):
-        return ck.Measure(math.nan, f"float64 at the {dtype}-rounded parameters: {ref}")
-    q = ck.as_np(kind.view(got.to(torch.complex64) if got.is_complex() else got))  # complex32 has few ops
-    kappa = ck._kappa(kind, params)
-    r = ck.agreement(ck.F64, q, ck.as_np(ref), ref.shape[-1], kappa, computed_in=dtype).ratio
+        return Measure(math.nan, f"float64 at the {dtype}-rounded parameters: {ref}")
+    q = as_np(kind.view(got.to(torch.complex64) if got.is_complex() else got))  # complex32 has few ops
+    kappa = _kappa(kind, params)
+    r = agreement(F64, q, as_np(ref), ref.shape[-1], kappa, computed_in=dtype).ratio
     text = f"||f_{dtype} - f_64|| / (n u kappa ||f_64||) = {r:.6g}"
     if kind.orthogonal_output:
-        ro = ck.orthogonality(ck.F64, q, computed_in=dtype).ratio / kappa
+        ro = orthogonality(F64, q, computed_in=dtype).ratio / kappa
         text += f", ||Q'Q - I|| / (n u kappa) = {ro:.6g}"
         r = max(r, ro)
     record(ctx, "low_precision", n, r, params, dtype)
-    return ck.Measure(r, f"{text} (u = {u:.3g})")
+    return Measure(r, f"{text} (u = {u:.3g})")
 
 
-def declared_dtypes(ctx: ck.Ctx) -> tuple[str, ...]:
+def declared_dtypes(ctx: Ctx) -> tuple[str, ...]:
     d = declaration_of(ctx.target)
     return d.dtypes if d is not None else ()
 
 
-def check_low_precision(ctx: ck.Ctx) -> list[Evidence]:
-    cases = ck.sized_cases(ctx, "low_precision", scales=(1.0,), dtypes=tuple(LOW))
-    return with_series(ctx, "low_precision", ck.scan(ctx, "low_precision", cases), "float16 and bfloat16")
+def check_low_precision(ctx: Ctx) -> list[Evidence]:
+    cases = sized_cases(ctx, "low_precision", scales=(1.0,), dtypes=tuple(LOW))
+    q = q_low_precision
+    return with_series(ctx, "low_precision", q, scan(ctx, "low_precision", q, cases), "float16 and bfloat16")
 
 
-ck.QUANTITIES.update({m: q_second(m) for m in SECOND_ORDER})
-ck.QUANTITIES.update({"vmap": q_vmap, "low_precision": q_low_precision})
-
-
-def plan(kind: Kind, target: ck.Target | None) -> list[PlanEntry]:
+def plan(kind: Kind, target: Target | None) -> list[PlanEntry]:
     """The checks of this module that apply to ``kind`` (and to what ``target`` declares)."""
     how = (
         "50-digit 4-point central differences of the reference"
@@ -384,7 +396,7 @@ def plan(kind: Kind, target: ck.Target | None) -> list[PlanEntry]:
         else "float64 4-point central differences of the target, Richardson-extrapolated"
     )
     out: list[PlanEntry] = []
-    if kind.name != "complex-to-real":  # linear: no second derivative to check
+    if not kind.linear:  # no second derivative to check
         for mode, what in SECOND_ORDER.items():
             out.append(
                 PlanEntry(
@@ -393,6 +405,8 @@ def plan(kind: Kind, target: ck.Target | None) -> list[PlanEntry]:
                     f"the target's second derivative v'Hw of sum(f(P) * G) by {what} equals {how}; unsupported "
                     "when the target declines this mode with an exception",
                     check_second(mode),
+                    q_second(mode),
+                    measures="|v'Hw - reference v'Hw| / max(n eps ||G|| ||D2f[v,w]||, the target's own rounding noise)",
                 )
             )
     d = None
@@ -400,9 +414,16 @@ def plan(kind: Kind, target: ck.Target | None) -> list[PlanEntry]:
         d = declaration_of(target)
     if d is not None and "vmap" in d.modes:
         out.append(
-            PlanEntry("vmap", "identity", "torch.func.vmap(f) over stacked parameters equals f on each", check_vmap)
+            PlanEntry(
+                "vmap",
+                "identity",
+                "torch.func.vmap(f) over stacked parameters equals f on each",
+                check_vmap,
+                q_vmap,
+                measures="max_i ||vmap(f)(stacked)[i] - f(P_i)||_F / (n eps ||f(P_i)||_F)",
+            )
         )
-    if d is not None and any(x in LOW for x in d.dtypes) and kind.name != "complex-to-real":  # no half complex input
+    if d is not None and any(x in LOW for x in d.dtypes) and not kind.complex_input:  # no half complex input
         out.append(
             PlanEntry(
                 "low_precision",
@@ -410,6 +431,9 @@ def plan(kind: Kind, target: ck.Target | None) -> list[PlanEntry]:
                 "in float16 and bfloat16 the output agrees with float64 (and is orthogonal) to the dtype's own unit "
                 "roundoff (2^-11, 2^-8; test ratio <= 30); not applicable in a dtype the target does not declare",
                 check_low_precision,
+                q_low_precision,
+                measures="||f_low(P) - f_64(P)||_F / (n u kappa ||f_64(P)||_F)"
+                + (", and ||Q'Q - I||_F / (n u kappa)" if kind.orthogonal_output else ""),
             )
         )
     return out

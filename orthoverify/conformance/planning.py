@@ -11,13 +11,26 @@ from typing import Any
 
 import torch
 
-from orthoverify.conformance import checks as ck
 from orthoverify.conformance.adapters import ADAPTERS
-from orthoverify.conformance.context import PlanEntry
+from orthoverify.conformance.context import Ctx, PlanEntry, Quantity, Remeasure
+from orthoverify.conformance.contract import (
+    check_bad_input,
+    check_output,
+    check_side_effects,
+    measure_bad_input,
+    measure_output,
+    measure_side_effects,
+)
+from orthoverify.conformance.coverage import check_coverage, check_coverage_by_optimisation, measure_coverage
 from orthoverify.conformance.declare import ADAPTER_DECLARATIONS, DECLARED_CHECKS, DOMAINS, KEYWORDS
-from orthoverify.conformance.kinds import KINDS
+from orthoverify.conformance.gradients import q_gradient, q_jvp
+from orthoverify.conformance.kinds import KINDS, Params
+from orthoverify.conformance.quantities import q_batch, q_determinism, q_devices, q_float32, q_forward, q_orthogonal
 from orthoverify.conformance.reach import plan as reach_plan
+from orthoverify.conformance.search import check_determinism, scan, search_orthogonal, sized_cases
+from orthoverify.conformance.target import Target
 from orthoverify.engine.model import Evidence
+from orthoverify.engine.ratios import Measure
 
 Plan = list[PlanEntry]
 
@@ -30,9 +43,14 @@ def other_device(device: str) -> str | None:
     return "cuda" if torch.cuda.is_available() else None
 
 
-def _scan(check: str, **kw: Any) -> Callable[[ck.Ctx], list[Evidence]]:
-    """A check that scans its quantity over sized cases (``kw``: :func:`~.search.sized_cases`'s)."""
-    return lambda c: ck.scan(c, check, ck.sized_cases(c, check, **kw))
+def _scan(check: str, q: Quantity, **kw: Any) -> Callable[[Ctx], list[Evidence]]:
+    """A check that scans its quantity ``q`` over sized cases (``kw``: :func:`~.search.sized_cases`'s)."""
+    return lambda c: scan(c, check, q, sized_cases(c, check, **kw))
+
+
+def _without_record(m: Callable[[Ctx, Params, str], Measure]) -> Remeasure:
+    """A measuring routine that does not read the recorded value, as a :data:`~.context.Remeasure`."""
+    return lambda ctx, params, dtype, _recorded: m(ctx, params, dtype)
 
 
 def plan_checks(
@@ -40,7 +58,7 @@ def plan_checks(
     dtypes: tuple[str, ...],
     has_inverse: bool = False,
     device: str = "cpu",
-    target: ck.Target | None = None,
+    target: Target | None = None,
     bitwise_determinism: bool = False,
 ) -> Plan:
     kind = KINDS[kind_name]
@@ -52,7 +70,11 @@ def plan_checks(
     second = other_device(device)
     p: Plan = [
         PlanEntry(
-            "output", "identity", "the call returns a finite tensor of the declared shape and dtype", ck.check_output
+            "output",
+            "identity",
+            "the call returns a finite tensor of the declared shape and dtype",
+            check_output,
+            measure=_without_record(measure_output),
         ),
     ]
     if kind.orthogonal_output:
@@ -62,7 +84,9 @@ def plan_checks(
                 "bound",
                 "the output is orthogonal (test ratio <= 30) for every parameter value of the declared domain, "
                 "at every magnitude",
-                ck.search_orthogonal,
+                search_orthogonal,
+                q_orthogonal,
+                measures="||f(P)'f(P) - I||_F / (n eps kappa)",
             )
         )
     if kind.reference is not None:
@@ -71,7 +95,9 @@ def plan_checks(
                 "forward",
                 "identity",
                 f"the output equals orthoverify's reference under the declared conventions: {kind.conventions}",
-                _scan("forward", specials=True),
+                _scan("forward", q_forward, specials=True),
+                q_forward,
+                measures="||f(P) - reference(P)||_F / (n eps kappa ||reference(P)||_F)",
             )
         )
     p.append(
@@ -79,7 +105,9 @@ def plan_checks(
             "gradient",
             "gradient",
             f"the target's backward gives the gradient of sum(f(P) * G) (against {against})",
-            _scan("gradient", scales=(1.0,), dtypes=("float64",)),
+            _scan("gradient", q_gradient, scales=(1.0,), dtypes=("float64",)),
+            q_gradient,
+            measures="||gradient - reference gradient||_F / (n eps ||reference gradient||_F)",
         )
     )
     p.append(
@@ -88,7 +116,9 @@ def plan_checks(
             "gradient",
             "the target's forward-mode derivative (torch.func.jvp) along a random direction equals the directional "
             f"derivative ({against}); unsupported when the target declines forward mode with an exception",
-            _scan("jvp", scales=(1.0,), dtypes=("float64",)),
+            _scan("jvp", q_jvp, scales=(1.0,), dtypes=("float64",)),
+            q_jvp,
+            measures="||jvp - reference directional derivative||_F / (n eps ||reference directional derivative||_F)",
         )
     )
     if "float32" in dtypes and "float64" in dtypes:
@@ -97,7 +127,9 @@ def plan_checks(
                 "float32",
                 "bound",
                 "float32 agrees with float64 to float32 precision (no drift)",
-                _scan("float32", scales=(1.0,), dtypes=("float32",)),
+                _scan("float32", q_float32, scales=(1.0,), dtypes=("float32",)),
+                q_float32,
+                measures="||f32(P) - f64(P)||_F / (n eps32 kappa ||f64(P)||_F)",
             )
         )
     p.append(
@@ -105,7 +137,9 @@ def plan_checks(
             "batch",
             "identity",
             "parameters stacked on a leading axis give the outputs stacked",
-            _scan("batch", scales=(1.0,)),
+            _scan("batch", q_batch, scales=(1.0,)),
+            q_batch,
+            measures="max_i ||batched f[i] - f(P_i)||_F / (2 n eps kappa ||f(P_i)||_F)",
         )
     )
     p.append(
@@ -116,7 +150,11 @@ def plan_checks(
             if bitwise_determinism
             else "repeated calls agree to the allowance (test ratio; bitwise equality is not asked for: "
             "--bitwise-determinism)",
-            ck.check_determinism,
+            check_determinism,
+            q_determinism,
+            measures="repeated calls bitwise equal"
+            if bitwise_determinism
+            else "max_i ||f_i(P) - f_1(P)||_F / (2 n eps kappa ||f_1(P)||_F) over three calls",
         )
     )
     if second is not None:
@@ -125,18 +163,29 @@ def plan_checks(
                 "devices",
                 "identity",
                 f"the output on {second} agrees with the output on {device} (test ratio)",
-                _scan("devices", scales=(1.0,)),
+                _scan("devices", q_devices, scales=(1.0,)),
+                q_devices,
+                measures=f"||f(P) on {second} - f(P) on {device}||_F / (2 n eps kappa ||f(P)||_F)",
             )
         )
     if kind.inverse is not None or has_inverse:
-        p.append(PlanEntry("coverage", "coverage", kind.coverage_statement, ck.check_coverage))
+        p.append(
+            PlanEntry(
+                "coverage",
+                "coverage",
+                kind.coverage_statement,
+                check_coverage,
+                measure=_without_record(measure_coverage),
+            )
+        )
     elif kind.coverage_by_optimisation:
         p.append(
             PlanEntry(
                 "coverage",
                 "coverage",
                 "every orthogonal matrix of each connected component of O(n) the map reaches is reached",
-                ck.check_coverage_by_optimisation,
+                check_coverage_by_optimisation,
+                measure=_without_record(measure_coverage),
             )
         )
     p.append(
@@ -144,7 +193,8 @@ def plan_checks(
             "bad_input",
             "identity",
             "a NaN parameter raises or propagates, never gives a finite answer",
-            ck.check_bad_input,
+            check_bad_input,
+            measure=_without_record(measure_bad_input),
         )
     )
     p.append(
@@ -153,7 +203,8 @@ def plan_checks(
             "identity",
             "a call changes nothing but its output: not its arguments, not the working directory, and it does not "
             "flood stdout/stderr",
-            ck.check_side_effects,
+            check_side_effects,
+            measure=measure_side_effects,
         )
     )
     return reach_plan(p, kind, target, second)  # second order, vmap, declared checks, lifecycle
@@ -165,8 +216,8 @@ def listing() -> dict[str, Any]:
     declaration keywords and the named domains."""
     checks: dict[str, str] = {}
     for kind in KINDS:
-        for name, _claim_kind, statement, _fn in plan_checks(kind, ("float32", "float64"), True, "cpu"):
-            checks.setdefault(name, statement)
+        for e in plan_checks(kind, ("float32", "float64"), True, "cpu"):
+            checks.setdefault(e.name, e.statement)
     checks.update({k: f"planned by a declaration, {v}" for k, v in DECLARED_CHECKS.items()})
     adapters = {}
     for name, a in ADAPTERS.items():

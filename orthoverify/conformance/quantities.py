@@ -15,9 +15,7 @@ from orthoverify.conformance.context import (
     DTYPES,
     F64,
     Ctx,
-    _beyond,
     _kappa,
-    _kappa_text,
     _size,
     as_np,
     failed,
@@ -26,6 +24,7 @@ from orthoverify.conformance.context import (
 )
 from orthoverify.conformance.kinds import Params
 from orthoverify.conformance.runner import op_forward
+from orthoverify.engine.allowance import kappa_text, unpromised
 from orthoverify.engine.ratios import Measure, agreement, fails, orthogonality
 from orthoverify.errors import OrthoverifyError
 from orthoverify.tolerance import unit_roundoff
@@ -35,21 +34,22 @@ from orthoverify.tolerance import unit_roundoff
 def q_orthogonal(ctx: Ctx, params: Params, dtype: str) -> Measure:
     kind = ctx.target.kind
     kappa = _kappa(kind, params)
-    eps = unit_roundoff(dtype)
-    if _beyond(kappa, eps, _size(kind, params)):
-        return Measure(math.nan, f"kappa = {kappa:.3g}: no digit promised", status="beyond")
+    skip = unpromised(kappa, unit_roundoff(dtype), _size(kind, params))
+    if skip is not None:
+        return skip
     out = ctx.run(params, dtype)
     if isinstance(out, CallFailure):
         return failed(out)
     r = orthogonality(F64, as_np(out), computed_in=dtype).ratio / kappa
-    return Measure(r, f"||Q'Q - I||_F / (n eps{_kappa_text(kappa)}) = {r:.6g}")
+    return Measure(r, f"||Q'Q - I||_F / (n eps{kappa_text(kappa)}) = {r:.6g}")
 
 
 def q_forward(ctx: Ctx, params: Params, dtype: str) -> Measure:
     kind = ctx.target.kind
     kappa = _kappa(kind, params)
-    if _beyond(kappa, unit_roundoff(dtype), _size(kind, params)):
-        return Measure(math.nan, f"kappa = {kappa:.3g}: no digit promised", status="beyond")
+    skip = unpromised(kappa, unit_roundoff(dtype), _size(kind, params))
+    if skip is not None:
+        return skip
     try:
         with np.errstate(all="ignore"):
             ref = reference_np(kind, rounded(params, dtype))
@@ -61,7 +61,7 @@ def q_forward(ctx: Ctx, params: Params, dtype: str) -> Measure:
     if isinstance(out, CallFailure):
         return failed(out)
     r = agreement(F64, as_np(out), ref, ref.shape[-1], kappa, computed_in=dtype).ratio
-    return Measure(r, f"||f - reference||_F / (n eps{_kappa_text(kappa)} ||reference||) = {r:.6g}")
+    return Measure(r, f"||f - reference||_F / (n eps{kappa_text(kappa)} ||reference||) = {r:.6g}")
 
 
 def q_float32(ctx: Ctx, params: Params, dtype: str = "float32") -> Measure:
@@ -69,15 +69,16 @@ def q_float32(ctx: Ctx, params: Params, dtype: str = "float32") -> Measure:
     kind's allowance: the two agree to what a backward-stable float32 evaluation promises."""
     p32 = rounded(params, "float32")
     kappa = _kappa(ctx.target.kind, p32)
-    if _beyond(kappa, unit_roundoff(torch.float32), _size(ctx.target.kind, p32)):
-        return Measure(math.nan, f"kappa = {kappa:.3g}: no digit promised", status="beyond")
+    skip = unpromised(kappa, unit_roundoff(torch.float32), _size(ctx.target.kind, p32))
+    if skip is not None:
+        return skip
     lo, hi = ctx.run(p32, "float32"), ctx.run(p32, "float64")
     for out in (lo, hi):
         if isinstance(out, CallFailure):
             return failed(out)
     assert isinstance(lo, torch.Tensor) and isinstance(hi, torch.Tensor)
     r = agreement(F64, as_np(lo), as_np(hi), hi.shape[-1], kappa, computed_in="float32").ratio
-    text = f"||f32 - f64||_F / (n eps32{_kappa_text(kappa)} ||f64||) = {r:.6g}"
+    text = f"||f32 - f64||_F / (n eps32{kappa_text(kappa)} ||f64||) = {r:.6g}"
     if fails(r):
         text += ". " + which_is_off(
             ctx, [p32], "float32", {"the float32 call": [as_np(lo)], "the float64 call": ([as_np(hi)], "float64")}
@@ -103,7 +104,7 @@ def q_determinism(ctx: Ctx, params: Params, dtype: str) -> Measure:
     kappa = _kappa(ctx.target.kind, params)
     r = max(agreement(F64, a, arrays[0], a.shape[-1], 2 * kappa, computed_in=dtype).ratio for a in arrays[1:])
     ctx.jitter[dtype] = max(ctx.jitter.get(dtype, 0.0), diff)
-    ratio = f"max ||f_i - f_1|| / (2 n eps{_kappa_text(kappa)} ||f_1||) = {r:.6g}"
+    ratio = f"max ||f_i - f_1|| / (2 n eps{kappa_text(kappa)} ||f_1||) = {r:.6g}"
     return Measure(r, f"repeated calls differ by up to {diff:.3g}: {ratio}")
 
 
@@ -143,7 +144,7 @@ def q_batch(ctx: Ctx, params: Params, dtype: str) -> Measure:
         for i, s in enumerate(singles)
         if isinstance(s, torch.Tensor)
     )
-    text = f"max ||batch[i] - single_i|| / (2 n eps{_kappa_text(kappa)} ||single_i||) = {r:.6g}"
+    text = f"max ||batch[i] - single_i|| / (2 n eps{kappa_text(kappa)} ||single_i||) = {r:.6g}"
     if fails(r):
         text += ". " + which_is_off(
             ctx,
@@ -196,7 +197,7 @@ def q_devices(ctx: Ctx, params: Params, dtype: str) -> Measure:
     assert isinstance(here, torch.Tensor) and isinstance(there, torch.Tensor)
     kappa = _kappa(ctx.target.kind, params)
     r = agreement(F64, as_np(there), as_np(here), here.shape[-1], 2 * kappa, computed_in=dtype).ratio  # each allowed
-    text = f"||f on {ctx.other_device} - f on {ctx.device}|| / (2 n eps{_kappa_text(kappa)} ||f||) = {r:.6g}"
+    text = f"||f on {ctx.other_device} - f on {ctx.device}|| / (2 n eps{kappa_text(kappa)} ||f||) = {r:.6g}"
     if fails(r):
         text += ". " + which_is_off(
             ctx,

@@ -17,24 +17,27 @@ from orthoverify.conformance import (
     lifecycle,
     modes,
 )
-from orthoverify.conformance import checks as ck
 from orthoverify.conformance.calls import CallFailure, checked
-from orthoverify.conformance.context import PlanEntry
+from orthoverify.conformance.context import DTYPES, F64, Ctx, PlanEntry, as_np
 from orthoverify.conformance.declare import declaration_of
 from orthoverify.conformance.kinds import Kind, Params
+from orthoverify.conformance.quantities import q_batch
 from orthoverify.conformance.runner import op_also
+from orthoverify.conformance.search import scan, sized_cases
+from orthoverify.conformance.target import Target
 from orthoverify.engine.model import Evidence
+from orthoverify.engine.ratios import Measure, agreement
 
 
-def q_entry_points(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
+def q_entry_points(ctx: Ctx, params: Params, dtype: str) -> Measure:
     """The declared second entry point against the target on the same parameters (test ratio)."""
     d = declaration_of(ctx.target)
     assert d is not None and d.also is not None
     kind = ctx.target.kind
-    dt = ck.DTYPES[dtype]
+    dt = DTYPES[dtype]
     first = ctx.run(params, dtype)
     if isinstance(first, CallFailure):
-        return ck.Measure(math.inf, f"the target: {first}")
+        return Measure(math.inf, f"the target: {first}")
     res = ctx.remote(op_also, *kind.args(params, dt, "cpu"))  # the declared code runs where the target lives
     second = (
         res
@@ -42,48 +45,43 @@ def q_entry_points(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
         else checked(res[0] if res else None, shape=kind.out_shape(params), dtype=kind.out_dtype(dt))
     )
     if isinstance(second, CallFailure):
-        return ck.Measure(math.inf, f"{d.also_name}: {second}")
-    r = ck.agreement(ck.F64, ck.as_np(kind.view(second)), ck.as_np(first), first.shape[-1], computed_in=dtype).ratio
+        return Measure(math.inf, f"{d.also_name}: {second}")
+    r = agreement(F64, as_np(kind.view(second)), as_np(first), first.shape[-1], computed_in=dtype).ratio
     modes.record(ctx, "entry_points", kind.view_shape(params)[0], r, params, dtype)
-    return ck.Measure(r, f"||{d.also_name} - target|| / (n eps ||target||) = {r:.6g}")
+    return Measure(r, f"||{d.also_name} - target|| / (n eps ||target||) = {r:.6g}")
 
 
-ck.QUANTITIES["entry_points"] = q_entry_points
+def check_entry_points(ctx: Ctx) -> list[Evidence]:
+    cases = sized_cases(ctx, "entry_points", scales=(1e-3, 1.0, 1e3))
+    q = q_entry_points
+    return modes.with_series(ctx, "entry_points", q, scan(ctx, "entry_points", q, cases), "second entry point")
 
 
-def check_entry_points(ctx: ck.Ctx) -> list[Evidence]:
-    cases = ck.sized_cases(ctx, "entry_points", scales=(1e-3, 1.0, 1e3))
-    return modes.with_series(ctx, "entry_points", ck.scan(ctx, "entry_points", cases), "second entry point")
-
-
-def declared_data(target: ck.Target) -> dict[str, Any] | None:
+def declared_data(target: Target) -> dict[str, Any] | None:
     """The target's declaration as JSON data (for the result's ``validate`` key), or None."""
     d = declaration_of(target)
     return d.listing() if d is not None else None
 
 
-def q_batch_declared(ctx: ck.Ctx, params: Params, dtype: str) -> ck.Measure:
+def q_batch_declared(ctx: Ctx, params: Params, dtype: str) -> Measure:
     """The batch check of a target that declares ``batches=True``: not taking a stack is a defect."""
-    c = ck.q_batch(ctx, params, dtype)
+    c = q_batch(ctx, params, dtype)
     if math.isnan(c.ratio):
-        return ck.Measure(math.inf, f"declared batches=True, but {c.display}")
+        return Measure(math.inf, f"declared batches=True, but {c.display}")
     return c
 
 
-def _batch_declared(ctx: ck.Ctx) -> list[Evidence]:
-    return ck.scan(ctx, "batch_declared", ck.sized_cases(ctx, "batch", scales=(1.0,)))
+def _batch_declared(ctx: Ctx) -> list[Evidence]:
+    return scan(ctx, "batch_declared", q_batch_declared, sized_cases(ctx, "batch", scales=(1.0,)))
 
 
-def _batch_not_declared(ctx: ck.Ctx) -> list[Evidence]:
+def _batch_not_declared(ctx: Ctx) -> list[Evidence]:
     ev = Evidence("", "batch", "float", ctx.label(ctx.dtypes[0]))
     ev.notes = "Not applicable (nothing was measured, so no verdict): the target declares batches=False"
     return [ev]
 
 
-ck.QUANTITIES["batch_declared"] = q_batch_declared
-
-
-def plan(p: list[PlanEntry], kind: Kind, target: ck.Target | None, other_device: str | None = None) -> list[PlanEntry]:
+def plan(p: list[PlanEntry], kind: Kind, target: Target | None, other_device: str | None = None) -> list[PlanEntry]:
     """``p`` (the kind's plan) with the checks of this module before its last entry (bad_input),
     and the batch check as the target declares it (only the kind's own checks without a target)."""
     dtypes = ("float32", "float64") if any(name == "float32" for name, *_ in p) else ("float64",)
@@ -97,17 +95,21 @@ def plan(p: list[PlanEntry], kind: Kind, target: ck.Target | None, other_device:
                 "identity",
                 f"the declared {d.also_name} returns the same matrix as the target (test ratio <= 30)",
                 check_entry_points,
+                q_entry_points,
+                measures=f"||{d.also_name}(P) - f(P)||_F / (n eps ||f(P)||_F)",
             )
         )
     extra += lifecycle.plan(target, other_device if other_device is not None and torch.cuda.is_available() else None)
     out = []
-    for name, claim_kind, statement, fn in p:
-        if name == "batch" and d is not None and d.batches is not None:
-            fn = _batch_declared if d.batches else _batch_not_declared
-            statement += " (declared " + (
-                "batches=True: a target that refuses a stack is refuted)" if d.batches else "batches=False)"
-            )
-        out.append(PlanEntry(name, claim_kind, statement, fn))
+    for e in p:
+        if e.name == "batch" and d is not None and d.batches is True:
+            statement = f"{e.statement} (declared batches=True: a target that refuses a stack is refuted)"
+            e = e._replace(statement=statement, run=_batch_declared, quantity=q_batch_declared)
+            e = e._replace(recorded_as="batch_declared")
+        elif e.name == "batch" and d is not None and d.batches is False:
+            e = e._replace(statement=f"{e.statement} (declared batches=False)", run=_batch_not_declared)
+        out.append(e)
     planned = [*out[:-1], *extra, *out[-1:]]
-    planned = [e._replace(run=blame.blamed(e.name, e.run)) for e in planned]  # AD-mode failures: blame the op
+    quantities = {e.name: e.quantity for e in planned if e.quantity is not None}
+    planned = [e._replace(run=blame.blamed(e.name, e.run, quantities)) for e in planned]  # AD failures: blame the op
     return [checks_group.covering_entry(entry, target) for entry in planned]  # coverage judged on a declared group

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from orthoverify.conformance import checks as ck
+from orthoverify.conformance.context import DTYPES
 from orthoverify.conformance.family import ConformanceReplay as ConformanceReplay  # re-exported: its old home
 from orthoverify.conformance.family import FamilyRef
 from orthoverify.conformance.kinds import KINDS
@@ -31,6 +31,6 @@ def family_of_result(meta: Any, claim_id: str, target: str | None) -> FamilyRef:
             f"runs that target's code, so name the target yourself: --target {recorded!r}"
         )
     dtypes = meta.get("dtypes")
-    if dtypes is not None and not (isinstance(dtypes, list) and dtypes and all(d in ck.DTYPES for d in dtypes)):
-        raise ReplayError(f"{claim_id}: validate.dtypes must be a list of {', '.join(ck.DTYPES)}")
-    return FamilyRef(target, kind, tuple(dtypes or ck.DTYPES))
+    if dtypes is not None and not (isinstance(dtypes, list) and dtypes and all(d in DTYPES for d in dtypes)):
+        raise ReplayError(f"{claim_id}: validate.dtypes must be a list of {', '.join(DTYPES)}")
+    return FamilyRef(target, kind, tuple(dtypes or DTYPES))

@@ -16,6 +16,7 @@ from orthoverify.conformance.context import (
     DTYPES,
     F64,
     Ctx,
+    Quantity,
     _kappa,
     _size,
     _where,
@@ -28,9 +29,8 @@ from orthoverify.conformance.context import (
     remeasured,
     rounded,
 )
-from orthoverify.conformance.gradients import q_gradient, q_jvp
 from orthoverify.conformance.kinds import Params
-from orthoverify.conformance.quantities import q_batch, q_determinism, q_devices, q_float32, q_forward, q_orthogonal
+from orthoverify.conformance.quantities import q_determinism, q_orthogonal
 from orthoverify.conformance.runner import op_forward
 from orthoverify.engine import magnitudes
 from orthoverify.engine import scan as scans
@@ -42,7 +42,7 @@ def check_determinism(ctx: Ctx) -> list[Evidence]:
     """Repeated calls agree (to the allowance, or bitwise when asked); a passing row whose calls were
     not bitwise equal says so, with the size of the difference ("deterministic up to rounding")."""
     ctx.jitter.clear()
-    evidence = scan(ctx, "determinism", sized_cases(ctx, "determinism", scales=(1.0,)))
+    evidence = scan(ctx, "determinism", q_determinism, sized_cases(ctx, "determinism", scales=(1.0,)))
     jitter = ctx.jitter
     for ev in evidence:
         if not ctx.bitwise_determinism:
@@ -58,22 +58,10 @@ def check_determinism(ctx: Ctx) -> list[Evidence]:
     return evidence
 
 
-QUANTITIES: dict[str, Callable[[Ctx, Params, str], Measure]] = {
-    "orthogonal": q_orthogonal,
-    "forward": q_forward,
-    "float32": q_float32,
-    "determinism": q_determinism,
-    "batch": q_batch,
-    "gradient": q_gradient,
-    "jvp": q_jvp,
-    "devices": q_devices,
-}
-
-
-def measure_quantity(ctx: Ctx, check: str, params: Params, dtype: str) -> Measure:
-    """The quantity of ``check`` (a test ratio) at ``params`` in ``dtype``: the routine the scan
+def measure_quantity(ctx: Ctx, check: str, q: Quantity, params: Params, dtype: str) -> Measure:
+    """The quantity ``q`` of ``check`` (a test ratio) at ``params`` in ``dtype``: the routine the scan
     measured every case with. It fails as in the scan: a ratio above 30 (NaN: not measured)."""
-    c = QUANTITIES[check](ctx, params, dtype)
+    c = q(ctx, params, dtype)
     failing = fails(c.ratio) and not math.isnan(c.ratio)
     r50 = _against_50_digits(ctx, params, dtype) if check == "forward" and failing else None
     more = [("against the 50-digit reference", f"ratio {r50:.6g}")] if r50 is not None else []
@@ -152,15 +140,14 @@ def attribute(ctx: Ctx, check: str, params: Params, dtype: str) -> str:
     return f" Batched, the same parameters fail too (ratio {r_b:.3g}): the map itself, not one code path."
 
 
-def scanner(ctx: Ctx, check: str, minimise: bool | None = None) -> scans.Scan[Params]:
+def scanner(ctx: Ctx, check: str, q: Quantity, minimise: bool | None = None) -> scans.Scan[Params]:
     """The engine's :class:`~orthoverify.engine.scan.Scan` of ``check`` over ``ctx``'s target: its
-    quantity, the kind's magnitude, size, ordinary domain and allowance; a dtype whose ``output``
+    quantity ``q``, the kind's magnitude, size, ordinary domain and allowance; a dtype whose ``output``
     check failed (float64's too, for ``float32``) is not run, a case outside the target's declared
     domain skipped; the telling failure is shrunk where ``minimise`` (default: the check is
     :data:`SHRINKABLE`), a forward one re-measured against the 50-digit reference, and an
     orthogonality failure attributed to a code path."""
     kind = ctx.target.kind
-    q = QUANTITIES[check]
     lo, hi = kind.ordinary
 
     def recheck(params: Params, dtype: str) -> str:
@@ -190,20 +177,21 @@ def scanner(ctx: Ctx, check: str, minimise: bool | None = None) -> scans.Scan[Pa
 def scan(
     ctx: Ctx,
     check: str,
+    q: Quantity,
     cases: Iterator[tuple[Params, str]] | Iterator[Labelled],
     method: str = "float",
     note: str = "",
     *,
     minimise: bool | None = None,
 ) -> list[Evidence]:
-    """Evidence per dtype from the quantity of ``check`` over ``cases`` (the engine's
+    """Evidence per dtype from the quantity ``q`` of ``check`` over ``cases`` (the engine's
     :func:`~orthoverify.engine.scan.scan` with :func:`scanner`): of the failures of a dtype the
     telling one (ordinary magnitude, smallest size) is shrunk (``minimise``) and becomes the
     counterexample; a failure of another kind (far larger or smaller magnitude) is kept in
     ``data['other_counterexamples']``. Cases of a dtype whose ``output`` check failed are not run;
     so are cases whose call was never made (the target's process gave up): evidence without a
     verdict, never a pass."""
-    return scans.scan(scanner(ctx, check, minimise), cases, method, note)
+    return scans.scan(scanner(ctx, check, q, minimise), cases, method, note)
 
 
 def outward(ctx: Ctx, dtype: str, salt: str) -> Iterator[Labelled]:
@@ -229,6 +217,7 @@ def search_orthogonal(ctx: Ctx) -> list[Evidence]:
         out += scan(
             ctx,
             "orthogonal",
+            q_orthogonal,
             iter(cases),
             method="search",
             note=f"{len(specials)} special points, then {len(cases) - len(specials)} draws from magnitude 1 outwards.",

@@ -80,6 +80,9 @@ class Kind:
     skew: tuple[str, ...] = ()
     """Skew-symmetric parameters: a_ij and a_ji = -a_ij move together (finite differences along
     a_ij - a_ji, skew tangents), and only the skew part of a gradient is defined."""
+    linear: bool = False
+    """The map is linear in its parameters: its second derivative is zero, so the second-order
+    checks (float64 and float32) are not planned."""
     complex_input: bool = False
     """The target takes one complex argument built from the parameters ``re`` and ``im``: its
     gradient and tangent are re + i im."""

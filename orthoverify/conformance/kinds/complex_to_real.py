@@ -47,5 +47,6 @@ COMPLEX_TO_REAL = Kind(
     orthogonal_output=False,
     allowance="1 (copies and negations are exact)",
     scaled=("re", "im"),
+    linear=True,
     complex_input=True,
 )

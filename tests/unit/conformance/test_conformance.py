@@ -212,16 +212,18 @@ def test_a_check_that_does_not_apply_is_inconclusive_not_failed(tmp_path: Path) 
 
 def test_forward_mode_is_checked_against_the_reference() -> None:
     """jvp of a target whose forward-mode rule is wrong is refuted; one without a rule is unsupported."""
-    from orthoverify.conformance import checks as ck
     from orthoverify.conformance.adapters import load_target
+    from orthoverify.conformance.context import session
+    from orthoverify.conformance.gradients import q_jvp
+    from orthoverify.conformance.search import scan, sized_cases
 
     t = load_target(T + "cayley_wrong_jvp", "scaled-cayley")
-    ctx = ck.session(t, ("float64",), profile="quick")
-    ev = ck.scan(ctx, "jvp", ck.sized_cases(ctx, "jvp", scales=(1.0,), dtypes=("float64",)))
+    ctx = session(t, ("float64",), profile="quick")
+    ev = scan(ctx, "jvp", q_jvp, sized_cases(ctx, "jvp", scales=(1.0,), dtypes=("float64",)))
     assert not ev[0].passed and ev[0].counterexample is not None and ev[0].worst_ratio > THRESHOLD
     t2 = load_target(T + "cayley_missing_gradient_term", "scaled-cayley")
-    ctx2 = ck.session(t2, ("float64",), profile="quick")
-    ev2 = ck.scan(ctx2, "jvp", ck.sized_cases(ctx2, "jvp", scales=(1.0,), dtypes=("float64",)))
+    ctx2 = session(t2, ("float64",), profile="quick")
+    ev2 = scan(ctx2, "jvp", q_jvp, sized_cases(ctx2, "jvp", scales=(1.0,), dtypes=("float64",)))
     assert ev2[0].cases == 0 and "Unsupported: the target raised" in ev2[0].notes
     assert ev2[0].data["unsupported"].startswith("RuntimeError") and not ev2[0].passed
 
@@ -231,16 +233,18 @@ def test_devices_check_compares_two_devices() -> None:
     target whose output depends on the call count is caught."""
     import torch
 
-    from orthoverify.conformance import checks as ck
     from orthoverify.conformance.adapters import load_target
+    from orthoverify.conformance.context import session
     from orthoverify.conformance.planning import plan_checks as _plan
+    from orthoverify.conformance.quantities import q_devices
+    from orthoverify.conformance.search import scan, sized_cases
 
     names = [p[0] for p in _plan("householder-product", ("float64",), device="cpu")]
     assert ("devices" in names) == torch.cuda.is_available()
-    good = ck.session(load_target(T + "householder", "householder-product"), ("float64",), other_device="cpu")
-    assert ck.scan(good, "devices", ck.sized_cases(good, "devices", scales=(1.0,)))[0].passed
-    bad = ck.session(load_target(T + "householder_noisy", "householder-product"), ("float64",), other_device="cpu")
-    ev = ck.scan(bad, "devices", ck.sized_cases(bad, "devices", scales=(1.0,)))[0]
+    good = session(load_target(T + "householder", "householder-product"), ("float64",), other_device="cpu")
+    assert scan(good, "devices", q_devices, sized_cases(good, "devices", scales=(1.0,)))[0].passed
+    bad = session(load_target(T + "householder_noisy", "householder-product"), ("float64",), other_device="cpu")
+    ev = scan(bad, "devices", q_devices, sized_cases(bad, "devices", scales=(1.0,)))[0]
     assert not ev.passed and ev.counterexample is not None
 
 
@@ -327,6 +331,16 @@ def test_a_finding_is_confirmed_and_replayed_through_the_checks_replay(
     ]
     # a correct target does not reproduce it: the replay says so
     assert not replay_from_file(path, forward.claim.id, target=T + "householder", **REPLAY).reproduced
+    # the counterexample's quantity says what is measured (the ratio), not the check's name
+    cx = next(e.counterexample for e in forward.evidence if e.counterexample)
+    assert cx.check == "forward" and cx.quantity.startswith("||f(P) - reference(P)||_F / (n eps kappa")
+    assert f"quantity: {cx.quantity}" in rep.lines()
+    # a result recorded with the check's name as the quantity (before it said what is measured) replays alike
+    old = path.read_text().replace(json.dumps(cx.quantity), json.dumps("forward"))
+    assert old != path.read_text()
+    (tmp_path / "old.json").write_text(old)
+    rep_old = replay_from_file(tmp_path / "old.json", forward.claim.id, target=spec, **REPLAY)
+    assert rep_old.reproduced and "quantity: forward" in rep_old.lines()
 
 
 def test_a_failure_that_does_not_reproduce_is_failed_unconfirmed() -> None:

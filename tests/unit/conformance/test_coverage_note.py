@@ -9,21 +9,22 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from orthoverify.conformance import checks as ck
 from orthoverify.conformance import coverage
 from orthoverify.conformance.adapters import load_target
+from orthoverify.conformance.context import Ctx, session
+from orthoverify.conformance.coverage import check_coverage_by_optimisation
 
 
 def _coverage(monkeypatch: pytest.MonkeyPatch, reaches: Callable[[int, int], bool]) -> tuple[bool, str]:
     """The coverage evidence when the optimisation reaches a target of size n and determinant d
     exactly when ``reaches(n, d)`` (the target itself is never called)."""
 
-    def scripted(_ctx: ck.Ctx, q: np.ndarray, _x0: np.ndarray, _steps: int) -> float:
+    def scripted(_ctx: Ctx, q: np.ndarray, _x0: np.ndarray, _steps: int) -> float:
         return 0.0 if reaches(q.shape[0], 1 if np.linalg.det(q) > 0 else -1) else 0.5
 
     monkeypatch.setattr(coverage, "_reach", scripted)
-    ctx = ck.session(load_target("torch-orthogonal-cayley"), ("float64",), profile="quick")
-    (ev,) = ck.check_coverage_by_optimisation(ctx)
+    ctx = session(load_target("torch-orthogonal-cayley"), ("float64",), profile="quick")
+    (ev,) = check_coverage_by_optimisation(ctx)
     return ev.passed, ev.notes
 
 

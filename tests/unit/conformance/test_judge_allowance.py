@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from orthoverify.conformance import KINDS
-from orthoverify.conformance import checks as ck
 from orthoverify.conformance.kinds import free_map_condition
+from orthoverify.engine.allowance import beyond, unpromised
 from orthoverify.tolerance import THRESHOLD
 from tests.planted.judge_planted import result
 
@@ -52,6 +52,8 @@ def test_maps_wrong_at_ordinary_sizes_still_fail(name: str) -> None:
 def test_no_digit_promised_means_not_judged() -> None:
     """Where 30 n eps kappa >= 1 a correct evaluation may return anything: such cases are counted
     and left unjudged, never refuted."""
-    assert ck._beyond(1e16, 2.0**-53, 4) and not ck._beyond(10.0, 2.0**-53, 4)
+    assert beyond(1e16, 2.0**-53, 4) and not beyond(10.0, 2.0**-53, 4)
+    skip = unpromised(1e16, 2.0**-53, 4)
+    assert skip is not None and skip.beyond and unpromised(10.0, 2.0**-53, 4) is None
     notes = " ".join(e.notes for e in by_check("expm_scaled")["orthogonal"].evidence)
     assert "promises no digit" in notes

@@ -110,13 +110,13 @@ def test_the_recorded_listing_is_what_the_code_computes() -> None:
 
 def test_declared_batches_decide_whether_a_refused_stack_is_a_defect() -> None:
     from orthoverify.conformance import _evidence
-    from orthoverify.conformance import checks as ck
+    from orthoverify.conformance.context import session
     from orthoverify.engine.model import decide
 
     def batch(spec: str) -> str:
         t = load_target(R + spec, "householder-product")
         entry = next(e for e in _plan("householder-product", ("float64",), True, "cpu", t) if e[0] == "batch")
-        ctx = ck.session(t, ("float64",), profile="quick")
+        ctx = session(t, ("float64",), profile="quick")
         return decide(_evidence(ctx, "conformance.householder-product.batch", "batch", entry[3]))
 
     assert batch("householder_batches_declared_refused") == "refuted"

@@ -187,14 +187,14 @@ def test_a_domain_predicate_that_raises_makes_the_check_not_run(target_module: t
     """The predicate runs in the target's process; its exception is the target's fault: the
     check is not run (inconclusive), naming the predicate, never a pass and never an error."""
     from orthoverify.conformance import _evidence, open_target
-    from orthoverify.conformance import checks as ck
+    from orthoverify.conformance.context import session
     from orthoverify.conformance.planning import plan_checks as _plan
 
     name, _mark = target_module
     t = open_target(f"{name}:h", KIND)
     try:
         fn = next(e[3] for e in _plan(KIND, ("float64",), False, "cpu", t) if e[0] == "forward")
-        ctx = ck.session(t, ("float64",), profile="quick", runner=t.runner)
+        ctx = session(t, ("float64",), profile="quick", runner=t.runner)
         ev = _evidence(ctx, CLAIM + "forward", "forward", fn)  # as validate runs each check
     finally:
         assert t.runner is not None

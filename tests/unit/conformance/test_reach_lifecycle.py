@@ -13,10 +13,12 @@ import pytest
 from orthoverify.claims import MODULES as CLAIM_MODULES
 from orthoverify.cli import RESULT_FAMILIES
 from orthoverify.conformance import _evidence, lifecycle, validate
-from orthoverify.conformance import checks as ck
 from orthoverify.conformance.adapters import load_target
+from orthoverify.conformance.context import F64, PlanEntry, as_np, session
+from orthoverify.conformance.target import Target
 from orthoverify.engine import write_json
 from orthoverify.engine.model import decide
+from orthoverify.engine.ratios import orthogonality
 from orthoverify.engine.replay import replay_from_file
 from orthoverify.tolerance import THRESHOLD
 from tests.upstream import expected_upstream, fixed_upstream, skip_if_fixed_upstream
@@ -29,10 +31,10 @@ CHECKS = ("weight_decay", "state_dict", "dtype_cast")
 
 def life(spec: str, kind: str | None = None) -> dict[str, str]:
     t = load_target(spec, kind)
-    ctx = ck.session(t, ("float32", "float64"), profile="quick")
+    ctx = session(t, ("float32", "float64"), profile="quick")
     return {
-        name: decide(_evidence(ctx, f"conformance.{t.kind.name}.{name}", name, fn))
-        for name, _k, _s, fn in lifecycle.plan(t, None)
+        e.name: decide(_evidence(ctx, f"conformance.{t.kind.name}.{e.name}", e.name, e.run))
+        for e in lifecycle.plan(t, None)
     }
 
 
@@ -86,7 +88,7 @@ def test_own_modules_pass_every_lifecycle_check(name: str) -> None:
 def test_an_undeclared_cast_that_fails_is_not_applicable() -> None:
     """ScaledCayleyOrthogonal refuses float16 (orthoverify's float32/float64 only): not applicable, not a defect."""
     t = load_target("orthoverify-scaled-cayley")
-    ctx = ck.session(t, ("float32",))
+    ctx = session(t, ("float32",))
     c = lifecycle.q_dtype_cast(
         ctx, {"n": np.array([3.0]), "cast": np.array([2.0]), "seed": np.array([0.0])}, "float32"
     )
@@ -117,13 +119,13 @@ def test_to_device_runs_cpu_to_cpu_without_a_gpu() -> None:
     assert ("to_device" in {p[0] for p in lifecycle.plan(t, "cuda")}) is True
     plain = load_target("tests.planted.conformance_targets:householder", "householder-product")
     assert lifecycle.plan(plain, "cuda") == []
-    ctx = ck.session(t, ("float32",), profile="quick", other_device="cpu")
+    ctx = session(t, ("float32",), profile="quick", other_device="cpu")
     ev = lifecycle.check_to_device(ctx)[0]
     assert ev.passed and ev.cases == 2, ev.notes  # quick: n = 3, 6
     assert torch.cuda.is_available() or "to_device" not in {p[0] for p in plan_of(t)}
 
 
-def plan_of(t: ck.Target) -> list[tuple[str, str, str, object]]:
+def plan_of(t: Target) -> list[PlanEntry]:
     from orthoverify.conformance.planning import plan_checks as _plan
 
     return list(_plan(t.kind.name, ("float32",), False, "cpu", t))
@@ -139,7 +141,7 @@ def test_a_layer_class_of_size_n_is_judged_by_its_weight_and_its_lifecycle() -> 
 
     t = load_target(R + "ReflectionsLayer", "orthogonal-map")
     x = torch.randn(4, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
-    assert ck.orthogonality(ck.F64, ck.as_np(t.fn(x))).ratio <= ck.THRESHOLD
+    assert orthogonality(F64, as_np(t.fn(x))).ratio <= THRESHOLD
     d = declaration_of(t)
     assert d is not None and d.module is not None
     assert life(R + "ReflectionsLayer", "orthogonal-map") == dict.fromkeys(CHECKS, "verified")

@@ -13,9 +13,11 @@ import numpy as np
 
 from orthoverify.cli import main
 from orthoverify.conformance import causes
-from orthoverify.conformance import checks as ck
 from orthoverify.conformance.adapters import load_target
+from orthoverify.conformance.context import Ctx, extreme, magnitude, session
 from orthoverify.conformance.kinds import Params
+from orthoverify.conformance.search import check_determinism, shrink
+from orthoverify.engine.ratios import Measure
 from orthoverify.engine.result import load_json
 from orthoverify.tolerance import THRESHOLD
 
@@ -100,12 +102,12 @@ def test_determinism_is_judged_against_the_allowance_and_bitwise_only_when_asked
     """Two accurate evaluation orders taking turns: within the allowance by default (verified, the
     size of the difference noted); refuted when bitwise equality is asked for."""
     t = load_target(T + "nondeterministic", "orthogonal-map")
-    ctx = ck.session(t, ("float64",), profile="quick")
-    ev = ck.check_determinism(ctx)[0]
+    ctx = session(t, ("float64",), profile="quick")
+    ev = check_determinism(ctx)[0]
     assert ev.passed and ev.worst_ratio is not None and 0 < ev.worst_ratio <= THRESHOLD
     assert "Deterministic up to rounding" in ev.notes and 0 < ev.data["max_difference"] < 1e-12
-    ctx = ck.session(t, ("float64",), profile="quick", bitwise_determinism=True)
-    ev = ck.check_determinism(ctx)[0]
+    ctx = session(t, ("float64",), profile="quick", bitwise_determinism=True)
+    ev = check_determinism(ctx)[0]
     assert not ev.passed and ev.counterexample is not None and "bitwise equality asked for" in ev.notes
 
 
@@ -137,20 +139,20 @@ def test_the_shrinker_moves_towards_magnitude_1_never_deeper_into_the_extreme_ra
     """A quantity that fails below magnitude 1e-150 (u'u underflowing), found at 1e-310: the shrunk case
     is at a magnitude between the two, within a factor 10^0.5 of the boundary, never below 1e-310."""
     t = load_target(T + "householder", "householder-product")
-    ctx = ck.session(t, ("float64",), profile="quick")
+    ctx = session(t, ("float64",), profile="quick")
     kind = t.kind
 
-    def q(_ctx: ck.Ctx, p: Params, _dtype: str) -> ck.Measure:
-        m = ck.magnitude(kind, p)
-        return ck.Measure(100.0 if 0 < m < 1e-150 else 1.0, f"m = {m:.3g}")
+    def q(_ctx: Ctx, p: Params, _dtype: str) -> Measure:
+        m = magnitude(kind, p)
+        return Measure(100.0 if 0 < m < 1e-150 else 1.0, f"m = {m:.3g}")
 
     params = {"U": np.tril(np.random.default_rng(1).standard_normal((4, 4))) * 1e-310}
-    found, c, steps = ck.shrink(ctx, q, params, "float64", q(ctx, params, "float64"))
-    m = ck.magnitude(kind, found)
+    found, c, steps = shrink(ctx, q, params, "float64", q(ctx, params, "float64"))
+    m = magnitude(kind, found)
     assert 10**-150.5 < m < 1e-150 and c.ratio == 100.0 and "moved towards magnitude 1" in steps, (m, steps)
-    assert ck.extreme(kind, found)  # still outside the ordinary domain: the finding stays fragile
+    assert extreme(kind, found)  # still outside the ordinary domain: the finding stays fragile
     ordinary = {"U": params["U"] * 1e155 * 1e155}
-    assert not ck.extreme(kind, ordinary) and not ck.extreme(kind, {"U": np.zeros((2, 2))})
+    assert not extreme(kind, ordinary) and not extreme(kind, {"U": np.zeros((2, 2))})
 
 
 def _fake(verdicts: dict[str, str]) -> Any:
