@@ -35,7 +35,7 @@ from orthoverify.conformance.calls import CallFailure, checked
 from orthoverify.conformance.context import PlanEntry
 from orthoverify.conformance.declare import declaration_of
 from orthoverify.conformance.kinds import Kind, Params
-from orthoverify.conformance.runner import op_forward
+from orthoverify.conformance.wire import op_forward
 from orthoverify.engine.model import Evidence
 from orthoverify.tolerance import unit_roundoff
 

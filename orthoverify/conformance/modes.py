@@ -26,7 +26,7 @@ from orthoverify.conformance.calls import CallFailure, checked
 from orthoverify.conformance.context import PlanEntry, rounded
 from orthoverify.conformance.declare import declaration_of
 from orthoverify.conformance.kinds import Kind, Params
-from orthoverify.conformance.runner import op_second, op_vmap
+from orthoverify.conformance.wire import op_second, op_vmap
 from orthoverify.engine.model import Counterexample, Evidence
 from orthoverify.tolerance import UNIT_ROUNDOFF, unit_roundoff
 

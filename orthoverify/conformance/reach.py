@@ -22,7 +22,7 @@ from orthoverify.conformance.calls import CallFailure, checked
 from orthoverify.conformance.context import PlanEntry
 from orthoverify.conformance.declare import declaration_of
 from orthoverify.conformance.kinds import Kind, Params
-from orthoverify.conformance.runner import op_also
+from orthoverify.conformance.wire import op_also
 from orthoverify.engine.model import Evidence
 
 

@@ -31,7 +31,7 @@ from orthoverify.conformance.context import (
 from orthoverify.conformance.gradients import q_gradient, q_jvp
 from orthoverify.conformance.kinds import Kind, Params
 from orthoverify.conformance.quantities import q_batch, q_determinism, q_devices, q_float32, q_forward, q_orthogonal
-from orthoverify.conformance.runner import op_forward
+from orthoverify.conformance.wire import op_forward
 from orthoverify.engine import magnitudes
 from orthoverify.engine.magnitudes import distance_from_one
 from orthoverify.engine.model import Counterexample, Evidence
