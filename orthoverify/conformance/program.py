@@ -32,27 +32,9 @@ from typing import Any
 import numpy as np
 import torch
 
+from orthoverify.conformance import wire
 from orthoverify.conformance.substitute import make_substituted
-from orthoverify.conformance.wire import (
-    WIRE_DTYPES,
-    Codec,
-    Json,
-    WireError,
-    make_codec,
-    op_also,
-    op_domain,
-    op_dtype_cast,
-    op_forward,
-    op_inverse,
-    op_jvp,
-    op_loss_grad,
-    op_reach,
-    op_second,
-    op_state_dict,
-    op_to_device,
-    op_vmap,
-    op_weight_decay,
-)
+from orthoverify.conformance.wire import WIRE_DTYPES, Codec, Json, WireError, make_codec
 
 _LEARNING_RATES: tuple[tuple[str, float], ...] = (("SGD", 0.1), ("Adam", 0.01), ("AdamW", 0.01))
 OPTIMISERS: tuple[str, ...] = tuple(f"{name}(lr={lr}, weight_decay=0.1)" for name, lr in _LEARNING_RATES)
@@ -313,19 +295,19 @@ def make_ops() -> dict[str, Callable[..., Any]]:
         return [here, there, kept(weight(s, m))]
 
     return {
-        op_forward: forward,
-        op_loss_grad: make_substituted(loss_grad),  # substitute=...: one torch operation by its reference formulation
-        op_jvp: make_substituted(jvp_op),
-        op_second: make_substituted(second),
-        op_vmap: vmap_op,
-        op_reach: reach,
-        op_inverse: inverse,
-        op_also: also,
-        op_domain: domain,
-        op_weight_decay: weight_decay,
-        op_state_dict: state_dict_op,
-        op_dtype_cast: dtype_cast,
-        op_to_device: to_device,
+        wire.op_forward: forward,
+        wire.op_loss_grad: make_substituted(loss_grad),  # substitute=...: a torch op by its reference formulation
+        wire.op_jvp: make_substituted(jvp_op),
+        wire.op_second: make_substituted(second),
+        wire.op_vmap: vmap_op,
+        wire.op_reach: reach,
+        wire.op_inverse: inverse,
+        wire.op_also: also,
+        wire.op_domain: domain,
+        wire.op_weight_decay: weight_decay,
+        wire.op_state_dict: state_dict_op,
+        wire.op_dtype_cast: dtype_cast,
+        wire.op_to_device: to_device,
     }
 
 
