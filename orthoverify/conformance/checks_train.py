@@ -35,9 +35,9 @@ from orthoverify.conformance.context import DTYPES, Ctx, PlanEntry, refusal
 from orthoverify.conformance.declare import declaration_of
 from orthoverify.conformance.gradients import q_gradient, q_jvp
 from orthoverify.conformance.kinds import Kind, Params
-from orthoverify.conformance.runner import op_forward
 from orthoverify.conformance.search import scan, sized_cases
 from orthoverify.conformance.target import Target
+from orthoverify.conformance.wire import op_forward
 from orthoverify.engine.allowance import unpromised
 from orthoverify.engine.model import Evidence
 from orthoverify.engine.ratios import Measure

@@ -18,8 +18,9 @@ from orthoverify.backends import get_backend
 from orthoverify.conformance.calls import DEFAULT_TIMEOUT, CallFailure, call, checked
 from orthoverify.conformance.isolate import InProcessRunner
 from orthoverify.conformance.kinds import Kind, Params
-from orthoverify.conformance.runner import Runner, op_forward
+from orthoverify.conformance.runner import Runner
 from orthoverify.conformance.target import Target
+from orthoverify.conformance.wire import op_forward
 from orthoverify.engine import magnitudes
 from orthoverify.engine.checks import RunContext
 from orthoverify.engine.model import Evidence

@@ -14,7 +14,8 @@ import torch
 from orthoverify.conformance.calls import CallFailure, checked
 from orthoverify.conformance.context import DTYPES, Ctx, _ev, blocked, failing, inputs_of, remeasured
 from orthoverify.conformance.kinds import Kind, Params
-from orthoverify.conformance.runner import FLOOD_BYTES, op_forward
+from orthoverify.conformance.runner import FLOOD_BYTES
+from orthoverify.conformance.wire import op_forward
 from orthoverify.engine.model import Counterexample, Evidence
 from orthoverify.engine.ratios import Measure
 

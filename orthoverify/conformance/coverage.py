@@ -25,7 +25,7 @@ from orthoverify.conformance.context import (
     remeasured,
 )
 from orthoverify.conformance.kinds import Params
-from orthoverify.conformance.runner import op_inverse, op_reach
+from orthoverify.conformance.wire import op_inverse, op_reach
 from orthoverify.engine.model import Counterexample, Evidence
 from orthoverify.engine.ratios import THRESHOLD, Measure, agreement, fails
 

@@ -14,7 +14,7 @@ from orthoverify.backends import get_backend
 from orthoverify.conformance.calls import CallFailure, checked
 from orthoverify.conformance.context import DTYPES, Ctx, as_np, failed, refusal, rounded
 from orthoverify.conformance.kinds import Kind, Params
-from orthoverify.conformance.runner import op_jvp, op_loss_grad
+from orthoverify.conformance.wire import op_jvp, op_loss_grad
 from orthoverify.engine.ratios import Measure
 from orthoverify.tolerance import unit_roundoff
 

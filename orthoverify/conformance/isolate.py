@@ -1,19 +1,14 @@
 """Running a target where it can neither crash nor forge the verdict.
 
 The target lives in a process of its own (multiprocessing's ``forkserver`` context, ``spawn``
-where there is none), loaded there by name, as the Dask executor path loads it. That process runs
-a fixed program (:mod:`~orthoverify.conformance.program`), bound before the target is imported:
-the verifier sends it *operations* by name (``forward``, ``loss_grad``, ``jvp``, ``second``,
-``vmap``, a training scenario, ...) with copies of the tensors, and gets back the raw tensors the
-operation produced, the arguments as the call left them, and what the call did besides (working
-directory changed, bytes written to stdout/stderr). Every comparison, ratio and verdict is
-computed in the verifier's process only, so a target that patches ``numpy.linalg.norm``, a
-``torch.Tensor`` method or orthoverify's own modules changes nothing the judge reads.
-
-The wire format is a JSON header and raw tensor bytes of the dtype and shape it names (read with
-``np.frombuffer``): nothing a target sends is ever unpickled or evaluated. A process that dies
-(``os._exit``, a segfault) or does not answer within the timeout (it is killed) is started again
-for the next call; the failure is a :class:`~orthoverify.conformance.calls.CallFailure` naming the exit status.
+where there is none), contained (:mod:`~orthoverify.conformance.contain`) and loaded there by
+name, as the Dask executor path loads it. That process runs the fixed program of
+:mod:`~orthoverify.conformance.program`, bound before the target is imported: it answers the
+operations of :data:`~orthoverify.conformance.wire.OPERATIONS` with raw tensors, and every
+comparison, ratio and verdict is computed here (:mod:`~orthoverify.conformance.runner`). A process
+that dies (``os._exit``, a segfault) or does not answer within the timeout (it is killed) is
+started again for the next call; the failure is a
+:class:`~orthoverify.conformance.calls.CallFailure` naming the exit status.
 """
 
 from __future__ import annotations
@@ -27,7 +22,7 @@ import struct
 import sys
 import threading
 import types
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import torch
@@ -37,24 +32,19 @@ from orthoverify.conformance.calls import CallFailure
 from orthoverify.conformance.contain import confine, kill_group, sweep
 from orthoverify.conformance.declare import Declaration, declaration_data, declaration_from_data, declaration_of
 from orthoverify.conformance.kinds import KINDS
-from orthoverify.conformance.program import Subject, make_executor, make_server
+from orthoverify.conformance.program import Subject, make_capture, make_executor, make_server
 from orthoverify.conformance.runner import (
     KEEP_BYTES,
     RESTARTS_PER_CHECK,
     STARTUP_TIMEOUT,
     WARM_UP_TIMEOUT,
-    Observed,
-    Reply,
     Runner,
     _reply,
     decode,
-    decode3,
     encode,
-    op_also,
-    op_inverse,
-    warm_key,
 )
 from orthoverify.conformance.target import RemoteFn, RemotePredicate, Target, TargetLoadError
+from orthoverify.conformance.wire import op_also, op_inverse
 from orthoverify.errors import InputError, OrthoverifyError
 
 
@@ -78,44 +68,6 @@ def subject_of(
 
 
 # ------------------------------------------------------------------------------ the target's process
-class _Capture:
-    """The process's file descriptors 1 and 2 redirected into a pipe drained by a thread that
-    counts the bytes and keeps the first KEEP_BYTES: a flood neither blocks nor fills anything."""
-
-    def __init__(self) -> None:
-        r, w = os.pipe()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os.dup2(w, 1)
-        os.dup2(w, 2)
-        os.close(w)
-        self.count = 0
-        self.head = b""
-        self.lock = threading.Lock()
-        threading.Thread(target=self._drain, args=(r,), daemon=True, name="orthoverify-capture").start()
-
-    def _drain(self, r: int) -> None:
-        while True:
-            chunk = os.read(r, 1 << 16)
-            if not chunk:
-                return
-            with self.lock:
-                self.count += len(chunk)
-                if len(self.head) < KEEP_BYTES:
-                    self.head += chunk[: KEEP_BYTES - len(self.head)]
-
-    def take(self) -> tuple[int, str]:
-        for s in (sys.stdout, sys.stderr):
-            try:
-                s.flush()
-            except Exception:  # a target may have replaced or closed them
-                pass
-        with self.lock:
-            count, head = self.count, self.head
-            self.count, self.head = 0, b""
-        return count, head.decode(errors="replace")
-
-
 def _warm_up() -> None:
     """The first torch.func and autograd calls of a process initialise lazily (seconds on a loaded
     machine): done before the first timed call, so no target is charged for it. Forward mode
@@ -154,8 +106,8 @@ def child_main(
     for p in reversed(sys_path):
         if p not in sys.path:
             sys.path.insert(0, p)
-    capture = _Capture()
-    serve, say = make_server(conn.fileno(), capture.take)  # bound before the target is imported
+    take = make_capture(KEEP_BYTES)
+    serve, say = make_server(conn.fileno(), take)  # bound before the target is imported
     try:
         _warm_up()
         view, make_subject = (KINDS[kind].view if kind in KINDS else None), subject_of  # bound before the import
@@ -171,7 +123,7 @@ def child_main(
     except BaseException as exc:
         say({"ok": False, "error": f"{type(exc).__name__}: {exc}"[:2000]})
         return
-    hello["written"], hello["head"] = capture.take()
+    hello["written"], hello["head"] = take()
     say(hello)
     serve(subject, device)
 
@@ -182,40 +134,31 @@ class InProcessRunner(Runner):
     their raw answers, but no protection from crashes or patches."""
 
     def __init__(self, target: Target) -> None:
-        self.target = target
-        self.subject = subject_of(target)
-        self.execute = make_executor()
-        self.observed = Observed()
+        super().__init__()
+        self.target, self.subject, self.execute = target, subject_of(target), make_executor()
         self.hung = ""
-        self.warm, self.spent = set(), set()
 
-    def request(
-        self, op: str, tensors: Sequence[torch.Tensor], kw: dict[str, Any], timeout: float, device: str
-    ) -> Reply | CallFailure:
+    def _ready(self, key: str) -> CallFailure | None:
         if self.hung:  # an abandoned call may still be running: pile up no more of them
             return CallFailure("not-run", f"not called: an earlier call hung ({self.hung})")
+        return None
+
+    def _exchange(
+        self, op: str, sent: list[torch.Tensor], kw: dict[str, Any], device: str, limit: float, where: str
+    ) -> tuple[dict[str, Any], list[torch.Tensor | None], list[str | None]] | CallFailure:
         box: dict[str, Any] = {}
-        sent = [x.detach().clone() for x in tensors]
-        args = [x.detach().clone().to(device) for x in tensors]
-
-        def work() -> None:
-            box["res"] = self.execute(self.subject, op, args, dict(kw))
-
-        key = warm_key(op, kw)
-        limit, warming = self.allowance(key, timeout)
-        th = threading.Thread(target=work, daemon=True, name="orthoverify-target-call")
+        args = [x.clone().to(device) for x in sent]
+        th = threading.Thread(
+            target=lambda: box.update(res=self.execute(self.subject, op, args, dict(kw))),
+            daemon=True,
+            name="orthoverify-target-call",
+        )
         th.start()
         th.join(limit)
         if th.is_alive():
-            self.settled(key, True, warming)
-            self.hung = f"no answer within {limit:g} s" + (" (its first call, warm-up allowance)" if warming else "")
+            self.hung = f"no answer within {limit:g} s"
             return CallFailure("timeout", self.hung)
-        self.settled(key, False, warming)
-        res, items = box["res"]
-        header, outs, devices = decode3(encode(res, items))  # the same bytes as from a process of its own
-        reply, res = _reply(header, outs, devices, sent)
-        self.observed.add(res, op)
-        return reply
+        return decode(encode(*box["res"]))  # the same bytes as from a process of its own
 
 
 def _context() -> Any:
@@ -265,27 +208,22 @@ class ProcessRunner(Runner):
 
     def __init__(self, spec: str, kind: str | None, device: str = "cpu", memory_limit: int | None = None) -> None:
         self.spec, self.kind, self.device = spec, kind, device
-        self.memory_limit = memory_limit
-        self.token = secrets.token_hex(8)
+        super().__init__()
+        self.memory_limit, self.token = memory_limit, secrets.token_hex(8)
         self.left_behind: list[str] = []
-        self.observed = Observed()
         self.proc: Any = None
         self.conn: Any = None
-        self.hello: dict[str, Any] = {}
         self.restarts = 0
-        self.check = ""
-        self.warm, self.spent = set(), set()
-        self.primers: dict[str, tuple[str, list[torch.Tensor], dict[str, Any], str]] = {}
-        """The first call of each operation the target answered (what warms it in a new process)."""
 
     def start(self) -> dict[str, Any]:
         """Start the target's process and wait for it to load the target; raises
         :class:`~orthoverify.conformance.target.TargetLoadError` when it cannot."""
         ctx = _context()
         parent, child = ctx.Pipe()
+        confining = (self.memory_limit, self.token, os.getpid())  # contain.confine's arguments
         proc = ctx.Process(
             target=child_main,
-            args=(child, self.spec, self.kind, list(sys.path), self.device, os.getcwd(), *self._containment()),
+            args=(child, self.spec, self.kind, list(sys.path), self.device, os.getcwd(), *confining),
             daemon=True,
             name=f"orthoverify-target {self.spec}",
         )
@@ -295,7 +233,7 @@ class ProcessRunner(Runner):
         try:
             if not parent.poll(STARTUP_TIMEOUT):
                 raise TargetLoadError(f"{self.spec}: its process did not load it within {STARTUP_TIMEOUT:g} s")
-            hello, _ = decode(parent.recv_bytes())
+            hello, _, _ = decode(parent.recv_bytes())
         except (EOFError, OSError, ValueError) as exc:
             self._bury(proc)
             raise TargetLoadError(
@@ -307,14 +245,10 @@ class ProcessRunner(Runner):
         if not hello.get("ok"):
             self._bury(proc)
             raise TargetLoadError(str(hello.get("error", "cannot load the target")))
-        self.proc, self.conn, self.hello = proc, parent, hello
+        self.proc, self.conn = proc, parent
         self.warm = set()  # a fresh process: every operation's first call is to come
         self.observed.add(hello, "loading the target")
         return hello
-
-    def _containment(self) -> tuple[int | None, str, int]:
-        """The child's containment arguments (see :func:`~orthoverify.conformance.contain.confine`)."""
-        return self.memory_limit, self.token, os.getpid()
 
     def _bury(self, proc: Any) -> None:
         """Kill the process ``proc`` and everything it started (those listed in ``left_behind``):
@@ -330,17 +264,14 @@ class ProcessRunner(Runner):
         kill_group(pid)
         self.left_behind += sweep(pid, self.token)
 
-    def _stop(self, kill: bool) -> int | None:
+    def _stop(self) -> int | None:
+        """Kill the running process (:meth:`_bury`); its exit status."""
         proc, self.proc = self.proc, None
         if proc is None:
             return None
-        if kill:
-            self._bury(proc)
-        proc.join(10)
-        try:
+        self._bury(proc)
+        with contextlib.suppress(OSError):
             self.conn.close()
-        except OSError:
-            pass
         code: int | None = proc.exitcode
         return code
 
@@ -371,15 +302,15 @@ class ProcessRunner(Runner):
         try:
             self.conn.send_bytes(encode({"op": op, "kw": kw, "device": device}, sent))
             if not self.conn.poll(limit):
-                self._stop(kill=True)
+                self._stop()
                 self.restarts += 1
                 self.observed.deaths.append(f"timeout in {where}")
                 return CallFailure(
                     "timeout", f"no answer within {limit:g} s (the target's process was killed and restarted)"
                 )
-            return decode3(self.conn.recv_bytes())
+            return decode(self.conn.recv_bytes())
         except (EOFError, OSError, ValueError, struct.error) as exc:
-            code = self._stop(kill=True)
+            code = self._stop()
             self.restarts += 1
             what = _exit_text(code) if not isinstance(exc, ValueError) else f"an unreadable answer ({exc})"
             self.observed.deaths.append(f"{what} in {where}")
@@ -397,32 +328,12 @@ class ProcessRunner(Runner):
         self.warm.add(key)
         self.observed.add(_reply(got[0], got[1], got[2], sent)[1], self.check or op)
 
-    def request(
-        self, op: str, tensors: Sequence[torch.Tensor], kw: dict[str, Any], timeout: float, device: str
-    ) -> Reply | CallFailure:
-        sent = [x.detach().clone().cpu() for x in tensors]
-        key = warm_key(op, kw)
+    def _ready(self, key: str) -> CallFailure | None:
         fail = self._started()
         if fail is None and key in self.primers and key not in self.warm | self.spent:
             self._prime(key)
             fail = self._started()
-        if fail is not None:
-            return fail
-        limit, warming = self.allowance(key, timeout)
-        got = self._exchange(op, sent, kw, device, limit, self.check or op)
-        if isinstance(got, CallFailure):
-            if got.kind == "timeout":
-                self.settled(key, True, warming)
-            if warming and got.kind == "timeout":
-                return CallFailure("timeout", f"{got.message}; it was the first call, given the warm-up allowance")
-            return got
-        self.settled(key, False, warming)
-        reply, res = _reply(*got, sent)
-        self.observed.add(res, self.check or op)
-        if isinstance(reply, CallFailure):
-            return self._memory_note(reply)
-        self.primers.setdefault(key, (op, sent, dict(kw), device))
-        return reply
+        return fail
 
     def _memory_note(self, fail: CallFailure) -> CallFailure:
         """A failed allocation says that it hit the cap (so the finding reads as what it is)."""
@@ -440,7 +351,7 @@ class ProcessRunner(Runner):
             except OSError:
                 pass
             self.proc.join(2)
-        self._stop(kill=True)
+        self._stop()
 
 
 def remote_declaration(spec: str, data: Any, runner: Runner, timeout: float) -> Declaration:

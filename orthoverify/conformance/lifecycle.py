@@ -37,9 +37,9 @@ from orthoverify.conformance.declare import Declaration, declaration_of
 from orthoverify.conformance.kinds import Params
 from orthoverify.conformance.modes import record, with_series
 from orthoverify.conformance.program import CASTS, OPTIMISERS
-from orthoverify.conformance.runner import op_dtype_cast, op_state_dict, op_to_device, op_weight_decay
 from orthoverify.conformance.search import scan
 from orthoverify.conformance.target import Target
+from orthoverify.conformance.wire import op_dtype_cast, op_state_dict, op_to_device, op_weight_decay
 from orthoverify.engine.model import Evidence
 from orthoverify.engine.ratios import THRESHOLD, Measure, agreement, orthogonality
 from orthoverify.tolerance import UNIT_ROUNDOFF, unit_roundoff

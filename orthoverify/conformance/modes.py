@@ -37,9 +37,9 @@ from orthoverify.conformance.context import (
 from orthoverify.conformance.declare import declaration_of
 from orthoverify.conformance.gradients import _tangent
 from orthoverify.conformance.kinds import Kind, Params
-from orthoverify.conformance.runner import op_second, op_vmap
 from orthoverify.conformance.search import scan, sized_cases
 from orthoverify.conformance.target import Target
+from orthoverify.conformance.wire import op_second, op_vmap
 from orthoverify.engine import scan as scans
 from orthoverify.engine.model import Evidence
 from orthoverify.engine.ratios import THRESHOLD, Measure, agreement, orthogonality

@@ -11,8 +11,8 @@ from orthoverify.conformance.calls import DEFAULT_TIMEOUT
 from orthoverify.conformance.declare import apply as apply_declaration
 from orthoverify.conformance.isolate import ProcessRunner, remote_declaration
 from orthoverify.conformance.kinds import KINDS
-from orthoverify.conformance.runner import op_inverse
 from orthoverify.conformance.target import RemoteFn, Target
+from orthoverify.conformance.wire import op_inverse
 
 
 def open_target(

@@ -9,7 +9,7 @@ Nothing is looked up by name after the target is loaded.
 
 An operation returns tensors only (the target's output, a gradient, a scalar v'Hw, a module's
 weights after training steps); every ratio, comparison and verdict is computed in the verifier
-(:mod:`~orthoverify.conformance.checks`). An output is read only as an exact ``torch.Tensor`` or
+(the quantities each planned check measures: :mod:`~orthoverify.conformance.planning`). An output is read only as an exact ``torch.Tensor`` or
 through ``torch.Tensor``'s own methods with ``__torch_function__`` disabled, never the object's
 own methods; a subclass with its own ``__torch_dispatch__`` is refused (its values cannot be
 read). Outputs travel as raw bytes after a JSON header naming dtype and shape: nothing a target
@@ -22,6 +22,8 @@ from __future__ import annotations
 import builtins
 import os
 import struct
+import sys
+import threading
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -30,14 +32,12 @@ from typing import Any
 import numpy as np
 import torch
 
+from orthoverify.conformance import wire
 from orthoverify.conformance.substitute import make_substituted
 from orthoverify.conformance.wire import WIRE_DTYPES, Codec, Json, WireError, make_codec
 
-OPTIMISERS: tuple[str, ...] = (
-    "SGD(lr=0.1, weight_decay=0.1)",
-    "Adam(lr=0.01, weight_decay=0.1)",
-    "AdamW(lr=0.01, weight_decay=0.1)",
-)
+_LEARNING_RATES: tuple[tuple[str, float], ...] = (("SGD", 0.1), ("Adam", 0.01), ("AdamW", 0.01))
+OPTIMISERS: tuple[str, ...] = tuple(f"{name}(lr={lr}, weight_decay=0.1)" for name, lr in _LEARNING_RATES)
 """The optimisers of the weight-decay scenario, by index (its ``opt``)."""
 
 
@@ -66,8 +66,9 @@ class Subject:
 
 # ------------------------------------------------------------------------------ the operations
 def make_ops() -> dict[str, Callable[..., Any]]:
-    """The operations by name, each ``op(subject, *tensors, **kw)`` returning tensors (or a
-    :class:`Json`), with every function they call bound now."""
+    """The operations of :data:`~orthoverify.conformance.wire.OPERATIONS` by name, each
+    ``op(subject, *tensors, **kw)`` (the keywords as declared there, checked by the verifier)
+    returning tensors (or a :class:`Json`), with every function they call bound now."""
     from torch.func import grad, jvp, vmap
 
     autograd_grad = torch.autograd.grad
@@ -91,34 +92,28 @@ def make_ops() -> dict[str, Callable[..., Any]]:
 
     default_rng = np.random.default_rng
     b = builtins
-    _len, _list, _tuple, _int, _str, _float, _range, _zip, _enumerate, _isinstance, _getattr, _type = (
-        b.len,
-        b.list,
-        b.tuple,
-        b.int,
-        b.str,
-        b.float,
-        b.range,
-        b.zip,
-        b.enumerate,
-        b.isinstance,
-        b.getattr,
-        b.type,
-    )
-    dtypes = dict(WIRE_DTYPES)
-    optimisers = {
-        0: lambda ps: SGD(ps, lr=0.1, weight_decay=0.1),
-        1: lambda ps: Adam(ps, lr=0.01, weight_decay=0.1),
-        2: lambda ps: AdamW(ps, lr=0.01, weight_decay=0.1),
-    }
+    _len, _list, _tuple, _str, _range, _zip = b.len, b.list, b.tuple, b.str, b.range, b.zip
+    _enumerate, _isinstance, _getattr, _type = b.enumerate, b.isinstance, b.getattr, b.type
+    dtypes, _Json = dict(WIRE_DTYPES), Json
+    optimisers = _tuple((_getattr(torch.optim, name), lr) for name, lr in _LEARNING_RATES)
     casts = _tuple(CASTS)
 
-    def loss_of(s: Subject, primals: list[Any], which: Sequence[int], g: torch.Tensor) -> Callable[..., Any]:
-        def loss(*xs: torch.Tensor) -> torch.Tensor:
+    def along(s: Subject, primals: Sequence[Any], which: Sequence[int]) -> Callable[..., Any]:
+        """view(f) as a function of the arguments ``which``, the others fixed at ``primals``."""
+
+        def f(*xs: torch.Tensor) -> torch.Tensor:
             args = _list(primals)
             for i, x in _zip(which, xs, strict=True):
                 args[i] = x
-            out = s.view(s.fn(*args))
+            return s.view(s.fn(*args))
+
+        return f
+
+    def loss_of(s: Subject, primals: list[Any], which: Sequence[int], g: torch.Tensor) -> Callable[..., Any]:
+        f = along(s, primals, which)
+
+        def loss(*xs: torch.Tensor) -> torch.Tensor:
+            out = f(*xs)
             return tsum(mul(out, to(g, dtype=dtype_of(out), device=device_of(out))))
 
         return loss
@@ -141,18 +136,11 @@ def make_ops() -> dict[str, Callable[..., Any]]:
         arguments, then one tangent per index of ``which``)."""
         k = _len(xs) - _len(which)
         primals, tangents = _list(xs[:k]), xs[k:]
-
-        def f(*moving: torch.Tensor) -> torch.Tensor:
-            args = _list(primals)
-            for i, x in _zip(which, moving, strict=True):
-                args[i] = x
-            return s.view(s.fn(*args))
-
         ts = _tuple(
             to(tg, dtype=dtype_of(primals[i]), device=device_of(primals[i]))
             for i, tg in _zip(which, tangents, strict=True)
         )
-        return jvp(f, _tuple(primals[i] for i in which), ts)[1]
+        return jvp(along(s, primals, which), _tuple(primals[i] for i in which), ts)[1]
 
     def second(s: Subject, g: torch.Tensor, *xs: torch.Tensor, which: Sequence[int] = (), mode: str = "") -> Any:
         """v'Hw of L = sum(view(f(P)) * G) by the target's own derivatives in ``mode`` (second_ff,
@@ -194,7 +182,7 @@ def make_ops() -> dict[str, Callable[..., Any]]:
         measures the distance itself from a forward call at X."""
         x = requires_grad_(clone(detach(x0)), True)
         opt = LBFGS(
-            [x], lr=1, max_iter=_int(steps), line_search_fn="strong_wolfe", tolerance_grad=1e-14, tolerance_change=1e-16
+            [x], lr=1, max_iter=steps, line_search_fn="strong_wolfe", tolerance_grad=1e-14, tolerance_change=1e-16
         )
 
         def closure() -> torch.Tensor:
@@ -223,8 +211,8 @@ def make_ops() -> dict[str, Callable[..., Any]]:
     def domain(s: Subject, *xs: torch.Tensor, keys: Sequence[str] = (), index: int = 0) -> Json:
         """Why the point ``dict(zip(keys, xs))`` lies outside the ``index``-th domain predicate the
         target declares (its own code, run here): a reason string, or None (inside)."""
-        why = s.predicates[_int(index)]({_str(k): tnumpy(tcpu(detach(x))) for k, x in _zip(keys, xs, strict=True)})
-        return Json(None if why is None else _str(why)[:300])
+        why = s.predicates[index]({k: tnumpy(tcpu(detach(x))) for k, x in _zip(keys, xs, strict=True)})
+        return _Json(None if why is None else _str(why)[:300])
 
     # -------------------------------------------------------------------------- the module's life
     def build(s: Subject, n: int, seed: int, dtype: torch.dtype) -> Any:
@@ -232,11 +220,11 @@ def make_ops() -> dict[str, Callable[..., Any]]:
         dtype (its initialisation as accurate as the dtype allows), then moved to ``dtype``."""
         if s.module is None:
             raise LookupError("the target declares no module factory")
-        manual_seed(_int(seed))
+        manual_seed(seed)
         default = get_default()
         set_default(dtype)
         try:
-            m = s.module(_int(n))
+            m = s.module(n)
         finally:
             set_default(default)
         if not _isinstance(m, Module):
@@ -257,7 +245,7 @@ def make_ops() -> dict[str, Callable[..., Any]]:
         """One step of ``opt`` on the linear loss sum(W * G), G fixed by ``seed``."""
         zero_grad(opt)
         w = weight(s, m)
-        g = as_tensor(default_rng(_int(seed)).standard_normal(_tuple(shape_of(w))), device=device_of(w))
+        g = as_tensor(default_rng(seed).standard_normal(_tuple(shape_of(w))), device=device_of(w))
         backward(tsum(mul(w, to(g, dtype_of(w)))))
         opt_step(opt)
 
@@ -265,8 +253,9 @@ def make_ops() -> dict[str, Callable[..., Any]]:
         """The weight at initialisation and after each of ``steps`` steps of optimiser ``opt``."""
         m = build(s, n, seed, dtypes[dtype])
         out = [kept(weight(s, m))]
-        o = optimisers[_int(opt)](_list(parameters(m)))
-        for _ in _range(_int(steps)):
+        cls, lr = optimisers[opt]
+        o = cls(_list(parameters(m)), lr=lr, weight_decay=0.1)
+        for _ in _range(steps):
             step(s, m, o, seed)
             out.append(kept(weight(s, m)))
         return out
@@ -280,16 +269,16 @@ def make_ops() -> dict[str, Callable[..., Any]]:
         for _ in _range(2):
             step(s, a, opt, seed)
         saved = {k: clone(detach(v)) for k, v in state_dict(a).items()}
-        bm = build(s, n, _int(seed) + 1, dt)
+        bm = build(s, n, seed + 1, dt)
         load_state_dict(bm, saved)
         out = [kept(weight(s, a)), kept(weight(s, bm))]
         for mod in (a, bm):
-            step(s, mod, SGD(_list(parameters(mod)), lr=0.1), _int(seed) + 2)
+            step(s, mod, SGD(_list(parameters(mod)), lr=0.1), seed + 2)
         return [*out, kept(weight(s, a)), kept(weight(s, bm))]
 
     def dtype_cast(s: Subject, *, n: int, cast: int, seed: int) -> list[torch.Tensor]:
         """A module built in float32, cast (``.double()`` etc.): its weight, then after one SGD step."""
-        name, _dt = casts[_int(cast)]
+        name, _dt = casts[cast]
         m = _getattr(build(s, n, seed, torch.float32), name)()
         out = [kept(weight(s, m))]
         step(s, m, SGD(_list(parameters(m)), lr=0.1), seed)
@@ -300,25 +289,25 @@ def make_ops() -> dict[str, Callable[..., Any]]:
         it), and after one SGD step there."""
         m = build(s, n, seed, dtypes[dtype])
         here = kept(weight(s, m))
-        m = module_to(m, _str(other))
+        m = module_to(m, other)
         there = kept(weight(s, m))
         step(s, m, SGD(_list(parameters(m)), lr=0.1), seed)
         return [here, there, kept(weight(s, m))]
 
     return {
-        "forward": forward,
-        "loss_grad": make_substituted(loss_grad),  # substitute=...: as jvp and second (blame)
-        "jvp": make_substituted(jvp_op),  # substitute=...: one torch operation by its reference formulation
-        "second": make_substituted(second),
-        "vmap": vmap_op,
-        "reach": reach,
-        "inverse": inverse,
-        "also": also,
-        "domain": domain,
-        "weight_decay": weight_decay,
-        "state_dict": state_dict_op,
-        "dtype_cast": dtype_cast,
-        "to_device": to_device,
+        wire.op_forward: forward,
+        wire.op_loss_grad: make_substituted(loss_grad),  # substitute=...: a torch op by its reference formulation
+        wire.op_jvp: make_substituted(jvp_op),
+        wire.op_second: make_substituted(second),
+        wire.op_vmap: vmap_op,
+        wire.op_reach: reach,
+        wire.op_inverse: inverse,
+        wire.op_also: also,
+        wire.op_domain: domain,
+        wire.op_weight_decay: weight_decay,
+        wire.op_state_dict: state_dict_op,
+        wire.op_dtype_cast: dtype_cast,
+        wire.op_to_device: to_device,
     }
 
 
@@ -339,6 +328,7 @@ def make_executor(codec: Codec | None = None) -> Executor:
     b = builtins
     _type, _list, _tuple, _str, _len, _dict = b.type, b.list, b.tuple, b.str, b.len, b.dict
     _BaseException, _KeyboardInterrupt, _OSError = b.BaseException, b.KeyboardInterrupt, b.OSError
+    _Json, _WireError = Json, WireError
 
     def execute(
         s: Subject, name: str, args: list[torch.Tensor], kw: dict[str, Any]
@@ -364,14 +354,14 @@ def make_executor(codec: Codec | None = None) -> Executor:
             res["side"].append(f"changes the working directory (to {now})")
             chdir(cwd)
         items: list[Any] = []
-        if "error" not in res and _type(out) is Json:
+        if "error" not in res and _type(out) is _Json:
             v = out.value
             res["json"] = v if v is None or _type(v) is _str else _str(v)
         elif "error" not in res:
             outs = _list(out) if _type(out) in (_tuple, _list) else [out]
             try:
                 items = [None if o is None else raw(o) for o in outs]
-            except WireError as exc:
+            except _WireError as exc:
                 res["type"], items = _str(exc), []
             except _BaseException as exc:  # reading the output ran the target's code (say, a property)
                 if _type(exc) is _KeyboardInterrupt:
@@ -392,6 +382,46 @@ def make_executor(codec: Codec | None = None) -> Executor:
 
 
 # ------------------------------------------------------------------------------ the serving loop
+def make_capture(keep: int) -> Callable[[], tuple[int, str]]:
+    """``take()``: (bytes written to stdout/stderr since the last take, the first ``keep`` of them).
+    File descriptors 1 and 2 are redirected into a pipe drained by a thread that counts the bytes
+    (a flood neither blocks nor fills anything); everything it calls is bound now."""
+    read, lock, b = os.read, threading.Lock(), builtins
+    _len, _Exception = b.len, b.Exception
+    streams = (sys.stdout, sys.stderr)
+    flushes = [s.flush for s in streams]
+    for flush in flushes:
+        flush()
+    r, w = os.pipe()
+    os.dup2(w, 1)
+    os.dup2(w, 2)
+    os.close(w)
+    count, head = 0, b""  # bytes since the last take, the first of them
+
+    def drain() -> None:
+        nonlocal count, head
+        while chunk := read(r, 1 << 16):
+            with lock:
+                count += _len(chunk)
+                if _len(head) < keep:
+                    head += chunk[: keep - _len(head)]
+
+    def take() -> tuple[int, str]:
+        nonlocal count, head
+        for flush in flushes:
+            try:
+                flush()
+            except _Exception:  # a target may have closed them
+                pass
+        with lock:
+            out = count, head.decode(errors="replace")
+            count, head = 0, b""
+        return out
+
+    threading.Thread(target=drain, daemon=True, name="orthoverify-capture").start()
+    return take
+
+
 def make_server(
     fd: int, take_output: Callable[[], tuple[int, str]]
 ) -> tuple[Callable[[Subject, str], None], Callable[[dict[str, Any]], None]]:
@@ -407,19 +437,10 @@ def make_server(
     read, write = os.read, os.write
     pack, unpack = struct.pack, struct.unpack
     to = torch.Tensor.to
-    _min = builtins.min
     b = builtins
-    _len, _str, _dict, _list, _isinstance, _bytearray, _bytes, _memoryview = (
-        b.len,
-        b.str,
-        b.dict,
-        b.list,
-        b.isinstance,
-        b.bytearray,
-        b.bytes,
-        b.memoryview,
-    )
-    _EOFError, _OSError = b.EOFError, b.OSError
+    _len, _str, _dict, _isinstance, _min = b.len, b.str, b.dict, b.isinstance, b.min
+    _bytearray, _bytes, _memoryview, _EOFError, _OSError = b.bytearray, b.bytes, b.memoryview, b.EOFError, b.OSError
+    _ValueError = b.ValueError
 
     def read_exact(n: int) -> bytes:
         buf = _bytearray()
@@ -447,7 +468,7 @@ def make_server(
         while True:
             try:
                 header, tensors, _devices = decode(recv())
-            except (_EOFError, _OSError, ValueError):
+            except (_EOFError, _OSError, _ValueError):
                 return
             if header.get("op") == "stop":
                 return

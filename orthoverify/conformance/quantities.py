@@ -23,7 +23,7 @@ from orthoverify.conformance.context import (
     rounded,
 )
 from orthoverify.conformance.kinds import Params
-from orthoverify.conformance.runner import op_forward
+from orthoverify.conformance.wire import op_forward
 from orthoverify.engine.allowance import kappa_text, unpromised
 from orthoverify.engine.ratios import Measure, agreement, fails, orthogonality
 from orthoverify.errors import OrthoverifyError

@@ -22,9 +22,9 @@ from orthoverify.conformance.context import DTYPES, F64, Ctx, PlanEntry, as_np
 from orthoverify.conformance.declare import declaration_of
 from orthoverify.conformance.kinds import Kind, Params
 from orthoverify.conformance.quantities import q_batch
-from orthoverify.conformance.runner import op_also
 from orthoverify.conformance.search import scan, sized_cases
 from orthoverify.conformance.target import Target
+from orthoverify.conformance.wire import op_also
 from orthoverify.engine.model import Evidence
 from orthoverify.engine.ratios import Measure, agreement
 

@@ -1,6 +1,6 @@
-"""The verifier's side of a call of the target: the wire codec, the operations by name, a
-:class:`Runner` (how operations reach the target) and the judging of each raw answer here (its
-outputs, the arguments as the call left them, what it did besides).
+"""The verifier's side of a call of the target: a :class:`Runner` (how operations, declared in
+:data:`~orthoverify.conformance.wire.OPERATIONS`, reach the target) and the judging of each raw
+answer here (its outputs, the arguments as the call left them, what it did besides).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 import torch
 
 from orthoverify.conformance.calls import CallFailure
-from orthoverify.conformance.wire import make_codec
+from orthoverify.conformance.wire import check_request, make_codec
 
 STARTUP_TIMEOUT = 300.0
 """Seconds a fresh target process may take to import torch, warm up torch.func and load the target
@@ -39,33 +39,8 @@ nothing is judged at the plain timeout), and once per operation: a first call th
 timeout, and that operation's later first calls (in restarted processes) get the plain timeout."""
 
 
-# ------------------------------------------------------------------------------ wire format
-encode, decode3, _raw = make_codec()
+encode, decode, _raw = make_codec()
 """The verifier's codec (the target's process builds its own, see :mod:`~orthoverify.conformance.program`)."""
-
-
-def decode(data: bytes) -> tuple[dict[str, Any], list[torch.Tensor | None]]:
-    """The inverse of :func:`encode`; raises ValueError on anything malformed."""
-    header, tensors, _devices = decode3(data)
-    return header, tensors
-
-
-# ------------------------------------------------------------------------------ operations
-# Operations are named on the wire; the target's process answers them from the fixed table of
-# program.make_ops, bound before the target is imported.
-op_forward = "forward"
-op_loss_grad = "loss_grad"
-op_jvp = "jvp"
-op_second = "second"
-op_vmap = "vmap"
-op_reach = "reach"
-op_inverse = "inverse"
-op_also = "also"
-op_domain = "domain"
-op_weight_decay = "weight_decay"
-op_state_dict = "state_dict"
-op_dtype_cast = "dtype_cast"
-op_to_device = "to_device"
 
 
 # ------------------------------------------------------------------------------ one call, judged here
@@ -122,11 +97,15 @@ def warm_key(op: str, kw: dict[str, Any]) -> str:
 
 
 class Runner:
-    """Runs operations on a target and says what they gave. The first call of each operation in
-    a process gets the warm-up allowance (:data:`WARM_UP_TIMEOUT`), see :meth:`allowance`."""
+    """Runs operations on a target and says what they gave: :meth:`request` checks the request,
+    sends copies, judges the raw answer here; a subclass says how an operation reaches the target
+    (:meth:`_exchange`). The first call of each operation in a process gets the warm-up allowance
+    (:data:`WARM_UP_TIMEOUT`), see :meth:`allowance`."""
 
     observed: Observed
     isolated: bool = False
+    check: str = ""
+    """The check being run (where a side effect is seen; "": the operation's name says it)."""
     warm: set[str]
     """Operations answered in the target's current process (emptied when it is started again)."""
     spent: set[str]
@@ -134,39 +113,63 @@ class Runner:
     answered: bool = False
     """Whether the target has answered any call (a target that never answers gets no allowance)."""
 
+    def __init__(self) -> None:
+        self.observed, self.warm, self.spent = Observed(), set(), set()
+        self.primers: dict[str, tuple[str, list[torch.Tensor], dict[str, Any], str]] = {}
+        """The first call of each operation the target answered (what warms it in a new process)."""
+
     def allowance(self, key: str, timeout: float) -> tuple[float, bool]:
         """(seconds this call may take, whether that is the warm-up allowance)."""
         if self.answered and key not in self.warm and key not in self.spent and timeout < WARM_UP_TIMEOUT:
             return WARM_UP_TIMEOUT, True
         return timeout, False
 
-    def settled(self, key: str, timed_out: bool, warming: bool) -> None:
-        """Record how a call ended: answered (its operation is warm), or a timeout of a first call."""
-        if timed_out:
-            if warming:
-                self.spent.add(key)
-        else:
-            self.warm.add(key)
-            self.answered = True
-
     def request(
         self, op: str, tensors: Sequence[torch.Tensor], kw: dict[str, Any], timeout: float, device: str
     ) -> Reply | CallFailure:
+        """The operation ``op`` on copies of ``tensors`` (on ``device`` where the target runs), its
+        answer judged here; ValueError for a request :data:`~orthoverify.conformance.wire.OPERATIONS`
+        does not declare (the verifier's mistake, never charged to the target)."""
+        check_request(op, kw)
+        sent = [x.detach().clone().cpu() for x in tensors]
+        key = warm_key(op, kw)
+        fail = self._ready(key)
+        if fail is not None:
+            return fail
+        limit, warming = self.allowance(key, timeout)
+        got = self._exchange(op, sent, kw, device, limit, self.check or op)
+        if isinstance(got, CallFailure):
+            if got.kind == "timeout" and warming:
+                self.spent.add(key)
+                return CallFailure("timeout", f"{got.message}; it was the first call, given the warm-up allowance")
+            return got
+        self.warm.add(key)
+        self.answered = True
+        reply, res = _reply(*got, sent)
+        self.observed.add(res, self.check or op)
+        if isinstance(reply, CallFailure):
+            return self._memory_note(reply)
+        self.primers.setdefault(key, (op, sent, dict(kw), device))
+        return reply
+
+    def _ready(self, key: str) -> CallFailure | None:
+        """Why no call can be made now (None: it can), the operation ``key`` warmed where needed."""
+        return None
+
+    def _exchange(
+        self, op: str, sent: list[torch.Tensor], kw: dict[str, Any], device: str, limit: float, where: str
+    ) -> tuple[dict[str, Any], list[torch.Tensor | None], list[str | None]] | CallFailure:
+        """One operation made where the target runs, its raw answer decoded (or why there is none)."""
         raise NotImplementedError
+
+    def _memory_note(self, fail: CallFailure) -> CallFailure:
+        return fail
 
     def begin_check(self, name: str) -> None:
         """A new check starts: its own budget of restarts."""
 
     def close(self) -> None:
         """Stop the target's process, if any."""
-
-
-def _failure_of(res: dict[str, Any]) -> CallFailure | None:
-    if "error" in res:
-        return CallFailure("raised", str(res["error"]))
-    if "type" in res:
-        return CallFailure("type", str(res["type"]))
-    return None
 
 
 def _reply(
@@ -179,7 +182,8 @@ def _reply(
     side = [str(x) for x in res.get("side", []) if isinstance(x, str)] if isinstance(res.get("side"), list) else []
     side += _changed(sent, items[n:])
     res = {**res, "side": side}
-    fail = _failure_of(res)
-    if fail is not None:
-        return fail, res
+    if "error" in res:
+        return CallFailure("raised", str(res["error"])), res
+    if "type" in res:
+        return CallFailure("type", str(res["type"])), res
     return Reply(list(items[:n]), side, res.get("json"), list(devices[:n])), res

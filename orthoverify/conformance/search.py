@@ -31,7 +31,7 @@ from orthoverify.conformance.context import (
 )
 from orthoverify.conformance.kinds import Params
 from orthoverify.conformance.quantities import q_determinism, q_orthogonal
-from orthoverify.conformance.runner import op_forward
+from orthoverify.conformance.wire import op_forward
 from orthoverify.engine import magnitudes
 from orthoverify.engine import scan as scans
 from orthoverify.engine.model import Evidence

@@ -14,7 +14,8 @@ import torch
 
 from orthoverify.conformance.calls import DEFAULT_TIMEOUT, CallFailure
 from orthoverify.conformance.kinds import Kind, Params
-from orthoverify.conformance.runner import Runner, op_domain, op_forward
+from orthoverify.conformance.runner import Runner
+from orthoverify.conformance.wire import op_domain, op_forward
 from orthoverify.errors import OrthoverifyError
 
 

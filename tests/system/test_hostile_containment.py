@@ -17,7 +17,8 @@ import orthoverify
 from orthoverify.cli import FALLBACK_SUFFIX
 from orthoverify.conformance.calls import CallFailure
 from orthoverify.conformance.isolate import ProcessRunner
-from orthoverify.conformance.runner import Reply, op_forward
+from orthoverify.conformance.runner import Reply
+from orthoverify.conformance.wire import op_forward
 from orthoverify.errors import InputError
 from tests.planted import containment_targets
 
@@ -126,7 +127,7 @@ VERIFIER_KILLED = """
 import os, signal, sys, threading, time
 import torch
 from orthoverify.conformance.isolate import ProcessRunner
-from orthoverify.conformance.runner import op_forward
+from orthoverify.conformance.wire import op_forward
 runner = ProcessRunner("tests.planted.conformance_targets:hangs", "orthogonal-map")
 runner.start()
 print(runner.proc.pid, flush=True)

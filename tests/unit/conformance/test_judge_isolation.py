@@ -41,7 +41,7 @@ def test_the_wire_format_round_trips_without_pickle() -> None:
     import torch
 
     xs = [torch.randn(3, 3), None, torch.randn(2, dtype=torch.complex128), torch.arange(4), torch.ones(2).bfloat16()]
-    header, back = decode(encode({"op": "x", "kw": {"a": [1, 2]}}, xs))
+    header, back, _devices = decode(encode({"op": "x", "kw": {"a": [1, 2]}}, xs))
     assert header["kw"] == {"a": [1, 2]} and back[1] is None
     for a, b in zip(xs, back, strict=True):
         if a is not None:
@@ -208,3 +208,17 @@ def test_a_dtype_the_target_cannot_handle_is_one_finding() -> None:
     orth = {e.backend: e for e in by["orthogonal"].evidence}
     assert orth["torch-float32-cpu"].passed and orth["torch-float32-cpu"].cases > 0
     assert "Not run" in orth["torch-float64-cpu"].notes and not orth["torch-float64-cpu"].passed
+
+
+def test_the_program_serves_the_declared_operations_and_the_runner_refuses_others() -> None:
+    """One table of operations: the target's process serves exactly what wire.OPERATIONS declares,
+    and a request it does not declare is the verifier's own error (ValueError), never sent."""
+    from orthoverify.conformance import program
+    from orthoverify.conformance.wire import OPERATIONS, check_request, op_domain, op_reach
+
+    assert program.make_ops().keys() == OPERATIONS.keys()
+    check_request(op_reach, {"steps": 3})
+    check_request(op_domain, {"keys": ["A"], "index": 0})
+    for op, kw in [("forwards", {}), (op_reach, {"steps": 1.5}), (op_reach, {"step": 3}), (op_domain, {"keys": "A"})]:
+        with pytest.raises(ValueError):
+            check_request(op, kw)
