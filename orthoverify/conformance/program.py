@@ -8,13 +8,13 @@ a ``torch.Tensor`` method or a numpy function afterwards changes nothing this pr
 Nothing is looked up by name after the target is loaded.
 
 An operation returns tensors only (the target's output, a gradient, a scalar v'Hw, a module's
-weights after training steps); every ratio, comparison and verdict is computed in the verifier
-(the quantities each planned check measures: :mod:`~orthoverify.conformance.planning`). An output is read only as an exact ``torch.Tensor`` or
-through ``torch.Tensor``'s own methods with ``__torch_function__`` disabled, never the object's
-own methods; a subclass with its own ``__torch_dispatch__`` is refused (its values cannot be
-read). Outputs travel as raw bytes after a JSON header naming dtype and shape: nothing a target
-sends is unpickled or evaluated. The arguments of every call travel back after it, so the
-verifier sees (and compares) what the call did to them.
+weights after training steps); every ratio, comparison and verdict is computed in the verifier (the
+quantities each planned check measures: :mod:`~orthoverify.conformance.planning`). An output is
+read only as an exact ``torch.Tensor`` or through ``torch.Tensor``'s own methods with
+``__torch_function__`` disabled, never the object's own methods; a subclass with its own
+``__torch_dispatch__`` is refused (its values cannot be read). Outputs travel as raw bytes after a
+JSON header naming dtype and shape: nothing a target sends is unpickled or evaluated. The arguments
+of every call travel back after it, so the verifier sees (and compares) what the call did to them.
 """
 
 from __future__ import annotations
