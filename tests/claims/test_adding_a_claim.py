@@ -5,7 +5,6 @@ lines, every shell command), adds the claim and leaves the checks of the derived
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -20,6 +19,7 @@ import pytest
 
 from orthoverify.claims import MODULES as CLAIM_MODULES
 from orthoverify.engine import Registry, get_registry, run_checks
+from tests.scripts import load_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "docs" / "adding-a-claim.md"
@@ -174,11 +174,7 @@ def test_the_committed_tree_is_regenerated() -> None:
 
 def regenerate_module() -> Any:
     """tools/regenerate.py (a script, not a package module), loaded from its file."""
-    spec = importlib.util.spec_from_file_location("regenerate", ROOT / "tools" / "regenerate.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_tool("regenerate")
 
 
 def test_regenerate_rewrites_what_disagrees_and_adds_what_is_missing() -> None:

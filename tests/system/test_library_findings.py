@@ -5,28 +5,19 @@ figure). Nothing here runs `validate`: the records are data."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from orthoverify.tolerance import THRESHOLD
+from tests.scripts import load_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("library_findings", ROOT / "tools" / "library_findings.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-TOOL = _tool()
+TOOL = load_tool("library_findings")
 Doc = dict[str, Any]
 
 

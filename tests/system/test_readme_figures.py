@@ -6,7 +6,6 @@ reports/bench-figures.json, written by ``tools/measure_times.py --bench``; nothi
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import statistics
@@ -17,17 +16,14 @@ import pytest
 
 from orthoverify import timings
 from orthoverify.bench.timing import slope
+from tests.scripts import load_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _tool() -> Any:
     """tools/measure_times.py as a module (it is a script, not part of the package)."""
-    spec = importlib.util.spec_from_file_location("measure_times", ROOT / "tools" / "measure_times.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_tool("measure_times")
 
 
 ABOUT = r"about \d+ (?:s|minutes)"
