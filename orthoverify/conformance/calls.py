@@ -1,12 +1,10 @@
-"""Calling someone else's code safely: exceptions, hangs, wrong shapes, wrong dtypes and
-non-finite output all become a :class:`CallFailure` with a message, never an exception that
-reaches orthoverify's caller."""
+"""What a call of the target gave back: a :class:`CallFailure` with a message (the target raised,
+hung, died, or returned the wrong type, shape or dtype, or non-finite values) or a checked output
+(:func:`checked`), never an exception that reaches orthoverify's caller. The call itself is made
+where the target runs (:mod:`~orthoverify.conformance.runner`)."""
 
 from __future__ import annotations
 
-import threading
-import traceback
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,36 +23,6 @@ class CallFailure:
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.message}"
-
-
-def call(
-    fn: Callable[..., Any],
-    *args: Any,
-    timeout: float = DEFAULT_TIMEOUT,
-    shape: tuple[int, ...] | None = None,
-    dtype: torch.dtype | None = None,
-    finite: bool = True,
-) -> torch.Tensor | CallFailure:
-    """``fn(*args)`` in a worker thread with a timeout; the output checked for type, shape, dtype
-    and finiteness. A hung call is abandoned (its thread is a daemon), not killed."""
-    box: dict[str, Any] = {}
-
-    def work() -> None:
-        try:
-            box["out"] = fn(*args)
-        except BaseException as exc:  # the target's own error, whatever it is
-            box["exc"] = exc
-            box["tb"] = traceback.format_exc(limit=4)
-
-    t = threading.Thread(target=work, daemon=True, name="orthoverify-target-call")
-    t.start()
-    t.join(timeout)
-    if t.is_alive():
-        return CallFailure("timeout", f"no answer within {timeout:g} s")
-    if "exc" in box:
-        exc = box["exc"]
-        return CallFailure("raised", f"{type(exc).__name__}: {exc}".strip()[:500])
-    return checked(box.get("out"), shape=shape, dtype=dtype, finite=finite)
 
 
 def checked(

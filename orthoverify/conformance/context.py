@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from orthoverify.backends import get_backend
-from orthoverify.conformance.calls import DEFAULT_TIMEOUT, CallFailure, call, checked
+from orthoverify.conformance.calls import DEFAULT_TIMEOUT, CallFailure, checked
 from orthoverify.conformance.isolate import InProcessRunner
 from orthoverify.conformance.kinds import Kind, Params
 from orthoverify.conformance.runner import Runner
@@ -99,13 +99,11 @@ class Ctx(RunContext):
         out = checked(res[0] if res else None, shape=kind.out_shape(params), dtype=kind.out_dtype(dt))
         return out if isinstance(out, CallFailure) else kind.view(out)
 
-    def call(self, fn: Callable[..., Any], *args: Any, timeout: float | None = None, **kw: Any) -> Any:
-        """``fn(*args)``: the target's own function through the runner, anything else (orthoverify's
-        code) in a thread with a timeout."""
-        if fn is self.target.fn and all(isinstance(a, torch.Tensor) for a in args):
-            res = self.remote(op_forward, *args, timeout=timeout)
-            return res if isinstance(res, CallFailure) else checked(res[0] if res else None, **kw)
-        return call(fn, *args, timeout=self.timeout if timeout is None else timeout, **kw)
+    def call_target(self, *args: torch.Tensor, **expect: Any) -> torch.Tensor | CallFailure:
+        """The target's output for ``args`` where it runs, checked against ``expect`` (shape, dtype,
+        finite) by :func:`~orthoverify.conformance.calls.checked` (not viewed: a complex output stays complex)."""
+        res = self.remote(op_forward, *args)
+        return res if isinstance(res, CallFailure) else checked(res[0] if res else None, **expect)
 
     def outside(self, params: Params) -> str | None:
         return self.target.domain(params) if self.target.domain is not None else None

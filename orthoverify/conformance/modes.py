@@ -354,7 +354,7 @@ def q_low_precision(ctx: Ctx, params: Params, dtype: str) -> Measure:
         return Measure(math.inf, f"float64: {exact}")
     rounded = {k: np.asarray(torch.as_tensor(np.asarray(v, np.float64)).to(low).double()) for k, v in params.items()}
     out_dtype = None if kind.complex_output else low
-    got = ctx.call(ctx.target.fn, *kind.args(params, low, ctx.device), shape=kind.out_shape(params), dtype=out_dtype)
+    got = ctx.call_target(*kind.args(params, low, ctx.device), shape=kind.out_shape(params), dtype=out_dtype)
     if isinstance(got, CallFailure):
         if dtype not in declared_dtypes(ctx):
             if got.kind == "raised":
