@@ -57,7 +57,7 @@ class Ctx(RunContext):
     bitwise_determinism: bool = False
     """The ``determinism`` check asks for bitwise equal repeated calls (default: equal to the allowance)."""
     measured: CaseBook = field(default_factory=CaseBook)
-    """check -> every case a mode or lifecycle check measured (:func:`~orthoverify.conformance.modes.record`),
+    """check -> every case a mode or lifecycle check measured (``CaseBook.record``),
     for its series, smallest counterexample and blame."""
     jitter: dict[str, float] = field(default_factory=dict)
     """dtype -> the largest difference between repeated calls the ``determinism`` check saw."""

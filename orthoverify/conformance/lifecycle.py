@@ -35,7 +35,7 @@ from orthoverify.conformance.calls import CallFailure
 from orthoverify.conformance.context import F64, Ctx, PlanEntry, Quantity, as_np
 from orthoverify.conformance.declare import Declaration, declaration_of
 from orthoverify.conformance.kinds import Params
-from orthoverify.conformance.modes import record, with_series
+from orthoverify.conformance.modes import with_series
 from orthoverify.conformance.program import CASTS, OPTIMISERS
 from orthoverify.conformance.search import scan
 from orthoverify.conformance.target import Target
@@ -128,7 +128,7 @@ def q_weight_decay(ctx: Ctx, params: Params, dtype: str) -> Measure:
                 if r > worst:
                     worst, text = r, f"after step {k} of {name}: {t}"
             c = broke or Measure(worst, f"{steps} steps of {name}, worst {text}")
-    record(ctx, "weight_decay", n, c.ratio, params, dtype)
+    ctx.measured.record("weight_decay", n, c.ratio, params, dtype)
     return c
 
 
@@ -141,7 +141,7 @@ def q_state_dict(ctx: Ctx, params: Params, dtype: str) -> Measure:
     n, seed = _n(params), _i(params, "seed")
     got = _scenario(ctx, op_state_dict, 4, n=n, seed=seed, dtype=dtype)
     c = got if isinstance(got, Measure) else Measure(*_judge_state_dict(d, got[0], dtype))
-    record(ctx, "state_dict", n, c.ratio, params, dtype)
+    ctx.measured.record("state_dict", n, c.ratio, params, dtype)
     return c
 
 
@@ -185,7 +185,7 @@ def q_dtype_cast(ctx: Ctx, params: Params, dtype: str) -> Measure:
             c = Measure(max(r0, r1), f"after .{name}(): {t0}; after one SGD step: {t1}")
     if not c.ratio <= THRESHOLD and not declared:
         return Measure(math.nan, f".{name}() is not declared and fails: {c.display[:200]}")
-    record(ctx, "dtype_cast", n, c.ratio, params, dtype)
+    ctx.measured.record("dtype_cast", n, c.ratio, params, dtype)
     return Measure(c.ratio, f".{name}(): {c.display}")
 
 
@@ -209,7 +209,7 @@ def q_to_device(ctx: Ctx, params: Params, dtype: str) -> Measure:
             c = Measure(
                 max(r, ri), f"weight on {other} against {ctx.device}: ratio {r:.3g}; after one step there: {ti}"
             )
-    record(ctx, "to_device", n, c.ratio, params, dtype)
+    ctx.measured.record("to_device", n, c.ratio, params, dtype)
     return c
 
 

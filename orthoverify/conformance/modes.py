@@ -57,15 +57,10 @@ FD_EPS = 1e-7
 after Richardson extrapolation is ~1e-10 relative; h = 1e-3)."""
 
 
-def record(ctx: Ctx, check: str, n: int, ratio: float, params: Params, dtype: str) -> None:
-    """Keeps a measured case of ``check`` in the session's :class:`~orthoverify.engine.scan.CaseBook`."""
-    ctx.measured.record(check, n, ratio, params, dtype)
-
-
 def with_series(ctx: Ctx, check: str, q: Quantity, evidence: list[Evidence], what: str) -> list[Evidence]:
     """The evidence of ``check`` with the mode or lifecycle step it exercised, its (n, ratio) series
     and, for a failure, the smallest failing case as its counterexample and the replay command
-    (:func:`~orthoverify.engine.scan.with_series` over the cases :func:`record` kept)."""
+    (:func:`~orthoverify.engine.scan.with_series` over the cases ``ctx.measured`` kept)."""
     return scans.with_series(
         ctx.measured,
         check,
@@ -216,7 +211,7 @@ def measure_second(
         if got.kind == "raised" and mode not in declared_modes(ctx):  # declined: unsupported, not wrong
             return refusal(got, what)
         if not substitute:
-            record(ctx, _recorded(mode, dtype), n, math.inf, params, dtype)
+            ctx.measured.record(_recorded(mode, dtype), n, math.inf, params, dtype)
         return Measure(math.inf, f"{what}: {got}")
     eps = unit_roundoff(dtype)
     if kind.reference is not None:
@@ -236,7 +231,7 @@ def measure_second(
         r = abs(got - ref) / wobble
         text = f"|difference| / (the target's own rounding noise {wobble:.3g} at inputs a few ulps away) = {r:.6g}"
     if not substitute:
-        record(ctx, _recorded(mode, dtype), n, r, params, dtype)
+        ctx.measured.record(_recorded(mode, dtype), n, r, params, dtype)
     return Measure(r, f"{what}: v'Hw = {got:.17g}, {how}: {ref:.17g}; {text}")
 
 
@@ -318,7 +313,7 @@ def q_vmap(ctx: Ctx, params: Params, dtype: str) -> Measure:
     if isinstance(out, CallFailure):
         if out.kind == "raised" and "vmap" not in declared_modes(ctx):
             return refusal(out, "torch.func.vmap")
-        record(ctx, "vmap", n, math.inf, params, dtype)
+        ctx.measured.record("vmap", n, math.inf, params, dtype)
         return Measure(math.inf, f"torch.func.vmap: {out}")
     out = kind.view(out)
     r = max(
@@ -326,7 +321,7 @@ def q_vmap(ctx: Ctx, params: Params, dtype: str) -> Measure:
         for i, s in enumerate(singles)
         if isinstance(s, torch.Tensor)
     )
-    record(ctx, "vmap", n, r, params, dtype)
+    ctx.measured.record("vmap", n, r, params, dtype)
     return Measure(r, f"max ||vmap(f)(stacked)[i] - f(P_i)|| / (n eps ||f(P_i)||) = {r:.6g}")
 
 
@@ -360,7 +355,7 @@ def q_low_precision(ctx: Ctx, params: Params, dtype: str) -> Measure:
             if got.kind == "raised":
                 return refusal(got, f"{dtype} (not declared)")
             return Measure(math.nan, f"the target does not run in {dtype} (not declared): {got.message[:200]}")
-        record(ctx, "low_precision", n, math.inf, params, dtype)
+        ctx.measured.record("low_precision", n, math.inf, params, dtype)
         return Measure(math.inf, f"{dtype} (declared): {got}")
     ref = ctx.run(rounded, "float64")
     if isinstance(ref, CallFailure):
@@ -373,7 +368,7 @@ def q_low_precision(ctx: Ctx, params: Params, dtype: str) -> Measure:
         ro = orthogonality(F64, q, computed_in=dtype).ratio / kappa
         text += f", ||Q'Q - I|| / (n u kappa) = {ro:.6g}"
         r = max(r, ro)
-    record(ctx, "low_precision", n, r, params, dtype)
+    ctx.measured.record("low_precision", n, r, params, dtype)
     return Measure(r, f"{text} (u = {u:.3g})")
 
 

@@ -47,7 +47,7 @@ def q_entry_points(ctx: Ctx, params: Params, dtype: str) -> Measure:
     if isinstance(second, CallFailure):
         return Measure(math.inf, f"{d.also_name}: {second}")
     r = agreement(F64, as_np(kind.view(second)), as_np(first), first.shape[-1], computed_in=dtype).ratio
-    modes.record(ctx, "entry_points", kind.view_shape(params)[0], r, params, dtype)
+    ctx.measured.record("entry_points", kind.view_shape(params)[0], r, params, dtype)
     return Measure(r, f"||{d.also_name} - target|| / (n eps ||target||) = {r:.6g}")
 
 
