@@ -238,6 +238,20 @@ class Derivative:
             return [scaled(r.to_float(r.norm(diff)) / (1.0 + r.to_float(r.norm(ref))), n, eps)]
         return [scaled(r.to_float(r.norm(d)) / s, n, eps) for d, s in _parts(diff, self.scale(r, x, key))]
 
+    def identities(self, cases: Cases) -> Callable[[RunContext], Iterator[Identity]]:
+        """For :meth:`Gradient.symbolic`: per case (inputs in free SymPy symbols, named by its
+        ``label``), the formula minus SymPy's derivative of the loss, each gradient an identity."""
+
+        def build(ctx: RunContext) -> Iterator[Identity]:
+            b = get_backend("sympy")
+            for case in cases(ctx):
+                x = self.inputs(b, case)
+                g, vals = self.formula(b, x), self._values(b, x)
+                for k in (k for k in g if k not in vals):
+                    yield str(case["label"]), g[k] - exact_gradient(self._with(b, x, k), x[k])
+
+        return build
+
     def exact(self, b: Backend, case: Case) -> Measure:
         """The formula against SymPy's exact derivative of the loss; in floating point (an exact
         counterexample replayed in float64 and at 50 digits) against 50-digit differences."""

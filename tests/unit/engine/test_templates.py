@@ -444,6 +444,24 @@ def test_a_relative_derivative_judges_gradients_and_values_against_its_reference
         assert not ev.passed and ev.counterexample is not None
 
 
+def test_a_derivative_derives_its_symbolic_identities_from_the_loss() -> None:
+    """Derivative.identities: with inputs in free symbols, the formula minus SymPy's derivative of
+    the loss must vanish identically; the right formula passes and the planted one (2 x^2 for
+    dL/dy) is refuted, naming the case's label."""
+
+    def symbols(ctx: RunContext) -> Iterator[Case]:
+        for n in (1, 2):
+            yield {
+                "label": f"n={n}",
+                "x": sympy.symbols(f"x0:{n}", real=True),
+                "y": sympy.symbols(f"y0:{n}", real=True),
+            }
+
+    assert run(Gradient("q").symbolic(products(1).identities(symbols)), "sympy").passed
+    ev = run(Gradient("q").symbolic(products(2).identities(symbols)), "sympy")
+    assert not ev.passed and ev.counterexample is not None and ev.counterexample.inputs["identity"] == "n=1"
+
+
 def test_an_input_declaration_draws_what_the_hand_written_loop_drew() -> None:
     """sampled(sizes, sample, per_size) is the driver loop claims used to write: one generator
     per check, sizes in order, per_size draws each; the same seed gives the same cases."""
