@@ -1,5 +1,5 @@
 """The vocabulary every claim family shares: backend sets, the exact backend, arrays of SymPy
-symbols, and (re-exported from :mod:`orthoverify.engine.rigorous`) the rigorous Arb-enclosure
+symbols, rational sample arrays, and (re-exported from :mod:`orthoverify.engine.rigorous`) the rigorous Arb-enclosure
 template. A name used by two families lives here, once."""
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ FLOAT_HP = (*FLOAT_BACKENDS, "mpmath")
 """The float backends and 50-digit mpmath."""
 
 
-
 def exact_backend() -> Backend:
     """SymPy's exact arithmetic."""
     return get_backend("sympy")
@@ -42,3 +41,13 @@ ALL = (*FLOAT_HP, *EXACT)
 def norm_scale(b: Backend, x: Array) -> float:
     """||x|| as the scale of a test ratio; 1 on an exact backend, where a residual is compared with 0."""
     return 1.0 if b.exact else b.to_float(b.norm(x))
+
+
+def rational_array(rng: np.random.Generator, shape: tuple[int, ...], bound: int = 3, den: int = 3) -> np.ndarray:
+    """An object array of rationals p/q (|p| <= bound, 1 <= q <= den), drawn entry by entry in
+    row-major order, numerator first."""
+    flat = [
+        sympy.Rational(int(rng.integers(-bound, bound + 1)), int(rng.integers(1, den + 1)))
+        for _ in range(int(np.prod(shape)))
+    ]
+    return np.array(flat, dtype=object).reshape(shape)

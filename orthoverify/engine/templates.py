@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import numpy as np
@@ -196,21 +196,25 @@ class Derivative:
     derived, so that a gradient claim states its formula and its loss, not its references.
 
     Each reference differentiates ``loss`` with respect to every input ``formula`` gives a
-    gradient for, and the float difference is scaled LAPACK-style by ``scale`` (the size of the
-    terms the formula adds, not of its result): :meth:`exact` (SymPy's exact derivative at
-    rational points), :meth:`finite_differences` (fourth-order central differences at 50 digits
-    on the float inputs), :meth:`autograd` (torch autograd; on other backends central
-    differences in the backend's own precision, which is how a torch failure is re-examined)."""
+    gradient for: :meth:`exact` (SymPy's exact derivative at rational points),
+    :meth:`finite_differences` (fourth-order central differences at 50 digits on the float
+    inputs), :meth:`autograd` (torch autograd; on other backends central differences in the
+    backend's own precision, which is how a torch failure is re-examined). The float difference
+    is scaled LAPACK-style by ``scale`` (the size of the terms the formula adds, not of its
+    result) or, without one, relative to the reference: ``||formula - ref|| / (1 + ||ref||)``, for
+    gradients with no cheaper bound and entries that may vanish. A parameter that is a list of
+    vectors of different lengths is one input per vector (``u0``, ``u1``, ...)."""
 
     inputs: Callable[[Backend, Case], Inputs]
     loss: Callable[[Backend, Inputs], Any]
     """The loss by its definition: a scalar function of the inputs, independent of the formula."""
     formula: Callable[[Backend, Inputs], Mapping[str, Array]]
-    """The stated gradients, keyed by the input each is the gradient with respect to."""
-    scale: Callable[[Backend, Inputs, str], float | Sequence[float]]
+    """The stated gradients, keyed by the input each is the gradient with respect to (and the
+    stated ``values``, keyed as those are)."""
+    scale: Callable[[Backend, Inputs, str], float | Sequence[float]] | None = None
     """The size of the terms of the gradient with respect to an input; a sequence (one size per
-    column) judges a matrix gradient column by column."""
-    dim: Callable[[Inputs], int]
+    column) judges a matrix gradient column by column; None: 1 + ||reference||."""
+    dim: Callable[[Inputs], int] = field(kw_only=True)
     """The ratio's dimension factor n."""
     step_scale: Callable[[Backend, Inputs, str], Array | None] = _default_step_scale
     """Per entry, the size over which the loss varies (see :func:`~orthoverify.engine.reference.central_gradient`)."""
@@ -218,9 +222,35 @@ class Derivative:
     """The loss as torch autograd differentiates it, when written otherwise than ``loss`` (the
     same function: e.g. through the dense matrix, where ``loss`` applies its factors in turn,
     which 50-digit differences afford better)."""
+    values: Callable[[Backend, Inputs], Mapping[str, Array]] | None = None
+    """Outputs the formula also returns besides gradients (a forward value), by their definition
+    in the backend's arithmetic: each is judged as a gradient is, against this definition."""
 
     def _with(self, b: Backend, x: Inputs, key: str) -> Callable[[Array], Any]:
         return lambda y: self.loss(b, {**x, key: y})
+
+    def _values(self, b: Backend, x: Inputs) -> Mapping[str, Array]:
+        return {} if self.values is None else self.values(b, x)
+
+    def _judged(self, r: Backend, x: Inputs, key: str, diff: Array, ref: Array, n: int, eps: float) -> list[Measure]:
+        """``diff`` (computed in ``r``) over its scale, as test ratios with dimension n and unit eps."""
+        if self.scale is None:
+            return [scaled(r.to_float(r.norm(diff)) / (1.0 + r.to_float(r.norm(ref))), n, eps)]
+        return [scaled(r.to_float(r.norm(d)) / s, n, eps) for d, s in _parts(diff, self.scale(r, x, key))]
+
+    def identities(self, cases: Cases) -> Callable[[RunContext], Iterator[Identity]]:
+        """For :meth:`Gradient.symbolic`: per case (inputs in free SymPy symbols, named by its
+        ``label``), the formula minus SymPy's derivative of the loss, each gradient an identity."""
+
+        def build(ctx: RunContext) -> Iterator[Identity]:
+            b = get_backend("sympy")
+            for case in cases(ctx):
+                x = self.inputs(b, case)
+                g, vals = self.formula(b, x), self._values(b, x)
+                for k in (k for k in g if k not in vals):
+                    yield str(case["label"]), g[k] - exact_gradient(self._with(b, x, k), x[k])
+
+        return build
 
     def exact(self, b: Backend, case: Case) -> Measure:
         """The formula against SymPy's exact derivative of the loss; in floating point (an exact
@@ -228,8 +258,9 @@ class Derivative:
         if not b.exact:
             return self.finite_differences(b, case)
         x = self.inputs(b, case)
-        g, n = self.formula(b, x), self.dim(x)
-        return worst(*(residual(b, g[k] - exact_gradient(self._with(b, x, k), x[k]), n) for k in g))
+        g, n, vals = self.formula(b, x), self.dim(x), self._values(b, x)
+        refs = {k: vals[k] if k in vals else exact_gradient(self._with(b, x, k), x[k]) for k in g}
+        return worst(*(residual(b, g[k] - refs[k], n) for k in g))
 
     def autograd(self, b: Backend, case: Case) -> Measure:
         """The formula against torch autograd through the loss."""
@@ -239,9 +270,13 @@ class Derivative:
             return self._against_differences(b, b, x, g)
         import torch
 
-        xs = {k: v.clone().requires_grad_(True) if k in g else v for k, v in x.items()}
+        refs = dict(self._values(b, x))
+        keys = [k for k in g if k not in refs]
+        xs = {k: v.clone().requires_grad_(True) if k in keys else v for k, v in x.items()}
         loss = self.autograd_loss or self.loss
-        refs = dict(zip(g, torch.autograd.grad(loss(b, xs), [xs[k] for k in g]), strict=True))
+        refs |= dict(zip(keys, torch.autograd.grad(loss(b, xs), [xs[k] for k in keys]), strict=True))
+        if self.scale is None:
+            return worst(*(m for k in g for m in self._judged(b, x, k, g[k] - refs[k], refs[k], n, b.eps)))
         return worst(*(residual(b, d, n, s) for k in g for d, s in _parts(g[k] - refs[k], self.scale(b, x, k))))
 
     def finite_differences(self, b: Backend, case: Case) -> Measure:
@@ -253,12 +288,14 @@ class Derivative:
 
     def _against_differences(self, b: Backend, r: Backend, x: Inputs, g: Mapping[str, Array]) -> Measure:
         xr = {k: r.asarray(b.to_strings(v)) if hasattr(v, "shape") else v for k, v in x.items()}
-        n, eps = self.dim(x), max(b.eps, fd_eps(r))
+        n, eps, vals = self.dim(x), max(b.eps, fd_eps(r)), self._values(b, x)
         errors = []
         for k in g:
-            ref = central_gradient(self._with(r, xr, k), xr[k], r, self.step_scale(r, xr, k))
-            diff = r.asarray(b.to_strings(g[k])) - ref
-            errors += [scaled(r.to_float(r.norm(d)) / s, n, eps) for d, s in _parts(diff, self.scale(r, xr, k))]
+            if k in vals:  # a value's definition on b's inputs in b, compared in r
+                ref = r.asarray(b.to_strings(vals[k]))
+            else:
+                ref = central_gradient(self._with(r, xr, k), xr[k], r, self.step_scale(r, xr, k))
+            errors += self._judged(r, xr, k, r.asarray(b.to_strings(g[k])) - ref, ref, n, eps)
         return worst(*errors)
 
 

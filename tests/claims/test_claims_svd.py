@@ -51,11 +51,11 @@ def test_algorithm1_printed_is_wrong_only_in_the_u_gradient() -> None:
         "m2": 2,
         "s": np.array([1, 2, 3], dtype=object),
     }
-    assert algorithm1.alg1_measure(b, case, "printed", "exact").ratio == 0.0
+    assert algorithm1.derivative("printed").exact(b, case).ratio == 0.0
     case["U"] = stack_padded([np.array([1, 1, 2], dtype=object)], n)
     case["m1"] = 1
-    assert algorithm1.alg1_measure(b, case, "printed", "exact").ratio == float("inf")
-    assert algorithm1.alg1_measure(b, case, "corrected", "exact").ratio == 0.0
+    assert algorithm1.derivative("printed").exact(b, case).ratio == float("inf")
+    assert algorithm1.derivative("corrected").exact(b, case).ratio == 0.0
 
 
 def test_exact_replays_parse_file_strings_and_never_evaluate_them() -> None:

@@ -14,6 +14,7 @@ import sympy
 
 from orthoverify.backends import Backend
 from orthoverify.claims._common import exact_backend as _sympy
+from orthoverify.claims._common import rational_array
 from orthoverify.claims.svd._shared import effort
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.param import linear_rnn as lr
@@ -117,14 +118,6 @@ def search_instances(ctx: RunContext) -> list[tuple[str, dict[str, Any], int]]:
         kind = kinds[i % len(kinds)] if i % 2 == 0 else "random"
         out.append((f"random n=2, t={t}, Sigma {kind}", instance_float(rng, 2, t, kind), starts))
     return out
-
-
-def rational_array(rng: np.random.Generator, shape: tuple[int, ...], bound: int = 3, den: int = 3) -> np.ndarray:
-    flat = [
-        sympy.Rational(int(rng.integers(-bound, bound + 1)), int(rng.integers(1, den + 1)))
-        for _ in range(math.prod(shape))
-    ]
-    return np.array(flat, dtype=object).reshape(shape)
 
 
 def gradient_case(rng: np.random.Generator, n: int, d: int, t: int, kind: str, exact: bool) -> Case:

@@ -1,132 +1,77 @@
 """svd.algorithm1. A gradient against its independent references, printed and corrected together:
 param.svd.svdrnn_local (variant "printed" or "corrected") against the forward product and three
 gradients of g' M_{k1,k2}(u, v, sigma(s)) h (torch autograd, 50-digit central differences,
-SymPy's exact derivative), with (m1, m2) in {(1, 0), (0, 1), (n, n), (n/2, n - 1)} so that each
-loop runs alone and both together. The references are written here, not by templates.Derivative:
-the parameters are lists of vectors of different lengths, and a component is judged against
-1 + ||reference|| (a gradient entry may vanish)."""
+SymPy's exact derivative) derived from that loss by templates.Derivative, each component judged
+against 1 + ||reference|| (a gradient entry may vanish), with (m1, m2) in {(1, 0), (0, 1), (n, n),
+(n/2, n - 1)} so that each loop runs alone and both together."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
-from orthoverify.backends import Array, Backend, get_backend
-from orthoverify.claims._common import norm_scale
+from orthoverify.backends import Array, Backend
 from orthoverify.claims.svd._shared import random_vector, twins, vectors_case
 from orthoverify.engine.checks import Case, Check, RunContext
 from orthoverify.engine.model import Place
-from orthoverify.engine.ratios import Measure, residual, scaled, worst
-from orthoverify.engine.reference import central_gradient, exact_gradient, fd_eps
-from orthoverify.engine.templates import Cases, Gradient, repeated
+from orthoverify.engine.templates import Cases, Derivative, Gradient, Inputs, repeated
 from orthoverify.param import svd as sv
 
 
-def _alg1_inputs(b: Backend, case: Case) -> tuple[Array, Array, list[Array], Array, list[Array], int, int, int]:
+def _inputs(b: Backend, case: Case) -> Inputs:
+    """h, g, s and the reflection vectors u0.., v0.. (of lengths n - m + 1..n); the map of eq. 8
+    (sigma* = 1, r) on float cases."""
     h, g, s = (b.asarray(case[k], name=k) for k in ("h", "g", "s"))
     n, m1, m2 = h.shape[0], int(case["m1"]), int(case["m2"])
     us = sv.unstack_padded(b.asarray(case["U"], name="U"), n - m1 + 1)
     vs = sv.unstack_padded(b.asarray(case["V"], name="V"), n - m2 + 1)
-    return h, g, us, s, vs, n, m1, m2
-
-
-def _full(b: Backend, vecs: list[Array], n: int, m: int) -> list[Array]:
-    """The reflection vectors of M_{k} padded with the identity reflections u_j = 0, j <= n - m."""
-    return [b.zeros(j) for j in range(1, n - m + 1)] + list(vecs)
-
-
-def _alg1_loss(b: Backend, g: Array, n: int, m1: int, m2: int, smap: tuple[Any, Any] | None) -> Any:
-    def loss(h: Array, us: list[Array], s: Array, vs: list[Array]) -> Any:
-        return b.sum(g * _forward(b, us, s, vs, h, n, m1, m2, smap))
-
-    return loss
-
-
-def _swap(xs: list[Any], i: int, x: Any) -> list[Any]:
-    """``xs`` with entry i replaced by x."""
-    return [*xs[:i], x, *xs[i + 1 :]]
-
-
-def _reference_grads(
-    grad: Callable[[Callable[[Array], Any], Array], Array],
-    loss: Any,
-    h: Array,
-    us: list[Array],
-    s: Array,
-    vs: list[Array],
-) -> tuple[Array, list[Array], Array, list[Array]]:
-    """dL/dh, dL/du_i, dL/ds, dL/dv_i of ``loss(h, us, s, vs)`` by a reference ``grad(f, x)``."""
-
-    def at_u(i: int) -> Array:
-        return grad(lambda x: loss(h, _swap(us, i, x), s, vs), us[i])
-
-    def at_v(i: int) -> Array:
-        return grad(lambda x: loss(h, us, s, _swap(vs, i, x)), vs[i])
-
-    return (
-        grad(lambda x: loss(x, us, s, vs), h),
-        [at_u(i) for i in range(len(us))],
-        grad(lambda x: loss(h, us, x, vs), s),
-        [at_v(i) for i in range(len(vs))],
-    )
-
-
-def alg1_measure(b: Backend, case: Case, variant: sv.Variant, ref: str) -> Measure:
-    """Algorithm 1 against a reference gradient: torch autograd, 50-digit central differences
-    (fd) or SymPy's exact derivative. A failure seen with autograd is confirmed at high
-    precision, where there is no autograd: there the reference is central differences."""
-    if ref == "autograd" and b.family != "torch":
-        ref = "fd"
-    h, g, us, s, vs, n, m1, m2 = _alg1_inputs(b, case)
     smap = (1, case["r"]) if "r" in case and not b.exact else None
-    res = sv.svdrnn_local(
-        h, g, us, None if smap else s, vs, variant=variant, s_map=(s, smap[0], smap[1]) if smap else None, backend=b
+    vectors = {f"u{i}": u for i, u in enumerate(us)} | {f"v{i}": v for i, v in enumerate(vs)}
+    return {"h": h, "g": g, "s": s, "n": n, "m1": m1, "m2": m2, "smap": smap} | vectors
+
+
+def _vectors(x: Inputs, c: str) -> list[Array]:
+    return [x[f"{c}{i}"] for i in range(x[f"m{1 if c == 'u' else 2}"])]
+
+
+def _forward(b: Backend, x: Inputs) -> Array:
+    """C = M_{k1,k2}(u, v, sigma(s)) h, the reflections of M_k padded with the identity
+    reflections u_j = 0, j <= n - m."""
+    n, smap = x["n"], x["smap"]
+    us, vs = ([b.zeros(j) for j in range(1, n - x[m] + 1)] + _vectors(x, c) for c, m in (("u", "m1"), ("v", "m2")))
+    sig = sv.sigma_map(x["s"], smap[0], smap[1], backend=b) if smap else x["s"]
+    return sv.m_k1k2(us, vs, sig, backend=b) @ x["h"]
+
+
+def _algorithm1(variant: sv.Variant) -> Callable[[Backend, Inputs], dict[str, Array]]:
+    def formula(b: Backend, x: Inputs) -> dict[str, Array]:
+        s, smap = x["s"], x["smap"]
+        res = sv.svdrnn_local(
+            x["h"],
+            x["g"],
+            _vectors(x, "u"),
+            None if smap else s,
+            _vectors(x, "v"),
+            variant=variant,
+            s_map=(s, smap[0], smap[1]) if smap else None,
+            backend=b,
+        )
+        grads = {f"u{i}": d for i, d in enumerate(res.dl_du)} | {f"v{i}": d for i, d in enumerate(res.dl_dv)}
+        return {"C": res.c, "h": res.dl_dh, "s": res.dl_ds if smap else res.dl_dsigma} | grads
+
+    return formula
+
+
+def derivative(variant: sv.Variant) -> Derivative:
+    """Algorithm 1 (C and every gradient) and the loss g' C its gradients differentiate."""
+    return Derivative(
+        _inputs,
+        lambda b, x: b.sum(x["g"] * _forward(b, x)),
+        _algorithm1(variant),
+        dim=lambda x: x["n"] * max(1, x["m1"] + x["m2"]),
+        values=lambda b, x: {"C": _forward(b, x)},
     )
-    got_s = res.dl_ds if smap else res.dl_dsigma
-    loss = _alg1_loss(b, g, n, m1, m2, smap)
-    if ref == "autograd":
-        import torch
-
-        leaves = [x.clone().requires_grad_(True) for x in (h, *us, s, *vs)]
-        lh, lus, ls, lvs = leaves[0], leaves[1 : 1 + m1], leaves[1 + m1], leaves[2 + m1 :]
-        grads = torch.autograd.grad(loss(lh, lus, ls, lvs), leaves)
-        rh, rs = grads[0], grads[1 + m1]
-        rus: list[Any] = list(grads[1 : 1 + m1])
-        rvs: list[Any] = list(grads[2 + m1 :])
-        rb = b
-    elif ref == "exact":
-        rh, rus, rs, rvs = _reference_grads(exact_gradient, loss, h, us, s, vs)
-        rb = b
-    else:  # 50-digit central differences on b's inputs
-        rb = get_backend("mpmath") if b.method != "high-precision" else b
-        conv = lambda x: rb.asarray(b.to_strings(x))  # noqa: E731
-        lr = _alg1_loss(rb, conv(g), n, m1, m2, smap)
-        fd = lambda f, x: central_gradient(f, x, rb)  # noqa: E731
-        rh, rus, rs, rvs = _reference_grads(fd, lr, conv(h), [conv(x) for x in us], conv(s), [conv(x) for x in vs])
-    eps = b.eps if ref != "fd" else max(b.eps, fd_eps(rb))
-
-    def cmp(x: Array, y: Array) -> Measure:
-        if b.exact:
-            return residual(b, x - y, n)
-        xr = rb.asarray(b.to_strings(x)) if rb is not b else x
-        yy = y if rb is b else rb.asarray(rb.to_strings(y)) if ref != "fd" else y
-        scale = 1.0 + norm_scale(rb, yy)
-        return scaled(rb.to_float(rb.norm(xr - yy)) / scale, n * max(1, m1 + m2), eps)
-
-    parts = [cmp(res.c, _forward(b, us, s, vs, h, n, m1, m2, smap)), cmp(res.dl_dh, rh), cmp(got_s, rs)]
-    parts += [cmp(a, r) for a, r in zip(res.dl_du, rus, strict=True)]
-    parts += [cmp(a, r) for a, r in zip(res.dl_dv, rvs, strict=True)]
-    return worst(*parts)
-
-
-def _forward(
-    b: Backend, us: list[Array], s: Array, vs: list[Array], h: Array, n: int, m1: int, m2: int, smap: Any
-) -> Array:
-    """C = M_{k1,k2}(u, v, sigma(s)) h, the reflections of M_k padded with identities."""
-    sig = sv.sigma_map(s, smap[0], smap[1], backend=b) if smap else s
-    return sv.m_k1k2(_full(b, us, n, m1), _full(b, vs, n, m2), sig, backend=b) @ h
 
 
 def cases_alg1(small: bool = False) -> Cases:
@@ -158,13 +103,13 @@ GRADIENT = Gradient(
 
 def checks(corrected: bool) -> tuple[Check, ...]:
     """Algorithm 1 as printed (or corrected) against its three independent references."""
-    variant: sv.Variant = "corrected" if corrected else "printed"
+    alg1 = derivative("corrected" if corrected else "printed")
     return (
-        GRADIENT.autograd(lambda b, c: alg1_measure(b, c, variant, "autograd"), cases_alg1()),
+        GRADIENT.autograd(alg1.autograd, cases_alg1()),
         GRADIENT.finite_differences(
-            lambda b, c: alg1_measure(b, c, variant, "fd"), cases_alg1(small=True), backends=("numpy-float64", "mpmath")
+            alg1.finite_differences, cases_alg1(small=True), backends=("numpy-float64", "mpmath")
         ),
-        GRADIENT.exact(lambda b, c: alg1_measure(b, c, variant, "exact"), cases_alg1()),
+        GRADIENT.exact(alg1.exact, cases_alg1()),
     )
 
 

@@ -15,7 +15,6 @@ import sympy
 
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import EXACT, FLOAT_HP, TORCH, symbol_array
-from orthoverify.claims._common import exact_backend as _sympy
 from orthoverify.claims.svd._landscape import (
     cases_grad_exact,
     cases_grad_exact_general,
@@ -99,25 +98,15 @@ def _derivative(formula: Formula) -> Derivative:
     )
 
 
-def sym_gradient(ctx: RunContext) -> Iterator[tuple[str, Any]]:
-    """The true gradient minus SymPy's derivative of the closed-form risk, with free symbols:
-    n = 1 and t = 1, 2, 3 with every input a symbol (Sigma symmetric); n = 2, t = 2 with W
-    symbolic and rational Y, A, Sigma."""
-    b = _sympy()
+def sym_cases(ctx: RunContext) -> Iterator[Case]:
+    """Free symbols: n = 1 and t = 1, 2, 3 with every input a symbol (Sigma symmetric); n = 2,
+    t = 2 with W symbolic and rational Y, A, Sigma."""
+    w, y = (np.array([[sympy.Symbol(c, real=True)]], dtype=object) for c in "wy")
     for t in (1, 2, 3):
-        w = np.array([[sympy.Symbol("w", real=True)]], dtype=object)
-        y = np.array([[sympy.Symbol("y", real=True)]], dtype=object)
-        a = symbol_array("a", t).reshape(1, t)
         s = np.array([[sympy.Symbol(f"s{min(i, j)}{max(i, j)}", real=True) for j in range(t)] for i in range(t)])
-        pb = lr.problem(y, a, s, t, backend=b, psd=False)
-        yield f"n=1, t={t}", pb.gradient(w)[0, 0] - sympy.diff(pb.risk(w), w[0, 0])
-    rng = ctx.rng()
-    case = gradient_case(rng, 2, 2, 2, "random", exact=True)
-    w2 = symbol_array("w", 2, 2)
-    pb2 = lr.problem(case["Y"], case["A"], case["Sigma"], 2, backend=b)
-    risk = sympy.expand(pb2.risk(w2))
-    grad = pb2.gradient(w2)
-    yield "n=2, t=2", np.array([[grad[i, j] - sympy.diff(risk, w2[i, j]) for j in range(2)] for i in range(2)])
+        yield {"label": f"n=1, t={t}", "W": w, "Y": y, "A": symbol_array("a", t).reshape(1, t), "Sigma": s, "t": t}
+    case = gradient_case(ctx.rng(), 2, 2, 2, "random", exact=True)
+    yield {**case, "label": "n=2, t=2", "W": symbol_array("w", 2, 2)}
 
 
 _RISK_RATIO = "|closed form - E f| / ((nt + d + K) eps E[(||Y WW|| ||x|| + ||A|| ||x|| + ||eta||)^2])"
@@ -132,7 +121,7 @@ def checks(corrected: bool) -> tuple[Check, ...]:
     return (
         PropertyCheck("exact", q_risk, cases_risk, EXACT, "closed form - E f (exact)"),
         PropertyCheck("float", q_risk, cases_risk, FLOAT_HP, _RISK_RATIO),
-        *((grad.symbolic(sym_gradient),) if corrected else ()),
+        *((grad.symbolic(derivative.identities(sym_cases)),) if corrected else ()),
         Gradient(f"{which} gradient - SymPy's exact derivative").exact(
             derivative.exact, cases_grad_exact_general if corrected else cases_grad_exact
         ),

@@ -12,6 +12,7 @@ import numpy as np
 import sympy
 
 from orthoverify import samples
+from orthoverify.claims._common import rational_array
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.param import unitary as un
 
@@ -146,14 +147,6 @@ def cycled(
         yield float_case(rng, kind, n, t_len, act=act, bias_mode=mode)
 
 
-def _rat(rng: np.random.Generator, shape: tuple[int, ...], bound: int = 3, den: int = 3) -> np.ndarray:
-    flat = [
-        sympy.Rational(int(rng.integers(-bound, bound + 1)), int(rng.integers(1, den + 1)))
-        for _ in range(int(np.prod(shape)))
-    ]
-    return np.array(flat, dtype=object).reshape(shape)
-
-
 def _exact_weight(rng: np.random.Generator, kind: str, n: int, t_len: int) -> tuple[np.ndarray, bool]:
     """(W, orthogonal): exactly orthogonal rational W (Cayley), the twin of an exactly unitary one,
     per-step W_k, a permutation, or a general rational matrix (for the chain rule only)."""
@@ -168,7 +161,7 @@ def _exact_weight(rng: np.random.Generator, kind: str, n: int, t_len: int) -> tu
         p = samples.random_permutation(rng, n).astype(int)
         return np.array([[sympy.Integer(v) for v in row] for row in p], dtype=object), True
     if kind == "general":
-        return _rat(rng, (n, n), 2, 2), False
+        return rational_array(rng, (n, n), 2, 2), False
     raise ValueError(kind)
 
 
@@ -182,16 +175,16 @@ def exact_case(rng: np.random.Generator, kind: str, n: int, t_len: int) -> dict[
         "act": "relu",
         "orthogonal": orth,
         "W": w,
-        "V": _rat(rng, (big_n, m)),
-        "xs": _rat(rng, (t_len, m)),
-        "h0": _rat(rng, (big_n,)),
-        "c": _rat(rng, (big_n,)),
+        "V": rational_array(rng, (big_n, m)),
+        "xs": rational_array(rng, (t_len, m)),
+        "h0": rational_array(rng, (big_n,)),
+        "c": rational_array(rng, (big_n,)),
     }
     if kind == "permutation":  # all units active: equality in eq. 5
         case["V"] = np.array([[sympy.Integer(0)] * m for _ in range(big_n)], dtype=object)
         case["h0"] = np.array([abs(v) for v in case["h0"]], dtype=object)
         case["c"] = np.array([abs(v) + 1 for v in case["c"]], dtype=object)
-    g = _rat(rng, (big_n,))
+    g = rational_array(rng, (big_n,))
     if all(v == 0 for v in g):
         g[0] = sympy.Integer(1)
     case["g"] = g

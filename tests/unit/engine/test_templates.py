@@ -406,6 +406,62 @@ def test_a_derivative_derives_its_references_from_the_loss(reference: str, backe
     assert not ev.passed and ev.counterexample is not None  # confirmed at high precision (or exact)
 
 
+def relative_products(stated: int, value_off: int = 0) -> Derivative:
+    """L = sum(x^2 y) with no scale (errors relative to 1 + ||reference||) and the forward value
+    p = x^2 y stated beside the gradients: ``stated`` times x^2 is claimed for dL/dy, and p
+    (1 + 1 / value_off) for p when ``value_off`` is not 0."""
+    return Derivative(
+        lambda b, case: {k: b.asarray(case[k], name=k) for k in ("x", "y")},
+        lambda b, x: b.sum(x["x"] * x["x"] * x["y"]),
+        lambda b, x: {
+            "p": x["x"] * x["x"] * x["y"] + (x["x"] * x["x"] * x["y"] / value_off if value_off else 0),
+            "x": 2 * x["x"] * x["y"],
+            "y": stated * x["x"] * x["x"],
+        },
+        dim=lambda x: x["x"].shape[0],
+        values=lambda b, x: {"p": x["x"] * x["x"] * x["y"]},
+    )
+
+
+@pytest.mark.parametrize(
+    ("reference", "backend"),
+    [
+        ("exact", "sympy"),
+        ("finite_differences", "numpy-float64"),
+        ("autograd", "torch-float64"),
+        ("autograd", "torch-float32"),
+    ],
+)
+def test_a_relative_derivative_judges_gradients_and_values_against_its_references(reference: str, backend: str) -> None:
+    """Without a scale, a Derivative judges each gradient against 1 + ||reference||, and a stated
+    forward value against its definition: the right formula passes; a planted wrong gradient
+    (2 x^2 for x^2) and a planted wrong value (p (1 + 10^-3)) are each refuted and confirmed."""
+    cases = cases_rational_xy if backend == "sympy" else cases_xy
+    right = getattr(relative_products(1), reference)
+    assert run(Gradient("q").autograd(right, cases, backends=(backend,)), backend).passed
+    for planted in (relative_products(2), relative_products(1, value_off=1000)):
+        ev = run(Gradient("q").autograd(getattr(planted, reference), cases, backends=(backend,)), backend)
+        assert not ev.passed and ev.counterexample is not None
+
+
+def test_a_derivative_derives_its_symbolic_identities_from_the_loss() -> None:
+    """Derivative.identities: with inputs in free symbols, the formula minus SymPy's derivative of
+    the loss must vanish identically; the right formula passes and the planted one (2 x^2 for
+    dL/dy) is refuted, naming the case's label."""
+
+    def symbols(ctx: RunContext) -> Iterator[Case]:
+        for n in (1, 2):
+            yield {
+                "label": f"n={n}",
+                "x": sympy.symbols(f"x0:{n}", real=True),
+                "y": sympy.symbols(f"y0:{n}", real=True),
+            }
+
+    assert run(Gradient("q").symbolic(products(1).identities(symbols)), "sympy").passed
+    ev = run(Gradient("q").symbolic(products(2).identities(symbols)), "sympy")
+    assert not ev.passed and ev.counterexample is not None and ev.counterexample.inputs["identity"] == "n=1"
+
+
 def test_an_input_declaration_draws_what_the_hand_written_loop_drew() -> None:
     """sampled(sizes, sample, per_size) is the driver loop claims used to write: one generator
     per check, sizes in order, per_size draws each; the same seed gives the same cases."""
