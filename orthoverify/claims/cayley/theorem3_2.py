@@ -21,6 +21,7 @@ from orthoverify.claims.cayley._shared import NO_CHECK, random_signs, skew_of, s
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual, worst
+from orthoverify.engine.routines import VALUE, Routine
 from orthoverify.engine.templates import Derivative, Gradient, Inputs, by_size
 from orthoverify.engine.templates_more import sizes_between
 from orthoverify.param import cayley as cy
@@ -68,23 +69,25 @@ EQ2 = Derivative(
 """Eq. 2 and L(P): its references are autograd through the solve and 50-digit differences."""
 
 
+def _weight(b: Backend, x: Inputs) -> Array:
+    """W by the generic solve, as a function of P."""
+    return cy.scaled_cayley(skew_of(b, x["P"]), x["d"], backend=b, threshold=NO_CHECK)
+
+
 def q_theorem3_2_function(b: Backend, case: Case) -> Measure:
-    """The torch autograd.Function whose backward is eq. 2 (param.cayley_torch) against autograd
-    through the generic solve, forward and backward."""
+    """The torch autograd.Function whose backward is eq. 2 (param.cayley_torch): its forward
+    against the generic solve (over the solve's conditioning 1 + ||A||), its backward against
+    autograd through the solve."""
     import torch
 
     from orthoverify.param.cayley_torch import scaled_cayley_weight
 
-    a, d, g = _grad_case(b, case)
-    n = a.shape[0]
-    p1 = b.triu(a, 1).clone().requires_grad_(True)
-    w1 = scaled_cayley_weight(p1, torch.tensor(d, dtype=a.dtype, device=a.device))
-    (g1,) = torch.autograd.grad(b.sum(g * w1), (p1,))
-    p2 = b.triu(a, 1).clone().requires_grad_(True)
-    w2 = cy.scaled_cayley(skew_of(b, p2), d, backend=b, threshold=NO_CHECK)
-    (g2,) = torch.autograd.grad(b.sum(g * w2), (p2,))
-    scale = _grad_scale(b, a, g)
-    return worst(residual(b, (w1 - w2).detach(), n, 1.0 + norm_scale(b, a)), residual(b, g1 - g2, n, scale))
+    def function(b: Backend, x: Inputs) -> dict[str, Array]:
+        p = x["P"].clone().requires_grad_(True)
+        w = scaled_cayley_weight(p, torch.tensor(x["d"], dtype=p.dtype, device=p.device))
+        return {VALUE: w.detach(), "P": torch.autograd.grad(b.sum(x["G"] * w), (p,))[0]}
+
+    return Routine(EQ2, function, _weight, lambda b, x: 1.0 + norm_scale(b, x["A"])).autograd(b, case)
 
 
 def q_theorem3_2_exact(b: Backend, case: Case) -> Measure:
