@@ -38,10 +38,10 @@ def _grad_case(b: Backend, case: Case) -> tuple[Array, tuple[int, ...], Array]:
     return a, tuple(int(s) for s in case["d"]), b.asarray(case["G"], name="G")
 
 
-def _loss_of_p(b: Backend, d: Sequence[int], g: Array) -> Any:
-    """L(P) = sum(G * W(A)) with A = triu(P, 1) - triu(P, 1)': P's strict upper triangle holds
+def _weight(b: Backend, x: Inputs) -> Array:
+    """W(A) by the generic solve with A = triu(P, 1) - triu(P, 1)': P's strict upper triangle holds
     A's free entries, so dL/dP_ij (i < j) is the derivative along E_ij - E_ji (the paper's)."""
-    return lambda p: b.sum(g * cy.scaled_cayley(skew_of(b, p), d, backend=b, threshold=NO_CHECK))
+    return cy.scaled_cayley(skew_of(b, x["P"]), x["d"], backend=b, threshold=NO_CHECK)
 
 
 def _grad_scale(b: Backend, a: Array, g: Array) -> float:
@@ -61,17 +61,12 @@ def _eq2(b: Backend, x: Inputs) -> dict[str, Array]:
 
 EQ2 = Derivative(
     _inputs,
-    loss=lambda b, x: _loss_of_p(b, x["d"], x["G"])(x["P"]),
+    loss=lambda b, x: b.sum(x["G"] * _weight(b, x)),
     formula=_eq2,
     scale=lambda b, x, _key: _grad_scale(b, x["A"], x["G"]),
     dim=lambda x: x["A"].shape[0],
 )
-"""Eq. 2 and L(P): its references are autograd through the solve and 50-digit differences."""
-
-
-def _weight(b: Backend, x: Inputs) -> Array:
-    """W by the generic solve, as a function of P."""
-    return cy.scaled_cayley(skew_of(b, x["P"]), x["d"], backend=b, threshold=NO_CHECK)
+"""Eq. 2 and L(P) = sum(G * W(P)): its references are autograd through the solve and 50-digit differences."""
 
 
 def q_theorem3_2_function(b: Backend, case: Case) -> Measure:

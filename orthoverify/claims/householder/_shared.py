@@ -118,12 +118,6 @@ def grad_inputs(b: Backend, case: Case) -> Inputs:
     return {k: b.asarray(case[k], name=k) for k in ("U", "h", "c")}
 
 
-def loss(b: Backend, h: Array, c: Array) -> Any:
-    """L(U) = sum(c * W(U) h) with W(U) h the reflections of U's columns applied to h in turn
-    (the definition, without forming W); h and c may be n x B batches."""
-    return lambda x: b.sum(c * hh.reflector_apply(x, h, backend=b))
-
-
 def column_scales(b: Backend, u: Array) -> Array:
     """An array shaped like U whose column j holds ||U_j|| (1 for a zero column): the scale
     over which a scale-invariant function of column j varies."""
@@ -151,15 +145,16 @@ def theorem2(b: Backend, x: Inputs) -> dict[str, Array]:
 
 EQ14_15 = Derivative(
     grad_inputs,
-    loss=lambda b, x: loss(b, x["h"], x["c"])(x["U"]),
+    loss=lambda b, x: b.sum(x["c"] * hh.reflector_apply(x["U"], x["h"], backend=b)),
     formula=theorem2,
     scale=gradient_scale,
     dim=lambda x: x["U"].shape[0],
     step_scale=lambda b, x, key: column_scales(b, x["U"]) if key == "U" else None,
     autograd_loss=lambda b, x: x["c"] @ (hh.reflector_product(x["U"], backend=b) @ x["h"]),
 )
-"""Eqs. 14-15 and L = c' W(U) h with W by its definition: eq. 6's reflections applied in turn
-(SymPy, 50-digit differences), their dense product (autograd)."""
+"""Eqs. 14-15 and L = c' W(U) h with W by its definition: eq. 6's reflections applied to h in turn,
+without forming W (SymPy, 50-digit differences), their dense product (autograd); h and c may be
+n x B batches."""
 
 
 def w_h(b: Backend, x: Inputs) -> Array:
