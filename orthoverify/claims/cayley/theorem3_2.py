@@ -33,25 +33,15 @@ GRADIENT = Gradient(
 )
 
 
-def _grad_case(b: Backend, case: Case) -> tuple[Array, tuple[int, ...], Array]:
-    a = b.asarray(case["A"], name="A")
-    return a, tuple(int(s) for s in case["d"]), b.asarray(case["G"], name="G")
-
-
 def _weight(b: Backend, x: Inputs) -> Array:
     """W(A) by the generic solve with A = triu(P, 1) - triu(P, 1)': P's strict upper triangle holds
     A's free entries, so dL/dP_ij (i < j) is the derivative along E_ij - E_ji (the paper's)."""
     return cy.scaled_cayley(skew_of(b, x["P"]), x["d"], backend=b, threshold=NO_CHECK)
 
 
-def _grad_scale(b: Backend, a: Array, g: Array) -> float:
-    """Size of the terms of dL/dA: ||G|| (1 + ||A||); the solves' rounding is ~cond(I + A) eps."""
-    return norm_scale(b, g) * (1.0 + norm_scale(b, a))
-
-
 def _inputs(b: Backend, case: Case) -> Inputs:
-    a, d, g = _grad_case(b, case)
-    return {"P": b.triu(a, 1), "A": a, "d": d, "G": g}
+    a = b.asarray(case["A"], name="A")
+    return {"P": b.triu(a, 1), "A": a, "d": tuple(int(s) for s in case["d"]), "G": b.asarray(case["G"], name="G")}
 
 
 def _eq2(b: Backend, x: Inputs) -> dict[str, Array]:
@@ -63,7 +53,8 @@ EQ2 = Derivative(
     _inputs,
     loss=lambda b, x: b.sum(x["G"] * _weight(b, x)),
     formula=_eq2,
-    scale=lambda b, x, _key: _grad_scale(b, x["A"], x["G"]),
+    # the size of the terms of dL/dA: ||G|| (1 + ||A||); the solves' rounding is ~cond(I + A) eps
+    scale=lambda b, x, _key: norm_scale(b, x["G"]) * (1.0 + norm_scale(b, x["A"])),
     dim=lambda x: x["A"].shape[0],
 )
 """Eq. 2 and L(P) = sum(G * W(P)): its references are autograd through the solve and 50-digit differences."""
@@ -88,9 +79,9 @@ def q_theorem3_2_function(b: Backend, case: Case) -> Measure:
 def q_theorem3_2_exact(b: Backend, case: Case) -> Measure:
     """Eq. 2 against SymPy's exact derivative at a rational point (:attr:`EQ2`'s exact reference);
     also the full matrix V' - V is skew with zero diagonal."""
-    a, d, g = _grad_case(b, case)
-    full = cy.cayley_gradient(a, d, g, backend=b)
-    return worst(EQ2.exact(b, case), residual(b, full + b.transpose(full), a.shape[0]))
+    x = _inputs(b, case)
+    full = cy.cayley_gradient(x["A"], x["d"], x["G"], backend=b)
+    return worst(EQ2.exact(b, case), residual(b, full + b.transpose(full), x["A"].shape[0]))
 
 
 def _grad_cases(

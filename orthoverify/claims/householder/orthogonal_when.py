@@ -34,14 +34,14 @@ from orthoverify.strategies import householder_vectors
 _Q = "||W'W - I||_F / (n eps)"
 
 
-def gram(b: Backend, case: Case, form: Any = w_by_definition) -> Array:
-    """W'W - diag(I, u_1^2) for W = M_{n-m+1}(u) built by ``form`` (the definition, or compact WY),
-    with u_1^2 = 1 when m < n: zero for every nonzero u (symbolic, exact, float and ball u alike),
-    so W is orthogonal exactly when m < n or u_1 = +-1. One formulation for every check."""
+def gram(b: Backend, case: Case, form: Any = w_by_definition, *, u1_squared: bool = False) -> Array:
+    """W'W - I for W = M_{n-m+1}(u) built by ``form`` (the definition, or compact WY), in any
+    arithmetic (symbolic, exact, float, balls); with ``u1_squared``, W'W - diag(I, u_1^2), which
+    vanishes for every nonzero u: so W is orthogonal exactly when m < n or u_1 = +-1."""
     u, u1 = u_and_u1(b, case)
     w = form(b, u, u1)
     r = b.transpose(w) @ w - b.eye(u.shape[0])
-    if u1 is not None:
+    if u1_squared and u1 is not None:
         r[-1, -1] = r[-1, -1] - (u1[0] * u1[0] - 1)
     return r
 
@@ -85,14 +85,15 @@ def sym_orthogonal_when(ctx: RunContext) -> Iterator[tuple[str, Any]]:
     for n in ctx.profile.symbolic_sizes:
         for m in range(1, n):
             yield f"n={n},m={m}: W'W - I", gram(exact_backend(), {"U": lower_symbols("u", n, m)})
-        u1 = np.array([sympy.Symbol("u1", real=True)], dtype=object)
-        yield f"n={n},m=n: W'W - diag(I, u1^2)", gram(exact_backend(), {"U": lower_symbols("u", n, n - 1), "u1": u1})
+        square = {"U": lower_symbols("u", n, n - 1), "u1": np.array([sympy.Symbol("u1", real=True)], dtype=object)}
+        yield f"n={n},m=n: W'W - diag(I, u1^2)", gram(exact_backend(), square, u1_squared=True)
 
 
 def q_u1_necessary(b: Backend, case: Case) -> Measure:
     """m = n with u_1 not +-1: W'W - diag(I, u_1^2) = 0 exactly, and u_1^2 is not 1."""
     u1 = b.asarray(case["u1"], name="u1")[0]
-    return worst(residual(b, gram(b, case), len(case["U"])), _flag(not b.is_zero(u1 * u1 - 1), "u_1^2 = 1"))
+    exact = residual(b, gram(b, case, u1_squared=True), len(case["U"]))
+    return worst(exact, _flag(not b.is_zero(u1 * u1 - 1), "u_1^2 = 1"))
 
 
 cases_u1_necessary = sampled(
