@@ -76,12 +76,12 @@ def test_init_replays_parse_file_strings_and_never_evaluate_them() -> None:
 
     crafted = {"n": "2", "s": ['__import__("os").getpid()'], "D": ["-1", "1"]}
     sympy_backend = get_backend("sympy")
-    for violation in (init.reflection_printed, init.reflection_corrected):
+    for corrected in (False, True):
         with pytest.raises(ParseError, match="not a decimal, integer or p/q number"):
-            violation(sympy_backend, crafted)
+            init.reflection(sympy_backend, crafted, corrected=corrected)
     split_block = {"n": "2", "s": ["1/2"], "D": ["-1", "1"]}
-    assert init.reflection_printed(sympy_backend, split_block).ratio == math.inf
-    assert init.reflection_corrected(sympy_backend, split_block).ratio == 0.0
+    assert init.reflection(sympy_backend, split_block, corrected=False).ratio == math.inf
+    assert init.reflection(sympy_backend, split_block, corrected=True).ratio == 0.0
 
 
 def test_modrelu_audit_at_zero_can_fail() -> None:

@@ -12,7 +12,7 @@ import numpy as np
 import sympy
 
 from orthoverify import samples
-from orthoverify.backends import Backend
+from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import (
     EXACT,
     FLOAT_HP,
@@ -35,20 +35,22 @@ from orthoverify.param import cayley as cy
 from orthoverify.strategies import skew_wide
 
 
+def forward_residuals(b: Backend, case: Case) -> tuple[Array, Array, Array]:
+    """A, and for W = cayley(A) and A~ = (I + W)^-1 (I - W): W'W - I and A~ - A, both zero exactly
+    (one formulation for the float ratios and the Arb enclosure)."""
+    a = b.asarray(case["A"], name="A")
+    w = cy.cayley(a, backend=b)
+    return a, b.transpose(w) @ w - b.eye(a.shape[0]), cy.inverse_cayley(w, backend=b, threshold=math.inf) - a
+
+
 @guarded(SingularError, "I + cayley(A) is singular")
 def q_forward_roundtrip(b: Backend, case: Case) -> Measure:
     """W = cayley(A) is orthogonal and A = (I + W)^-1 (I - W) is recovered. The inverse map's
-    condition number is (1 + ||A||_2^2)/2, so the round trip is scaled by 1 + ||A||_F^2."""
-    a = b.asarray(case["A"], name="A")
-    n = a.shape[0]
-    w = cy.cayley(a, backend=b)
-    back = cy.inverse_cayley(w, backend=b, threshold=math.inf)
-    na = norm_scale(b, a)
-    eye = b.eye(n)
-    return worst(
-        residual(b, b.transpose(w) @ w - eye, n, 1.0 + na),  # the solve's backward error ~ cond(I + A) eps
-        residual(b, back - a, n, 1.0 + na * na),
-    )
+    condition number is (1 + ||A||_2^2)/2, so the round trip is scaled by 1 + ||A||_F^2; W'W - I
+    by 1 + ||A||, as the solve's backward error is ~ cond(I + A) eps."""
+    a, orth, trip = forward_residuals(b, case)
+    na, n = norm_scale(b, a), a.shape[0]
+    return worst(residual(b, orth, n, 1.0 + na), residual(b, trip, n, 1.0 + na * na))
 
 
 @guarded(SingularError, "I + W is singular")
@@ -144,11 +146,7 @@ def strategy_skew(ctx: RunContext) -> Any:
 
 def enclose_bijection(b: Backend, case: Case) -> Any:
     """max(||W'W - I||_F, ||(I + W)^-1 (I - W) - A||_F) for W = cayley(A), from exact A."""
-    a = b.asarray(case["A"], name="A")
-    n = a.shape[0]
-    w = cy.cayley(a, backend=b)
-    back = cy.inverse_cayley(w, backend=b, threshold=math.inf)
-    orth, trip = frobenius(b, b.transpose(w) @ w - b.eye(n)), frobenius(b, back - a)
+    orth, trip = (frobenius(b, r) for r in forward_residuals(b, case)[1:])
     return orth.max(trip) if b.family == "flint" else max(orth, trip)
 
 

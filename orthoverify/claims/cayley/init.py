@@ -16,7 +16,7 @@ from orthoverify.backends import Array, Backend, get_backend
 from orthoverify.claims._common import EXACT, exact_backend
 from orthoverify.claims.cayley import twins
 from orthoverify.claims.cayley._shared import effort, random_signs
-from orthoverify.engine.checks import Case, Check, PropertyCheck, Quantity, RunContext
+from orthoverify.engine.checks import Case, Check, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure
 from orthoverify.engine.templates import Agreement, listed, sampled
@@ -109,9 +109,6 @@ def reflection(b: Backend, case: Case, *, corrected: bool) -> Measure:
     return Measure(math.inf, f"charpoly(W D) = {sympy.factor(cp)}; W's eigenvalues {eigs}, rho = {rho}", error=math.inf)
 
 
-reflection_printed = functools.partial(reflection, corrected=False)
-reflection_corrected = functools.partial(reflection, corrected=True)
-
 _INIT_STATEMENT = (
     "A = diag(B_1, ..., B_floor(n/2)) (zero elsewhere), B_j = [[0, s_j], [-s_j, 0]], "
     "s_j = sqrt((1 - cos t_j)/(1 + cos t_j)), t_j uniform on [0, pi/2]: the Cayley transform of A has "
@@ -119,31 +116,16 @@ _INIT_STATEMENT = (
 )
 
 
-def _every_d(name: str, violation: Quantity, prediction: str) -> Check:
-    return PropertyCheck(name, violation, every_d, EXACT, f"charpoly(W D) vs {prediction}", method="exhaustive")
-
-
-def _float(name: str, with_d: bool) -> Check:
-    measure = functools.partial(float_eigenvalues, with_d=with_d)
-    cases = random_angles_and_d if with_d else random_angles
-    return PropertyCheck(name, measure, cases, ("numpy-float64",), "eigenvalue error / (n eps)")
-
-
 def _checks(corrected: bool) -> tuple[Check, ...]:
     """The same symbolic block; every D exactly against the printed or the corrected prediction;
     float64 eigenvalues (random angles; random D for the correction)."""
-    symbolic = BLOCK.symbolic("symbolic", cases_block)
-    if not corrected:
-        return (
-            symbolic,
-            _float("float", False),
-            _every_d("exhaustive", reflection_printed, "rho reflected eigenvalues"),
-        )
-    return (
-        symbolic,
-        _every_d("exhaustive", reflection_corrected, "corrected prediction"),
-        _float("float", True),
-    )
+    violation = functools.partial(reflection, corrected=corrected)
+    how = f"charpoly(W D) vs {'corrected prediction' if corrected else 'rho reflected eigenvalues'}"
+    exhaustive = PropertyCheck("exhaustive", violation, every_d, EXACT, how, method="exhaustive")
+    measure = functools.partial(float_eigenvalues, with_d=corrected)
+    cases = random_angles_and_d if corrected else random_angles
+    floats = PropertyCheck("float", measure, cases, ("numpy-float64",), "eigenvalue error / (n eps)")
+    return (BLOCK.symbolic("symbolic", cases_block), *((exhaustive, floats) if corrected else (floats, exhaustive)))
 
 
 CLAIMS: list[Claim] = twins(

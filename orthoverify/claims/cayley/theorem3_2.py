@@ -21,6 +21,7 @@ from orthoverify.claims.cayley._shared import NO_CHECK, random_signs, skew_of, s
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual, worst
+from orthoverify.engine.routines import VALUE, Routine
 from orthoverify.engine.templates import Derivative, Gradient, Inputs, by_size
 from orthoverify.engine.templates_more import sizes_between
 from orthoverify.param import cayley as cy
@@ -32,25 +33,15 @@ GRADIENT = Gradient(
 )
 
 
-def _grad_case(b: Backend, case: Case) -> tuple[Array, tuple[int, ...], Array]:
-    a = b.asarray(case["A"], name="A")
-    return a, tuple(int(s) for s in case["d"]), b.asarray(case["G"], name="G")
-
-
-def _loss_of_p(b: Backend, d: Sequence[int], g: Array) -> Any:
-    """L(P) = sum(G * W(A)) with A = triu(P, 1) - triu(P, 1)': P's strict upper triangle holds
+def _weight(b: Backend, x: Inputs) -> Array:
+    """W(A) by the generic solve with A = triu(P, 1) - triu(P, 1)': P's strict upper triangle holds
     A's free entries, so dL/dP_ij (i < j) is the derivative along E_ij - E_ji (the paper's)."""
-    return lambda p: b.sum(g * cy.scaled_cayley(skew_of(b, p), d, backend=b, threshold=NO_CHECK))
-
-
-def _grad_scale(b: Backend, a: Array, g: Array) -> float:
-    """Size of the terms of dL/dA: ||G|| (1 + ||A||); the solves' rounding is ~cond(I + A) eps."""
-    return norm_scale(b, g) * (1.0 + norm_scale(b, a))
+    return cy.scaled_cayley(skew_of(b, x["P"]), x["d"], backend=b, threshold=NO_CHECK)
 
 
 def _inputs(b: Backend, case: Case) -> Inputs:
-    a, d, g = _grad_case(b, case)
-    return {"P": b.triu(a, 1), "A": a, "d": d, "G": g}
+    a = b.asarray(case["A"], name="A")
+    return {"P": b.triu(a, 1), "A": a, "d": tuple(int(s) for s in case["d"]), "G": b.asarray(case["G"], name="G")}
 
 
 def _eq2(b: Backend, x: Inputs) -> dict[str, Array]:
@@ -60,39 +51,37 @@ def _eq2(b: Backend, x: Inputs) -> dict[str, Array]:
 
 EQ2 = Derivative(
     _inputs,
-    loss=lambda b, x: _loss_of_p(b, x["d"], x["G"])(x["P"]),
+    loss=lambda b, x: b.sum(x["G"] * _weight(b, x)),
     formula=_eq2,
-    scale=lambda b, x, _key: _grad_scale(b, x["A"], x["G"]),
+    # the size of the terms of dL/dA: ||G|| (1 + ||A||); the solves' rounding is ~cond(I + A) eps
+    scale=lambda b, x, _key: norm_scale(b, x["G"]) * (1.0 + norm_scale(b, x["A"])),
     dim=lambda x: x["A"].shape[0],
 )
-"""Eq. 2 and L(P): its references are autograd through the solve and 50-digit differences."""
+"""Eq. 2 and L(P) = sum(G * W(P)): its references are autograd through the solve and 50-digit differences."""
 
 
 def q_theorem3_2_function(b: Backend, case: Case) -> Measure:
-    """The torch autograd.Function whose backward is eq. 2 (param.cayley_torch) against autograd
-    through the generic solve, forward and backward."""
+    """The torch autograd.Function whose backward is eq. 2 (param.cayley_torch): its forward
+    against the generic solve (over the solve's conditioning 1 + ||A||), its backward against
+    autograd through the solve."""
     import torch
 
     from orthoverify.param.cayley_torch import scaled_cayley_weight
 
-    a, d, g = _grad_case(b, case)
-    n = a.shape[0]
-    p1 = b.triu(a, 1).clone().requires_grad_(True)
-    w1 = scaled_cayley_weight(p1, torch.tensor(d, dtype=a.dtype, device=a.device))
-    (g1,) = torch.autograd.grad(b.sum(g * w1), (p1,))
-    p2 = b.triu(a, 1).clone().requires_grad_(True)
-    w2 = cy.scaled_cayley(skew_of(b, p2), d, backend=b, threshold=NO_CHECK)
-    (g2,) = torch.autograd.grad(b.sum(g * w2), (p2,))
-    scale = _grad_scale(b, a, g)
-    return worst(residual(b, (w1 - w2).detach(), n, 1.0 + norm_scale(b, a)), residual(b, g1 - g2, n, scale))
+    def function(b: Backend, x: Inputs) -> dict[str, Array]:
+        p = x["P"].clone().requires_grad_(True)
+        w = scaled_cayley_weight(p, torch.tensor(x["d"], dtype=p.dtype, device=p.device))
+        return {VALUE: w.detach(), "P": torch.autograd.grad(b.sum(x["G"] * w), (p,))[0]}
+
+    return Routine(EQ2, function, _weight, lambda b, x: 1.0 + norm_scale(b, x["A"])).autograd(b, case)
 
 
 def q_theorem3_2_exact(b: Backend, case: Case) -> Measure:
     """Eq. 2 against SymPy's exact derivative at a rational point (:attr:`EQ2`'s exact reference);
     also the full matrix V' - V is skew with zero diagonal."""
-    a, d, g = _grad_case(b, case)
-    full = cy.cayley_gradient(a, d, g, backend=b)
-    return worst(EQ2.exact(b, case), residual(b, full + b.transpose(full), a.shape[0]))
+    x = _inputs(b, case)
+    full = cy.cayley_gradient(x["A"], x["d"], x["G"], backend=b)
+    return worst(EQ2.exact(b, case), residual(b, full + b.transpose(full), x["A"].shape[0]))
 
 
 def _grad_cases(

@@ -4,7 +4,6 @@ differences, and the LAPACK-style scaling that compares a formula with them)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -12,13 +11,12 @@ import numpy as np
 import sympy
 
 from orthoverify import samples
-from orthoverify.backends import Array, Backend, get_backend
+from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import symbol_array
 from orthoverify.engine.checks import Case, Check, RunContext
-from orthoverify.engine.ratios import Measure, agreement, residual, scaled, worst
+from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.ratios import flag as _flag
-from orthoverify.engine.reference import central_gradient, fd_eps
-from orthoverify.engine.templates import audit, sampled
+from orthoverify.engine.templates import Derivative, Inputs, audit, sampled
 from orthoverify.param import householder as hh
 from orthoverify.param.householder_proofs import judge
 
@@ -115,20 +113,9 @@ def q_algorithm2_printed(b: Backend, case: Case) -> Measure:
 
 
 # ---------------------------------------------------------------------------- gradients of c'W(U)h
-def grad_inputs(b: Backend, case: Case) -> tuple[Array, Array, Array]:
-    return b.asarray(case["U"], name="U"), b.asarray(case["h"], name="h"), b.asarray(case["c"], name="c")
-
-
-def loss(b: Backend, h: Array, c: Array) -> Any:
-    """L(U) = sum(c * W(U) h) with W(U) h the reflections of U's columns applied to h in turn
-    (the definition, without forming W); h and c may be n x B batches."""
-    return lambda x: b.sum(c * hh.reflector_apply(x, h, backend=b))
-
-
-def _reference_backend(b: Backend) -> Backend:
-    """Where finite-difference references are computed: b itself when it is high precision,
-    else 50-digit mpmath (on b's rounded inputs)."""
-    return b if b.method == "high-precision" else get_backend("mpmath")
+def grad_inputs(b: Backend, case: Case) -> Inputs:
+    """A case's U, h and dL/dC on b, by name."""
+    return {k: b.asarray(case[k], name=k) for k in ("U", "h", "c")}
 
 
 def column_scales(b: Backend, u: Array) -> Array:
@@ -142,74 +129,42 @@ def column_scales(b: Backend, u: Array) -> Array:
     return out
 
 
-def definition_gradients(b: Backend, u: Array, h: Array, c: Array) -> tuple[Array, Array, Array, float]:
-    """The gradients of L = c' W(U) h, W by its definition, independently of any paper formula:
-    torch autograd on a torch backend, else fourth-order central differences in b's own precision
-    (which is how an autograd failure is re-examined at 50 digits). Returns (C, dL/dU, dL/dh, eps)
-    with eps the accuracy to assume of the reference."""
-    if b.family == "torch":
-        import torch
-
-        ug = u.clone().requires_grad_(True)
-        hg = h.clone().requires_grad_(True)
-        out = hh.reflector_product(ug, backend=b) @ hg
-        au, ah = torch.autograd.grad(c @ out, (ug, hg))
-        return out.detach(), au, ah, b.eps
-    w = hh.reflector_product(u, backend=b)
-    grad = central_gradient(loss(b, h, c), u, b, column_scales(b, u))
-    return w @ h, grad, b.transpose(w) @ c, max(fd_eps(b), b.eps)
+def gradient_scale(b: Backend, x: Inputs, key: str) -> float | list[float]:
+    """The size of the terms of each gradient, as LAPACK scales a residual by ||A|| ||x|| rather
+    than by ||b||: ||c|| for dL/dh = W'c, and ||h|| ||c|| / ||U_j|| for column j of dL/dU (each
+    term of eq. 14 has that size). Relative-to-result ratios would blame any method for cancellation."""
+    hn, cn = b.to_float(b.norm(x["h"])), b.to_float(b.norm(x["c"]))
+    return [hn * cn / b.to_float(b.norm(x["U"][:, j])) for j in range(x["U"].shape[1])] if key == "U" else cn
 
 
-def column_sizes(b: Backend, u: Array, h: Array, c: Array) -> list[float]:
-    """||h|| ||c|| / ||U_j||: the size of the terms of column j of dL/dU (eq. 14)."""
-    hn, cn = b.to_float(b.norm(h)), b.to_float(b.norm(c))
-    return [hn * cn / b.to_float(b.norm(u[:, j])) for j in range(u.shape[1])]
+def theorem2(b: Backend, x: Inputs) -> dict[str, Array]:
+    """Eqs. 14-15: dL/dU and dL/dh."""
+    gu, gh = hh.theorem2_gradients(x["U"], x["h"], x["c"], backend=b)
+    return {"U": gu, "h": gh}
 
 
-def gradient_scale(b: Backend, x: Mapping[str, Array], key: str) -> float | list[float]:
-    """:func:`gradient_measure`'s sizes for a :class:`~orthoverify.engine.templates.Derivative`."""
-    return column_sizes(b, x["U"], x["h"], x["c"]) if key == "U" else b.to_float(b.norm(x["c"]))
+EQ14_15 = Derivative(
+    grad_inputs,
+    loss=lambda b, x: b.sum(x["c"] * hh.reflector_apply(x["U"], x["h"], backend=b)),
+    formula=theorem2,
+    scale=gradient_scale,
+    dim=lambda x: x["U"].shape[0],
+    step_scale=lambda b, x, key: column_scales(b, x["U"]) if key == "U" else None,
+    autograd_loss=lambda b, x: x["c"] @ (hh.reflector_product(x["U"], backend=b) @ x["h"]),
+)
+"""Eqs. 14-15 and L = c' W(U) h with W by its definition: eq. 6's reflections applied to h in turn,
+without forming W (SymPy, 50-digit differences), their dense product (autograd); h and c may be
+n x B batches."""
 
 
-def gradient_measure(
-    b: Backend, u: Array, h: Array, c: Array, pairs: dict[str, tuple[Array, Array]], eps: float
-) -> Measure:
-    """Agreement of C, dL/dh and dL/dU with references, each scaled by the size of the terms
-    its formula adds, as LAPACK scales a residual by ||A|| ||x|| rather than by ||b||: ||h|| for
-    C = W h, ||c|| for dL/dh = W'c, and ||h|| ||c|| / ||U_j|| for column j of dL/dU (each term of
-    eq. 14 has that size). Relative-to-result ratios would blame any method for cancellation.
-    An error below the arithmetic's underflow threshold (tiny) counts as rounding."""
-    n = u.shape[0]
-    if b.exact:
-        return worst(*(agreement(b, x, r, n) for x, r in pairs.values()))
-    eps = max(eps, b.eps)
-    items: list[tuple[Array, float]] = []  # (difference, scale of the terms)
-    for key, (x, r) in pairs.items():
-        if key == "dl_du":
-            items += [(x[:, j] - r[:, j], s) for j, s in enumerate(column_sizes(b, u, h, c))]
-        else:
-            items.append((x - r, b.to_float(b.norm(h)) if key == "c" else b.to_float(b.norm(c))))
-    ratio, error = 0.0, 0.0
-    for diff, size in items:
-        d = b.to_float(b.norm(diff))
-        ratio = max(ratio, d / (max(n, 1) * (eps * size + b.tiny)) if d > 0 else 0.0)
-        error = max(error, d / size if size > 0 else (math.inf if d > 0 else 0.0))
-    return Measure(ratio, error=error)
+def w_h(b: Backend, x: Inputs) -> Array:
+    """C = W h with W the dense product of eq. 6's reflections (the definition)."""
+    return hh.reflector_product(x["U"], backend=b) @ x["h"]
 
 
-def against_high_precision_definition(
-    b: Backend, u: Array, h: Array, c: Array, computed: Mapping[str, Array]
-) -> Measure:
-    """Values computed on b (keys "c", "dl_dh", "dl_du") against the definition evaluated at high
-    precision on b's rounded inputs: W h, W'c and central differences of c' W(U) h; scaled as in
-    :func:`gradient_measure`, in units of b's eps (or of the differences' accuracy, if larger)."""
-    r = _reference_backend(b)
-    ur, hr, cr = (r.asarray(b.to_strings(x)) for x in (u, h, c))
-    out, fu, fh, eps = definition_gradients(r, ur, hr, cr)
-    refs = {"c": out, "dl_dh": fh, "dl_du": fu}
-    pairs = {k: (r.asarray(b.to_strings(x)), refs[k]) for k, x in computed.items()}
-    m = gradient_measure(r, ur, hr, cr, pairs, eps)
-    return scaled(m.error or 0.0, u.shape[0], max(eps, b.eps))
+def h_norm(b: Backend, x: Inputs) -> float:
+    """||h||: the size of the terms of C = W h."""
+    return b.to_float(b.norm(x["h"]))
 
 
 # ---------------------------------------------------------------------------- proof audits

@@ -4,6 +4,7 @@ order); the torch autograd.Function is judged in both memory strategies, on batc
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,20 +13,20 @@ from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import EXACT, FLOAT, FLOAT_HP
 from orthoverify.claims.householder import claim
 from orthoverify.claims.householder._shared import (
-    against_high_precision_definition,
-    definition_gradients,
+    EQ14_15,
     grad_inputs,
     gradient_cases_exact,
-    gradient_measure,
     gradient_sample,
-    loss,
+    h_norm,
     sizes_nm,
+    theorem2,
+    w_h,
 )
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim, Place
-from orthoverify.engine.ratios import Measure, agreement, worst
-from orthoverify.engine.reference import exact_gradient
-from orthoverify.engine.templates import Agreement, Gradient, sampled
+from orthoverify.engine.ratios import Measure, worst
+from orthoverify.engine.routines import VALUE, Outputs, Routine
+from orthoverify.engine.templates import Agreement, Gradient, Inputs, sampled
 from orthoverify.param import householder as hh
 
 GRADIENT = Gradient(
@@ -34,84 +35,63 @@ GRADIENT = Gradient(
 )
 
 
-def _run(b: Backend, case: Case) -> tuple[Any, Array, Array, Array]:
-    u, h, c = grad_inputs(b, case)
-    return hh.algorithm1(u, h, c, backend=b), u, h, c
+def algorithm1(b: Backend, x: Inputs) -> dict[str, Array]:
+    """Algorithm 1: C, dL/dh, dL/dU."""
+    res = hh.algorithm1(x["U"], x["h"], x["c"], backend=b)
+    return {VALUE: res.c, "h": res.dl_dh, "U": res.dl_du}
 
 
-def q_float(b: Backend, case: Case) -> Measure:
-    """Algorithm 1 against the definition (C = W h, dL/dh = W'c) and against eqs. 14-15, in b."""
-    res, u, h, c = _run(b, case)
-    w = hh.reflector_product(u, backend=b)
-    gu, _gh = hh.theorem2_gradients(u, h, c, backend=b)
-    pairs = {"c": (res.c, w @ h), "dl_dh": (res.dl_dh, b.transpose(w) @ c), "dl_du": (res.dl_du, gu)}
-    return gradient_measure(b, u, h, c, pairs, b.eps)
+ALGORITHM1 = Routine(EQ14_15, algorithm1, definition=w_h, value_scale=h_norm)
+"""Algorithm 1 against C = W h and every reference of L = c' W(U) h, derived by the engine."""
 
 
-def q_exact(b: Backend, case: Case) -> Measure:
-    """Algorithm 1 against the definition and SymPy's exact derivative of c'W(U)h."""
-    res, u, h, c = _run(b, case)
-    n = u.shape[0]
-    w = hh.reflector_product(u, backend=b)
-    return worst(
-        agreement(b, res.c, w @ h, n),
-        agreement(b, res.dl_dh, b.transpose(w) @ c, n),
-        agreement(b, res.dl_du, exact_gradient(loss(b, h, c), u), n),
-    )
-
-
-def q_fd(b: Backend, case: Case) -> Measure:
-    """Algorithm 1 on b against high-precision central differences of c'W(U)h (and W h, W'c)."""
-    res, u, h, c = _run(b, case)
-    return against_high_precision_definition(b, u, h, c, {"c": res.c, "dl_dh": res.dl_dh, "dl_du": res.dl_du})
+def closed_forms(b: Backend, x: Inputs) -> dict[str, Array]:
+    """C = W h, dL/dh = W'c and eq. 14, in the same arithmetic."""
+    w = hh.reflector_product(x["U"], backend=b)
+    return {VALUE: w @ x["h"], "h": b.transpose(w) @ x["c"], "U": theorem2(b, x)["U"]}
 
 
 def matlab_listing(b: Backend, case: Case) -> tuple[Array, Array, Array]:
     """The MATLAB listing of App. D: C, dL/dh, dL/dU."""
-    u, h, c = grad_inputs(b, case)
-    mat = hh.algorithm1_matlab(u, h, c, backend=b)
+    x = grad_inputs(b, case)
+    mat = hh.algorithm1_matlab(x["U"], x["h"], x["c"], backend=b)
     return mat.c, mat.dl_dh, mat.dl_du
 
 
 def algorithm1_outputs(b: Backend, case: Case) -> tuple[Array, Array, Array]:
     """Algorithm 1: C, dL/dh, dL/dU."""
-    res, _u, _h, _c = _run(b, case)
-    return res.c, res.dl_dh, res.dl_du
+    out = algorithm1(b, grad_inputs(b, case))
+    return out[VALUE], out["h"], out["U"]
 
 
 MATLAB = Agreement(matlab_listing, algorithm1_outputs, GRADIENT.quantity_name)
 
 
-def q_autograd(b: Backend, case: Case) -> Measure:
-    """Algorithm 1 against the definition W(U) h and its derivative (torch autograd)."""
-    res, u, h, c = _run(b, case)
-    out, au, ah, eps = definition_gradients(b, u, h, c)
-    pairs = {"c": (res.c, out), "dl_dh": (res.dl_dh, ah), "dl_du": (res.dl_du, au)}
-    return gradient_measure(b, u, h, c, pairs, eps)
+BATCHED = dataclasses.replace(EQ14_15, autograd_loss=lambda b, x: (x["c"] * w_h(b, x)).sum())
+"""L = c' W(U) h on n x B batches (autograd through the dense definition)."""
 
 
 def q_function(b: Backend, case: Case) -> Measure:
-    """The torch autograd.Function of Algorithm 1 (both memory strategies) on a batch, against
-    autograd through the dense definition W(U) H; elsewhere :func:`q_autograd` (Algorithm 1 on the
-    batch against central differences in b's precision: how a torch failure is re-examined)."""
+    """The torch autograd.Function of Algorithm 1 in both memory strategies, on a batch: its
+    forward and its backward (through torch autograd) against the dense definition W(U) H;
+    elsewhere Algorithm 1 on the batch against central differences in b's precision (how a torch
+    failure is re-examined)."""
     if b.family != "torch":
-        return q_autograd(b, case)
+        return ALGORITHM1.autograd(b, case)
     import torch
 
     from orthoverify.param.householder_torch import STRATEGIES, householder_apply
 
-    u, h, c = grad_inputs(b, case)
-    ug, hg = u.clone().requires_grad_(True), h.clone().requires_grad_(True)
-    ref = hh.reflector_product(ug, backend=b) @ hg
-    au, ah = torch.autograd.grad((c * ref).sum(), (ug, hg))
-    out = []
-    for strategy in STRATEGIES:
-        uf, hf = u.clone().requires_grad_(True), h.clone().requires_grad_(True)
-        cf = householder_apply(uf, hf, strategy=strategy)  # type: ignore[arg-type]
-        fu, fh = torch.autograd.grad((c * cf).sum(), (uf, hf))
-        pairs = {"c": (cf.detach(), ref.detach()), "dl_dh": (fh, ah), "dl_du": (fu, au)}
-        out.append(gradient_measure(b, u, h, c, pairs, b.eps))
-    return worst(*out)
+    def outputs(strategy: Any) -> Outputs:
+        def run(b: Backend, x: Inputs) -> dict[str, Array]:
+            u, h = x["U"].clone().requires_grad_(True), x["h"].clone().requires_grad_(True)
+            out = householder_apply(u, h, strategy=strategy)
+            gu, gh = torch.autograd.grad((x["c"] * out).sum(), (u, h))
+            return {VALUE: out.detach(), "U": gu, "h": gh}
+
+        return run
+
+    return worst(*(Routine(BATCHED, outputs(s), w_h, h_norm).autograd(b, case) for s in STRATEGIES))
 
 
 def cases_batch(ctx: RunContext) -> Iterator[Case]:
@@ -142,12 +122,12 @@ CLAIMS: list[Claim] = [
         ),
         kind="gradient",
         checks=(
-            GRADIENT.exact(q_exact, cases_exact),
+            GRADIENT.exact(ALGORITHM1.exact, cases_exact),
             MATLAB.check("exact", cases_exact, EXACT),
-            GRADIENT.finite_differences(q_fd, cases_fd),
-            PropertyCheck("float", q_float, cases_float, FLOAT_HP, GRADIENT.quantity_name),
+            GRADIENT.finite_differences(ALGORITHM1.finite_differences, cases_fd),
+            PropertyCheck("float", ALGORITHM1.against(closed_forms), cases_float, FLOAT_HP, GRADIENT.quantity_name),
             MATLAB.check("float:listing", cases_float, FLOAT),
-            GRADIENT.autograd(q_autograd, cases_float),
+            GRADIENT.autograd(ALGORITHM1.autograd, cases_float),
             GRADIENT.autograd(
                 q_function,
                 cases_batch,

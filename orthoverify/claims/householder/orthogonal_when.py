@@ -12,18 +12,17 @@ import sympy
 from hypothesis import strategies as st
 
 from orthoverify import samples
-from orthoverify.backends import Backend
-from orthoverify.claims._common import (
-    EXACT,
-    FLOAT_HP,
-    RIGOROUS_SIZES,
-    exact_backend,
-    frobenius,
-    rigorous_check,
-    symbol_array,
-)
+from orthoverify.backends import Array, Backend
+from orthoverify.claims._common import EXACT, FLOAT_HP, RIGOROUS_SIZES, exact_backend, frobenius, rigorous_check
 from orthoverify.claims.householder import claim
-from orthoverify.claims.householder._shared import exponent_range, sizes_nm, u_and_u1, u_sample, w_by_definition
+from orthoverify.claims.householder._shared import (
+    exponent_range,
+    lower_symbols,
+    sizes_nm,
+    u_and_u1,
+    u_sample,
+    w_by_definition,
+)
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchCheck, SymbolicCheck
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual, worst
@@ -35,14 +34,25 @@ from orthoverify.strategies import householder_vectors
 _Q = "||W'W - I||_F / (n eps)"
 
 
+def gram(b: Backend, case: Case, form: Any = w_by_definition, *, u1_squared: bool = False) -> Array:
+    """W'W - I for W = M_{n-m+1}(u) built by ``form`` (the definition, or compact WY), in any
+    arithmetic (symbolic, exact, float, balls); with ``u1_squared``, W'W - diag(I, u_1^2), which
+    vanishes for every nonzero u: so W is orthogonal exactly when m < n or u_1 = +-1."""
+    u, u1 = u_and_u1(b, case)
+    w = form(b, u, u1)
+    r = b.transpose(w) @ w - b.eye(u.shape[0])
+    if u1_squared and u1 is not None:
+        r[-1, -1] = r[-1, -1] - (u1[0] * u1[0] - 1)
+    return r
+
+
 def q_orthogonal(b: Backend, case: Case) -> Measure:
     """Orthogonality of W = M_{n-m+1}(u) built by the definition and by the compact WY form."""
-    u, u1 = u_and_u1(b, case)
-    n = u.shape[0]
-    w_def = w_by_definition(b, u, u1) if n else b.eye(0)
-    w_wy = hh.compact_wy(u, u1, backend=b)
-    eye = b.eye(n)
-    return worst(residual(b, b.transpose(w_def) @ w_def - eye, n), residual(b, b.transpose(w_wy) @ w_wy - eye, n))
+    return worst(*(residual(b, gram(b, case, form), len(case["U"])) for form in FORMS))
+
+
+FORMS = (w_by_definition, lambda b, u, u1: hh.compact_wy(u, u1, backend=b))
+"""W by the definition (a product of eq. 6 blocks) and by the compact WY form."""
 
 
 cases_float = sampled(
@@ -72,31 +82,18 @@ def strategy(ctx: RunContext) -> Any:
 
 def sym_orthogonal_when(ctx: RunContext) -> Iterator[tuple[str, Any]]:
     """Symbolic vectors: W'W = I for every m < n; for m = n, W'W = diag(I, u_1^2)."""
-    b = exact_backend()
     for n in ctx.profile.symbolic_sizes:
         for m in range(1, n):
-            vecs = [symbol_array(f"u{k}_", k) for k in range(n - m + 1, n + 1)]
-            w = hh.m_map(vecs, backend=b)
-            yield f"n={n},m={m}: W'W - I", b.transpose(w) @ w - b.eye(n)
-        u1 = sympy.Symbol("u1", real=True)
-        vecs = [np.array([u1], dtype=object)] + [symbol_array(f"u{k}_", k) for k in range(2, n + 1)]
-        w = hh.m_map(vecs, backend=b)
-        target = b.diag(b.asarray([1] * (n - 1) + [0])) + b.diag(np.array([0] * (n - 1) + [u1**2], dtype=object))
-        yield f"n={n},m=n: W'W - diag(I, u1^2)", b.transpose(w) @ w - target
+            yield f"n={n},m={m}: W'W - I", gram(exact_backend(), {"U": lower_symbols("u", n, m)})
+        square = {"U": lower_symbols("u", n, n - 1), "u1": np.array([sympy.Symbol("u1", real=True)], dtype=object)}
+        yield f"n={n},m=n: W'W - diag(I, u1^2)", gram(exact_backend(), square, u1_squared=True)
 
 
 def q_u1_necessary(b: Backend, case: Case) -> Measure:
-    """m = n with u_1 not +-1: W'W - I = diag(0, ..., u_1^2 - 1) exactly, which is not zero."""
-    u, u1 = u_and_u1(b, case)
-    assert u1 is not None
-    n = u.shape[0]
-    w = w_by_definition(b, u, u1)
-    target = b.zeros((n, n))
-    target[n - 1, n - 1] = u1[0] * u1[0] - 1
-    return worst(
-        residual(b, b.transpose(w) @ w - b.eye(n) - target, n),
-        _flag(not b.is_zero(target), "u_1^2 = 1"),
-    )
+    """m = n with u_1 not +-1: W'W - diag(I, u_1^2) = 0 exactly, and u_1^2 is not 1."""
+    u1 = b.asarray(case["u1"], name="u1")[0]
+    exact = residual(b, gram(b, case, u1_squared=True), len(case["U"]))
+    return worst(exact, _flag(not b.is_zero(u1 * u1 - 1), "u_1^2 = 1"))
 
 
 cases_u1_necessary = sampled(
@@ -111,10 +108,7 @@ cases_u1_necessary = sampled(
 
 def enclose_orthogonal(b: Backend, case: Case) -> Any:
     """||W'W - I||_F for W = M_{n-m+1}(u) by the definition, from the case's exact inputs."""
-    u, u1 = u_and_u1(b, case)
-    n = u.shape[0]
-    w = w_by_definition(b, u, u1)
-    return frobenius(b, b.transpose(w) @ w - b.eye(n))
+    return frobenius(b, gram(b, case))
 
 
 def cases_orthogonal_rational(ctx: RunContext) -> Iterator[Case]:

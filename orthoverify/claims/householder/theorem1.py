@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from orthoverify import samples
 from orthoverify.backends import Backend
 from orthoverify.claims._common import EXACT, FLOAT_HP
 from orthoverify.claims._inputs import orthogonal_input, structured_orthogonal_cases
 from orthoverify.claims.householder import claim
 from orthoverify.claims.householder._shared import is_sign
-from orthoverify.engine.checks import Case, PropertyCheck, RunContext, SearchCheck
+from orthoverify.engine.checks import Case, PropertyCheck, SearchCheck
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual, worst
 from orthoverify.engine.ratios import flag as _flag
-from orthoverify.engine.templates import SEARCH, by_size, sampled, signed_permutations
+from orthoverify.engine.templates import SEARCH, by_size, drawn, sampled, signed_permutations
 from orthoverify.errors import NotOrthogonalError
 from orthoverify.param import householder as hh
 from orthoverify.strategies import orthogonal_matrices
@@ -42,11 +40,7 @@ cases_exact = sampled(
 )
 SIGNED_PERMUTATIONS = signed_permutations("Q", lambda ctx: min(ctx.profile.exact_sizes[-1], 3))
 strategy = by_size(1, 12, lambda n: {"Q": orthogonal_matrices(n)})
-
-
-def cases_float(ctx: RunContext) -> Iterator[Case]:
-    for n in ctx.profile.sizes_on(ctx.backend):
-        yield from structured_orthogonal_cases(ctx, n)
+cases_float = drawn(lambda ctx, rng, n: structured_orthogonal_cases(ctx, n))
 
 
 CLAIMS: list[Claim] = [

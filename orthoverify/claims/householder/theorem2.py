@@ -10,44 +10,18 @@ import numpy as np
 import sympy
 
 from orthoverify import samples
-from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import exact_backend, symbol_array
 from orthoverify.claims.householder import claim
-from orthoverify.claims.householder._shared import (
-    column_scales,
-    grad_inputs,
-    gradient_cases_exact,
-    gradient_scale,
-    loss,
-    sizes_nm,
-)
+from orthoverify.claims.householder._shared import EQ14_15, gradient_cases_exact, sizes_nm
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim, Place
-from orthoverify.engine.templates import Derivative, Gradient, Inputs, by_shape, sampled
+from orthoverify.engine.templates import Gradient, by_shape, sampled
 from orthoverify.param import householder as hh
 from orthoverify.strategies import householder_vectors, reflection_vector
 
 GRADIENT = Gradient(
     "max over columns j of ||dL/dU_j - ref_j|| / (n eps ||h|| ||c|| / ||U_j||), and ||dL/dh - ref|| / (n eps ||c||)"
 )
-
-
-def _theorem2(b: Backend, x: Inputs) -> dict[str, Array]:
-    gu, gh = hh.theorem2_gradients(x["U"], x["h"], x["c"], backend=b)
-    return {"U": gu, "h": gh}
-
-
-EQ14_15 = Derivative(
-    lambda b, case: dict(zip("Uhc", grad_inputs(b, case), strict=True)),
-    loss=lambda b, x: loss(b, x["h"], x["c"])(x["U"]),
-    formula=_theorem2,
-    scale=gradient_scale,
-    dim=lambda x: x["U"].shape[0],
-    step_scale=lambda b, x, key: column_scales(b, x["U"]) if key == "U" else None,
-    autograd_loss=lambda b, x: x["c"] @ (hh.reflector_product(x["U"], backend=b) @ x["h"]),
-)
-"""Eqs. 14-15 and L = c' W(U) h with W by its definition: eq. 6's reflections applied in turn
-(SymPy, 50-digit differences), their dense product (autograd)."""
 
 
 def _random_case(rng: np.random.Generator, nm: tuple[int, int]) -> Case:
