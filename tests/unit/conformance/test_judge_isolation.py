@@ -15,9 +15,9 @@ import pytest
 from orthoverify.claims import MODULES as CLAIM_MODULES
 from orthoverify.cli import RESULT_FAMILIES, main
 from orthoverify.conformance import validate
-from orthoverify.conformance.runner import decode, encode
 from orthoverify.engine import write_json
 from orthoverify.engine.replay import replay_from_file
+from orthoverify.isolation.runner import decode, encode
 from tests.planted.judge_planted import result, verdicts
 
 REPLAY = {"modules": CLAIM_MODULES, "families": RESULT_FAMILIES}  # what `orthoverify replay` passes
@@ -56,7 +56,7 @@ def test_an_output_is_read_through_torch_tensors_own_methods() -> None:
     import numpy as np
     import torch
 
-    from orthoverify.conformance.wire import WireError, make_codec
+    from orthoverify.isolation.wire import WireError, make_codec
 
     class Liar(torch.Tensor):
         def detach(self) -> Any:  # type: ignore[override]
@@ -91,8 +91,8 @@ def test_the_programs_operations_are_bound_when_built(monkeypatch: pytest.Monkey
     import numpy as np
     import torch
 
-    from orthoverify.conformance import program
     from orthoverify.conformance.kinds import KINDS
+    from orthoverify.isolation import program
 
     execute = program.make_executor()
     real = torch.Tensor.numpy
@@ -213,8 +213,8 @@ def test_a_dtype_the_target_cannot_handle_is_one_finding() -> None:
 def test_the_program_serves_the_declared_operations_and_the_runner_refuses_others() -> None:
     """One table of operations: the target's process serves exactly what wire.OPERATIONS declares,
     and a request it does not declare is the verifier's own error (ValueError), never sent."""
-    from orthoverify.conformance import program
-    from orthoverify.conformance.wire import OPERATIONS, check_request, op_domain, op_reach
+    from orthoverify.isolation import program
+    from orthoverify.isolation.wire import OPERATIONS, check_request, op_domain, op_reach
 
     assert program.make_ops().keys() == OPERATIONS.keys()
     check_request(op_reach, {"steps": 3})
