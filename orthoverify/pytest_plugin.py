@@ -167,7 +167,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     o = _options(config)
     if not o["target"]:
         return
-    from orthoverify.conformance.adapters import load_target
+    from orthoverify.conformance.target import load_target
 
     name = f"orthoverify[{o['target']}]"
     try:

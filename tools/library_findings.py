@@ -40,7 +40,7 @@ from typing import Any
 import torch
 
 from orthoverify import _atomic
-from orthoverify.conformance import adapters, adapters_libs  # noqa: F401  (adapters_libs registers the adapters)
+from orthoverify.isolation import adapters, adapters_libs  # noqa: F401  (adapters_libs registers the adapters)
 
 ROOT = Path(__file__).resolve().parents[1]
 README_PROFILE = "default"

@@ -17,20 +17,19 @@ import torch
 
 from orthoverify import _limits, validate_listing
 from orthoverify.conformance import causes
-from orthoverify.conformance.adapters import ADAPTERS, load_target, resolve_kind
-from orthoverify.conformance.calls import DEFAULT_TIMEOUT
 from orthoverify.conformance.context import DTYPES
 from orthoverify.conformance.family import Family, FamilyRef, _evidence
 from orthoverify.conformance.kinds import KINDS
-from orthoverify.conformance.opening import memory_cap, open_target
 from orthoverify.conformance.planning import listing as declared_listing
 from orthoverify.conformance.planning import other_device, plan_checks
 from orthoverify.conformance.reach import declared_data
-from orthoverify.conformance.target import Target, TargetLoadError
+from orthoverify.conformance.target import Target, load_target, memory_cap, open_target, resolve_kind
 from orthoverify.engine.model import Evidence
 from orthoverify.engine.profiles import PROFILES
 from orthoverify.engine.runner import RunResult, SerialExecutor, Task, execute, plan, run_tasks
 from orthoverify.errors import BackendError, InputError, OrthoverifyError
+from orthoverify.isolation.adapters import ADAPTERS
+from orthoverify.isolation.calls import DEFAULT_TIMEOUT, TargetLoadError
 
 __all__ = [
     "ADAPTERS",

@@ -4,7 +4,7 @@ When ``jvp`` or a second-order check (:data:`BLAMED`) is refuted at a case where
 first-order derivatives pass (its forward or orthogonality, its gradient, and for second order its
 jvp: measured again here, at that case), the case is re-run in the target's process with one
 suspect torch operation at a time computed by a reference formulation
-(:mod:`~orthoverify.conformance.substitute`). The target's process returns the raw value only; the
+(:mod:`~orthoverify.isolation.substitute`). The target's process returns the raw value only; the
 check's own quantity (same ratio, same threshold) is computed here. When exactly one substitution
 makes the case pass, that operation is the measured cause: the evidence's note and its
 ``data["blame"]`` say so, with the ratios before and after, and that the replacement is a
@@ -31,9 +31,9 @@ from orthoverify.conformance import checks_train, modes
 from orthoverify.conformance.context import Ctx, Quantity, inputs_of, params_of
 from orthoverify.conformance.gradients import q_jvp
 from orthoverify.conformance.kinds import Params
-from orthoverify.conformance.substitute import SUBSTITUTIONS
 from orthoverify.engine.model import Evidence
 from orthoverify.engine.ratios import THRESHOLD, Measure
+from orthoverify.isolation.substitute import SUBSTITUTIONS
 
 _FLOAT64: dict[str, str] = {"jvp": "forward mode (torch.func.jvp)", **modes.SECOND_ORDER}
 _LOWER: dict[str, str] = {

@@ -1,7 +1,7 @@
 """SO(n) and det (issue 27): a map that declares the group it reaches, O(n) or SO(n).
 
 ``orthogonal`` says Q'Q = I, which det -1 satisfies as well as det +1. A target of a real orthogonal
-kind that declares ``group="SO(n)"`` (:func:`~orthoverify.conformance.declare.declare`) gets the
+kind that declares ``group="SO(n)"`` (:func:`~orthoverify.isolation.declare.declare`) gets the
 ``det`` check: at every case ``orthogonal`` draws (every size and magnitude, float32 and float64),
 det Q, computed here from the raw output, must be +1 to the allowance. For an orthogonal Q with
 Q'Q = I + E, det Q = +-(1 + tr E / 2 + ...), and |tr E| <= sqrt(n) ||E||_F, so the test ratio is
@@ -26,16 +26,16 @@ import numpy as np
 
 from orthoverify import samples
 from orthoverify.conformance import context as cx
-from orthoverify.conformance.calls import CallFailure
 from orthoverify.conformance.context import Ctx, PlanEntry, as_np, failing, inputs_of
 from orthoverify.conformance.coverage import measure_coverage
-from orthoverify.conformance.declare import declaration_of
 from orthoverify.conformance.kinds import Kind, Params
 from orthoverify.conformance.search import scan, sized_cases
 from orthoverify.conformance.target import Target
 from orthoverify.engine.allowance import kappa_text, unpromised
 from orthoverify.engine.model import Counterexample, Evidence
 from orthoverify.engine.ratios import THRESHOLD, Measure
+from orthoverify.isolation.calls import CallFailure
+from orthoverify.isolation.declare import declaration_of
 from orthoverify.tolerance import unit_roundoff
 
 

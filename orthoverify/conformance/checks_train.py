@@ -30,17 +30,17 @@ import torch
 
 from orthoverify.conformance import context as cx
 from orthoverify.conformance import gradients, modes
-from orthoverify.conformance.calls import CallFailure, checked
 from orthoverify.conformance.context import DTYPES, Ctx, PlanEntry, refusal
-from orthoverify.conformance.declare import declaration_of
 from orthoverify.conformance.gradients import q_gradient, q_jvp
 from orthoverify.conformance.kinds import Kind, Params
 from orthoverify.conformance.search import scan, sized_cases
 from orthoverify.conformance.target import Target
-from orthoverify.conformance.wire import op_forward
 from orthoverify.engine.allowance import unpromised
 from orthoverify.engine.model import Evidence
 from orthoverify.engine.ratios import Measure
+from orthoverify.isolation.calls import CallFailure, checked
+from orthoverify.isolation.declare import declaration_of
+from orthoverify.isolation.wire import op_forward
 from orthoverify.tolerance import unit_roundoff
 
 EPS32 = unit_roundoff(torch.float32)

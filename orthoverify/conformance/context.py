@@ -15,12 +15,8 @@ import numpy as np
 import torch
 
 from orthoverify.backends import get_backend
-from orthoverify.conformance.calls import DEFAULT_TIMEOUT, CallFailure, checked
-from orthoverify.conformance.isolate import InProcessRunner
 from orthoverify.conformance.kinds import Kind, Params
-from orthoverify.conformance.runner import Runner
 from orthoverify.conformance.target import Target
-from orthoverify.conformance.wire import op_forward
 from orthoverify.engine import magnitudes
 from orthoverify.engine.checks import RunContext
 from orthoverify.engine.model import Evidence
@@ -28,6 +24,11 @@ from orthoverify.engine.model import Kind as ClaimKind
 from orthoverify.engine.profiles import Profile, get_profile
 from orthoverify.engine.ratios import THRESHOLD, Measure, fails
 from orthoverify.engine.scan import CaseBook
+from orthoverify.isolation.calls import DEFAULT_TIMEOUT, CallFailure, checked
+from orthoverify.isolation.declare import declaration_of
+from orthoverify.isolation.isolate import InProcessRunner, subject_of
+from orthoverify.isolation.runner import Runner
+from orthoverify.isolation.wire import op_forward
 
 DTYPES: dict[str, torch.dtype] = {"float32": torch.float32, "float64": torch.float64}
 
@@ -42,7 +43,7 @@ class Ctx(RunContext):
     the run's profile, seed (``seed`` and ``run_seed``: the run's, so that every claim of the family
     draws the cases a run of the whole family would) and device, plus the target's state. The
     target is reached through ``runner`` only (by default in its own process, see
-    :mod:`~orthoverify.conformance.isolate`): :meth:`run` for its output at a parameter point,
+    :mod:`~orthoverify.isolation.isolate`): :meth:`run` for its output at a parameter point,
     :meth:`remote` for any other operation. Made by :func:`session`."""
 
     target: Target
@@ -64,7 +65,9 @@ class Ctx(RunContext):
 
     def __post_init__(self) -> None:
         if self.runner is None:  # frozen: the one runner of the session, fixed on creation
-            object.__setattr__(self, "runner", self.target.runner or InProcessRunner(self.target))
+            t = self.target
+            runner = t.runner or InProcessRunner(subject_of(t.fn, t.kind.view, t.inverse, declaration_of(t)))
+            object.__setattr__(self, "runner", runner)
 
     @property
     def calls(self) -> Runner:
@@ -82,7 +85,7 @@ class Ctx(RunContext):
         timeout: float | None = None,
         device: str | None = None,
     ) -> list[torch.Tensor | None] | CallFailure:
-        """The raw tensors the operation ``op`` (a name of :mod:`~orthoverify.conformance.program`'s
+        """The raw tensors the operation ``op`` (a name of :mod:`~orthoverify.isolation.program`'s
         table) returns where the target runs (copies of ``tensors`` are sent), or why there are none."""
         res = self.calls.request(
             op, tensors, kw or {}, self.timeout if timeout is None else timeout, device or self.device
@@ -101,7 +104,7 @@ class Ctx(RunContext):
 
     def call_target(self, *args: torch.Tensor, **expect: Any) -> torch.Tensor | CallFailure:
         """The target's output for ``args`` where it runs, checked against ``expect`` (shape, dtype,
-        finite) by :func:`~orthoverify.conformance.calls.checked` (not viewed: a complex output stays complex)."""
+        finite) by :func:`~orthoverify.isolation.calls.checked` (not viewed: a complex output stays complex)."""
         res = self.remote(op_forward, *args)
         return res if isinstance(res, CallFailure) else checked(res[0] if res else None, **expect)
 

@@ -11,13 +11,13 @@ import time
 import numpy as np
 import torch
 
-from orthoverify.conformance.calls import CallFailure, checked
 from orthoverify.conformance.context import DTYPES, Ctx, _ev, blocked, failing, inputs_of, remeasured
 from orthoverify.conformance.kinds import Kind, Params
-from orthoverify.conformance.runner import FLOOD_BYTES
-from orthoverify.conformance.wire import op_forward
 from orthoverify.engine.model import Counterexample, Evidence
 from orthoverify.engine.ratios import Measure
+from orthoverify.isolation.calls import CallFailure, checked
+from orthoverify.isolation.runner import FLOOD_BYTES
+from orthoverify.isolation.wire import op_forward
 
 
 def measure_output(ctx: Ctx, params: Params, dtype: str) -> Measure:

@@ -12,7 +12,6 @@ import numpy as np
 import torch
 
 from orthoverify import samples
-from orthoverify.conformance.calls import CallFailure, checked
 from orthoverify.conformance.context import (
     F64,
     Ctx,
@@ -25,9 +24,10 @@ from orthoverify.conformance.context import (
     remeasured,
 )
 from orthoverify.conformance.kinds import Params
-from orthoverify.conformance.wire import op_inverse, op_reach
 from orthoverify.engine.model import Counterexample, Evidence
 from orthoverify.engine.ratios import THRESHOLD, Measure, agreement, fails
+from orthoverify.isolation.calls import CallFailure, checked
+from orthoverify.isolation.wire import op_inverse, op_reach
 
 
 def _target_inverse(ctx: Ctx) -> Callable[[np.ndarray], dict[str, np.ndarray] | None]:

@@ -27,18 +27,17 @@ from typing import Any
 import numpy as np
 
 from orthoverify.backends import Backend, get_backend
-from orthoverify.conformance.calls import DEFAULT_TIMEOUT
 from orthoverify.conformance.context import DTYPES, Ctx, PlanEntry, params_of, session
 from orthoverify.conformance.contract import check_output
-from orthoverify.conformance.opening import open_target
 from orthoverify.conformance.planning import other_device, plan_checks
 from orthoverify.conformance.search import measure_quantity
-from orthoverify.conformance.target import Target, TargetFault
+from orthoverify.conformance.target import Target, open_target
 from orthoverify.engine.checks import Check, RunContext, confirm_again
 from orthoverify.engine.model import Claim, Counterexample, Evidence, jsonable
 from orthoverify.engine.ratios import THRESHOLD, Measure, fails
 from orthoverify.engine.replay import abbreviate
 from orthoverify.errors import OrthoverifyError
+from orthoverify.isolation.calls import DEFAULT_TIMEOUT, TargetFault
 
 CheckFn = Callable[[Ctx], list[Evidence]]
 
@@ -248,7 +247,7 @@ class TargetCheck(Check):
 
 def _evidence(ctx: Ctx, cid: str, name: str, fn: Callable[[Ctx], list[Evidence]]) -> list[Evidence]:
     """The evidence of one check. A crash of orthoverify's own code is recorded as an error; a
-    target fault that escaped the check (a :class:`~orthoverify.conformance.target.TargetFault`)
+    target fault that escaped the check (a :class:`~orthoverify.isolation.calls.TargetFault`)
     makes the check not run, with the reason: never an error."""
     c0 = time.perf_counter()
     ctx.calls.begin_check(name)

@@ -11,11 +11,11 @@ import numpy as np
 import torch
 
 from orthoverify.backends import get_backend
-from orthoverify.conformance.calls import CallFailure, checked
 from orthoverify.conformance.context import DTYPES, Ctx, as_np, failed, refusal, rounded
 from orthoverify.conformance.kinds import Kind, Params
-from orthoverify.conformance.wire import op_jvp, op_loss_grad
 from orthoverify.engine.ratios import Measure
+from orthoverify.isolation.calls import CallFailure, checked
+from orthoverify.isolation.wire import op_jvp, op_loss_grad
 from orthoverify.tolerance import unit_roundoff
 
 TORCH_DTYPES: dict[str, torch.dtype] = {**DTYPES, "float16": torch.float16, "bfloat16": torch.bfloat16}

@@ -11,13 +11,15 @@ linear L(W) = sum(W * G) with a fixed random G, so every step moves the weight.
 
 Each scenario is a point of "parameters" (n, optimiser, seed, cast), so a failure is an ordinary
 counterexample that ``orthoverify replay`` re-runs. A scenario runs in the target's process (an
-operation of :mod:`~orthoverify.conformance.program`), which returns the raw weights it produced;
+operation of :mod:`~orthoverify.isolation.program`), which returns the raw weights it produced;
 they are judged here.
 
 A module itself can be the target (:func:`module_target`): a factory ``n -> module`` (or a module
 class whose constructor takes n) whose weight is parametrised (``torch.nn.utils.parametrize``:
 torch's and geotorch's ``orthogonal``, a ``register_parametrization``) is judged as an
-``orthogonal-map`` from the parametrised original X to the weight, with its lifecycle checks.
+``orthogonal-map`` from the parametrised original X to the weight, with its lifecycle checks
+(:func:`module_target` lives in :mod:`orthoverify.isolation.build`, since the target's process
+builds it; it is re-exported here, where the README documents it for users).
 """
 
 from __future__ import annotations
@@ -30,18 +32,18 @@ from typing import Any
 import numpy as np
 import torch
 
-from orthoverify.conformance.build import module_target as module_target  # a layer as a target (re-exported)
-from orthoverify.conformance.calls import CallFailure
 from orthoverify.conformance.context import F64, Ctx, PlanEntry, Quantity, as_np
-from orthoverify.conformance.declare import Declaration, declaration_of
 from orthoverify.conformance.kinds import Params
 from orthoverify.conformance.modes import with_series
-from orthoverify.conformance.program import CASTS, OPTIMISERS
 from orthoverify.conformance.search import scan
 from orthoverify.conformance.target import Target
-from orthoverify.conformance.wire import op_dtype_cast, op_state_dict, op_to_device, op_weight_decay
 from orthoverify.engine.model import Evidence
 from orthoverify.engine.ratios import THRESHOLD, Measure, agreement, orthogonality
+from orthoverify.isolation.build import module_target as module_target  # a layer as a target (re-exported)
+from orthoverify.isolation.calls import CallFailure
+from orthoverify.isolation.declare import Declaration, declaration_of
+from orthoverify.isolation.program import CASTS, OPTIMISERS
+from orthoverify.isolation.wire import op_dtype_cast, op_state_dict, op_to_device, op_weight_decay
 from orthoverify.tolerance import UNIT_ROUNDOFF, unit_roundoff
 
 

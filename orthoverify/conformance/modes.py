@@ -21,7 +21,6 @@ import numpy as np
 import torch
 
 from orthoverify.backends import get_backend
-from orthoverify.conformance.calls import CallFailure, checked
 from orthoverify.conformance.context import (
     DTYPES,
     F64,
@@ -34,15 +33,16 @@ from orthoverify.conformance.context import (
     refusal,
     rounded,
 )
-from orthoverify.conformance.declare import declaration_of
 from orthoverify.conformance.gradients import _tangent
 from orthoverify.conformance.kinds import Kind, Params
 from orthoverify.conformance.search import scan, sized_cases
 from orthoverify.conformance.target import Target
-from orthoverify.conformance.wire import op_second, op_vmap
 from orthoverify.engine import scan as scans
 from orthoverify.engine.model import Evidence
 from orthoverify.engine.ratios import THRESHOLD, Measure, agreement, orthogonality
+from orthoverify.isolation.calls import CallFailure, checked
+from orthoverify.isolation.declare import declaration_of
+from orthoverify.isolation.wire import op_second, op_vmap
 from orthoverify.tolerance import UNIT_ROUNDOFF, unit_roundoff
 
 SECOND_ORDER: dict[str, str] = {

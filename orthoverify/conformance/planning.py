@@ -11,7 +11,6 @@ from typing import Any
 
 import torch
 
-from orthoverify.conformance.adapters import ADAPTERS
 from orthoverify.conformance.context import Ctx, PlanEntry, Quantity, Remeasure
 from orthoverify.conformance.contract import (
     check_bad_input,
@@ -22,7 +21,6 @@ from orthoverify.conformance.contract import (
     measure_side_effects,
 )
 from orthoverify.conformance.coverage import check_coverage, check_coverage_by_optimisation, measure_coverage
-from orthoverify.conformance.declare import ADAPTER_DECLARATIONS, DECLARED_CHECKS, DOMAINS, KEYWORDS
 from orthoverify.conformance.gradients import q_gradient, q_jvp
 from orthoverify.conformance.kinds import KINDS, Params
 from orthoverify.conformance.quantities import q_batch, q_determinism, q_devices, q_float32, q_forward, q_orthogonal
@@ -31,6 +29,8 @@ from orthoverify.conformance.search import check_determinism, scan, search_ortho
 from orthoverify.conformance.target import Target
 from orthoverify.engine.model import Evidence
 from orthoverify.engine.ratios import Measure
+from orthoverify.isolation.adapters import ADAPTERS
+from orthoverify.isolation.declare import ADAPTER_DECLARATIONS, DOMAINS, KEYWORDS
 
 Plan = list[PlanEntry]
 
@@ -208,6 +208,23 @@ def plan_checks(
         )
     )
     return reach_plan(p, kind, target, second)  # second order, vmap, declared checks, lifecycle
+
+
+DECLARED_CHECKS: dict[str, str] = {
+    "vmap": "modes=['vmap']: torch.func.vmap(f) over stacked parameters against single calls",
+    "low_precision": "dtypes=['float16'|'bfloat16']: the output in that dtype against float64, on its unit roundoff",
+    "gradient_float16": "dtypes=['float16']: the backward in float16 against the float64 reference, on n u kappa",
+    "jvp_float16": "dtypes=['float16']: forward mode in float16 against the float64 reference, on n u kappa",
+    "gradient_bfloat16": "dtypes=['bfloat16']: the backward in bfloat16 against the float64 reference, on n u kappa",
+    "jvp_bfloat16": "dtypes=['bfloat16']: forward mode in bfloat16 against the float64 reference, on n u kappa",
+    "entry_points": "also=g: the second entry point g returns the same matrix as the target",
+    "weight_decay": "module=factory: SGD/Adam/AdamW steps with weight decay from the module's own initialisation",
+    "state_dict": "module=factory: state_dict loaded into a fresh module, one more step",
+    "dtype_cast": "module=factory: .double(), .float() (and .half(), .bfloat16() if declared in dtypes)",
+    "to_device": "module=factory, a GPU present: .to(the other device), one step there",
+    "det": "group='SO(n)': every output has det +1 (a real orthogonal kind)",
+}
+"""Checks a declaration adds to the plan, with the keyword that adds them."""
 
 
 def listing() -> dict[str, Any]:

@@ -10,7 +10,6 @@ from typing import Any
 import numpy as np
 import torch
 
-from orthoverify.conformance.calls import CallFailure, checked
 from orthoverify.conformance.context import (
     DTYPES,
     F64,
@@ -23,10 +22,11 @@ from orthoverify.conformance.context import (
     rounded,
 )
 from orthoverify.conformance.kinds import Params
-from orthoverify.conformance.wire import op_forward
 from orthoverify.engine.allowance import kappa_text, unpromised
 from orthoverify.engine.ratios import Measure, agreement, fails, orthogonality
 from orthoverify.errors import OrthoverifyError
+from orthoverify.isolation.calls import CallFailure, checked
+from orthoverify.isolation.wire import op_forward
 from orthoverify.tolerance import unit_roundoff
 
 

@@ -9,24 +9,17 @@ from typing import Any
 
 import torch
 
-from orthoverify.conformance import (
-    adapters_libs,  # noqa: F401  (registers the library adapters)
-    blame,
-    checks_group,
-    checks_train,
-    lifecycle,
-    modes,
-)
-from orthoverify.conformance.calls import CallFailure, checked
+from orthoverify.conformance import blame, checks_group, checks_train, lifecycle, modes
 from orthoverify.conformance.context import DTYPES, F64, Ctx, PlanEntry, as_np
-from orthoverify.conformance.declare import declaration_of
 from orthoverify.conformance.kinds import Kind, Params
 from orthoverify.conformance.quantities import q_batch
 from orthoverify.conformance.search import scan, sized_cases
 from orthoverify.conformance.target import Target
-from orthoverify.conformance.wire import op_also
 from orthoverify.engine.model import Evidence
 from orthoverify.engine.ratios import Measure, agreement
+from orthoverify.isolation.calls import CallFailure, checked
+from orthoverify.isolation.declare import declaration_of
+from orthoverify.isolation.wire import op_also
 
 
 def q_entry_points(ctx: Ctx, params: Params, dtype: str) -> Measure:

@@ -11,7 +11,6 @@ from collections.abc import Callable, Iterator
 
 import torch
 
-from orthoverify.conformance.calls import CallFailure, checked
 from orthoverify.conformance.context import (
     DTYPES,
     F64,
@@ -31,11 +30,12 @@ from orthoverify.conformance.context import (
 )
 from orthoverify.conformance.kinds import Params
 from orthoverify.conformance.quantities import q_determinism, q_orthogonal
-from orthoverify.conformance.wire import op_forward
 from orthoverify.engine import magnitudes
 from orthoverify.engine import scan as scans
 from orthoverify.engine.model import Evidence
 from orthoverify.engine.ratios import Measure, agreement, fails, orthogonality
+from orthoverify.isolation.calls import CallFailure, checked
+from orthoverify.isolation.wire import op_forward
 
 
 def check_determinism(ctx: Ctx) -> list[Evidence]:

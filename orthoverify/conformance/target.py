@@ -1,26 +1,27 @@
-"""A target as the verifier sees it: the callable under test and what it declares
-(:class:`Target`), its function and domain predicates reached through a runner
-(:class:`RemoteFn`, :class:`RemotePredicate`), and how it fails (:class:`TargetFault`,
-:class:`TargetLoadError`)."""
+"""A target as the verifier holds it: the callable under test with its kind and what it declares
+(:class:`Target`), loaded in this process (:func:`load_target`) or started in a process of its
+own and seen through it (:func:`open_target`). Loading, the target's process and its containment
+are :mod:`orthoverify.isolation`'s; the kind (its reference, its allowance) is added here."""
 
 from __future__ import annotations
 
+import multiprocessing
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-import numpy as np
 import torch
 
-from orthoverify.conformance.calls import DEFAULT_TIMEOUT, CallFailure
-from orthoverify.conformance.kinds import Kind, Params
-from orthoverify.conformance.runner import Runner
-from orthoverify.conformance.wire import op_domain, op_forward
+from orthoverify import _limits
+from orthoverify.conformance.kinds import KINDS, Kind, Params
 from orthoverify.errors import OrthoverifyError
-
-
-class TargetLoadError(OrthoverifyError):
-    """The target cannot be imported, found, or constructed (exit status 3)."""
+from orthoverify.isolation import adapters_libs  # noqa: F401  (registers the library adapters and declarations)
+from orthoverify.isolation.adapters import ADAPTERS, load
+from orthoverify.isolation.calls import DEFAULT_TIMEOUT, TargetLoadError
+from orthoverify.isolation.declare import declaration_of
+from orthoverify.isolation.isolate import ProcessRunner, remote_declaration
+from orthoverify.isolation.runner import RemoteFn, Runner
+from orthoverify.isolation.wire import op_inverse
 
 
 @dataclass
@@ -39,41 +40,82 @@ class Target:
     """Where the target runs when it lives in a process of its own (``fn`` is then a :class:`RemoteFn`)."""
 
 
-class TargetFault(RuntimeError):
-    """A call of the target through :class:`RemoteFn` failed (raised, died, hung, returned no tensor)."""
+def apply_declaration(target: Target) -> Target:
+    """``target`` with its declared domain and right_inverse filled in where the loader found none."""
+    d = declaration_of(target)
+    if d is None:
+        return target
+    domain = target.domain
+    if d.domain:
+        own, declared = target.domain, d.domain_check()
+        assert declared is not None
+
+        def domain(p: Params) -> str | None:
+            return (own(p) if own is not None else None) or declared(p)
+
+    inverse = target.inverse if target.inverse is not None else d.right_inverse
+    return replace(target, domain=domain, inverse=inverse)
 
 
-class RemoteFn:
-    """The target's function as the verifier's process sees it: each call is a forward operation
-    in the target's process (no autograd across it)."""
+def resolve_kind(spec: str, kind: str | None = None) -> str:
+    """The kind of the target ``spec`` (checked without importing anything of the target's)."""
+    if kind is not None and kind not in KINDS:
+        raise OrthoverifyError(f"unknown kind {kind!r}; choose from {', '.join(KINDS)}")
+    if spec in ADAPTERS:
+        a = ADAPTERS[spec]
+        if kind is not None and kind != a.kind:
+            raise OrthoverifyError(f"adapter {spec} is of kind {a.kind}, not {kind}")
+        return a.kind
+    if ":" not in spec:
+        raise TargetLoadError(
+            f"target {spec!r} is neither a built-in adapter ({', '.join(ADAPTERS)}) nor module:attribute"
+        )
+    if kind is None:
+        raise OrthoverifyError(f"target {spec} needs --kind (one of {', '.join(KINDS)})")
+    return kind
 
-    def __init__(self, runner: Runner, timeout: float = DEFAULT_TIMEOUT, op: str | None = None) -> None:
-        self.runner, self.timeout, self.op = runner, timeout, op or op_forward
 
-    def __call__(self, *args: torch.Tensor) -> torch.Tensor:
-        dev = str(args[0].device) if args else "cpu"
-        res = self.runner.request(self.op, [a.to("cpu") for a in args], {}, self.timeout, dev)
-        if isinstance(res, CallFailure):
-            raise TargetFault(str(res))
-        out = res.out[0] if res.out else None
-        if not isinstance(out, torch.Tensor):
-            raise TargetFault("the target returned no tensor")
-        return out
+def load_target(spec: str, kind: str | None = None) -> Target:
+    """The target named by ``spec`` loaded in this process (:func:`orthoverify.isolation.adapters.load`),
+    with its kind and its declaration applied. ``validate`` itself loads a target by name only in
+    the target's own process (:func:`open_target`)."""
+    kind = resolve_kind(spec, kind)
+    got = load(spec, kind)
+    return apply_declaration(Target(spec, got.fn, KINDS[kind], got.description, got.domain, got.inverse))
 
 
-class RemotePredicate:
-    """A domain predicate the target declares, as the verifier sees it: each point is sent to the
-    target's process (:func:`op_domain`), where the predicate runs; a failure is a target fault."""
+def open_target(
+    spec: str,
+    kind: str | None,
+    device: str = "cpu",
+    timeout: float = DEFAULT_TIMEOUT,
+    memory_limit: int | str | None = "default",
+) -> Target:
+    """The target ``spec`` started in a process of its own (see :mod:`~orthoverify.isolation.isolate`)
+    and seen from here: its calls go to that process (close it with ``t.runner.close()``), whose
+    memory is capped (see :func:`memory_cap`). In a daemonic process, which may not start children
+    (a Dask worker), it is loaded here instead."""
+    kind_name = resolve_kind(spec, kind)
+    if multiprocessing.current_process().daemon:  # a daemonic process (a Dask worker) may start none:
+        return load_target(spec, kind_name)  # the target runs in this (worker) process, in a thread
+    k = KINDS[kind_name]
+    runner = ProcessRunner(spec, kind_name, device, memory_cap(memory_limit, device), k.complex_output)
+    hello = runner.start()
+    domain = ADAPTERS[spec].domain if spec in ADAPTERS else None
+    inverse = RemoteFn(runner, timeout, op_inverse) if hello.get("inverse") else None
+    fn = RemoteFn(runner, timeout)
+    if hello.get("declaration") is not None:  # plain data from the target's process, checked here; never imported
+        fn.__orthoverify__ = remote_declaration(spec, hello["declaration"], runner, timeout)  # type: ignore[attr-defined]
+    t = Target(spec, fn, k, str(hello.get("description") or ""), domain, inverse)
+    t.runner = runner
+    return apply_declaration(t)
 
-    def __init__(self, runner: Runner, timeout: float, index: int, name: str) -> None:
-        self.runner, self.timeout, self.index, self.__name__ = runner, timeout, index, name
 
-    def __call__(self, params: Any) -> str | None:
-        keys = [str(k) for k in params]
-        xs = [torch.as_tensor(np.asarray(params[k])) for k in keys]
-        res = self.runner.request(op_domain, xs, {"keys": keys, "index": self.index}, self.timeout, "cpu")
-        if isinstance(res, CallFailure):
-            raise TargetFault(f"the declared domain predicate {self.__name__}: {res}")
-        if res.data is not None and not isinstance(res.data, str):
-            raise TargetFault(f"the declared domain predicate {self.__name__} sent no reason string")
-        return res.data
+def memory_cap(memory_limit: int | str | None, device: str) -> int | None:
+    """The cap on a target process's memory in bytes (None: none) from ``memory_limit``: a number
+    of bytes, a size such as ``"4G"``, None or ``"none"`` for no cap, or ``"default"``:
+    :data:`~orthoverify._limits.DEFAULT_MEMORY_LIMIT` on the CPU, none with CUDA (whose driver
+    maps large host regions of its own). Raises InputError for anything else."""
+    if memory_limit == "default":
+        return None if device.startswith("cuda") else _limits.DEFAULT_MEMORY_LIMIT
+    return _limits.memory_bytes(memory_limit, "memory_limit")

@@ -15,11 +15,11 @@ import torch
 
 import orthoverify
 from orthoverify.cli import FALLBACK_SUFFIX
-from orthoverify.conformance.calls import CallFailure
-from orthoverify.conformance.isolate import ProcessRunner
-from orthoverify.conformance.runner import Reply
-from orthoverify.conformance.wire import op_forward
 from orthoverify.errors import InputError
+from orthoverify.isolation.calls import CallFailure
+from orthoverify.isolation.isolate import ProcessRunner
+from orthoverify.isolation.runner import Reply
+from orthoverify.isolation.wire import op_forward
 from tests.planted import containment_targets
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -126,8 +126,8 @@ def test_a_target_that_takes_the_json_path_and_leaves_forgers(tmp_path: Path) ->
 VERIFIER_KILLED = """
 import os, signal, sys, threading, time
 import torch
-from orthoverify.conformance.isolate import ProcessRunner
-from orthoverify.conformance.wire import op_forward
+from orthoverify.isolation.isolate import ProcessRunner
+from orthoverify.isolation.wire import op_forward
 runner = ProcessRunner("tests.planted.conformance_targets:hangs", "orthogonal-map")
 runner.start()
 print(runner.proc.pid, flush=True)

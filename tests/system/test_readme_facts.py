@@ -497,9 +497,10 @@ def test_the_limits_the_readme_states_are_the_codes() -> None:
     from orthoverify import _limits
     from orthoverify.backends import MAX_DIGITS
     from orthoverify.bench.core import NOISY_SPREAD
-    from orthoverify.conformance import baseline, runner
+    from orthoverify.conformance import baseline
     from orthoverify.engine import executors, replay
     from orthoverify.engine import runner as runner_engine
+    from orthoverify.isolation import runner
 
     text = readme()
     stated = {

@@ -18,6 +18,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "engine": ("tests/unit/engine/",),
     "claims": ("tests/claims/",),
     "conformance": ("tests/unit/conformance/",),
+    "isolation": ("tests/unit/conformance/test_judge_isolation.py", "tests/system/test_hostile_containment.py"),
     "report": ("tests/unit/report/", "tests/system/test_report"),
     "cli": ("tests/system/test_cli.py",),
     "bench": ("tests/unit/bench/",),

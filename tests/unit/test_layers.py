@@ -35,7 +35,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     # the checks load only when --orthoverify-target is given
     ("pytest_plugin.py", "orthoverify.conformance"): TORCH_ON_USE,
     ("pytest_plugin.py", "orthoverify.conformance.planning"): TORCH_ON_USE,
-    ("pytest_plugin.py", "orthoverify.conformance.adapters"): TORCH_ON_USE,
+    ("pytest_plugin.py", "orthoverify.conformance.target"): TORCH_ON_USE,
     # the report's notation for a failed check's message, loaded when a check has failed
 }
 """(file under orthoverify/, imported module) -> why the import stays inside a function."""

@@ -10,7 +10,7 @@ coverage targets together.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,8 +19,9 @@ import torch
 
 from orthoverify import samples
 from orthoverify.backends import Backend
+from orthoverify.isolation.declare import Params
+from orthoverify.isolation.program import make_view
 
-Params = Mapping[str, np.ndarray]
 Points = list[tuple[str, dict[str, np.ndarray]]]
 """Named parameter points: (the point's name, its parameters)."""
 
@@ -110,11 +111,12 @@ class Kind:
         return tuple(2 * s for s in shape) if self.complex_output else shape
 
     def view(self, out: torch.Tensor) -> torch.Tensor:
-        """The output as the checks compare it: real, the block form of a complex W."""
-        if not self.complex_output:
-            return out
-        re, im = out.real, out.imag
-        return torch.cat([torch.cat([re, -im], dim=-1), torch.cat([im, re], dim=-1)], dim=-2)
+        """The output as the checks compare it: real, the block form of a complex W (the same
+        view the target's process takes of it, :func:`~orthoverify.isolation.program.make_view`)."""
+        return _BLOCK_FORM(out) if self.complex_output else out
+
+
+_BLOCK_FORM = make_view(True)
 
 
 def tensor(x: np.ndarray, dtype: torch.dtype, device: str) -> torch.Tensor:

@@ -1,6 +1,6 @@
 """Blame the operation (issue 27): an AD-mode failure of a map whose first-order derivatives pass
 is attributed, by measurement, to the one torch operation whose reference formulation makes it
-pass (conformance/blame.py, conformance/substitute.py)."""
+pass (conformance/blame.py, isolation/substitute.py)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import torch
 
 from orthoverify.conformance import blame, causes, checks_train, modes, validate
 from orthoverify.conformance.kinds import KINDS
-from orthoverify.conformance.substitute import SUBSTITUTIONS, make_substituted
 from orthoverify.engine.runner import RunResult
+from orthoverify.isolation.substitute import SUBSTITUTIONS, make_substituted
 from orthoverify.tolerance import THRESHOLD
 
 T = "tests.planted.conformance_targets:"

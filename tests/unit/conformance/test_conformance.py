@@ -212,10 +212,10 @@ def test_a_check_that_does_not_apply_is_inconclusive_not_failed(tmp_path: Path) 
 
 def test_forward_mode_is_checked_against_the_reference() -> None:
     """jvp of a target whose forward-mode rule is wrong is refuted; one without a rule is unsupported."""
-    from orthoverify.conformance.adapters import load_target
     from orthoverify.conformance.context import session
     from orthoverify.conformance.gradients import q_jvp
     from orthoverify.conformance.search import scan, sized_cases
+    from orthoverify.conformance.target import load_target
 
     t = load_target(T + "cayley_wrong_jvp", "scaled-cayley")
     ctx = session(t, ("float64",), profile="quick")
@@ -233,11 +233,11 @@ def test_devices_check_compares_two_devices() -> None:
     target whose output depends on the call count is caught."""
     import torch
 
-    from orthoverify.conformance.adapters import load_target
     from orthoverify.conformance.context import session
     from orthoverify.conformance.planning import plan_checks as _plan
     from orthoverify.conformance.quantities import q_devices
     from orthoverify.conformance.search import scan, sized_cases
+    from orthoverify.conformance.target import load_target
 
     names = [p[0] for p in _plan("householder-product", ("float64",), device="cpu")]
     assert ("devices" in names) == torch.cuda.is_available()

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from orthoverify.conformance import coverage
-from orthoverify.conformance.adapters import load_target
 from orthoverify.conformance.context import Ctx, session
 from orthoverify.conformance.coverage import check_coverage_by_optimisation
+from orthoverify.conformance.target import load_target
 
 
 def _coverage(monkeypatch: pytest.MonkeyPatch, reaches: Callable[[int, int], bool]) -> tuple[bool, str]:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from orthoverify.conformance import validate
-from orthoverify.conformance.declare import Declaration, declaration_from_data, make_declaration
 from orthoverify.errors import InputError, OrthoverifyError
+from orthoverify.isolation.declare import Declaration, declaration_from_data, make_declaration
 
 T = "tests.planted.conformance_targets:"
 

@@ -11,13 +11,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import torch
 
 from orthoverify.claims import MODULES as CLAIM_MODULES
 from orthoverify.cli import RESULT_FAMILIES, main
 from orthoverify.conformance import validate
-from orthoverify.conformance.runner import decode, encode
 from orthoverify.engine import write_json
 from orthoverify.engine.replay import replay_from_file
+from orthoverify.isolation.isolate import ProcessRunner
+from orthoverify.isolation.runner import Reply, decode, encode
+from orthoverify.isolation.wire import op_forward
 from tests.planted.judge_planted import result, verdicts
 
 REPLAY = {"modules": CLAIM_MODULES, "families": RESULT_FAMILIES}  # what `orthoverify replay` passes
@@ -56,7 +59,7 @@ def test_an_output_is_read_through_torch_tensors_own_methods() -> None:
     import numpy as np
     import torch
 
-    from orthoverify.conformance.wire import WireError, make_codec
+    from orthoverify.isolation.wire import WireError, make_codec
 
     class Liar(torch.Tensor):
         def detach(self) -> Any:  # type: ignore[override]
@@ -91,8 +94,8 @@ def test_the_programs_operations_are_bound_when_built(monkeypatch: pytest.Monkey
     import numpy as np
     import torch
 
-    from orthoverify.conformance import program
     from orthoverify.conformance.kinds import KINDS
+    from orthoverify.isolation import program
 
     execute = program.make_executor()
     real = torch.Tensor.numpy
@@ -213,8 +216,8 @@ def test_a_dtype_the_target_cannot_handle_is_one_finding() -> None:
 def test_the_program_serves_the_declared_operations_and_the_runner_refuses_others() -> None:
     """One table of operations: the target's process serves exactly what wire.OPERATIONS declares,
     and a request it does not declare is the verifier's own error (ValueError), never sent."""
-    from orthoverify.conformance import program
-    from orthoverify.conformance.wire import OPERATIONS, check_request, op_domain, op_reach
+    from orthoverify.isolation import program
+    from orthoverify.isolation.wire import OPERATIONS, check_request, op_domain, op_reach
 
     assert program.make_ops().keys() == OPERATIONS.keys()
     check_request(op_reach, {"steps": 3})
@@ -222,3 +225,48 @@ def test_the_program_serves_the_declared_operations_and_the_runner_refuses_other
     for op, kw in [("forwards", {}), (op_reach, {"steps": 1.5}), (op_reach, {"step": 3}), (op_domain, {"keys": "A"})]:
         with pytest.raises(ValueError):
             check_request(op, kw)
+
+
+MEASURING = (
+    "orthoverify.engine",
+    "orthoverify.claims",
+    "orthoverify.conformance",
+    "orthoverify.report",
+    "orthoverify.bench",
+    "orthoverify.cli",
+    "orthoverify.pytest_plugin",
+)
+"""The measuring layers, which orthoverify/isolation may not import (pyproject.toml's contract)."""
+
+SEES = (
+    "import sys\n"
+    "import torch\n"
+    "{extra}\n"
+    "def f(x):\n"
+    "    loaded = sorted(m for m in sys.modules if m.startswith({measuring!r}))\n"
+    "    if loaded:\n"
+    "        raise RuntimeError(f'measuring modules in the target process: {{loaded[:4]}}')\n"
+    "    return torch.eye(x.shape[-1], dtype=x.dtype)\n"
+)
+
+
+@pytest.mark.parametrize("extra", ["", "import orthoverify.conformance.declare"], ids=["bare", "planted"])
+def test_the_target_process_loads_no_measuring_code(
+    extra: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At run time as in the import contract: the target's process (forkserver preloads included)
+    holds isolation's program, and no module of a measuring layer, before the target imports one.
+    Planted: a target that imports conformance's ``declare`` itself is seen to load them."""
+    name = f"sees_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / f"{name}.py").write_text(SEES.format(extra=extra, measuring=MEASURING), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    runner = ProcessRunner(f"{name}:f", "orthogonal-map")
+    runner.start()
+    try:
+        res = runner.request(op_forward, [torch.zeros(3, 3, dtype=torch.float64)], {}, 60.0, "cpu")
+    finally:
+        runner.close()
+    if extra:
+        assert not isinstance(res, Reply) and "orthoverify.conformance" in res.message, res
+    else:
+        assert isinstance(res, Reply), res

@@ -1,16 +1,22 @@
-"""The layout of orthoverify/conformance (issue 26): one cohesive unit per file, each under 600
-lines; every import into the package at module level (none hidden inside a function); and no
-import cycle among its modules, so each file can be read after the ones it imports."""
+"""The layout of orthoverify/conformance and orthoverify/isolation (issue 26): one cohesive unit
+per file, each under 600 lines; every import into the package at module level (none hidden
+inside a function); and no import cycle among a package's modules, so each file can be read
+after the ones it imports."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-import orthoverify.conformance
+import pytest
 
-FOLDER = Path(orthoverify.conformance.__file__).parent
+import orthoverify.conformance
+import orthoverify.isolation
+
+PACKAGES = {p.__name__: Path(p.__file__).parent for p in (orthoverify.conformance, orthoverify.isolation)}
+"""Each package whose layout is pinned here, by name, with its folder."""
 PACKAGE = "orthoverify.conformance"
+"""The package the planted examples below are written for."""
 MAX_LINES = 600
 
 
@@ -39,19 +45,20 @@ def _hidden_imports(source: str, module: str) -> list[str]:
     return found
 
 
-def _graph(sources: dict[str, str]) -> dict[str, set[str]]:
-    """Module -> the modules of ``sources`` it imports at module level (under if/try too); a name
-    imported from the package that is not one of its modules is an import of ``__init__``."""
+def _graph(sources: dict[str, str], package: str = PACKAGE) -> dict[str, set[str]]:
+    """Module -> the modules of ``sources`` (the modules of ``package``) it imports at module level
+    (under if/try too); a name imported from the package that is not one of its modules is an
+    import of ``__init__``."""
     graph: dict[str, set[str]] = {}
     for name, source in sources.items():
         deps: set[str] = set()
         todo = list(ast.parse(source).body)
         while todo:
             node = todo.pop()
-            if isinstance(node, ast.ImportFrom) and _imported(node, f"{PACKAGE}.{name}")[0] == PACKAGE:
+            if isinstance(node, ast.ImportFrom) and _imported(node, f"{package}.{name}")[0] == package:
                 deps |= {a.name if a.name in sources else "__init__" for a in node.names}
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                stems = [n.removeprefix(f"{PACKAGE}.") for n in _imported(node, f"{PACKAGE}.{name}")]
+                stems = [n.removeprefix(f"{package}.") for n in _imported(node, f"{package}.{name}")]
                 deps |= {m for s in stems if (m := _module_of(s, sources))}
             elif isinstance(node, (ast.If, ast.Try, ast.ClassDef, ast.With)):
                 todo += [c for c in ast.iter_child_nodes(node) if isinstance(c, ast.stmt)]
@@ -89,31 +96,35 @@ def _cycle(graph: dict[str, set[str]]) -> list[str]:
     return []
 
 
-def _sources() -> dict[str, str]:
-    """Every module of the package by its name relative to it (``kinds.base``; a subpackage's
+def _sources(package: str = PACKAGE) -> dict[str, str]:
+    """Every module of ``package`` by its name relative to it (``kinds.base``; a subpackage's
     ``__init__`` by the subpackage's name, the package's own as ``__init__``)."""
+    folder = PACKAGES[package]
     out = {}
-    for p in sorted(FOLDER.rglob("*.py")):
-        parts = list(p.relative_to(FOLDER).with_suffix("").parts)
+    for p in sorted(folder.rglob("*.py")):
+        parts = list(p.relative_to(folder).with_suffix("").parts)
         if parts[-1] == "__init__" and len(parts) > 1:
             parts.pop()
         out[".".join(parts)] = p.read_text()
     return out
 
 
-def test_every_conformance_file_is_under_600_lines() -> None:
-    long = {name: s.count("\n") for name, s in _sources().items() if s.count("\n") >= MAX_LINES}
-    assert not long, f"files of conformance/ at or over {MAX_LINES} lines: {long}"
+@pytest.mark.parametrize("package", sorted(PACKAGES))
+def test_every_file_is_under_600_lines(package: str) -> None:
+    long = {name: s.count("\n") for name, s in _sources(package).items() if s.count("\n") >= MAX_LINES}
+    assert not long, f"files of {package} at or over {MAX_LINES} lines: {long}"
 
 
-def test_no_import_into_the_package_inside_a_function() -> None:
-    hidden = [h for name, s in _sources().items() for h in _hidden_imports(s, f"{PACKAGE}.{name}")]
+@pytest.mark.parametrize("package", sorted(PACKAGES))
+def test_no_import_into_the_package_inside_a_function(package: str) -> None:
+    hidden = [h for name, s in _sources(package).items() for h in _hidden_imports(s, f"{package}.{name}")]
     assert not hidden, "imports hidden inside functions:\n" + "\n".join(hidden)
 
 
-def test_no_import_cycle_inside_conformance() -> None:
-    sources = _sources()
-    assert not _cycle(_graph(sources)), f"import cycle: {' -> '.join(_cycle(_graph(sources)))}"
+@pytest.mark.parametrize("package", sorted(PACKAGES))
+def test_no_import_cycle_inside_the_package(package: str) -> None:
+    graph = _graph(_sources(package), package)
+    assert not _cycle(graph), f"import cycle in {package}: {' -> '.join(_cycle(graph))}"
 
 
 def test_the_layout_checks_catch_a_planted_hidden_import_and_cycle() -> None:
@@ -140,3 +151,4 @@ def test_the_layout_checks_catch_a_planted_hidden_import_and_cycle() -> None:
     }
     assert _cycle(_graph(sub)) == ["kinds", "kinds.base", "kinds"]
     assert "kinds.base" in _sources() and "kinds" in _sources()
+    assert "program" in _sources("orthoverify.isolation") and "__init__" in _sources("orthoverify.isolation")

@@ -10,11 +10,12 @@ import pytest
 import torch
 
 from orthoverify.conformance import KINDS
-from orthoverify.conformance.adapters import ADAPTERS, load_target
-from orthoverify.conformance.declare import DOMAINS, declaration_of, declare, make_declaration
 from orthoverify.conformance.planning import listing
 from orthoverify.conformance.planning import plan_checks as _plan
+from orthoverify.conformance.target import load_target
 from orthoverify.errors import OrthoverifyError
+from orthoverify.isolation.adapters import ADAPTERS
+from orthoverify.isolation.declare import DOMAINS, declaration_of, declare, make_declaration
 
 R = "tests.planted.reach_targets:"
 
@@ -132,7 +133,7 @@ def test_a_missing_library_is_a_load_error_naming_the_install(
 ) -> None:
     import sys
 
-    from orthoverify.conformance.target import TargetLoadError
+    from orthoverify.isolation.calls import TargetLoadError
 
     for name in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
         monkeypatch.delitem(sys.modules, name)

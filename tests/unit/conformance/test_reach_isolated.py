@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from orthoverify.conformance import run_one_check, validate
-from orthoverify.conformance.declare import InTargetProcess, declaration_from_data
-from orthoverify.conformance.target import TargetLoadError
 from orthoverify.engine.model import decide
 from orthoverify.errors import InputError, OrthoverifyError
+from orthoverify.isolation.calls import TargetLoadError
+from orthoverify.isolation.declare import InTargetProcess, declaration_from_data
 
 KIND = "householder-product"
 CLAIM = f"conformance.{KIND}."
@@ -167,7 +167,7 @@ def test_a_forged_declaration_of_a_target_is_a_load_error_naming_the_field(
     stops validate with a clear error, before any check runs."""
     name = f"reach_forged_{tmp_path.name.replace('-', '_')}"
     (tmp_path / f"{name}.py").write_text(
-        "from orthoverify.conformance.declare import Declaration\n"
+        "from orthoverify.isolation.declare import Declaration\n"
         "from tests.planted.conformance_targets import householder\n"
         "def f(u):\n    return householder(u)\n"
         "f.__orthoverify__ = Declaration(modes=('hessian',))\n"

@@ -13,9 +13,8 @@ import pytest
 from orthoverify.claims import MODULES as CLAIM_MODULES
 from orthoverify.cli import RESULT_FAMILIES
 from orthoverify.conformance import _evidence, lifecycle, validate
-from orthoverify.conformance.adapters import load_target
 from orthoverify.conformance.context import F64, PlanEntry, as_np, session
-from orthoverify.conformance.target import Target
+from orthoverify.conformance.target import Target, load_target
 from orthoverify.engine import write_json
 from orthoverify.engine.model import decide
 from orthoverify.engine.ratios import orthogonality
@@ -98,7 +97,7 @@ def test_an_undeclared_cast_that_fails_is_not_applicable() -> None:
 def test_the_invariant_names_zero_and_repeated_columns() -> None:
     import torch
 
-    from orthoverify.conformance.declare import make_declaration
+    from orthoverify.isolation.declare import make_declaration
 
     d = make_declaration(module=lambda n: torch.nn.Linear(n, n))
     w = torch.eye(3)
@@ -137,7 +136,7 @@ def test_a_layer_class_of_size_n_is_judged_by_its_weight_and_its_lifecycle() -> 
     X in place of the parametrised original, declared with the class as its module factory."""
     import torch
 
-    from orthoverify.conformance.declare import declaration_of
+    from orthoverify.isolation.declare import declaration_of
 
     t = load_target(R + "ReflectionsLayer", "orthogonal-map")
     x = torch.randn(4, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
@@ -156,7 +155,7 @@ def test_a_layer_class_of_size_n_is_judged_by_its_weight_and_its_lifecycle() -> 
     ],
 )
 def test_a_module_that_cannot_be_a_target_says_why(spec: str, kind: str, says: str) -> None:
-    from orthoverify.conformance.target import TargetLoadError
+    from orthoverify.isolation.calls import TargetLoadError
 
     with pytest.raises(TargetLoadError, match=says):
         load_target(R + spec, kind)

@@ -12,12 +12,12 @@ import pytest
 from orthoverify.claims import MODULES as CLAIM_MODULES
 from orthoverify.cli import RESULT_FAMILIES
 from orthoverify.conformance import _evidence, validate
-from orthoverify.conformance.adapters import load_target
 from orthoverify.conformance.context import session
 from orthoverify.conformance.gradients import q_gradient, q_jvp
 from orthoverify.conformance.planning import plan_checks
 from orthoverify.conformance.reach import plan
 from orthoverify.conformance.search import scan, sized_cases
+from orthoverify.conformance.target import load_target
 from orthoverify.engine import write_json
 from orthoverify.engine.model import decide
 from orthoverify.engine.replay import replay_from_file

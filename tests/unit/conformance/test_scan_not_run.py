@@ -4,9 +4,9 @@ run, never passed, and the ``float32`` check (which compares against float64) ne
 from __future__ import annotations
 
 from orthoverify.conformance import search
-from orthoverify.conformance.adapters import load_target
 from orthoverify.conformance.context import blocked, output_failed, session
 from orthoverify.conformance.quantities import q_float32, q_orthogonal
+from orthoverify.conformance.target import load_target
 
 
 def test_a_dtype_whose_output_failed_is_not_run_and_float32_needs_float64() -> None:

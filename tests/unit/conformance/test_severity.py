@@ -13,10 +13,10 @@ import numpy as np
 
 from orthoverify.cli import main
 from orthoverify.conformance import causes
-from orthoverify.conformance.adapters import load_target
 from orthoverify.conformance.context import Ctx, extreme, magnitude, session
 from orthoverify.conformance.kinds import Params
 from orthoverify.conformance.search import check_determinism, shrink
+from orthoverify.conformance.target import load_target
 from orthoverify.engine.ratios import Measure
 from orthoverify.engine.result import load_json
 from orthoverify.tolerance import THRESHOLD

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from orthoverify.conformance import causes, validate
-from orthoverify.conformance.adapters import load_target
 from orthoverify.conformance.planning import plan_checks
+from orthoverify.conformance.target import load_target
 from orthoverify.engine.runner import RunResult
 
 T = "tests.planted.conformance_targets:"

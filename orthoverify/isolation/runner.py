@@ -1,6 +1,8 @@
 """The verifier's side of a call of the target: a :class:`Runner` (how operations, declared in
-:data:`~orthoverify.conformance.wire.OPERATIONS`, reach the target) and the judging of each raw
-answer here (its outputs, the arguments as the call left them, what it did besides).
+:data:`~orthoverify.isolation.wire.OPERATIONS`, reach the target), the judging of each raw
+answer here (its outputs, the arguments as the call left them, what it did besides), and the
+target's code as the verifier's process sees it: its function and its domain predicates reached
+through a runner (:class:`RemoteFn`, :class:`RemotePredicate`).
 """
 
 from __future__ import annotations
@@ -9,10 +11,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import torch
 
-from orthoverify.conformance.calls import CallFailure
-from orthoverify.conformance.wire import check_request, make_codec
+from orthoverify.isolation.calls import DEFAULT_TIMEOUT, CallFailure, TargetFault
+from orthoverify.isolation.wire import check_request, make_codec, op_domain, op_forward
 
 STARTUP_TIMEOUT = 300.0
 """Seconds a fresh target process may take to import torch, warm up torch.func and load the target
@@ -40,7 +43,7 @@ timeout, and that operation's later first calls (in restarted processes) get the
 
 
 encode, decode, _raw = make_codec()
-"""The verifier's codec (the target's process builds its own, see :mod:`~orthoverify.conformance.program`)."""
+"""The verifier's codec (the target's process builds its own, see :mod:`~orthoverify.isolation.program`)."""
 
 
 # ------------------------------------------------------------------------------ one call, judged here
@@ -128,7 +131,7 @@ class Runner:
         self, op: str, tensors: Sequence[torch.Tensor], kw: dict[str, Any], timeout: float, device: str
     ) -> Reply | CallFailure:
         """The operation ``op`` on copies of ``tensors`` (on ``device`` where the target runs), its
-        answer judged here; ValueError for a request :data:`~orthoverify.conformance.wire.OPERATIONS`
+        answer judged here; ValueError for a request :data:`~orthoverify.isolation.wire.OPERATIONS`
         does not declare (the verifier's mistake, never charged to the target)."""
         check_request(op, kw)
         sent = [x.detach().clone().cpu() for x in tensors]
@@ -187,3 +190,41 @@ def _reply(
     if "type" in res:
         return CallFailure("type", str(res["type"])), res
     return Reply(list(items[:n]), side, res.get("json"), list(devices[:n])), res
+
+
+# ------------------------------------------------------------------------------ the target's code, seen from here
+class RemoteFn:
+    """The target's function as the verifier's process sees it: each call is a forward operation
+    in the target's process (no autograd across it)."""
+
+    def __init__(self, runner: Runner, timeout: float = DEFAULT_TIMEOUT, op: str | None = None) -> None:
+        self.runner, self.timeout, self.op = runner, timeout, op or op_forward
+
+    def __call__(self, *args: torch.Tensor) -> torch.Tensor:
+        dev = str(args[0].device) if args else "cpu"
+        res = self.runner.request(self.op, [a.to("cpu") for a in args], {}, self.timeout, dev)
+        if isinstance(res, CallFailure):
+            raise TargetFault(str(res))
+        out = res.out[0] if res.out else None
+        if not isinstance(out, torch.Tensor):
+            raise TargetFault("the target returned no tensor")
+        return out
+
+
+class RemotePredicate:
+    """A domain predicate the target declares, as the verifier sees it: each point is sent to the
+    target's process (:data:`~orthoverify.isolation.wire.op_domain`), where the predicate runs; a
+    failure is a target fault."""
+
+    def __init__(self, runner: Runner, timeout: float, index: int, name: str) -> None:
+        self.runner, self.timeout, self.index, self.__name__ = runner, timeout, index, name
+
+    def __call__(self, params: Any) -> str | None:
+        keys = [str(k) for k in params]
+        xs = [torch.as_tensor(np.asarray(params[k])) for k in keys]
+        res = self.runner.request(op_domain, xs, {"keys": keys, "index": self.index}, self.timeout, "cpu")
+        if isinstance(res, CallFailure):
+            raise TargetFault(f"the declared domain predicate {self.__name__}: {res}")
+        if res.data is not None and not isinstance(res.data, str):
+            raise TargetFault(f"the declared domain predicate {self.__name__} sent no reason string")
+        return res.data

@@ -1,7 +1,9 @@
-"""What a call of the target gave back: a :class:`CallFailure` with a message (the target raised,
-hung, died, or returned the wrong type, shape or dtype, or non-finite values) or a checked output
-(:func:`checked`), never an exception that reaches orthoverify's caller. The call itself is made
-where the target runs (:mod:`~orthoverify.conformance.runner`)."""
+"""How a target fails: what a call of it gave back, a :class:`CallFailure` with a message (the
+target raised, hung, died, or returned the wrong type, shape or dtype, or non-finite values) or a
+checked output (:func:`checked`), never an exception that reaches orthoverify's caller; a target
+that cannot be loaded (:class:`TargetLoadError`), and a call through a stand-in that failed
+(:class:`TargetFault`). The call itself is made where the target runs
+(:mod:`~orthoverify.isolation.runner`)."""
 
 from __future__ import annotations
 
@@ -10,8 +12,19 @@ from typing import Any
 
 import torch
 
+from orthoverify.errors import OrthoverifyError
+
 DEFAULT_TIMEOUT = 30.0
 """Seconds one call of a target may take before it counts as hung."""
+
+
+class TargetLoadError(OrthoverifyError):
+    """The target cannot be imported, found, or constructed (exit status 3)."""
+
+
+class TargetFault(RuntimeError):
+    """A call of the target through :class:`~orthoverify.isolation.runner.RemoteFn` failed (raised,
+    died, hung, returned no tensor)."""
 
 
 @dataclass(frozen=True)

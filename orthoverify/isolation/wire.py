@@ -3,7 +3,7 @@ with their keywords (:data:`OPERATIONS`, read by both sides), and the wire forma
 and raw tensor bytes of the dtype and shape it names (read with ``np.frombuffer``), nothing
 unpickled or evaluated. :func:`make_codec` binds everything it calls when it is made, so the
 target's process makes its codec before the target is imported (see
-:mod:`~orthoverify.conformance.program`).
+:mod:`~orthoverify.isolation.program`).
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ OPERATIONS: dict[str, dict[str, type]] = {
     op_dtype_cast: {"n": int, "cast": int, "seed": int},
     op_to_device: {"n": int, "seed": int, "dtype": str, "other": str},
 }
-"""The operations the target's process serves (:func:`~orthoverify.conformance.program.make_ops`
+"""The operations the target's process serves (:func:`~orthoverify.isolation.program.make_ops`
 builds exactly these), each with the keywords it takes and their JSON types; its tensors travel
 positionally. The verifier checks each request against it (:func:`check_request`)."""
 

@@ -12,8 +12,8 @@ from typing import Any
 import torch
 from torch.nn.utils import parametrize
 
-from orthoverify.conformance.declare import declare
-from orthoverify.conformance.target import TargetLoadError
+from orthoverify.isolation.calls import TargetLoadError
+from orthoverify.isolation.declare import declare
 
 
 def _per_dtype(make: Callable[[int, torch.dtype, str], Any]) -> Callable[[torch.Tensor], torch.Tensor]:
@@ -86,7 +86,7 @@ def module_target(factory: Callable[[int], torch.nn.Module], name: str = "the mo
     one module per (n, dtype, device) built in float64 after ``torch.manual_seed(0)`` (as the
     built-in torch and geotorch adapters), declared with ``module=factory`` so the lifecycle checks
     run on it. Built once at n = PROBE_N here; a module that cannot be judged so raises
-    :class:`~orthoverify.conformance.target.TargetLoadError` saying why."""
+    :class:`~orthoverify.isolation.calls.TargetLoadError` saying why."""
 
     def make(n: int, dtype: torch.dtype, device: str) -> Callable[[torch.Tensor], torch.Tensor]:
         with float64_default():

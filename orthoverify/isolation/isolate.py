@@ -1,14 +1,15 @@
 """Running a target where it can neither crash nor forge the verdict.
 
 The target lives in a process of its own (multiprocessing's ``forkserver`` context, ``spawn``
-where there is none), contained (:mod:`~orthoverify.conformance.contain`) and loaded there by
+where there is none), contained (:mod:`~orthoverify.isolation.contain`) and loaded there by
 name, as the Dask executor path loads it. That process runs the fixed program of
-:mod:`~orthoverify.conformance.program`, bound before the target is imported: it answers the
-operations of :data:`~orthoverify.conformance.wire.OPERATIONS` with raw tensors, and every
-comparison, ratio and verdict is computed here (:mod:`~orthoverify.conformance.runner`). A process
+:mod:`~orthoverify.isolation.program`, bound before the target is imported: it answers the
+operations of :data:`~orthoverify.isolation.wire.OPERATIONS` with raw tensors; its answers are
+read in the verifier's process (:mod:`~orthoverify.isolation.runner`), where every comparison,
+ratio and verdict is computed (:mod:`orthoverify.conformance`). A process
 that dies (``os._exit``, a segfault) or does not answer within the timeout (it is killed) is
 started again for the next call; the failure is a
-:class:`~orthoverify.conformance.calls.CallFailure` naming the exit status.
+:class:`~orthoverify.isolation.calls.CallFailure` naming the exit status.
 """
 
 from __future__ import annotations
@@ -27,39 +28,40 @@ from typing import Any
 
 import torch
 
-from orthoverify.conformance.adapters import load_target
-from orthoverify.conformance.calls import CallFailure
-from orthoverify.conformance.contain import confine, kill_group, sweep
-from orthoverify.conformance.declare import Declaration, declaration_data, declaration_from_data, declaration_of
-from orthoverify.conformance.kinds import KINDS
-from orthoverify.conformance.program import Subject, make_capture, make_executor, make_server
-from orthoverify.conformance.runner import (
+from orthoverify.errors import InputError, OrthoverifyError
+from orthoverify.isolation import adapters_libs  # noqa: F401  (registers the library adapters and declarations)
+from orthoverify.isolation.adapters import Loaded, load
+from orthoverify.isolation.calls import CallFailure, TargetLoadError
+from orthoverify.isolation.contain import confine, kill_group, sweep
+from orthoverify.isolation.declare import Declaration, declaration_data, declaration_from_data, declaration_of
+from orthoverify.isolation.program import Subject, make_capture, make_executor, make_server, make_view
+from orthoverify.isolation.runner import (
     KEEP_BYTES,
     RESTARTS_PER_CHECK,
     STARTUP_TIMEOUT,
     WARM_UP_TIMEOUT,
+    RemoteFn,
+    RemotePredicate,
     Runner,
     _reply,
     decode,
     encode,
 )
-from orthoverify.conformance.target import RemoteFn, RemotePredicate, Target, TargetLoadError
-from orthoverify.conformance.wire import op_also, op_inverse
-from orthoverify.errors import InputError, OrthoverifyError
+from orthoverify.isolation.wire import op_also, op_inverse
 
 
 def subject_of(
-    target: Target,
-    view: Callable[[torch.Tensor], torch.Tensor] | None = None,
-    declared: Callable[[Target], Declaration | None] | None = None,
+    fn: Callable[..., Any],
+    view: Callable[[torch.Tensor], torch.Tensor],
+    inverse: Callable[..., Any] | None,
+    d: Declaration | None,
 ) -> Subject:
-    """The target as the operations reach it (its function, its kind's view, its declaration's
-    code); ``view`` and ``declared`` (how its declaration is found) as bound before it was loaded."""
-    d = (declared or declaration_of)(target)
+    """The target as the operations reach it: its function, its kind's view of an output, its
+    inverse map (its own, else the declared one) and the code its declaration ``d`` holds."""
     return Subject(
-        fn=target.fn,
-        view=view or target.kind.view,
-        inverse=target.inverse,
+        fn=fn,
+        view=view,
+        inverse=inverse if inverse is not None or d is None else d.right_inverse,
         also=d.also if d is not None else None,
         module=d.module if d is not None else None,
         weight=d.weight if d is not None else None,
@@ -86,7 +88,8 @@ def _warm_up() -> None:
 def child_main(
     conn: Any,
     spec: str,
-    kind: str | None,
+    kind: str,
+    complex_output: bool,
     sys_path: list[str],
     device: str,
     cwd: str,
@@ -94,10 +97,12 @@ def child_main(
     token: str = "",
     verifier: int | None = None,
 ) -> None:
-    """The target's process: contained first (:func:`~orthoverify.conformance.contain.confine`),
+    """The target's process: contained first (:func:`~orthoverify.isolation.contain.confine`),
     then bind the serving program (codec, framing, operations: see
-    :mod:`~orthoverify.conformance.program`), then load the target by name and answer operations
-    until told to stop. Nothing the serving loop calls is looked up after the target is imported."""
+    :mod:`~orthoverify.isolation.program`), then load the target by name and answer operations
+    until told to stop. Nothing the serving loop calls is looked up after the target is imported.
+    The kind comes as its name and whether its output is complex (viewed in real block form):
+    the kind itself, with its reference, stays in the verifier."""
     confine(memory_limit, token, verifier)
     try:
         os.chdir(cwd)
@@ -110,14 +115,14 @@ def child_main(
     serve, say = make_server(conn.fileno(), take)  # bound before the target is imported
     try:
         _warm_up()
-        view, make_subject = (KINDS[kind].view if kind in KINDS else None), subject_of  # bound before the import
+        view, make_subject, loader = make_view(complex_output), subject_of, load  # bound before the import
         declared, data_of = declaration_of, declaration_data  # likewise: no module global is read after it
-        target = load_target(spec, kind)
-        subject = make_subject(target, view, declared)
+        target: Loaded = loader(spec, kind)
+        subject = make_subject(target.fn, view, target.inverse, declared(target))
         hello = {
             "ok": True,
             "description": str(target.description),
-            "inverse": target.inverse is not None,
+            "inverse": subject.inverse is not None,
             "declaration": data_of(target),  # plain data; its code stays here
         }
     except BaseException as exc:
@@ -129,13 +134,13 @@ def child_main(
 
 
 class InProcessRunner(Runner):
-    """The target in a thread of this process (a :class:`Target` object given directly, which has
-    no name to load elsewhere): copies in, a timeout, the same operations and the same judging of
-    their raw answers, but no protection from crashes or patches."""
+    """The target in a thread of this process (a ``Target`` object given directly, which has no
+    name to load elsewhere; ``subject``: see :func:`subject_of`): copies in, a timeout, the same
+    operations and the same judging of their raw answers, but no protection from crashes or patches."""
 
-    def __init__(self, target: Target) -> None:
+    def __init__(self, subject: Subject) -> None:
         super().__init__()
-        self.target, self.subject, self.execute = target, subject_of(target), make_executor()
+        self.subject, self.execute = subject, make_executor()
         self.hung = ""
 
     def _ready(self, key: str) -> CallFailure | None:
@@ -200,14 +205,21 @@ def _exit_text(code: int | None) -> str:
 class ProcessRunner(Runner):
     """The target in a process of its own, loaded there by name; started again after it dies or
     hangs (at most RESTARTS_PER_CHECK times per check). The process is contained (see
-    :mod:`~orthoverify.conformance.contain`): its data segment is capped at ``memory_limit`` bytes
+    :mod:`~orthoverify.isolation.contain`): its data segment is capped at ``memory_limit`` bytes
     (None: no cap), and every process it leaves behind is killed when it stops and listed in
     ``left_behind``."""
 
     isolated = True
 
-    def __init__(self, spec: str, kind: str | None, device: str = "cpu", memory_limit: int | None = None) -> None:
-        self.spec, self.kind, self.device = spec, kind, device
+    def __init__(
+        self,
+        spec: str,
+        kind: str,
+        device: str = "cpu",
+        memory_limit: int | None = None,
+        complex_output: bool = False,
+    ) -> None:
+        self.spec, self.kind, self.device, self.complex_output = spec, kind, device, complex_output
         super().__init__()
         self.memory_limit, self.token = memory_limit, secrets.token_hex(8)
         self.left_behind: list[str] = []
@@ -217,13 +229,14 @@ class ProcessRunner(Runner):
 
     def start(self) -> dict[str, Any]:
         """Start the target's process and wait for it to load the target; raises
-        :class:`~orthoverify.conformance.target.TargetLoadError` when it cannot."""
+        :class:`~orthoverify.isolation.calls.TargetLoadError` when it cannot."""
         ctx = _context()
         parent, child = ctx.Pipe()
+        loading = (self.spec, self.kind, self.complex_output, list(sys.path), self.device, os.getcwd())
         confining = (self.memory_limit, self.token, os.getpid())  # contain.confine's arguments
         proc = ctx.Process(
             target=child_main,
-            args=(child, self.spec, self.kind, list(sys.path), self.device, os.getcwd(), *confining),
+            args=(child, *loading, *confining),
             daemon=True,
             name=f"orthoverify-target {self.spec}",
         )
@@ -355,10 +368,10 @@ class ProcessRunner(Runner):
 
 
 def remote_declaration(spec: str, data: Any, runner: Runner, timeout: float) -> Declaration:
-    """The :class:`~orthoverify.conformance.declare.Declaration` of the target ``spec`` from the data
+    """The :class:`~orthoverify.isolation.declare.Declaration` of the target ``spec`` from the data
     its process sent, checked here as untrusted input; its code is reached through ``runner``. A
     malformed declaration stops the target's process and raises
-    :class:`~orthoverify.conformance.target.TargetLoadError` naming the field."""
+    :class:`~orthoverify.isolation.calls.TargetLoadError` naming the field."""
     try:
         return declaration_from_data(
             data,

@@ -1,25 +1,28 @@
 """Targets: built-in adapters for implementations people use, and users' own callables.
 
-An adapter turns a library's API into a kind's signature and states the conventions it
-bridges. ``load_target(spec, kind)`` accepts an adapter name or ``module:attribute`` naming a
-callable or a ``torch.nn.Module`` class (constructed with no arguments; its ``forward`` is the
-target).
+An adapter turns a library's API into a kind's signature (named, as a string: the kinds and their
+references are the verifier's) and states the conventions it bridges. :func:`load` accepts an
+adapter name or ``module:attribute`` naming a callable or a ``torch.nn.Module`` class
+(constructed with no arguments; its ``forward`` is the target) and gives what it found
+(:class:`Loaded`); the verifier wraps that with its kind
+(:func:`orthoverify.conformance.target.load_target`).
 """
 
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import torch
+from torch.nn.utils import parametrize
 
-from orthoverify.conformance.build import _per_dtype, float64_default, module_target
-from orthoverify.conformance.declare import apply as declared
-from orthoverify.conformance.kinds import KINDS, Params
-from orthoverify.conformance.target import Target, TargetLoadError
-from orthoverify.errors import OrthoverifyError
+from orthoverify.isolation.build import _per_dtype, float64_default, module_target
+from orthoverify.isolation.calls import TargetLoadError
+from orthoverify.isolation.declare import Params
 from orthoverify.nn import HouseholderOrthogonal, ScaledCayleyOrthogonal, SVDParametrization, URNNUnitary
 from orthoverify.param.householder_wy import householder_wy_apply, svd_wy_apply
 from orthoverify.param.svd import sigma_map_inverse
@@ -268,36 +271,29 @@ ADAPTERS: dict[str, Adapter] = {
 }
 
 
-def resolve_kind(spec: str, kind: str | None = None) -> str:
-    """The kind of the target ``spec`` (checked without importing anything of the target's)."""
-    if kind is not None and kind not in KINDS:
-        raise OrthoverifyError(f"unknown kind {kind!r}; choose from {', '.join(KINDS)}")
-    if spec in ADAPTERS:
-        a = ADAPTERS[spec]
-        if kind is not None and kind != a.kind:
-            raise OrthoverifyError(f"adapter {spec} is of kind {a.kind}, not {kind}")
-        return a.kind
-    if ":" not in spec:
-        raise TargetLoadError(
-            f"target {spec!r} is neither a built-in adapter ({', '.join(ADAPTERS)}) nor module:attribute"
-        )
-    if kind is None:
-        raise OrthoverifyError(f"target {spec} needs --kind (one of {', '.join(KINDS)})")
-    return kind
+@dataclass(frozen=True)
+class Loaded:
+    """A target loaded in this process, as its loader found it (its declaration not yet applied)."""
+
+    spec: str
+    fn: Callable[..., Any]
+    description: str = ""
+    domain: Callable[[Params], str | None] | None = None
+    """The adapter's own domain: why a parameter point lies outside it (None: inside)."""
+    inverse: Callable[[torch.Tensor], torch.Tensor] | None = None
+    """Its own inverse map (a ``right_inverse`` attribute), for coverage."""
 
 
-def load_target(spec: str, kind: str | None = None) -> Target:
-    """The target named by ``spec``: a built-in adapter, or ``module:attribute`` (imported here: the
-    verifier itself loads it only in the target's own process, see ``conformance.isolate``)."""
-    kind = resolve_kind(spec, kind)
+def load(spec: str, kind: str) -> Loaded:
+    """The target named by ``spec`` of the kind named ``kind`` (both as
+    :func:`~orthoverify.conformance.target.resolve_kind` resolved them): a built-in adapter, or
+    ``module:attribute`` (imported here: the verifier itself loads it only in the target's own
+    process, see :mod:`~orthoverify.isolation.isolate`)."""
     if spec in ADAPTERS:
         a = ADAPTERS[spec]
         fn = a.build()
-        return declared(Target(spec, fn, KINDS[a.kind], a.description, a.domain, getattr(fn, "right_inverse", None)))
+        return Loaded(spec, fn, a.description, a.domain, getattr(fn, "right_inverse", None))
     module_name, _, attr = spec.partition(":")
-    import os
-    import sys
-
     if os.getcwd() not in sys.path:  # as `python -m` does: modules of the working directory are importable
         sys.path.insert(0, os.getcwd())
     try:
@@ -320,8 +316,6 @@ def load_target(spec: str, kind: str | None = None) -> Target:
                 obj = module_target(obj, f"{spec}(n)")
             except TargetLoadError as again:
                 raise TargetLoadError(f"{why}; as a layer of size n: {again}") from again
-    from torch.nn.utils import parametrize
-
     if isinstance(obj, torch.nn.Module) and parametrize.is_parametrized(obj, "weight"):
         raise TargetLoadError(
             f"{spec} is a layer with a parametrised weight, of one size: name its class (constructed with n) or "
@@ -330,4 +324,4 @@ def load_target(spec: str, kind: str | None = None) -> Target:
     if not callable(obj):
         raise TargetLoadError(f"{spec} is not callable")
     doc = getattr(obj, "__doc__", "") or ""
-    return declared(Target(spec, obj, KINDS[kind], doc, None, getattr(obj, "right_inverse", None)))
+    return Loaded(spec, obj, doc, None, getattr(obj, "right_inverse", None))

@@ -8,7 +8,7 @@ raw values; whether the check now passes is measured in the verifier
 (:mod:`~orthoverify.conformance.blame`). Nothing here knows of any bug: a substitution that makes
 the check pass is the measurement that names the operation.
 
-Like the rest of :mod:`~orthoverify.conformance.program`, :func:`make_substituted` binds every
+Like the rest of :mod:`~orthoverify.isolation.program`, :func:`make_substituted` binds every
 function it calls (the torch functions it replaces and the ones it computes with, the mode's
 enter and exit) when it is called, before the target is imported.
 """

@@ -32,9 +32,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from orthoverify.conformance import wire
-from orthoverify.conformance.substitute import make_substituted
-from orthoverify.conformance.wire import WIRE_DTYPES, Codec, Json, WireError, make_codec
+from orthoverify.isolation import wire
+from orthoverify.isolation.substitute import make_substituted
+from orthoverify.isolation.wire import WIRE_DTYPES, Codec, Json, WireError, make_codec
 
 _LEARNING_RATES: tuple[tuple[str, float], ...] = (("SGD", 0.1), ("Adam", 0.01), ("AdamW", 0.01))
 OPTIMISERS: tuple[str, ...] = tuple(f"{name}(lr={lr}, weight_decay=0.1)" for name, lr in _LEARNING_RATES)
@@ -64,9 +64,22 @@ class Subject:
     predicates: tuple[Callable[[Any], Any], ...] = ()
 
 
+def make_view(complex_output: bool) -> Callable[[torch.Tensor], torch.Tensor]:
+    """The output as the checks compare it (and differentiate it): itself, or for a kind with a
+    complex output W its real block form [[Re W, -Im W], [Im W, Re W]]; every function it calls
+    bound now."""
+    cat, real, imag, neg = torch.cat, torch.real, torch.imag, torch.neg
+
+    def block(out: torch.Tensor) -> torch.Tensor:
+        re, im = real(out), imag(out)
+        return cat([cat([re, neg(im)], dim=-1), cat([im, re], dim=-1)], dim=-2)
+
+    return block if complex_output else (lambda out: out)
+
+
 # ------------------------------------------------------------------------------ the operations
 def make_ops() -> dict[str, Callable[..., Any]]:
-    """The operations of :data:`~orthoverify.conformance.wire.OPERATIONS` by name, each
+    """The operations of :data:`~orthoverify.isolation.wire.OPERATIONS` by name, each
     ``op(subject, *tensors, **kw)`` (the keywords as declared there, checked by the verifier)
     returning tensors (or a :class:`Json`), with every function they call bound now."""
     from torch.func import grad, jvp, vmap

@@ -11,10 +11,10 @@ from typing import Any
 import torch
 
 from orthoverify import nn as onn
-from orthoverify.conformance.adapters import ADAPTERS, GEOTORCH_MISSING, Adapter, _stacked
-from orthoverify.conformance.build import _per_dtype, float64_default
-from orthoverify.conformance.declare import ADAPTER_DECLARATIONS, make_declaration
-from orthoverify.conformance.target import TargetLoadError
+from orthoverify.isolation.adapters import ADAPTERS, GEOTORCH_MISSING, Adapter, _stacked
+from orthoverify.isolation.build import _per_dtype, float64_default
+from orthoverify.isolation.calls import TargetLoadError
+from orthoverify.isolation.declare import ADAPTER_DECLARATIONS, make_declaration
 
 
 def _linear(n: int) -> torch.nn.Linear:
