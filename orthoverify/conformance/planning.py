@@ -12,6 +12,7 @@ from typing import Any
 import torch
 
 from orthoverify.conformance.adapters import ADAPTERS
+from orthoverify.conformance.checks_train import plan as derivative_checks
 from orthoverify.conformance.context import Ctx, PlanEntry, Quantity, Remeasure
 from orthoverify.conformance.contract import (
     check_bad_input,
@@ -23,7 +24,6 @@ from orthoverify.conformance.contract import (
 )
 from orthoverify.conformance.coverage import check_coverage, check_coverage_by_optimisation, measure_coverage
 from orthoverify.conformance.declare import ADAPTER_DECLARATIONS, DECLARED_CHECKS, DOMAINS, KEYWORDS
-from orthoverify.conformance.gradients import q_gradient, q_jvp
 from orthoverify.conformance.kinds import KINDS, Params
 from orthoverify.conformance.quantities import q_batch, q_determinism, q_devices, q_float32, q_forward, q_orthogonal
 from orthoverify.conformance.reach import plan as reach_plan
@@ -62,11 +62,6 @@ def plan_checks(
     bitwise_determinism: bool = False,
 ) -> Plan:
     kind = KINDS[kind_name]
-    against = (
-        "50-digit central differences of the reference"
-        if kind.reference is not None
-        else "float64 central differences of the target"
-    )
     second = other_device(device)
     p: Plan = [
         PlanEntry(
@@ -100,27 +95,7 @@ def plan_checks(
                 measures="||f(P) - reference(P)||_F / (n eps kappa ||reference(P)||_F)",
             )
         )
-    p.append(
-        PlanEntry(
-            "gradient",
-            "gradient",
-            f"the target's backward gives the gradient of sum(f(P) * G) (against {against})",
-            _scan("gradient", q_gradient, scales=(1.0,), dtypes=("float64",)),
-            q_gradient,
-            measures="||gradient - reference gradient||_F / (n eps ||reference gradient||_F)",
-        )
-    )
-    p.append(
-        PlanEntry(
-            "jvp",
-            "gradient",
-            "the target's forward-mode derivative (torch.func.jvp) along a random direction equals the directional "
-            f"derivative ({against}); unsupported when the target declines forward mode with an exception",
-            _scan("jvp", q_jvp, scales=(1.0,), dtypes=("float64",)),
-            q_jvp,
-            measures="||jvp - reference directional derivative||_F / (n eps ||reference directional derivative||_F)",
-        )
-    )
+    p += derivative_checks(kind, target, dtypes, stage=0)  # the float64 gradient and jvp
     if "float32" in dtypes and "float64" in dtypes:
         p.append(
             PlanEntry(

@@ -85,8 +85,8 @@ def plan(p: list[PlanEntry], kind: Kind, target: Target | None, other_device: st
     """``p`` (the kind's plan) with the checks of this module before its last entry (bad_input),
     and the batch check as the target declares it (only the kind's own checks without a target)."""
     dtypes = ("float32", "float64") if any(name == "float32" for name, *_ in p) else ("float64",)
-    extra = checks_group.plan(kind, target) + checks_train.plan(kind, target, dtypes)  # det; float32/batch gradients
-    extra += modes.plan(kind, target) + checks_train.plan_second_float32(kind, dtypes)  # float64 before float32
+    derivs = [checks_train.plan(kind, target, dtypes, stage) for stage in (1, 2, 3)]  # float32/half/batch; 2nd order
+    extra = checks_group.plan(kind, target) + derivs[0] + derivs[1] + modes.plan(kind, target) + derivs[2]
     d = declaration_of(target) if target is not None else None
     if d is not None and d.also is not None:
         extra.append(

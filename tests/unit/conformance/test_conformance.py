@@ -214,9 +214,10 @@ def test_forward_mode_is_checked_against_the_reference() -> None:
     """jvp of a target whose forward-mode rule is wrong is refuted; one without a rule is unsupported."""
     from orthoverify.conformance.adapters import load_target
     from orthoverify.conformance.context import session
-    from orthoverify.conformance.gradients import q_jvp
+    from orthoverify.conformance.derivatives import quantity
     from orthoverify.conformance.search import scan, sized_cases
 
+    q_jvp = quantity("jvp")
     t = load_target(T + "cayley_wrong_jvp", "scaled-cayley")
     ctx = session(t, ("float64",), profile="quick")
     ev = scan(ctx, "jvp", q_jvp, sized_cases(ctx, "jvp", scales=(1.0,), dtypes=("float64",)))
