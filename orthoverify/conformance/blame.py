@@ -34,19 +34,12 @@ from orthoverify.conformance.substitute import SUBSTITUTIONS
 from orthoverify.engine.model import Evidence
 from orthoverify.engine.ratios import THRESHOLD, Measure
 
-_FLOAT64: dict[str, str] = {"jvp": "forward mode (torch.func.jvp)", **SECOND_ORDER}
-_LOWER: dict[str, str] = {
-    **{
-        f"{base}_{dt}": f"{what} in {dt}"
-        for dt in ("float32", *HALF)
-        for base, what in (
-            ("gradient", "reverse mode (backward)"),
-            ("jvp", "forward mode (torch.func.jvp)"),
-        )
-    },
-    **{f"{m}_float32": f"{what} in float32" for m, what in SECOND_ORDER.items()},
+_MODES = {"gradient": "reverse mode (backward)", "jvp": "forward mode (torch.func.jvp)", **SECOND_ORDER}
+_LOW = [(m, dt) for dt in ("float32", *HALF) for m in _MODES if dt == "float32" or m in ("gradient", "jvp")]
+BLAMED: dict[str, str] = {
+    **{check: what for check, what in _MODES.items() if check != "gradient"},
+    **{f"{m}_{dt}": f"{_MODES[m]} in {dt}" for m, dt in _LOW},
 }
-BLAMED: dict[str, str] = {**_FLOAT64, **_LOWER}
 """The AD-mode checks whose failures are attributed, and the mode each exercises: in float64, and
 the derivative checks in float32 and the half-precision dtypes (:mod:`~orthoverify.conformance.checks_train`)."""
 

@@ -16,17 +16,17 @@ allowed its own rounding: 2 n eps kappa), whether or not the target declares ``v
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import numpy as np
 
-from orthoverify.conformance import modes
-from orthoverify.conformance.calls import CallFailure, checked
-from orthoverify.conformance.context import DTYPES, Ctx, PlanEntry, _kappa, failed, refusal
+from orthoverify.conformance.calls import CallFailure
+from orthoverify.conformance.context import Ctx, PlanEntry, Quantity, _kappa, failed, refusal
 from orthoverify.conformance.declare import declaration_of
 from orthoverify.conformance.derivatives import HALF, SECOND_ORDER, _loss_grad, _project, distance, quantity, split
 from orthoverify.conformance.kinds import Kind, Params
-from orthoverify.conformance.search import scan, sized_cases
+from orthoverify.conformance.quantities import same_shape_sets, stacked
+from orthoverify.conformance.search import scan, sized_cases, with_series
 from orthoverify.conformance.target import Target
 from orthoverify.conformance.wire import op_forward
 from orthoverify.engine.model import Evidence
@@ -39,7 +39,7 @@ def q_gradient_batch(ctx: Ctx, params: Params, dtype: str) -> Measure:
     sum_i sum(f(P_i) * G_i) against the single calls' gradients, max_i ||g_batch[i] - g_i|| /
     (2 n eps kappa ||g_i||); not applicable to a target that does not take stacked parameters."""
     kind = ctx.target.kind
-    sets = modes._same_shape_sets(kind, params, ctx.rng("gradient_batch", dtype))
+    sets = same_shape_sets(kind, params, ctx.rng("gradient_batch", dtype))
     gs = [np.random.default_rng(7 + i).standard_normal(kind.view_shape(s)) for i, s in enumerate(sets)]
     singles = []
     for s, g in zip(sets, gs, strict=True):
@@ -47,18 +47,13 @@ def q_gradient_batch(ctx: Ctx, params: Params, dtype: str) -> Measure:
         if isinstance(one, CallFailure):
             return refusal(one, "backward") if one.kind == "raised" else failed(one, "single backward: ")
         singles.append(_project(kind, one))
-    stacked = {k: np.stack([np.asarray(s[k], np.float64) for s in sets]) for k in params}
-    fwd = ctx.remote(op_forward, *kind.args(stacked, DTYPES[dtype], "cpu"))
-    if isinstance(fwd, CallFailure) and fwd.kind in ("not-run", "died", "timeout"):
-        return failed(fwd, "batched call: ")
-    out = (
-        fwd
-        if isinstance(fwd, CallFailure)
-        else checked(fwd[0] if fwd else None, shape=(len(sets), *kind.out_shape(params)))
-    )
+    out = stacked(ctx, op_forward, sets, dtype)
+    if isinstance(out, CallFailure) and out.kind in ("not-run", "died", "timeout"):
+        return failed(out, "batched call: ")
     if isinstance(out, CallFailure):
         return Measure(math.nan, f"the target does not take stacked parameters: {out}")
-    got = _loss_grad(ctx, stacked, dtype, np.stack(gs))
+    batched = {k: np.stack([np.asarray(s[k], np.float64) for s in sets]) for k in params}
+    got = _loss_grad(ctx, batched, dtype, np.stack(gs))
     if isinstance(got, CallFailure):
         if got.kind == "raised":
             return refusal(got, "backward through stacked parameters")
@@ -118,26 +113,19 @@ _STATEMENTS: dict[str, tuple[str, str]] = {  # (derivative, "64"/"low") -> state
 """The statement and the measured ratio of each derivative check, by derivative and precision."""
 
 
-def _cases(ctx: Ctx, salt: str, dtype: str) -> Iterator[tuple[Params, str, str]]:
-    """Every size of the kind at magnitude 1 in ``dtype`` (the quick profile: every other size)."""
-    kind = ctx.target.kind
-    sizes = ctx.profile.pick(kind.sizes[::2], kind.sizes, kind.sizes)
-    return (c for c in sized_cases(ctx, salt, scales=(1.0,), dtypes=(dtype,)) if kind.out_shape(c[0])[0] in sizes)
-
-
-def _runner(name: str) -> Callable[[Ctx], list[Evidence]]:
+def _runner(name: str, q: Quantity) -> Callable[[Ctx], list[Evidence]]:
     """The check ``name`` over its cases (series and smallest counterexample for second order)."""
     base, dtype = split(name)
-    q = q_gradient_batch if name == "gradient_batch" else quantity(name)
 
     def run(ctx: Ctx) -> list[Evidence]:
-        if base in ("gradient", "jvp") and dtype == "float64":
-            return scan(ctx, name, q, sized_cases(ctx, name, scales=(1.0,), dtypes=("float64",)))
-        evidence = scan(ctx, name, q, _cases(ctx, base, dtype))
+        kind = ctx.target.kind  # every size for the float64 gradient and jvp, else every other on quick
+        every = base in ("gradient", "jvp") and dtype == "float64"
+        sizes = ctx.profile.pick(kind.sizes[::2], kind.sizes, kind.sizes)
+        cases = sized_cases(ctx, base, scales=(1.0,), dtypes=(dtype,))
+        evidence = scan(ctx, name, q, (c for c in cases if every or kind.out_shape(c[0])[0] in sizes))
         if base not in SECOND_ORDER:
             return evidence
-        what = SECOND_ORDER[base] + ("" if dtype == "float64" else " in float32")
-        return modes.with_series(ctx, name, q, evidence, what)
+        return with_series(ctx, name, q, evidence, SECOND_ORDER[base] + ("" if dtype == "float64" else " in float32"))
 
     return run
 
@@ -145,26 +133,24 @@ def _runner(name: str) -> Callable[[Ctx], list[Evidence]]:
 def entry(kind: Kind, name: str) -> PlanEntry:
     """The plan entry of the derivative check ``name`` (its row of the table)."""
     base, dtype = split(name)
-    ref = kind.reference is not None
-    u = unit_roundoff(dtype)
+    ref = 0 if kind.reference is not None else 1
     fill = {
         "dtype": dtype,
         "what": SECOND_ORDER.get(base, ""),
         "declared": f"declared {dtype}: " if dtype in HALF else "",
         "unit": "eps32" if dtype == "float32" else "u",
-        "u": f", u = 2^{round(math.log2(u))}" if dtype in HALF else "",
-        "central": "50-digit central differences of the reference"
-        if ref
-        else "float64 central differences of the target",
-        "how": "50-digit differences of the reference" if ref else "float64 differences of the target",
-        "four": "50-digit 4-point central differences of the reference"
-        if ref
-        else "float64 4-point central differences of the target, Richardson-extrapolated",
+        "u": f", u = 2^{round(math.log2(unit_roundoff(dtype)))}" if dtype in HALF else "",
+        "central": ("50-digit central differences of the reference", "float64 central differences of the target")[ref],
+        "how": ("50-digit differences of the reference", "float64 differences of the target")[ref],
+        "four": (
+            "50-digit 4-point central differences of the reference",
+            "float64 4-point central differences of the target, Richardson-extrapolated",
+        )[ref],
     }
     row = ("second" if base in SECOND_ORDER else base) + (" 64" if dtype == "float64" else " low")
     statement, measures = (text.format(**fill) for text in _STATEMENTS[row])
     q = q_gradient_batch if name == "gradient_batch" else quantity(name)
-    return PlanEntry(name, "gradient", statement, _runner(name), q, measures=measures)
+    return PlanEntry(name, "gradient", statement, _runner(name, q), q, measures=measures)
 
 
 def plan(

@@ -17,7 +17,7 @@ target's process returns raw tensors; every reference, ratio and verdict is comp
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import mpmath
@@ -26,23 +26,11 @@ import torch
 
 from orthoverify.backends import get_backend
 from orthoverify.conformance.calls import CallFailure, checked
-from orthoverify.conformance.context import (
-    DTYPES,
-    Ctx,
-    Quantity,
-    _kappa,
-    _size,
-    as_np,
-    failed,
-    not_run,
-    refusal,
-    rounded,
-)
+from orthoverify.conformance.context import DTYPES, Ctx, Quantity, allowance, as_np, failed, not_run, refusal, rounded
 from orthoverify.conformance.declare import declaration_of
 from orthoverify.conformance.kinds import Kind, Params
 from orthoverify.conformance.wire import op_jvp, op_loss_grad, op_second
 from orthoverify.engine import scan as scans
-from orthoverify.engine.allowance import unpromised
 from orthoverify.engine.ratios import THRESHOLD, Measure
 from orthoverify.tolerance import unit_roundoff
 
@@ -178,53 +166,53 @@ def reference(kind: Kind, params: Params, order: str, dtype: str = "float64") ->
     return _CACHE[key]
 
 
+def _outputs(ctx: Ctx, points: Sequence[Params]) -> list[np.ndarray] | CallFailure:
+    """The target's float64 outputs at ``points``, in order (stopping at the first failed call)."""
+    out = []
+    for p in points:
+        res = ctx.run(p, "float64")
+        if isinstance(res, CallFailure):
+            return res
+        out.append(as_np(res))
+    return out
+
+
 def _target_differences(ctx: Ctx, params: Params, order: str, dtype: str) -> Any:
     """For a kind without a reference: ``order`` from float64 central differences of the target
     itself along the case's directions (a CallFailure, or for second order a reason string, when
     they cannot be taken)."""
     kind = ctx.target.kind
     g, v, w = directions(kind, params, dtype)
-    if order == "gradient":
+    if order == "gradient":  # entry by entry, h = 1e-6 max(1, |x|)
         out: dict[str, np.ndarray] = {}
         for name in kind.differentiable:
-            grad = np.zeros(params[name].shape)
+            out[name] = np.zeros(params[name].shape)
             for idx in np.ndindex(*params[name].shape):
                 h = 1e-6 * max(1.0, abs(float(params[name][idx])))
-                vals = []
-                for sgn in (1, -1):
-                    p = {k: np.array(x, copy=True) for k, x in params.items()}
-                    p[name][idx] += sgn * h
-                    res = ctx.run(p, "float64")
-                    if isinstance(res, CallFailure):
-                        return res
-                    vals.append(float(np.sum(as_np(res) * g)))
-                grad[idx] = (vals[0] - vals[1]) / (2 * h)
-            out[name] = grad
+                pair = [{k: np.array(x, copy=True) for k, x in params.items()} for _ in (1, -1)]
+                pair[0][name][idx] += h
+                pair[1][name][idx] += -h
+                vals = _outputs(ctx, pair)
+                if isinstance(vals, CallFailure):
+                    return vals
+                out[name][idx] = (float(np.sum(vals[0] * g)) - float(np.sum(vals[1] * g))) / (2 * h)
         return out
-    if order == "jvp":
-        lo_hi = []
-        for sgn in (1, -1):
-            p = {k: np.asarray(x, dtype=np.float64) + sgn * 1e-6 * v.get(k, 0.0) for k, x in params.items()}
-            fd = ctx.run(p, "float64")
-            if isinstance(fd, CallFailure):
-                return fd
-            lo_hi.append(as_np(fd))
-        return (lo_hi[0] - lo_hi[1]) / (2 * 1e-6)
-    # second order: four-point differences, Richardson-extrapolated over h and 2h
+    if order == "jvp":  # along v, h = 1e-6
+        pair = [{k: np.asarray(x, np.float64) + s * 1e-6 * v.get(k, 0.0) for k, x in params.items()} for s in (1, -1)]
+        vals = _outputs(ctx, pair)
+        return vals if isinstance(vals, CallFailure) else (vals[0] - vals[1]) / (2 * 1e-6)
+    # second order: four-point differences along v/|v| and w/|w|, Richardson-extrapolated over h and 2h
     nv = math.sqrt(sum(float(np.sum(x * x)) for x in v.values())) or 1.0
     nw = math.sqrt(sum(float(np.sum(x * x)) for x in w.values())) or 1.0
-    est = []
+    est, p64 = [], params.items()
     for h in (1e-3, 2e-3):
-        four = []
-        for sv, sw in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
-            shifted = {
-                k: np.asarray(x, np.float64) + sv * h * v.get(k, 0.0) / nv + sw * h * w.get(k, 0.0) / nw
-                for k, x in params.items()
-            }
-            out64 = ctx.run(shifted, "float64")
-            if isinstance(out64, CallFailure):
-                return f"finite differences of the target: {out64}"
-            four.append(as_np(out64))
+        points = [
+            {k: np.asarray(x, np.float64) + a * h * v.get(k, 0.0) / nv + b * h * w.get(k, 0.0) / nw for k, x in p64}
+            for a, b in ((1, 1), (1, -1), (-1, 1), (-1, -1))
+        ]
+        four = _outputs(ctx, points)
+        if isinstance(four, CallFailure):
+            return f"finite differences of the target: {four}"
         est.append((four[0] - four[1] - four[2] + four[3]) / (4 * h * h) * nv * nw)
     d2 = (4 * est[0] - est[1]) / 3
     size = float(np.linalg.norm(d2))
@@ -384,11 +372,6 @@ def noise(ctx: Ctx, params: Params, mode: str, got: float, substitute: str = "",
     return out
 
 
-def recorded(mode: str, dtype: str) -> str:
-    """The check a second-order case of ``mode`` in ``dtype`` is recorded under (its series)."""
-    return mode if dtype == "float64" else f"{mode}_{dtype}"
-
-
 def measure_second(
     ctx: Ctx, params: Params, mode: str, dtype: str = "float64", substitute: str = "", kappa: float = 1.0
 ) -> Measure:
@@ -400,13 +383,14 @@ def measure_second(
     rule is off by far more). With ``substitute`` (blame) the case is not recorded in the series."""
     kind = ctx.target.kind
     n = kind.view_shape(params)[0]
+    check = mode if dtype == "float64" else f"{mode}_{dtype}"  # the cases are recorded under it: its series
     got = _second(ctx, params, mode, substitute, dtype)
     what = SECOND_ORDER[mode] + ("" if dtype == "float64" else f" in {dtype}")
     if isinstance(got, CallFailure):
         if got.kind == "raised" and mode not in declared(ctx, "modes"):  # declined: unsupported, not wrong
             return refusal(got, what)
         if not substitute:
-            ctx.measured.record(recorded(mode, dtype), n, math.inf, params, dtype)
+            ctx.measured.record(check, n, math.inf, params, dtype)
         return Measure(math.inf, f"{what}: {got}")
     judge = _judge(ctx, params, mode, dtype)
     if isinstance(judge, Measure):
@@ -421,7 +405,7 @@ def measure_second(
         r = abs(got - ref) / wobble
         text = f"|difference| / (the target's own rounding noise {wobble:.3g} at inputs a few ulps away) = {r:.6g}"
     if not substitute:
-        ctx.measured.record(recorded(mode, dtype), n, r, params, dtype)
+        ctx.measured.record(check, n, r, params, dtype)
     return Measure(r, f"{what}: v'Hw = {got:.17g}, {how}: {ref:.17g}; {text}")
 
 
@@ -438,16 +422,14 @@ def at_dtype(params: Params, dtype: str) -> Params:
     return rounded(params, dtype) if dtype in DTYPES else {k: _in(v, dtype) for k, v in params.items()}
 
 
-def _unjudged(ctx: Ctx, p: Params, dtype: str) -> Measure | None:
-    """Why a derivative at ``p`` in ``dtype`` is not judged: the allowance promises no digit there,
-    or the kind has no reference and the target's float64 output (the judge) failed."""
-    kind = ctx.target.kind
-    skip = unpromised(_kappa(kind, p), unit_roundoff(dtype), _size(kind, p))
-    if skip is not None:
-        return skip
-    if kind.reference is None and "float64" in ctx.failed_output:
-        return not_run(f"the output check failed in float64 ({ctx.failed_output['float64']}), the judge here")
-    return None
+def _unjudged(ctx: Ctx, p: Params, dtype: str) -> tuple[float, Measure | None]:
+    """The allowance's kappa at ``p`` and why a derivative there in ``dtype`` is not judged: the
+    allowance promises no digit there, or the kind has no reference and the target's float64 output
+    (the judge) failed; None where it is judged."""
+    kappa, skip = allowance(ctx, p, dtype)
+    if skip is None and ctx.target.kind.reference is None and "float64" in ctx.failed_output:
+        skip = not_run(f"the output check failed in float64 ({ctx.failed_output['float64']}), the judge here")
+    return kappa, skip
 
 
 def _scaled(c: Measure, kappa: float, what: str) -> Measure:
@@ -482,10 +464,9 @@ def quantity(check: str, substitute: str = "") -> Quantity:
                 return measure_second(ctx, params, base, "float64", substitute)
             return measure_first(ctx, params, base, dtype, substitute)
         p = at_dtype(params, low)
-        skip = _unjudged(ctx, p, low)
+        kappa, skip = _unjudged(ctx, p, low)
         if skip is not None:
             return skip
-        kappa = _kappa(ctx.target.kind, p)
         if base in SECOND_ORDER:
             return measure_second(ctx, p, base, low, substitute, kappa=kappa)
         what = "backward" if base == "gradient" else "forward mode"
@@ -495,16 +476,5 @@ def quantity(check: str, substitute: str = "") -> Quantity:
     return q
 
 
-__all__ = [
-    "HALF",
-    "SECOND_ORDER",
-    "TORCH_DTYPES",
-    "at_dtype",
-    "declared",
-    "directions",
-    "measure_first",
-    "measure_second",
-    "quantity",
-    "reference",
-    "split",
-]
+__all__ = ["HALF", "SECOND_ORDER", "TORCH_DTYPES", "at_dtype", "declared", "directions", "measure_first"]
+__all__ += ["measure_second", "quantity", "reference", "split"]
