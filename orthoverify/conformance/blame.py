@@ -27,44 +27,21 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from orthoverify.conformance import checks_train, modes
 from orthoverify.conformance.context import Ctx, Quantity, inputs_of, params_of
-from orthoverify.conformance.gradients import q_jvp
+from orthoverify.conformance.derivatives import HALF, SECOND_ORDER, at_dtype, quantity, split
 from orthoverify.conformance.kinds import Params
 from orthoverify.engine.model import Evidence
 from orthoverify.engine.ratios import THRESHOLD, Measure
 from orthoverify.isolation.substitute import SUBSTITUTIONS
 
-_FLOAT64: dict[str, str] = {"jvp": "forward mode (torch.func.jvp)", **modes.SECOND_ORDER}
-_LOWER: dict[str, str] = {
-    **{
-        f"{base}_{dt}": f"{what} in {dt}"
-        for dt in ("float32", *checks_train.HALF)
-        for base, what in (
-            ("gradient", "reverse mode (backward)"),
-            ("jvp", "forward mode (torch.func.jvp)"),
-        )
-    },
-    **{f"{m}_float32": f"{what} in float32" for m, what in modes.SECOND_ORDER.items()},
+_MODES = {"gradient": "reverse mode (backward)", "jvp": "forward mode (torch.func.jvp)", **SECOND_ORDER}
+_LOW = [(m, dt) for dt in ("float32", *HALF) for m in _MODES if dt == "float32" or m in ("gradient", "jvp")]
+BLAMED: dict[str, str] = {
+    **{check: what for check, what in _MODES.items() if check != "gradient"},
+    **{f"{m}_{dt}": f"{_MODES[m]} in {dt}" for m, dt in _LOW},
 }
-BLAMED: dict[str, str] = {**_FLOAT64, **_LOWER}
 """The AD-mode checks whose failures are attributed, and the mode each exercises: in float64, and
 the derivative checks in float32 and the half-precision dtypes (:mod:`~orthoverify.conformance.checks_train`)."""
-
-
-def split(check: str) -> tuple[str, str]:
-    """(the float64 check, the dtype) of a blamed ``check``: ("second_ff", "float32") for
-    ``second_ff_float32``, (``check``, "float64") for a float64 one."""
-    return (check.rpartition("_")[0], check.rpartition("_")[2]) if check in _LOWER else (check, "float64")
-
-
-def quantity(check: str, substitute: str = "") -> Callable[[Ctx, Params, str], Measure]:
-    """The quantity of ``check`` with the target's ``substitute`` operation replaced ("" for none)."""
-    if check in _LOWER:
-        return checks_train.substituted(check, substitute)
-    if check == "jvp":
-        return lambda ctx, params, dtype: q_jvp(ctx, params, dtype, substitute)
-    return modes.q_second(check, substitute)
 
 
 def first_order(ctx: Ctx, check: str, params: Params, quantities: Mapping[str, Quantity]) -> dict[str, float]:
@@ -108,7 +85,7 @@ def sibling(ctx: Ctx, check: str, params: Params, quantities: Mapping[str, Quant
     base, dtype = split(check)
     if dtype == "float64":
         return None
-    return _unrecorded(ctx, quantities[base], checks_train.at_dtype(params, dtype), "float64")
+    return _unrecorded(ctx, quantities[base], at_dtype(params, dtype), "float64")
 
 
 def _fmt(r: float) -> str:

@@ -29,9 +29,9 @@ from orthoverify.conformance import context as cx
 from orthoverify.conformance.context import Ctx, PlanEntry, as_np, failing, inputs_of
 from orthoverify.conformance.coverage import measure_coverage
 from orthoverify.conformance.kinds import Kind, Params
-from orthoverify.conformance.search import scan, sized_cases
+from orthoverify.conformance.search import scanned
 from orthoverify.conformance.target import Target
-from orthoverify.engine.allowance import kappa_text, unpromised
+from orthoverify.engine.allowance import kappa_text
 from orthoverify.engine.model import Counterexample, Evidence
 from orthoverify.engine.ratios import THRESHOLD, Measure
 from orthoverify.isolation.calls import CallFailure
@@ -41,11 +41,8 @@ from orthoverify.tolerance import unit_roundoff
 
 def q_det(ctx: Ctx, params: Params, dtype: str) -> Measure:
     """|det f(P) - 1| / (n sqrt(n) eps kappa) for a target that declares SO(n)."""
-    kind = ctx.target.kind
-    kappa = cx._kappa(kind, params)
+    kappa, skip = cx.allowance(ctx, params, dtype)
     eps = unit_roundoff(dtype)
-    n = cx._size(kind, params)
-    skip = unpromised(kappa, eps, n)
     if skip is not None:
         return skip
     out = ctx.run(params, dtype)
@@ -58,10 +55,6 @@ def q_det(ctx: Ctx, params: Params, dtype: str) -> Measure:
     m = q.shape[-1]
     r = abs(det - 1.0) / (m * math.sqrt(m) * eps * kappa)
     return Measure(r, f"det f(P) = {det:.17g}: |det - 1| / (n sqrt(n) eps{kappa_text(kappa)}) = {r:.6g}")
-
-
-def check_det(ctx: Ctx) -> list[Evidence]:
-    return scan(ctx, "det", q_det, sized_cases(ctx, "det", specials=True))
 
 
 def _declared_group(ctx: Ctx) -> str | None:
@@ -132,7 +125,8 @@ def plan(kind: Kind, target: Target | None) -> list[PlanEntry]:
         "declared group SO(n): every output has det +1 (|det Q - 1| / (n sqrt(n) eps kappa) <= 30), at every size "
         "and magnitude, float32 and float64"
     )
-    return [PlanEntry("det", "bound", statement, check_det, q_det, measures="|det f(P) - 1| / (n sqrt(n) eps kappa)")]
+    run = scanned("det", q_det, specials=True)
+    return [PlanEntry("det", "bound", statement, run, q_det, measures="|det f(P) - 1| / (n sqrt(n) eps kappa)")]
 
 
-__all__ = ["check_det", "covering", "covering_entry", "judge_group", "plan", "q_det"]
+__all__ = ["covering", "covering_entry", "judge_group", "plan", "q_det"]

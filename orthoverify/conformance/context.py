@@ -18,6 +18,7 @@ from orthoverify.backends import get_backend
 from orthoverify.conformance.kinds import Kind, Params
 from orthoverify.conformance.target import Target
 from orthoverify.engine import magnitudes
+from orthoverify.engine.allowance import unpromised
 from orthoverify.engine.checks import RunContext
 from orthoverify.engine.model import Evidence
 from orthoverify.engine.model import Kind as ClaimKind
@@ -29,6 +30,7 @@ from orthoverify.isolation.declare import declaration_of
 from orthoverify.isolation.isolate import InProcessRunner, subject_of
 from orthoverify.isolation.runner import Runner
 from orthoverify.isolation.wire import op_forward
+from orthoverify.tolerance import unit_roundoff
 
 DTYPES: dict[str, torch.dtype] = {"float32": torch.float32, "float64": torch.float64}
 
@@ -195,6 +197,20 @@ class PlanEntry(NamedTuple):
     """What a test ratio check measures, as the statement of its ratio: its counterexamples' quantity."""
 
 
+Row = tuple[bool, str, ClaimKind, str, Callable[[Ctx], list[Evidence]], Any, str]
+"""A check of a plan table: whether it applies, its name, claim kind and statement, the function that runs
+it, its test ratio (then its measured ratio in words last) or, without one (""), its :data:`Remeasure`."""
+
+
+def entries(rows: list[Row]) -> list[PlanEntry]:
+    """The plan entries of the rows that apply."""
+    return [
+        PlanEntry(name, claim, statement, run, q if ratio else None, None if ratio else q, measures=ratio)
+        for when, name, claim, statement, run, q, ratio in rows
+        if when
+    ]
+
+
 def refusal(f: CallFailure, what: str) -> Measure:
     """The case of a mode the target declined with an exception of its own (``f.kind == "raised"``):
     unsupported, with the exception's first line; not measured, never a failure."""
@@ -204,6 +220,13 @@ def refusal(f: CallFailure, what: str) -> Measure:
 
 def _kappa(kind: Kind, params: Params) -> float:
     return kind.condition(params) if kind.condition is not None else 1.0
+
+
+def allowance(ctx: Ctx, params: Params, dtype: str) -> tuple[float, Measure | None]:
+    """The allowance's kappa at ``params`` and, where it promises no digit in ``dtype``, the case's
+    measure (not judged; :func:`~orthoverify.engine.allowance.unpromised`), else None."""
+    kappa = _kappa(ctx.target.kind, params)
+    return kappa, unpromised(kappa, unit_roundoff(dtype), _size(ctx.target.kind, params))
 
 
 def reference_np(kind: Kind, params: Params, digits: int | None = None) -> np.ndarray:

@@ -17,15 +17,13 @@ they are judged here.
 A module itself can be the target (:func:`module_target`): a factory ``n -> module`` (or a module
 class whose constructor takes n) whose weight is parametrised (``torch.nn.utils.parametrize``:
 torch's and geotorch's ``orthogonal``, a ``register_parametrization``) is judged as an
-``orthogonal-map`` from the parametrised original X to the weight, with its lifecycle checks
-(:func:`module_target` lives in :mod:`orthoverify.isolation.build`, since the target's process
-builds it; it is re-exported here, where the README documents it for users).
+``orthogonal-map`` from the parametrised original X to the weight, with its lifecycle checks.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -34,10 +32,10 @@ import torch
 
 from orthoverify.conformance.context import F64, Ctx, PlanEntry, Quantity, as_np
 from orthoverify.conformance.kinds import Params
-from orthoverify.conformance.modes import with_series
-from orthoverify.conformance.search import scan
+from orthoverify.conformance.search import scan, with_series
 from orthoverify.conformance.target import Target
 from orthoverify.engine.model import Evidence
+from orthoverify.engine.model import Kind as ClaimKind
 from orthoverify.engine.ratios import THRESHOLD, Measure, agreement, orthogonality
 from orthoverify.isolation.build import module_target as module_target  # a layer as a target (re-exported)
 from orthoverify.isolation.calls import CallFailure
@@ -97,10 +95,6 @@ def _scenario(ctx: Ctx, op: str, count: int, **kw: Any) -> tuple[list[torch.Tens
     return ws, list(res.devices) + [None] * (count - len(res.devices))
 
 
-def _n(params: Params) -> int:
-    return round(float(np.asarray(params["n"]).reshape(-1)[0]))
-
-
 def _i(params: Params, key: str) -> int:
     return round(float(np.asarray(params[key]).reshape(-1)[0]))
 
@@ -110,7 +104,7 @@ def q_weight_decay(ctx: Ctx, params: Params, dtype: str) -> Measure:
     process, which returns the weight after each); the first step after which the weight breaks its
     invariant, or the worst ratio over all steps."""
     d = _decl(ctx)
-    n, which, steps, seed = _n(params), _i(params, "opt"), _i(params, "steps"), _i(params, "seed")
+    n, which, steps, seed = _i(params, "n"), _i(params, "opt"), _i(params, "steps"), _i(params, "seed")
     name = OPTIMISERS[which]
     got = _scenario(ctx, op_weight_decay, steps + 1, n=n, opt=which, steps=steps, seed=seed, dtype=dtype)
     if isinstance(got, Measure):
@@ -140,7 +134,7 @@ def q_state_dict(ctx: Ctx, params: Params, dtype: str) -> Measure:
     B's weight must equal A's; one more step on both (fresh SGD) must keep them equal and the
     invariant true. The scenario runs in the target's process; its weights are judged here."""
     d = _decl(ctx)
-    n, seed = _n(params), _i(params, "seed")
+    n, seed = _i(params, "n"), _i(params, "seed")
     got = _scenario(ctx, op_state_dict, 4, n=n, seed=seed, dtype=dtype)
     c = got if isinstance(got, Measure) else Measure(*_judge_state_dict(d, got[0], dtype))
     ctx.measured.record("state_dict", n, c.ratio, params, dtype)
@@ -167,7 +161,7 @@ def q_dtype_cast(ctx: Ctx, params: Params, dtype: str) -> Measure:
     dtype's unit roundoff (a cast up cannot add accuracy a float32 initialisation lacks), and
     survives one optimiser step. A cast the target does not declare that fails is not applicable."""
     d = _decl(ctx)
-    n, cast, seed = _n(params), _i(params, "cast"), _i(params, "seed")
+    n, cast, seed = _i(params, "n"), _i(params, "cast"), _i(params, "seed")
     name, dt = CASTS[cast]
     declared = str(dt).removeprefix("torch.") in (*declared_casts(d),)
     got = _scenario(ctx, op_dtype_cast, 2, n=n, cast=cast, seed=seed)
@@ -195,7 +189,7 @@ def q_to_device(ctx: Ctx, params: Params, dtype: str) -> Measure:
     """``module.to(other device)``: the weight lives there, satisfies the invariant and agrees with
     the weight on the first device; one optimiser step runs there."""
     d = _decl(ctx)
-    n, seed = _n(params), _i(params, "seed")
+    n, seed = _i(params, "n"), _i(params, "seed")
     other = ctx.other_device
     got = _scenario(ctx, op_to_device, 3, n=n, seed=seed, dtype=dtype, other=other)
     if isinstance(got, Measure):
@@ -220,52 +214,75 @@ def declared_casts(d: Declaration) -> tuple[str, ...]:
     return ("float32", "float64", *d.dtypes)
 
 
-def _point(**kw: int) -> dict[str, np.ndarray]:
-    return {k: np.array([float(v)]) for k, v in kw.items()}
-
-
-def _dtype(ctx: Ctx) -> str:
-    """The dtype the modules are built in: float32 (torch's default) when it is under test."""
-    return "float32" if "float32" in ctx.dtypes else ctx.dtypes[0]
-
-
-def _sizes(ctx: Ctx) -> tuple[int, ...]:
-    return ctx.profile.pick(ctx.target.kind.sizes[1::2], ctx.target.kind.sizes, ctx.target.kind.sizes)
-
-
-def _run(ctx: Ctx, check: str, q: Quantity, cases: Iterator[tuple[Params, str]], what: str) -> list[Evidence]:
-    """scan over the scenarios (their points are not in the kind's domain: no domain filter)."""
-    plain = replace(ctx, target=replace(ctx.target, domain=None))
-    return with_series(plain, check, q, scan(plain, check, q, cases), what)
-
-
-def check_weight_decay(ctx: Ctx) -> list[Evidence]:
+def _scenarios(ctx: Ctx, check: str) -> list[tuple[Params, str]]:
+    """The points of ``check``: every size of the profile (every other one on quick), at each
+    optimiser or cast, seeded by the run's seed plus n, in the dtype the modules are built in
+    (float32, torch's default, when it is under test; a cast always starts from float32)."""
+    kind = ctx.target.kind
+    dtype = "float32" if "float32" in ctx.dtypes or check == "dtype_cast" else ctx.dtypes[0]
     steps = ctx.profile.lifecycle_steps
-    cases = (
-        (_point(n=n, opt=i, steps=steps, seed=ctx.seed + n), _dtype(ctx))
-        for n in _sizes(ctx)
-        for i in range(len(OPTIMISERS))
-    )
-    return _run(ctx, "weight_decay", q_weight_decay, cases, "optimiser steps with weight decay (SGD, Adam, AdamW)")
+    axis = {
+        "weight_decay": [{"opt": i, "steps": steps} for i in range(len(OPTIMISERS))],
+        "dtype_cast": [{"cast": i} for i in range(len(CASTS))],
+    }.get(check, [{}])
+    sizes = ctx.profile.pick(kind.sizes[1::2], kind.sizes, kind.sizes)
+    return [
+        ({k: np.array([float(v)]) for k, v in {"n": n, **a, "seed": ctx.seed + n}.items()}, dtype)
+        for n in sizes
+        for a in axis
+    ]
 
 
-def check_state_dict(ctx: Ctx) -> list[Evidence]:
-    cases = ((_point(n=n, seed=ctx.seed + n), _dtype(ctx)) for n in _sizes(ctx))
-    return _run(ctx, "state_dict", q_state_dict, cases, "state_dict save, load into a fresh module, one step")
+def _check(check: str, q: Quantity, what: str) -> Callable[[Ctx], list[Evidence]]:
+    """``check`` scanned over its scenarios (their points are not in the kind's domain: no domain
+    filter), with its series; ``what`` the step it exercises ({other}: the second device)."""
+
+    def run(ctx: Ctx) -> list[Evidence]:
+        plain = replace(ctx, target=replace(ctx.target, domain=None))
+        evidence = scan(plain, check, q, iter(_scenarios(ctx, check)))
+        return with_series(plain, check, q, evidence, what.format(other=ctx.other_device))
+
+    return run
 
 
-def check_dtype_cast(ctx: Ctx) -> list[Evidence]:
-    cases = ((_point(n=n, cast=i, seed=ctx.seed + n), "float32") for n in _sizes(ctx) for i in range(len(CASTS)))
-    return _run(ctx, "dtype_cast", q_dtype_cast, cases, ".double(), .float(), .half(), .bfloat16()")
-
-
-def check_to_device(ctx: Ctx) -> list[Evidence]:
-    cases = ((_point(n=n, seed=ctx.seed + n), _dtype(ctx)) for n in _sizes(ctx))
-    return _run(ctx, "to_device", q_to_device, cases, f".to({ctx.other_device!r})")
+_STATEMENTS: dict[str, tuple[ClaimKind, str, str]] = {  # {what}: the invariant; {other}: the second device
+    "weight_decay": (
+        "bound",
+        "from the module's own initialisation, after each of several SGD, Adam and AdamW steps with weight decay "
+        "the weight is {what}",
+        "the weight's ratio against its invariant ({what}), worst over SGD, Adam and AdamW steps",
+    ),
+    "state_dict": (
+        "identity",
+        "a state_dict loaded into a fresh module gives the same weight, before and after one more step, and the "
+        "weight is {what}",
+        "||reloaded weight - saved weight||_F / (n eps ||saved weight||_F), before and after one step",
+    ),
+    "dtype_cast": (
+        "bound",
+        "after .double(), .float() (and .half(), .bfloat16() where declared) the weight has that dtype and is {what} "
+        "on that dtype's unit roundoff, before and after one step; an undeclared cast that fails is not applicable",
+        "the cast weight's ratio against its invariant ({what}) on that dtype's unit roundoff",
+    ),
+    "to_device": (
+        "identity",
+        "after .to({other!r}) the weight lives there, equals the weight before the move and is {what} after one "
+        "step there",
+        "||weight on {other!r} - weight before the move||_F / (n eps ||weight||_F)",
+    ),
+}
+"""Each lifecycle check's claim kind, statement and measured ratio."""
+_CHECKS: dict[str, tuple[Quantity, str]] = {  # the quantity and the step it exercises
+    "weight_decay": (q_weight_decay, "optimiser steps with weight decay (SGD, Adam, AdamW)"),
+    "state_dict": (q_state_dict, "state_dict save, load into a fresh module, one step"),
+    "dtype_cast": (q_dtype_cast, ".double(), .float(), .half(), .bfloat16()"),
+    "to_device": (q_to_device, ".to({other!r})"),
+}
 
 
 def plan(target: Target | None, other_device: str | None) -> list[PlanEntry]:
-    """The lifecycle checks the target's declaration asks for (none without a module factory)."""
+    """The lifecycle checks the target's declaration asks for (none without a module factory;
+    ``to_device`` only with a second device)."""
     d = declaration_of(target) if target is not None else None
     if d is None or d.module is None:
         return []
@@ -275,53 +292,9 @@ def plan(target: Target | None, other_device: str | None) -> list[PlanEntry]:
         else "orthogonal (test ratio <= 30)"
     ) + " and not degenerate (no zero or repeated columns)"
     out: list[PlanEntry] = []
-    if "weight_decay" in d.lifecycle:
-        out.append(
-            PlanEntry(
-                "weight_decay",
-                "bound",
-                f"from the module's own initialisation, after each of several SGD, Adam and AdamW steps with weight "
-                f"decay the weight is {what}",
-                check_weight_decay,
-                q_weight_decay,
-                measures=f"the weight's ratio against its invariant ({what}), worst over SGD, Adam and AdamW steps",
-            )
-        )
-    if "state_dict" in d.lifecycle:
-        out.append(
-            PlanEntry(
-                "state_dict",
-                "identity",
-                f"a state_dict loaded into a fresh module gives the same weight, before and after one more step, "
-                f"and the weight is {what}",
-                check_state_dict,
-                q_state_dict,
-                measures="||reloaded weight - saved weight||_F / (n eps ||saved weight||_F), before and after one step",
-            )
-        )
-    if "dtype_cast" in d.lifecycle:
-        out.append(
-            PlanEntry(
-                "dtype_cast",
-                "bound",
-                f"after .double(), .float() (and .half(), .bfloat16() where declared) the weight has that dtype and is "
-                f"{what} on that dtype's unit roundoff, before and after one step; an undeclared cast that fails is "
-                "not applicable",
-                check_dtype_cast,
-                q_dtype_cast,
-                measures=f"the cast weight's ratio against its invariant ({what}) on that dtype's unit roundoff",
-            )
-        )
-    if "to_device" in d.lifecycle and other_device is not None:
-        out.append(
-            PlanEntry(
-                "to_device",
-                "identity",
-                f"after .to({other_device!r}) the weight lives there, equals the weight before the move and is "
-                f"{what} after one step there",
-                check_to_device,
-                q_to_device,
-                measures=f"||weight on {other_device!r} - weight before the move||_F / (n eps ||weight||_F)",
-            )
-        )
+    for name, (claim_kind, statement, measures) in _STATEMENTS.items():
+        if name in d.lifecycle and (name != "to_device" or other_device is not None):
+            text, ratio = (t.format(what=what, other=other_device) for t in (statement, measures))
+            q, step = _CHECKS[name]
+            out.append(PlanEntry(name, claim_kind, text, _check(name, q, step), q, measures=ratio))
     return out

@@ -11,7 +11,8 @@ from typing import Any
 
 import torch
 
-from orthoverify.conformance.context import Ctx, PlanEntry, Quantity, Remeasure
+from orthoverify.conformance.checks_train import plan as derivative_checks
+from orthoverify.conformance.context import Ctx, PlanEntry, Remeasure, Row, entries
 from orthoverify.conformance.contract import (
     check_bad_input,
     check_output,
@@ -21,193 +22,16 @@ from orthoverify.conformance.contract import (
     measure_side_effects,
 )
 from orthoverify.conformance.coverage import check_coverage, check_coverage_by_optimisation, measure_coverage
-from orthoverify.conformance.gradients import q_gradient, q_jvp
 from orthoverify.conformance.kinds import KINDS, Params
 from orthoverify.conformance.quantities import q_batch, q_determinism, q_devices, q_float32, q_forward, q_orthogonal
 from orthoverify.conformance.reach import plan as reach_plan
-from orthoverify.conformance.search import check_determinism, scan, search_orthogonal, sized_cases
+from orthoverify.conformance.search import check_determinism, scanned, search_orthogonal
 from orthoverify.conformance.target import Target
-from orthoverify.engine.model import Evidence
 from orthoverify.engine.ratios import Measure
 from orthoverify.isolation.adapters import ADAPTERS
 from orthoverify.isolation.declare import ADAPTER_DECLARATIONS, DOMAINS, KEYWORDS
 
 Plan = list[PlanEntry]
-
-
-def other_device(device: str) -> str | None:
-    """The device the ``devices`` check compares ``device`` with: cuda from cpu when a GPU is
-    there, cpu from cuda; None when there is no second device."""
-    if device.startswith("cuda"):
-        return "cpu"
-    return "cuda" if torch.cuda.is_available() else None
-
-
-def _scan(check: str, q: Quantity, **kw: Any) -> Callable[[Ctx], list[Evidence]]:
-    """A check that scans its quantity ``q`` over sized cases (``kw``: :func:`~.search.sized_cases`'s)."""
-    return lambda c: scan(c, check, q, sized_cases(c, check, **kw))
-
-
-def _without_record(m: Callable[[Ctx, Params, str], Measure]) -> Remeasure:
-    """A measuring routine that does not read the recorded value, as a :data:`~.context.Remeasure`."""
-    return lambda ctx, params, dtype, _recorded: m(ctx, params, dtype)
-
-
-def plan_checks(
-    kind_name: str,
-    dtypes: tuple[str, ...],
-    has_inverse: bool = False,
-    device: str = "cpu",
-    target: Target | None = None,
-    bitwise_determinism: bool = False,
-) -> Plan:
-    kind = KINDS[kind_name]
-    against = (
-        "50-digit central differences of the reference"
-        if kind.reference is not None
-        else "float64 central differences of the target"
-    )
-    second = other_device(device)
-    p: Plan = [
-        PlanEntry(
-            "output",
-            "identity",
-            "the call returns a finite tensor of the declared shape and dtype",
-            check_output,
-            measure=_without_record(measure_output),
-        ),
-    ]
-    if kind.orthogonal_output:
-        p.append(
-            PlanEntry(
-                "orthogonal",
-                "bound",
-                "the output is orthogonal (test ratio <= 30) for every parameter value of the declared domain, "
-                "at every magnitude",
-                search_orthogonal,
-                q_orthogonal,
-                measures="||f(P)'f(P) - I||_F / (n eps kappa)",
-            )
-        )
-    if kind.reference is not None:
-        p.append(
-            PlanEntry(
-                "forward",
-                "identity",
-                f"the output equals orthoverify's reference under the declared conventions: {kind.conventions}",
-                _scan("forward", q_forward, specials=True),
-                q_forward,
-                measures="||f(P) - reference(P)||_F / (n eps kappa ||reference(P)||_F)",
-            )
-        )
-    p.append(
-        PlanEntry(
-            "gradient",
-            "gradient",
-            f"the target's backward gives the gradient of sum(f(P) * G) (against {against})",
-            _scan("gradient", q_gradient, scales=(1.0,), dtypes=("float64",)),
-            q_gradient,
-            measures="||gradient - reference gradient||_F / (n eps ||reference gradient||_F)",
-        )
-    )
-    p.append(
-        PlanEntry(
-            "jvp",
-            "gradient",
-            "the target's forward-mode derivative (torch.func.jvp) along a random direction equals the directional "
-            f"derivative ({against}); unsupported when the target declines forward mode with an exception",
-            _scan("jvp", q_jvp, scales=(1.0,), dtypes=("float64",)),
-            q_jvp,
-            measures="||jvp - reference directional derivative||_F / (n eps ||reference directional derivative||_F)",
-        )
-    )
-    if "float32" in dtypes and "float64" in dtypes:
-        p.append(
-            PlanEntry(
-                "float32",
-                "bound",
-                "float32 agrees with float64 to float32 precision (no drift)",
-                _scan("float32", q_float32, scales=(1.0,), dtypes=("float32",)),
-                q_float32,
-                measures="||f32(P) - f64(P)||_F / (n eps32 kappa ||f64(P)||_F)",
-            )
-        )
-    p.append(
-        PlanEntry(
-            "batch",
-            "identity",
-            "parameters stacked on a leading axis give the outputs stacked",
-            _scan("batch", q_batch, scales=(1.0,)),
-            q_batch,
-            measures="max_i ||batched f[i] - f(P_i)||_F / (2 n eps kappa ||f(P_i)||_F)",
-        )
-    )
-    p.append(
-        PlanEntry(
-            "determinism",
-            "identity",
-            "repeated calls give bitwise equal outputs"
-            if bitwise_determinism
-            else "repeated calls agree to the allowance (test ratio; bitwise equality is not asked for: "
-            "--bitwise-determinism)",
-            check_determinism,
-            q_determinism,
-            measures="repeated calls bitwise equal"
-            if bitwise_determinism
-            else "max_i ||f_i(P) - f_1(P)||_F / (2 n eps kappa ||f_1(P)||_F) over three calls",
-        )
-    )
-    if second is not None:
-        p.append(
-            PlanEntry(
-                "devices",
-                "identity",
-                f"the output on {second} agrees with the output on {device} (test ratio)",
-                _scan("devices", q_devices, scales=(1.0,)),
-                q_devices,
-                measures=f"||f(P) on {second} - f(P) on {device}||_F / (2 n eps kappa ||f(P)||_F)",
-            )
-        )
-    if kind.inverse is not None or has_inverse:
-        p.append(
-            PlanEntry(
-                "coverage",
-                "coverage",
-                kind.coverage_statement,
-                check_coverage,
-                measure=_without_record(measure_coverage),
-            )
-        )
-    elif kind.coverage_by_optimisation:
-        p.append(
-            PlanEntry(
-                "coverage",
-                "coverage",
-                "every orthogonal matrix of each connected component of O(n) the map reaches is reached",
-                check_coverage_by_optimisation,
-                measure=_without_record(measure_coverage),
-            )
-        )
-    p.append(
-        PlanEntry(
-            "bad_input",
-            "identity",
-            "a NaN parameter raises or propagates, never gives a finite answer",
-            check_bad_input,
-            measure=_without_record(measure_bad_input),
-        )
-    )
-    p.append(
-        PlanEntry(
-            "side_effects",
-            "identity",
-            "a call changes nothing but its output: not its arguments, not the working directory, and it does not "
-            "flood stdout/stderr",
-            check_side_effects,
-            measure=measure_side_effects,
-        )
-    )
-    return reach_plan(p, kind, target, second)  # second order, vmap, declared checks, lifecycle
 
 
 DECLARED_CHECKS: dict[str, str] = {
@@ -225,6 +49,68 @@ DECLARED_CHECKS: dict[str, str] = {
     "det": "group='SO(n)': every output has det +1 (a real orthogonal kind)",
 }
 """Checks a declaration adds to the plan, with the keyword that adds them."""
+
+
+def other_device(device: str) -> str | None:
+    """The device the ``devices`` check compares ``device`` with: cuda from cpu when a GPU is
+    there, cpu from cuda; None when there is no second device."""
+    if device.startswith("cuda"):
+        return "cpu"
+    return "cuda" if torch.cuda.is_available() else None
+
+
+def _without_record(m: Callable[[Ctx, Params, str], Measure]) -> Remeasure:
+    """A measuring routine that does not read the recorded value, as a :data:`~.context.Remeasure`."""
+    return lambda ctx, params, dtype, _recorded: m(ctx, params, dtype)
+
+
+def plan_checks(
+    kind_name: str,
+    dtypes: tuple[str, ...],
+    has_inverse: bool = False,
+    device: str = "cpu",
+    target: Target | None = None,
+    bitwise_determinism: bool = False,
+) -> Plan:
+    kind = KINDS[kind_name]
+    second = other_device(device)
+    bitwise = bitwise_determinism
+    coverage = kind.inverse is not None or has_inverse
+    head: list[Row] = [
+        (True, "output", "identity", "the call returns a finite tensor of the declared shape and dtype",
+         check_output, _without_record(measure_output), ""),
+        (kind.orthogonal_output, "orthogonal", "bound", "the output is orthogonal (test ratio <= 30) for every "
+         "parameter value of the declared domain, at every magnitude", search_orthogonal, q_orthogonal,
+         "||f(P)'f(P) - I||_F / (n eps kappa)"),
+        (kind.reference is not None, "forward", "identity", "the output equals orthoverify's reference under the "
+         f"declared conventions: {kind.conventions}", scanned("forward", q_forward, specials=True), q_forward,
+         "||f(P) - reference(P)||_F / (n eps kappa ||reference(P)||_F)"),
+    ]
+    tail: list[Row] = [
+        ("float32" in dtypes and "float64" in dtypes, "float32", "bound",
+         "float32 agrees with float64 to float32 precision (no drift)",
+         scanned("float32", q_float32, scales=(1.0,), dtypes=("float32",)), q_float32,
+         "||f32(P) - f64(P)||_F / (n eps32 kappa ||f64(P)||_F)"),
+        (True, "batch", "identity", "parameters stacked on a leading axis give the outputs stacked",
+         scanned("batch", q_batch, scales=(1.0,)), q_batch,
+         "max_i ||batched f[i] - f(P_i)||_F / (2 n eps kappa ||f(P_i)||_F)"),
+        (True, "determinism", "identity", "repeated calls give bitwise equal outputs" if bitwise else "repeated "
+         "calls agree to the allowance (test ratio; bitwise equality is not asked for: --bitwise-determinism)",
+         check_determinism, q_determinism, "repeated calls bitwise equal" if bitwise
+         else "max_i ||f_i(P) - f_1(P)||_F / (2 n eps kappa ||f_1(P)||_F) over three calls"),
+        (second is not None, "devices", "identity", f"the output on {second} agrees with the output on {device} "
+         "(test ratio)", scanned("devices", q_devices, scales=(1.0,)), q_devices,
+         f"||f(P) on {second} - f(P) on {device}||_F / (2 n eps kappa ||f(P)||_F)"),
+        (coverage or kind.coverage_by_optimisation, "coverage", "coverage", kind.coverage_statement if coverage
+         else "every orthogonal matrix of each connected component of O(n) the map reaches is reached",
+         check_coverage if coverage else check_coverage_by_optimisation, _without_record(measure_coverage), ""),
+        (True, "bad_input", "identity", "a NaN parameter raises or propagates, never gives a finite answer",
+         check_bad_input, _without_record(measure_bad_input), ""),
+        (True, "side_effects", "identity", "a call changes nothing but its output: not its arguments, not the "
+         "working directory, and it does not flood stdout/stderr", check_side_effects, measure_side_effects, ""),
+    ]
+    p = entries(head) + derivative_checks(kind, target, dtypes, stage=0) + entries(tail)  # float64 gradient, jvp
+    return reach_plan(p, kind, target, second)  # second order, vmap, declared checks, lifecycle
 
 
 def listing() -> dict[str, Any]:

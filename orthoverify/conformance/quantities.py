@@ -10,31 +10,18 @@ from typing import Any
 import numpy as np
 import torch
 
-from orthoverify.conformance.context import (
-    DTYPES,
-    F64,
-    Ctx,
-    _kappa,
-    _size,
-    as_np,
-    failed,
-    reference_np,
-    rounded,
-)
-from orthoverify.conformance.kinds import Params
-from orthoverify.engine.allowance import kappa_text, unpromised
+from orthoverify.conformance.context import DTYPES, F64, Ctx, _kappa, allowance, as_np, failed, reference_np, rounded
+from orthoverify.conformance.kinds import Kind, Params
+from orthoverify.engine.allowance import kappa_text
 from orthoverify.engine.ratios import Measure, agreement, fails, orthogonality
 from orthoverify.errors import OrthoverifyError
 from orthoverify.isolation.calls import CallFailure, checked
 from orthoverify.isolation.wire import op_forward
-from orthoverify.tolerance import unit_roundoff
 
 
 # ------------------------------------------------------------------------------ quantities
 def q_orthogonal(ctx: Ctx, params: Params, dtype: str) -> Measure:
-    kind = ctx.target.kind
-    kappa = _kappa(kind, params)
-    skip = unpromised(kappa, unit_roundoff(dtype), _size(kind, params))
+    kappa, skip = allowance(ctx, params, dtype)
     if skip is not None:
         return skip
     out = ctx.run(params, dtype)
@@ -46,8 +33,7 @@ def q_orthogonal(ctx: Ctx, params: Params, dtype: str) -> Measure:
 
 def q_forward(ctx: Ctx, params: Params, dtype: str) -> Measure:
     kind = ctx.target.kind
-    kappa = _kappa(kind, params)
-    skip = unpromised(kappa, unit_roundoff(dtype), _size(kind, params))
+    kappa, skip = allowance(ctx, params, dtype)
     if skip is not None:
         return skip
     try:
@@ -68,8 +54,7 @@ def q_float32(ctx: Ctx, params: Params, dtype: str = "float32") -> Measure:
     """float32 against float64 of the target on the same (float32-rounded) parameters, scaled by the
     kind's allowance: the two agree to what a backward-stable float32 evaluation promises."""
     p32 = rounded(params, "float32")
-    kappa = _kappa(ctx.target.kind, p32)
-    skip = unpromised(kappa, unit_roundoff(torch.float32), _size(ctx.target.kind, p32))
+    kappa, skip = allowance(ctx, p32, "float32")
     if skip is not None:
         return skip
     lo, hi = ctx.run(p32, "float32"), ctx.run(p32, "float64")
@@ -108,33 +93,41 @@ def q_determinism(ctx: Ctx, params: Params, dtype: str) -> Measure:
     return Measure(r, f"repeated calls differ by up to {diff:.3g}: {ratio}")
 
 
+def same_shape_sets(kind: Kind, params: Params, rng: np.random.Generator, count: int = 3) -> list[Params]:
+    """``params`` and more draws of the same size and shapes (m varies for U), up to ``count``."""
+    shapes = {k: np.shape(v) for k, v in params.items()}
+    n = next(iter(params.values())).shape[0]
+    sets: list[Params] = [params]
+    for _ in range(50):
+        if len(sets) == count:
+            break
+        cand = kind.draw(rng, n, 1.0)
+        if {k: np.shape(v) for k, v in cand.items()} == shapes:
+            sets.append(cand)
+    return sets
+
+
+def stacked(ctx: Ctx, op: str, sets: list[Params], in_dtype: str, **expect: Any) -> torch.Tensor | CallFailure:
+    """The raw output of the target's operation ``op`` on ``sets`` stacked on a leading axis (in
+    ``in_dtype``), checked to have that axis (and ``expect``: :func:`~.calls.checked`'s)."""
+    kind = ctx.target.kind
+    args = [torch.stack(parts) for parts in zip(*(kind.args(s, DTYPES[in_dtype], "cpu") for s in sets), strict=True)]
+    res = ctx.remote(op, *args)
+    shape = (len(sets), *kind.out_shape(sets[0]))
+    return res if isinstance(res, CallFailure) else checked(res[0] if res else None, shape=shape, **expect)
+
+
 def q_batch(ctx: Ctx, params: Params, dtype: str) -> Measure:
     """Three parameter sets stacked on a leading axis must give the three outputs stacked."""
     kind = ctx.target.kind
-    dt = DTYPES[dtype]
-    rng = ctx.rng("batch", dtype)
-    shapes = {k: v.shape for k, v in params.items()}
-    n = next(iter(params.values())).shape[0]
-    sets = [params]
-    for _ in range(50):  # draws of the same size until two more have the same shapes (m varies for U)
-        if len(sets) == 3:
-            break
-        cand = kind.draw(rng, n, 1.0)
-        if {k: v.shape for k, v in cand.items()} == shapes:
-            sets.append(cand)
+    sets = same_shape_sets(kind, params, ctx.rng("batch", dtype))
     singles = [ctx.run(s, dtype) for s in sets]
     for out in singles:
         if isinstance(out, CallFailure):
             return failed(out, "single call: ")
-    stacked = [torch.stack(parts) for parts in zip(*(kind.args(s, dt, "cpu") for s in sets), strict=True)]
-    res = ctx.remote(op_forward, *stacked)
-    if isinstance(res, CallFailure) and res.kind in ("not-run", "died", "timeout"):
-        return failed(res, "batched call: ")
-    out = (
-        res
-        if isinstance(res, CallFailure)
-        else checked(res[0] if res else None, shape=(len(sets), *kind.out_shape(params)), dtype=kind.out_dtype(dt))
-    )
+    out = stacked(ctx, op_forward, sets, dtype, dtype=kind.out_dtype(DTYPES[dtype]))
+    if isinstance(out, CallFailure) and out.kind in ("not-run", "died", "timeout"):
+        return failed(out, "batched call: ")
     if isinstance(out, CallFailure):
         return Measure(math.nan, f"the target does not take stacked parameters: {out}")
     out = kind.view(out)

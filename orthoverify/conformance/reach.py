@@ -10,10 +10,10 @@ from typing import Any
 import torch
 
 from orthoverify.conformance import blame, checks_group, checks_train, lifecycle, modes
-from orthoverify.conformance.context import DTYPES, F64, Ctx, PlanEntry, as_np
+from orthoverify.conformance.context import DTYPES, F64, Ctx, PlanEntry, Row, as_np, entries
 from orthoverify.conformance.kinds import Kind, Params
 from orthoverify.conformance.quantities import q_batch
-from orthoverify.conformance.search import scan, sized_cases
+from orthoverify.conformance.search import scanned
 from orthoverify.conformance.target import Target
 from orthoverify.engine.model import Evidence
 from orthoverify.engine.ratios import Measure, agreement
@@ -44,12 +44,6 @@ def q_entry_points(ctx: Ctx, params: Params, dtype: str) -> Measure:
     return Measure(r, f"||{d.also_name} - target|| / (n eps ||target||) = {r:.6g}")
 
 
-def check_entry_points(ctx: Ctx) -> list[Evidence]:
-    cases = sized_cases(ctx, "entry_points", scales=(1e-3, 1.0, 1e3))
-    q = q_entry_points
-    return modes.with_series(ctx, "entry_points", q, scan(ctx, "entry_points", q, cases), "second entry point")
-
-
 def declared_data(target: Target) -> dict[str, Any] | None:
     """The target's declaration as JSON data (for the result's ``validate`` key), or None."""
     d = declaration_of(target)
@@ -64,10 +58,6 @@ def q_batch_declared(ctx: Ctx, params: Params, dtype: str) -> Measure:
     return c
 
 
-def _batch_declared(ctx: Ctx) -> list[Evidence]:
-    return scan(ctx, "batch_declared", q_batch_declared, sized_cases(ctx, "batch", scales=(1.0,)))
-
-
 def _batch_not_declared(ctx: Ctx) -> list[Evidence]:
     ev = Evidence("", "batch", "float", ctx.label(ctx.dtypes[0]))
     ev.notes = "Not applicable (nothing was measured, so no verdict): the target declares batches=False"
@@ -78,26 +68,22 @@ def plan(p: list[PlanEntry], kind: Kind, target: Target | None, other_device: st
     """``p`` (the kind's plan) with the checks of this module before its last entry (bad_input),
     and the batch check as the target declares it (only the kind's own checks without a target)."""
     dtypes = ("float32", "float64") if any(name == "float32" for name, *_ in p) else ("float64",)
-    extra = checks_group.plan(kind, target) + checks_train.plan(kind, target, dtypes)  # det; float32/batch gradients
-    extra += modes.plan(kind, target) + checks_train.plan_second_float32(kind, dtypes)  # float64 before float32
+    derivs = [checks_train.plan(kind, target, dtypes, stage) for stage in (1, 2, 3)]  # float32/half/batch; 2nd order
+    extra = checks_group.plan(kind, target) + derivs[0] + derivs[1] + modes.plan(kind, target) + derivs[2]
     d = declaration_of(target) if target is not None else None
-    if d is not None and d.also is not None:
-        extra.append(
-            PlanEntry(
-                "entry_points",
-                "identity",
-                f"the declared {d.also_name} returns the same matrix as the target (test ratio <= 30)",
-                check_entry_points,
-                q_entry_points,
-                measures=f"||{d.also_name}(P) - f(P)||_F / (n eps ||f(P)||_F)",
-            )
-        )
+    also = d.also_name if d is not None and d.also is not None else None
+    statement = f"the declared {also} returns the same matrix as the target (test ratio <= 30)"
+    entry_points = scanned("entry_points", q_entry_points, "second entry point", scales=(1e-3, 1.0, 1e3))
+    ratio = f"||{also}(P) - f(P)||_F / (n eps ||f(P)||_F)"
+    row: Row = (also is not None, "entry_points", "identity", statement, entry_points, q_entry_points, ratio)
+    extra += entries([row])
     extra += lifecycle.plan(target, other_device if other_device is not None and torch.cuda.is_available() else None)
+    declared_batch = scanned("batch_declared", q_batch_declared, salt="batch", scales=(1.0,))
     out = []
     for e in p:
         if e.name == "batch" and d is not None and d.batches is True:
             statement = f"{e.statement} (declared batches=True: a target that refuses a stack is refuted)"
-            e = e._replace(statement=statement, run=_batch_declared, quantity=q_batch_declared)
+            e = e._replace(statement=statement, run=declared_batch, quantity=q_batch_declared)
             e = e._replace(recorded_as="batch_declared")
         elif e.name == "batch" and d is not None and d.batches is False:
             e = e._replace(statement=f"{e.statement} (declared batches=False)", run=_batch_not_declared)

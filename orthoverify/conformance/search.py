@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import torch
 
@@ -192,6 +193,34 @@ def scan(
     so are cases whose call was never made (the target's process gave up): evidence without a
     verdict, never a pass."""
     return scans.scan(scanner(ctx, check, q, minimise), cases, method, note)
+
+
+def with_series(ctx: Ctx, check: str, q: Quantity, evidence: list[Evidence], what: str) -> list[Evidence]:
+    """The evidence of ``check`` with the mode or lifecycle step it exercised, its (n, ratio) series
+    and, for a failure, the smallest failing case as its counterexample and the replay command
+    (:func:`~orthoverify.engine.scan.with_series` over the cases ``ctx.measured`` kept)."""
+    return scans.with_series(
+        ctx.measured,
+        check,
+        evidence,
+        what,
+        dtype_of=lambda ev: ev.backend.split("-")[1] if ev.backend.count("-") >= 2 else "",
+        measure=lambda params, dtype: q(ctx, params, dtype),
+        inputs=inputs_of,
+        replay=f"orthoverify replay RESULT.json conformance.{ctx.target.kind.name}.{check} --target {ctx.target.spec}",
+    )
+
+
+def scanned(check: str, q: Quantity, series: str = "", salt: str = "", **kw: Any) -> Callable[[Ctx], list[Evidence]]:
+    """A check that scans its quantity ``q`` over sized cases (``kw``: :func:`sized_cases`'s, drawn
+    with ``salt``, default the check's name), with its recorded series (:func:`with_series`, the
+    mode it exercises in words) when ``series`` says what it exercises."""
+
+    def run(ctx: Ctx) -> list[Evidence]:
+        evidence = scan(ctx, check, q, sized_cases(ctx, salt or check, **kw))
+        return with_series(ctx, check, q, evidence, series) if series else evidence
+
+    return run
 
 
 def outward(ctx: Ctx, dtype: str, salt: str) -> Iterator[Labelled]:

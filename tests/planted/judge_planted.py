@@ -221,7 +221,7 @@ SECOND_ORDER = (
     "second_fr_float32",
     "second_rr_float32",
 )
-"""Issue 19's second-order checks (conformance/modes.py) and their float32 runs (checks_train.py),
+"""Issue 19's second-order checks and their float32 runs (conformance/derivatives.py, checks_train.py),
 pinned below as measured: second_ff (and second_ff_float32) is refuted for every planted map that
 calls torch.linalg.solve, the textbook Cayley map included (v'Hw exactly half the 4-point
 difference). The fault is torch's: its forward-mode rule of linalg.solve treats A^-1 as a constant

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from orthoverify.conformance import blame, causes, checks_train, modes, validate
+from orthoverify.conformance import blame, causes, checks_train, derivatives, validate
 from orthoverify.conformance.kinds import KINDS
 from orthoverify.engine.runner import RunResult
 from orthoverify.isolation.substitute import SUBSTITUTIONS, make_substituted
@@ -170,18 +170,18 @@ def test_a_users_own_wrong_float32_rule_is_not_blamed_on_torch() -> None:
 
 
 def test_every_lower_precision_derivative_check_is_blamed_against_its_float64_sibling() -> None:
-    """Each derivative check of checks_train (not the batch gradient) is blamed, and its sibling is
+    """Each lower-precision derivative check of checks_train (not the batch gradient) is blamed, and its sibling is
     the float64 check of the same mode."""
     kind = KINDS["orthogonal-map"]
-    planned = [e.name for e in checks_train.plan(kind, None) + checks_train.plan_second_float32(kind)]
-    planned += [f"{w}_{d}" for w in ("gradient", "jvp") for d in checks_train.HALF]
+    planned = [e.name for stage in (1, 3) for e in checks_train.plan(kind, None, stage=stage)]
+    planned += [f"{w}_{d}" for w in ("gradient", "jvp") for d in derivatives.HALF]
     for name in planned:
         if name == "gradient_batch":
             assert name not in blame.BLAMED
             continue
         assert name in blame.BLAMED, name
         base, dtype = blame.split(name)
-        assert name == f"{base}_{dtype}" and base in ("gradient", "jvp", *modes.SECOND_ORDER)
+        assert name == f"{base}_{dtype}" and base in ("gradient", "jvp", *derivatives.SECOND_ORDER)
     assert blame.split("second_ff") == ("second_ff", "float64")
 
 

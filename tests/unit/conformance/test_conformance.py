@@ -213,10 +213,11 @@ def test_a_check_that_does_not_apply_is_inconclusive_not_failed(tmp_path: Path) 
 def test_forward_mode_is_checked_against_the_reference() -> None:
     """jvp of a target whose forward-mode rule is wrong is refuted; one without a rule is unsupported."""
     from orthoverify.conformance.context import session
-    from orthoverify.conformance.gradients import q_jvp
+    from orthoverify.conformance.derivatives import quantity
     from orthoverify.conformance.search import scan, sized_cases
     from orthoverify.conformance.target import load_target
 
+    q_jvp = quantity("jvp")
     t = load_target(T + "cayley_wrong_jvp", "scaled-cayley")
     ctx = session(t, ("float64",), profile="quick")
     ev = scan(ctx, "jvp", q_jvp, sized_cases(ctx, "jvp", scales=(1.0,), dtypes=("float64",)))

@@ -13,7 +13,7 @@ from orthoverify.claims import MODULES as CLAIM_MODULES
 from orthoverify.cli import RESULT_FAMILIES
 from orthoverify.conformance import _evidence, validate
 from orthoverify.conformance.context import session
-from orthoverify.conformance.gradients import q_gradient, q_jvp
+from orthoverify.conformance.derivatives import quantity
 from orthoverify.conformance.planning import plan_checks
 from orthoverify.conformance.reach import plan
 from orthoverify.conformance.search import scan, sized_cases
@@ -61,7 +61,8 @@ def test_a_wrong_second_order_rule_is_caught_by_the_second_order_checks() -> Non
     assert v["second_rr"] in ("refuted", "unsupported"), v  # torch refuses the detached double backward
     t = load_target(R + "householder_flat_second_order", "householder-product")
     ctx = session(t, ("float64",), profile="quick")
-    for check, q in (("gradient", q_gradient), ("jvp", q_jvp)):
+    for check in ("gradient", "jvp"):
+        q = quantity(check)
         assert scan(ctx, check, q, sized_cases(ctx, check, scales=(1.0,), dtypes=("float64",)))[0].passed
 
 

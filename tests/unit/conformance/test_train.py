@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from orthoverify.conformance import causes, validate
+from orthoverify.conformance import causes, derivatives, validate
+from orthoverify.conformance.kinds import KINDS
 from orthoverify.conformance.planning import plan_checks
 from orthoverify.conformance.target import load_target
 from orthoverify.engine.runner import RunResult
@@ -157,3 +158,28 @@ def test_a_bfloat16_backward_that_keeps_its_loss_scale_is_refuted_on_gradient_bf
     assert cx.inputs["dtype"] == "bfloat16" and np.shape(cx.inputs["U"])[0] <= 8
     good, _ = _run("householder_half_precision", "householder-product", checks)
     assert good == dict.fromkeys(checks, "verified")
+
+
+@pytest.mark.parametrize("kind_name", ["householder-product", "scaled-cayley", "svd-parametrisation"])
+def test_the_one_derivative_reference_agrees_with_itself_and_is_cached(kind_name: str) -> None:
+    """derivatives.reference: the 50-digit gradient of sum(ref(P) * G), taken entry by entry, dotted
+    with the tangent v equals <G, the 50-digit derivative of ref along v> (two formulations of one
+    number; tril and skew parameters included); a case is computed once (cached)."""
+    kind = KINDS[kind_name]
+    params = kind.draw(np.random.default_rng(3), 3, 1.0)
+    g, v, _w = derivatives.directions(kind, params)
+    grad = derivatives.reference(kind, params, "gradient")
+    jvp = derivatives.reference(kind, params, "jvp")
+    lhs = sum(float(np.sum(grad[k] * v[k])) for k in v)
+    rhs = float(np.sum(g * jvp))
+    assert abs(lhs - rhs) <= 1e-12 * (abs(rhs) + 1.0), (lhs, rhs)
+    assert derivatives.reference(kind, params, "gradient") is grad
+    assert derivatives.reference(kind, params, "second") is derivatives.reference(kind, params, "second")
+
+
+def test_every_derivative_check_has_one_quantity_and_no_other_name_has_one() -> None:
+    for name in ("gradient", "jvp", "second_ff", "gradient_float32", "jvp_bfloat16", "second_rr_float32"):
+        assert callable(derivatives.quantity(name, "torch.linalg.solve"))
+    for name in ("gradient_batch", "second_ff_float16", "low_precision", "forward", "jvp_float64"):
+        with pytest.raises(LookupError, match="no derivative check"):
+            derivatives.quantity(name)
