@@ -262,9 +262,12 @@ class Derivative:
         sizes = {k: self._sizes(b, x, k, refs[k]) for k in g}
         return worst(*(residual(b, d, n, s) for k in g for d, s in _parts(g[k] - refs[k], sizes[k])))
 
-    def identities(self, cases: Cases) -> Callable[[RunContext], Iterator[Identity]]:
+    def identities(
+        self, cases: Cases, names: Mapping[str, str] | None = None
+    ) -> Callable[[RunContext], Iterator[Identity]]:
         """For :meth:`Gradient.symbolic`: per case (inputs in free SymPy symbols, named by its
-        ``label``), the formula minus SymPy's derivative of the loss, each gradient an identity."""
+        ``label``), the formula minus SymPy's derivative of the loss, each gradient an identity
+        (labelled ``"<label>: <names[key]>"`` when ``names`` names the gradients)."""
 
         def build(ctx: RunContext) -> Iterator[Identity]:
             b = get_backend("sympy")
@@ -272,7 +275,8 @@ class Derivative:
                 x = self.inputs(b, case)
                 g = self.formula(b, x)
                 for k in (k for k in g if k not in self.values):
-                    yield str(case["label"]), g[k] - exact_gradient(self._with(b, x, k), x[k])
+                    label = f"{case['label']}: {names[k]}" if names else str(case["label"])
+                    yield label, g[k] - exact_gradient(self._with(b, x, k), x[k])
 
         return build
 

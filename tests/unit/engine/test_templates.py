@@ -438,7 +438,8 @@ def test_a_derivative_derives_its_references_from_the_loss(
 def test_a_derivative_derives_its_symbolic_identities_from_the_loss() -> None:
     """Derivative.identities: with inputs in free symbols, the formula minus SymPy's derivative of
     the loss must vanish identically; the right formula passes and the planted one (2 x^2 for
-    dL/dy) is refuted, naming the case's label."""
+    dL/dy) is refuted, naming the case's label (and the gradient, when named); the forward value p
+    is not an identity."""
 
     def symbols(ctx: RunContext) -> Iterator[Case]:
         for n in (1, 2):
@@ -451,6 +452,10 @@ def test_a_derivative_derives_its_symbolic_identities_from_the_loss() -> None:
     assert run(Gradient("q").symbolic(products(1).identities(symbols)), "sympy").passed
     ev = run(Gradient("q").symbolic(products(2).identities(symbols)), "sympy")
     assert not ev.passed and ev.counterexample is not None and ev.counterexample.inputs["identity"] == "n=1"
+    named = run(Gradient("q").symbolic(products(2).identities(symbols, {"x": "dL/dx", "y": "dL/dy"})), "sympy")
+    assert named.counterexample is not None and named.counterexample.inputs["identity"] == "n=1: dL/dy"
+    right = run(Gradient("q").symbolic(products(1).identities(symbols, {"x": "dL/dx", "y": "dL/dy"})), "sympy")
+    assert right.passed and right.cases == 4 and right.notes.startswith("n=1: dL/dx; n=1: dL/dy; n=2: dL/dx")
 
 
 def test_an_input_declaration_draws_what_the_hand_written_loop_drew() -> None:
