@@ -12,7 +12,8 @@ same measure.
   :func:`identities` declares a list of symbolic identities (label, left, right) as one.
 * :class:`Gradient`: a gradient formula against its independent references: SymPy's exact
   derivative, central differences at 50 digits, torch autograd (and a search over autograd);
-  :class:`Derivative` derives those references from the formula and the loss it differentiates.
+  :class:`Derivative` derives those references from the formula and the loss it differentiates
+  (and judges a forward value the formula also returns against its definition).
 * :func:`count`: stated counts (parameters, flops) against counted ones, exhaustively over a grid,
   under one accounting convention or the best of several.
 * :func:`audit`: a transcribed proof, line by line, against the exact truth.
@@ -256,10 +257,7 @@ class Derivative:
 
     def _residuals(self, b: Backend, x: Inputs, g: Mapping[str, Array], refs: Mapping[str, Array]) -> Measure:
         """Each output against its reference in b's arithmetic (LAPACK-style residuals)."""
-        n = self.dim(x)
-        if self.scale is None and self.value_scale is None:
-            return worst(*(m for k in g for m in self._judged(b, x, k, g[k] - refs[k], refs[k], b.eps)))
-        sizes = {k: self._sizes(b, x, k, refs[k]) for k in g}
+        n, sizes = self.dim(x), {k: self._sizes(b, x, k, refs[k]) for k in g}
         return worst(*(residual(b, d, n, s) for k in g for d, s in _parts(g[k] - refs[k], sizes[k])))
 
     def identities(
