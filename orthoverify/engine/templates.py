@@ -12,7 +12,8 @@ same measure.
   :func:`identities` declares a list of symbolic identities (label, left, right) as one.
 * :class:`Gradient`: a gradient formula against its independent references: SymPy's exact
   derivative, central differences at 50 digits, torch autograd (and a search over autograd);
-  :class:`Derivative` derives those references from the formula and the loss it differentiates.
+  :class:`Derivative` derives those references from the formula and the loss it differentiates
+  (and judges a forward value the formula also returns against its definition).
 * :func:`count`: stated counts (parameters, flops) against counted ones, exhaustively over a grid,
   under one accounting convention or the best of several.
 * :func:`audit`: a transcribed proof, line by line, against the exact truth.
@@ -199,11 +200,15 @@ class Derivative:
     gradient for: :meth:`exact` (SymPy's exact derivative at rational points),
     :meth:`finite_differences` (fourth-order central differences at 50 digits on the float
     inputs), :meth:`autograd` (torch autograd; on other backends central differences in the
-    backend's own precision, which is how a torch failure is re-examined). The float difference
-    is scaled LAPACK-style by ``scale`` (the size of the terms the formula adds, not of its
-    result) or, without one, relative to the reference: ``||formula - ref|| / (1 + ||ref||)``, for
-    gradients with no cheaper bound and entries that may vanish. A parameter that is a list of
-    vectors of different lengths is one input per vector (``u0``, ``u1``, ...)."""
+    backend's own precision, which is how a torch failure is re-examined); :meth:`against`
+    compares with closed forms in the same arithmetic and :meth:`identities` gives the symbolic
+    reference. A routine that also returns a forward value (Algorithm 1's C = W h, a torch
+    Function's forward) declares it in ``values`` by its definition, and each reference judges it
+    beside the gradients. The float difference is scaled LAPACK-style by ``scale`` (the size of
+    the terms the formula adds, not of its result) or, without one, relative to the reference:
+    ``||formula - ref|| / (1 + ||ref||)``, for gradients with no cheaper bound and entries that may
+    vanish. A parameter that is a list of vectors of different lengths is one input per vector
+    (``u0``, ``u1``, ...)."""
 
     inputs: Callable[[Backend, Case], Inputs]
     loss: Callable[[Backend, Inputs], Any]
@@ -222,39 +227,61 @@ class Derivative:
     """The loss as torch autograd differentiates it, when written otherwise than ``loss`` (the
     same function: e.g. through the dense matrix, where ``loss`` applies its factors in turn,
     which 50-digit differences afford better)."""
-    values: Callable[[Backend, Inputs], Mapping[str, Array]] | None = None
-    """Outputs the formula also returns besides gradients (a forward value), by their definition
-    in the backend's arithmetic: each is judged as a gradient is, against this definition."""
+    values: Mapping[str, Callable[[Backend, Inputs], Array]] = field(default_factory=dict, hash=False)
+    """Outputs the formula returns besides gradients (a forward value), keyed as it returns them,
+    by their definition: each one's reference, exactly and beside autograd in the backend's
+    arithmetic, beside 50-digit differences at 50 digits on the backend's rounded inputs (unless
+    ``values_in_backend``)."""
+    value_scale: Callable[[Backend, Inputs], float] | None = None
+    """The size of the terms of the values (``||h||`` for C = W h); None: as a gradient's."""
+    values_in_backend: bool = False
+    """Beside 50-digit differences, the values' definition in the backend's own arithmetic on its
+    inputs (the same rounding as the formula's where both take the same steps), not at 50 digits."""
 
     def _with(self, b: Backend, x: Inputs, key: str) -> Callable[[Array], Any]:
         return lambda y: self.loss(b, {**x, key: y})
 
-    def _values(self, b: Backend, x: Inputs) -> Mapping[str, Array]:
-        return {} if self.values is None else self.values(b, x)
+    def _values(self, b: Backend, x: Inputs) -> dict[str, Array]:
+        return {k: definition(b, x) for k, definition in self.values.items()}
 
-    def _judged(self, r: Backend, x: Inputs, key: str, diff: Array, ref: Array, n: int, eps: float) -> list[Measure]:
-        """``diff`` (computed in ``r``) over its scale, as test ratios with dimension n and unit eps."""
-        if self.scale is None:
-            return [scaled(r.to_float(r.norm(diff)) / (1.0 + r.to_float(r.norm(ref))), n, eps)]
-        return [scaled(r.to_float(r.norm(d)) / s, n, eps) for d, s in _parts(diff, self.scale(r, x, key))]
+    def _sizes(self, r: Backend, x: Inputs, key: str, ref: Array) -> float | Sequence[float]:
+        """The size of output ``key``'s terms (per column for a sequence), its reference ``ref``."""
+        if key in self.values and self.value_scale is not None:
+            return self.value_scale(r, x)
+        return 1.0 + r.to_float(r.norm(ref)) if self.scale is None else self.scale(r, x, key)
 
-    def identities(self, cases: Cases) -> Callable[[RunContext], Iterator[Identity]]:
+    def _judged(self, r: Backend, x: Inputs, key: str, diff: Array, ref: Array, eps: float) -> list[Measure]:
+        """``diff`` (computed in ``r``) over its scale, as test ratios in units of eps."""
+        n, size = self.dim(x), self._sizes(r, x, key, ref)
+        return [scaled(r.to_float(r.norm(d)) / s, n, eps) for d, s in _parts(diff, size)]
+
+    def _residuals(self, b: Backend, x: Inputs, g: Mapping[str, Array], refs: Mapping[str, Array]) -> Measure:
+        """Each output against its reference in b's arithmetic (LAPACK-style residuals)."""
+        n, sizes = self.dim(x), {k: self._sizes(b, x, k, refs[k]) for k in g}
+        return worst(*(residual(b, d, n, s) for k in g for d, s in _parts(g[k] - refs[k], sizes[k])))
+
+    def identities(
+        self, cases: Cases, names: Mapping[str, str] | None = None
+    ) -> Callable[[RunContext], Iterator[Identity]]:
         """For :meth:`Gradient.symbolic`: per case (inputs in free SymPy symbols, named by its
-        ``label``), the formula minus SymPy's derivative of the loss, each gradient an identity."""
+        ``label``), the formula minus SymPy's derivative of the loss, each gradient an identity
+        (labelled ``"<label>: <names[key]>"`` when ``names`` names the gradients)."""
 
         def build(ctx: RunContext) -> Iterator[Identity]:
             b = get_backend("sympy")
             for case in cases(ctx):
                 x = self.inputs(b, case)
-                g, vals = self.formula(b, x), self._values(b, x)
-                for k in (k for k in g if k not in vals):
-                    yield str(case["label"]), g[k] - exact_gradient(self._with(b, x, k), x[k])
+                g = self.formula(b, x)
+                for k in (k for k in g if k not in self.values):
+                    label = f"{case['label']}: {names[k]}" if names else str(case["label"])
+                    yield label, g[k] - exact_gradient(self._with(b, x, k), x[k])
 
         return build
 
     def exact(self, b: Backend, case: Case) -> Measure:
-        """The formula against SymPy's exact derivative of the loss; in floating point (an exact
-        counterexample replayed in float64 and at 50 digits) against 50-digit differences."""
+        """The formula against SymPy's exact derivative of the loss (and the values against their
+        definition); in floating point (an exact counterexample replayed in float64 and at 50
+        digits) against 50-digit differences."""
         if not b.exact:
             return self.finite_differences(b, case)
         x = self.inputs(b, case)
@@ -263,40 +290,55 @@ class Derivative:
         return worst(*(residual(b, g[k] - refs[k], n) for k in g))
 
     def autograd(self, b: Backend, case: Case) -> Measure:
-        """The formula against torch autograd through the loss."""
+        """The formula against torch autograd through the loss (the values against their
+        definition, in b's arithmetic)."""
         x = self.inputs(b, case)
-        g, n = self.formula(b, x), self.dim(x)
+        g = self.formula(b, x)
         if b.family != "torch":
             return self._against_differences(b, b, x, g)
         import torch
 
-        refs = dict(self._values(b, x))
+        refs = self._values(b, x)
         keys = [k for k in g if k not in refs]
         xs = {k: v.clone().requires_grad_(True) if k in keys else v for k, v in x.items()}
         loss = self.autograd_loss or self.loss
         refs |= dict(zip(keys, torch.autograd.grad(loss(b, xs), [xs[k] for k in keys]), strict=True))
-        if self.scale is None:
-            return worst(*(m for k in g for m in self._judged(b, x, k, g[k] - refs[k], refs[k], n, b.eps)))
-        return worst(*(residual(b, d, n, s) for k in g for d, s in _parts(g[k] - refs[k], self.scale(b, x, k))))
+        return self._residuals(b, x, g, refs)
 
     def finite_differences(self, b: Backend, case: Case) -> Measure:
         """The formula on ``b`` against central differences of the loss at 50 digits, on ``b``'s
-        inputs (at ``b``'s own precision when it is high precision)."""
+        inputs (at ``b``'s own precision when it is high precision); in units of b's eps, or of the
+        differences' accuracy when that is larger."""
         x = self.inputs(b, case)
         r = b if b.method == "high-precision" else get_backend("mpmath")
         return self._against_differences(b, r, x, self.formula(b, x))
 
     def _against_differences(self, b: Backend, r: Backend, x: Inputs, g: Mapping[str, Array]) -> Measure:
         xr = {k: r.asarray(b.to_strings(v)) if hasattr(v, "shape") else v for k, v in x.items()}
-        n, eps, vals = self.dim(x), max(b.eps, fd_eps(r)), self._values(b, x)
+        eps = max(b.eps, fd_eps(r))
+        if self.values_in_backend:
+            vals = {k: r.asarray(b.to_strings(v)) for k, v in self._values(b, x).items()}
+        else:
+            vals = self._values(r, xr)
         errors = []
         for k in g:
-            if k in vals:  # a value's definition on b's inputs in b, compared in r
-                ref = r.asarray(b.to_strings(vals[k]))
+            if k in vals:
+                ref = vals[k]
             else:
                 ref = central_gradient(self._with(r, xr, k), xr[k], r, self.step_scale(r, xr, k))
-            errors += self._judged(r, xr, k, r.asarray(b.to_strings(g[k])) - ref, ref, n, eps)
+            errors += self._judged(r, xr, k, r.asarray(b.to_strings(g[k])) - ref, ref, eps)
         return worst(*errors)
+
+    def against(self, closed_forms: Callable[[Backend, Inputs], Mapping[str, Array]]) -> Quantity:
+        """A measure of the formula against another formulation of the same outputs (closed forms
+        of the gradients, definitions of the values) in the same arithmetic, each output scaled as
+        above."""
+
+        def measure(b: Backend, case: Case) -> Measure:
+            x = self.inputs(b, case)
+            return self._residuals(b, x, self.formula(b, x), closed_forms(b, x))
+
+        return measure
 
 
 def _parts(diff: Array, scale: float | Sequence[float]) -> list[tuple[Array, float]]:

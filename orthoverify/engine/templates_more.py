@@ -15,8 +15,6 @@ its size limit): what several claim files wrote out by hand, declared once.
 * :func:`symbolic_identities`: identities in free symbols at each of the profile's symbolic sizes,
   the loop over sizes and the exact backend owned by the engine, the claim writing one size's
   identities.
-* :class:`~orthoverify.engine.routines.Routine` (re-exported from :mod:`orthoverify.engine.routines`): a
-  routine's value and gradients against its definition, every reference derived by the engine.
 """
 
 from __future__ import annotations
@@ -35,7 +33,6 @@ from orthoverify.backends.base import Method
 from orthoverify.engine.checks import Case, FunctionCheck, Identity, Outcome, RunContext, SymbolicCheck
 from orthoverify.engine.model import Evidence, PlotSeries
 from orthoverify.engine.ratios import Measure
-from orthoverify.engine.routines import Routine as Routine
 from orthoverify.engine.templates import jacobian_rank
 
 Series = Callable[[Sequence[Evidence]], list[PlotSeries]]

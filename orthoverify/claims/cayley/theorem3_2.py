@@ -4,6 +4,7 @@ autograd through the solve."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 from collections.abc import Callable, Iterator, Sequence
@@ -21,7 +22,6 @@ from orthoverify.claims.cayley._shared import NO_CHECK, random_signs, skew_of, s
 from orthoverify.engine.checks import Case, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, residual, worst
-from orthoverify.engine.routines import VALUE, Routine
 from orthoverify.engine.templates import Derivative, Gradient, Inputs, by_size
 from orthoverify.engine.templates_more import sizes_between
 from orthoverify.param import cayley as cy
@@ -71,9 +71,11 @@ def q_theorem3_2_function(b: Backend, case: Case) -> Measure:
     def function(b: Backend, x: Inputs) -> dict[str, Array]:
         p = x["P"].clone().requires_grad_(True)
         w = scaled_cayley_weight(p, torch.tensor(x["d"], dtype=p.dtype, device=p.device))
-        return {VALUE: w.detach(), "P": torch.autograd.grad(b.sum(x["G"] * w), (p,))[0]}
+        return {"W": w.detach(), "P": torch.autograd.grad(b.sum(x["G"] * w), (p,))[0]}
 
-    return Routine(EQ2, function, _weight, lambda b, x: 1.0 + norm_scale(b, x["A"])).autograd(b, case)
+    return dataclasses.replace(
+        EQ2, formula=function, values={"W": _weight}, value_scale=lambda b, x: 1.0 + norm_scale(b, x["A"])
+    ).autograd(b, case)
 
 
 def q_theorem3_2_exact(b: Backend, case: Case) -> Measure:

@@ -25,8 +25,7 @@ from orthoverify.claims.householder._shared import (
 from orthoverify.engine.checks import Case, PropertyCheck, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, worst
-from orthoverify.engine.routines import VALUE, Outputs, Routine
-from orthoverify.engine.templates import Agreement, Gradient, Inputs, sampled
+from orthoverify.engine.templates import Agreement, Derivative, Gradient, Inputs, sampled
 from orthoverify.param import householder as hh
 
 GRADIENT = Gradient(
@@ -38,17 +37,17 @@ GRADIENT = Gradient(
 def algorithm1(b: Backend, x: Inputs) -> dict[str, Array]:
     """Algorithm 1: C, dL/dh, dL/dU."""
     res = hh.algorithm1(x["U"], x["h"], x["c"], backend=b)
-    return {VALUE: res.c, "h": res.dl_dh, "U": res.dl_du}
+    return {"C": res.c, "h": res.dl_dh, "U": res.dl_du}
 
 
-ALGORITHM1 = Routine(EQ14_15, algorithm1, definition=w_h, value_scale=h_norm)
+ALGORITHM1 = dataclasses.replace(EQ14_15, formula=algorithm1, values={"C": w_h}, value_scale=h_norm)
 """Algorithm 1 against C = W h and every reference of L = c' W(U) h, derived by the engine."""
 
 
 def closed_forms(b: Backend, x: Inputs) -> dict[str, Array]:
     """C = W h, dL/dh = W'c and eq. 14, in the same arithmetic."""
     w = hh.reflector_product(x["U"], backend=b)
-    return {VALUE: w @ x["h"], "h": b.transpose(w) @ x["c"], "U": theorem2(b, x)["U"]}
+    return {"C": w @ x["h"], "h": b.transpose(w) @ x["c"], "U": theorem2(b, x)["U"]}
 
 
 def matlab_listing(b: Backend, case: Case) -> tuple[Array, Array, Array]:
@@ -61,13 +60,13 @@ def matlab_listing(b: Backend, case: Case) -> tuple[Array, Array, Array]:
 def algorithm1_outputs(b: Backend, case: Case) -> tuple[Array, Array, Array]:
     """Algorithm 1: C, dL/dh, dL/dU."""
     out = algorithm1(b, grad_inputs(b, case))
-    return out[VALUE], out["h"], out["U"]
+    return out["C"], out["h"], out["U"]
 
 
 MATLAB = Agreement(matlab_listing, algorithm1_outputs, GRADIENT.quantity_name)
 
 
-BATCHED = dataclasses.replace(EQ14_15, autograd_loss=lambda b, x: (x["c"] * w_h(b, x)).sum())
+BATCHED = dataclasses.replace(ALGORITHM1, autograd_loss=lambda b, x: (x["c"] * w_h(b, x)).sum())
 """L = c' W(U) h on n x B batches (autograd through the dense definition)."""
 
 
@@ -82,16 +81,16 @@ def q_function(b: Backend, case: Case) -> Measure:
 
     from orthoverify.param.householder_torch import STRATEGIES, householder_apply
 
-    def outputs(strategy: Any) -> Outputs:
+    def function(strategy: Any) -> Derivative:
         def run(b: Backend, x: Inputs) -> dict[str, Array]:
             u, h = x["U"].clone().requires_grad_(True), x["h"].clone().requires_grad_(True)
             out = householder_apply(u, h, strategy=strategy)
             gu, gh = torch.autograd.grad((x["c"] * out).sum(), (u, h))
-            return {VALUE: out.detach(), "U": gu, "h": gh}
+            return {"C": out.detach(), "U": gu, "h": gh}
 
-        return run
+        return dataclasses.replace(BATCHED, formula=run)
 
-    return worst(*(Routine(BATCHED, outputs(s), w_h, h_norm).autograd(b, case) for s in STRATEGIES))
+    return worst(*(function(s).autograd(b, case) for s in STRATEGIES))
 
 
 def cases_batch(ctx: RunContext) -> Iterator[Case]:

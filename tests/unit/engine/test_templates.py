@@ -371,83 +371,75 @@ def cases_xy(ctx: RunContext) -> Iterator[Case]:
         yield {"x": rng.standard_normal(n), "y": rng.standard_normal(n)}
 
 
-def products(stated: int) -> Derivative:
-    """L(x, y) = sum(x^2 y): the gradient is (2xy, x^2); ``stated`` times x^2 is claimed for dL/dy."""
+def products(stated: int, value_off: int = 0, *, relative: bool = False, in_backend: bool = False) -> Derivative:
+    """L(x, y) = sum(x^2 y): the gradient is (2xy, x^2), and the formula also returns the forward
+    value p = x^2 y. ``stated`` times x^2 is claimed for dL/dy, and p (1 + 1 / value_off) for p
+    when ``value_off`` is not 0. Errors are scaled by the size of the terms or, ``relative``, by
+    1 + ||reference||; ``in_backend``: p's definition beside 50-digit differences in the backend's
+    arithmetic, not at 50 digits."""
 
-    def scale(b: Backend, x: Any, key: str) -> float:
+    def size(b: Backend, x: Any, key: str = "p") -> float:
         return 1.0 + float(np.linalg.norm(b.to_numpy(x["x"]))) * (1.0 + float(np.linalg.norm(b.to_numpy(x["y"]))))
 
+    def formula(b: Backend, x: Any) -> dict[str, Array]:
+        p = x["x"] * x["x"] * x["y"]
+        return {"p": p + (p / value_off if value_off else 0), "x": 2 * x["x"] * x["y"], "y": stated * x["x"] * x["x"]}
+
     return Derivative(
         lambda b, case: {k: b.asarray(case[k], name=k) for k in ("x", "y")},
         lambda b, x: b.sum(x["x"] * x["x"] * x["y"]),
-        lambda b, x: {"x": 2 * x["x"] * x["y"], "y": stated * x["x"] * x["x"]},
-        scale,
+        formula,
+        None if relative else size,
         dim=lambda x: x["x"].shape[0],
+        values={"p": lambda b, x: x["x"] * x["x"] * x["y"]},
+        value_scale=None if relative else size,
+        values_in_backend=in_backend,
     )
 
 
-@pytest.mark.parametrize(
-    ("reference", "backend"),
-    [
-        ("exact", "sympy"),
-        ("finite_differences", "numpy-float64"),
-        ("finite_differences", "mpmath"),
-        ("autograd", "torch-float64"),
-        ("autograd", "numpy-float64"),  # off torch: central differences in the backend's precision
-    ],
-)
-def test_a_derivative_derives_its_references_from_the_loss(reference: str, backend: str) -> None:
-    """Every reference a Derivative derives verifies the right gradient and refutes a planted one
-    (2 x^2 for x^2), with the inputs, loss and formula the only things written."""
-    cases = cases_rational_xy if backend == "sympy" else cases_xy
-    right, wrong = getattr(products(1), reference), getattr(products(2), reference)
-    assert run(Gradient("q").autograd(right, cases, backends=(backend,)), backend).passed
-    ev = run(Gradient("q").autograd(wrong, cases, backends=(backend,)), backend)
-    assert not ev.passed and ev.counterexample is not None  # confirmed at high precision (or exact)
-
-
-def relative_products(stated: int, value_off: int = 0) -> Derivative:
-    """L = sum(x^2 y) with no scale (errors relative to 1 + ||reference||) and the forward value
-    p = x^2 y stated beside the gradients: ``stated`` times x^2 is claimed for dL/dy, and p
-    (1 + 1 / value_off) for p when ``value_off`` is not 0."""
-    return Derivative(
-        lambda b, case: {k: b.asarray(case[k], name=k) for k in ("x", "y")},
-        lambda b, x: b.sum(x["x"] * x["x"] * x["y"]),
-        lambda b, x: {
-            "p": x["x"] * x["x"] * x["y"] + (x["x"] * x["x"] * x["y"] / value_off if value_off else 0),
-            "x": 2 * x["x"] * x["y"],
-            "y": stated * x["x"] * x["x"],
-        },
-        dim=lambda x: x["x"].shape[0],
-        values=lambda b, x: {"p": x["x"] * x["x"] * x["y"]},
-    )
+def closed_forms(b: Backend, x: Any) -> dict[str, Array]:
+    return {"p": x["x"] * x["x"] * x["y"], "x": 2 * x["x"] * x["y"], "y": x["x"] * x["x"]}
 
 
 @pytest.mark.parametrize(
-    ("reference", "backend"),
+    ("reference", "backend", "in_backend"),
     [
-        ("exact", "sympy"),
-        ("finite_differences", "numpy-float64"),
-        ("autograd", "torch-float64"),
-        ("autograd", "torch-float32"),
+        ("exact", "sympy", False),
+        ("finite_differences", "numpy-float64", False),
+        ("finite_differences", "numpy-float64", True),
+        ("finite_differences", "mpmath", False),
+        ("autograd", "torch-float64", False),
+        ("autograd", "torch-float32", False),
+        ("autograd", "numpy-float64", False),  # off torch: central differences in the backend's precision
+        ("against", "numpy-float64", False),
     ],
 )
-def test_a_relative_derivative_judges_gradients_and_values_against_its_references(reference: str, backend: str) -> None:
-    """Without a scale, a Derivative judges each gradient against 1 + ||reference||, and a stated
-    forward value against its definition: the right formula passes; a planted wrong gradient
-    (2 x^2 for x^2) and a planted wrong value (p (1 + 10^-3)) are each refuted and confirmed."""
+@pytest.mark.parametrize("relative", [False, True], ids=["scaled", "relative"])
+def test_a_derivative_derives_its_references_from_the_loss(
+    reference: str, backend: str, in_backend: bool, relative: bool
+) -> None:
+    """Every reference a Derivative derives (SymPy, 50-digit differences, autograd, closed forms)
+    verifies the right formula and refutes, with a confirmed counterexample, a planted wrong
+    gradient (2 x^2 for x^2) and a planted wrong forward value (p (1 + 10^-3)), whether errors are
+    scaled by the size of the terms or relative to the reference; the inputs, loss, formula and the
+    value's definition the only things written."""
     cases = cases_rational_xy if backend == "sympy" else cases_xy
-    right = getattr(relative_products(1), reference)
-    assert run(Gradient("q").autograd(right, cases, backends=(backend,)), backend).passed
-    for planted in (relative_products(2), relative_products(1, value_off=1000)):
-        ev = run(Gradient("q").autograd(getattr(planted, reference), cases, backends=(backend,)), backend)
-        assert not ev.passed and ev.counterexample is not None
+
+    def check(d: Derivative) -> Check:
+        measure = d.against(closed_forms) if reference == "against" else getattr(d, reference)
+        return Gradient("q").autograd(measure, cases, backends=(backend,))
+
+    assert run(check(products(1, relative=relative, in_backend=in_backend)), backend).passed
+    for stated, value_off in ((2, 0), (1, 1000)):
+        ev = run(check(products(stated, value_off, relative=relative, in_backend=in_backend)), backend)
+        assert not ev.passed and ev.counterexample is not None  # confirmed at high precision (or exact)
 
 
 def test_a_derivative_derives_its_symbolic_identities_from_the_loss() -> None:
     """Derivative.identities: with inputs in free symbols, the formula minus SymPy's derivative of
     the loss must vanish identically; the right formula passes and the planted one (2 x^2 for
-    dL/dy) is refuted, naming the case's label."""
+    dL/dy) is refuted, naming the case's label (and the gradient, when named); the forward value p
+    is not an identity."""
 
     def symbols(ctx: RunContext) -> Iterator[Case]:
         for n in (1, 2):
@@ -460,6 +452,10 @@ def test_a_derivative_derives_its_symbolic_identities_from_the_loss() -> None:
     assert run(Gradient("q").symbolic(products(1).identities(symbols)), "sympy").passed
     ev = run(Gradient("q").symbolic(products(2).identities(symbols)), "sympy")
     assert not ev.passed and ev.counterexample is not None and ev.counterexample.inputs["identity"] == "n=1"
+    named = run(Gradient("q").symbolic(products(2).identities(symbols, {"x": "dL/dx", "y": "dL/dy"})), "sympy")
+    assert named.counterexample is not None and named.counterexample.inputs["identity"] == "n=1: dL/dy"
+    right = run(Gradient("q").symbolic(products(1).identities(symbols, {"x": "dL/dx", "y": "dL/dy"})), "sympy")
+    assert right.passed and right.cases == 4 and right.notes.startswith("n=1: dL/dx; n=1: dL/dy; n=2: dL/dx")
 
 
 def test_an_input_declaration_draws_what_the_hand_written_loop_drew() -> None:
