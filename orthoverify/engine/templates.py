@@ -322,11 +322,11 @@ class Derivative:
             vals = self._values(r, xr)
         errors = []
         for k in g:
-            if k in vals:
-                ref = vals[k]
+            if k in vals:  # a definition, not a difference: in b's own arithmetic, in units of b's eps
+                ref, unit = vals[k], (b.eps if r is b else eps)
             else:
-                ref = central_gradient(self._with(r, xr, k), xr[k], r, self.step_scale(r, xr, k))
-            errors += self._judged(r, xr, k, r.asarray(b.to_strings(g[k])) - ref, ref, eps)
+                ref, unit = central_gradient(self._with(r, xr, k), xr[k], r, self.step_scale(r, xr, k)), eps
+            errors += self._judged(r, xr, k, r.asarray(b.to_strings(g[k])) - ref, ref, unit)
         return worst(*errors)
 
     def against(self, closed_forms: Callable[[Backend, Inputs], Mapping[str, Array]]) -> Quantity:
