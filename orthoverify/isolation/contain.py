@@ -158,12 +158,13 @@ def sweep(root: int, token: str) -> list[str]:
     :func:`members`), again until none is left; returns them, described."""
     killed: dict[tuple[int, int], str] = {}
     for _ in range(_ROUNDS):
-        fresh = [p for p in members(root, token) if (p.pid, p.start) not in killed]
+        # a zombie (killed by an earlier sweep, say, and not yet reaped) is dead: nothing to kill or list
+        fresh = [p for p in members(root, token) if (p.pid, p.start) not in killed and p.state not in "ZX"]
         if not fresh:
             break
         for p in fresh:
             now = _stat(p.pid)
-            if now is None or now.start != p.start:  # gone, or its pid reused since
+            if now is None or now.start != p.start or now.state in "ZX":  # gone (or dead), or its pid reused
                 continue
             text = describe(p.pid)
             with contextlib.suppress(OSError):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import torch
@@ -95,3 +96,17 @@ def attacks_the_result(u: torch.Tensor) -> torch.Tensor:
     """Both: leaves forgers behind and turns the ``--json`` path into a folder."""
     takes_the_json_path(u)
     return leaves_forgers(u)
+
+
+def keeps_a_child(u: torch.Tensor) -> torch.Tensor:
+    """The negated reflection; on its first call it forks a child that sleeps (never reaped: killed,
+    it stays a zombie of the target's process until that process ends)."""
+    if not _STARTED:
+        _STARTED.append(1)
+        pid = os.fork()
+        if pid == 0:
+            with open(PIDS, "a") as f:
+                f.write(f"{os.getpid()}\n")
+            time.sleep(300)
+            os._exit(0)
+    return householder_wrong_sign(u)

@@ -75,6 +75,24 @@ def test_processes_the_target_leaves_behind_are_killed_and_listed(
     assert len(runner.left_behind) == 2 and all(f"pid {p}:" in listed for p in pids), runner.left_behind
 
 
+
+def test_a_child_killed_once_is_listed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plain forked child the target never reaps: killed by the first sweep, it is a zombie for
+    the next ones (dead, nothing to kill), so it is listed once, not once per sweep. (Before: three
+    times, and stderr said the target left 3 processes behind.)"""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(ROOT))
+    runner = ProcessRunner(T + "keeps_a_child", "householder-product")
+    runner.start()
+    try:
+        res = runner.request(op_forward, [torch.randn(3, 2, dtype=torch.float64)], {}, 60.0, "cpu")
+        assert isinstance(res, Reply), res
+        (pid,) = _pids(tmp_path / containment_targets.PIDS, 1)
+    finally:
+        runner.close()
+    assert _gone([pid])
+    assert len(runner.left_behind) == 1 and f"pid {pid}:" in runner.left_behind[0], runner.left_behind
+
 def test_memory_exhaustion_is_a_finding_under_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
     """A target that takes 2 GiB under a cap of 768 MiB: the call fails with the cap named (the
     machine's memory is not filled), and the process still answers afterwards."""
