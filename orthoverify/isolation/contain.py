@@ -153,25 +153,31 @@ def members(root: int, token: str) -> list[_Proc]:
     return [procs[pid] for pid in sorted(found - mine)]
 
 
-def sweep(root: int, token: str) -> list[str]:
+def sweep(root: int, token: str, seen: set[tuple[int, int]] | None = None) -> list[str]:
     """Kill every process of the target rooted at ``root`` but ``root`` itself (see
-    :func:`members`), again until none is left; returns them, described."""
+    :func:`members`), again until none is left; returns them, described, but those in ``seen``
+    (pid and start time of the processes earlier sweeps killed: a zombie now, or still freeing its
+    memory; killed again, never listed again), to which it adds the ones it lists. A process whose
+    /proc entry says zombie is killed all the same: that is also how a process looks whose main
+    thread exited while its other threads run on."""
+    seen = set() if seen is None else seen
     killed: dict[tuple[int, int], str] = {}
     for _ in range(_ROUNDS):
-        # a zombie (killed by an earlier sweep, say, and not yet reaped) is dead: nothing to kill or list
-        fresh = [p for p in members(root, token) if (p.pid, p.start) not in killed and p.state not in "ZX"]
+        fresh = [p for p in members(root, token) if (p.pid, p.start) not in killed]
         if not fresh:
             break
         for p in fresh:
             now = _stat(p.pid)
-            if now is None or now.start != p.start or now.state in "ZX":  # gone (or dead), or its pid reused
+            if now is None or now.start != p.start:  # gone, or its pid reused since
                 continue
             text = describe(p.pid)
             with contextlib.suppress(OSError):
                 os.kill(p.pid, signal.SIGKILL)
                 killed[(p.pid, p.start)] = text
         time.sleep(0.01)
-    return list(killed.values())
+    listed = [text for key, text in killed.items() if key not in seen]
+    seen.update(killed)
+    return listed
 
 
 def kill_group(pgid: int) -> None:

@@ -286,6 +286,7 @@ class ProcessRunner(Runner):
         super().__init__()
         self.memory_limit, self.token = memory_limit, secrets.token_hex(8)
         self.left_behind: list[str] = []
+        self.swept: set[tuple[int, int]] = set()  # (pid, start) of those killed, each listed once
         self.proc: Any = None
         self.conn: Any = None
         self.restarts = 0
@@ -338,12 +339,12 @@ class ProcessRunner(Runner):
         pid = proc.pid
         if pid is None:
             return
-        self.left_behind += sweep(pid, self.token)
+        self.left_behind += sweep(pid, self.token, self.swept)
         if proc.is_alive():
             proc.kill()
         proc.join(10)
         kill_group(pid)
-        self.left_behind += sweep(pid, self.token)
+        self.left_behind += sweep(pid, self.token, self.swept)
 
     def _stop(self) -> int | None:
         """Kill the running process (:meth:`_bury`); its exit status."""
@@ -427,7 +428,7 @@ class ProcessRunner(Runner):
 
     def close(self) -> None:
         if self.proc is not None:  # what it started, found while it still holds it (it may orphan it on exit)
-            self.left_behind += sweep(self.proc.pid, self.token)
+            self.left_behind += sweep(self.proc.pid, self.token, self.swept)
         if self.proc is not None and self.proc.is_alive():
             with contextlib.suppress(OSError, _Late):
                 _send(self.conn, encode({"op": "stop"}, []), time.monotonic() + 2)

@@ -93,6 +93,39 @@ def test_a_child_killed_once_is_listed_once(tmp_path: Path, monkeypatch: pytest.
     assert _gone([pid])
     assert len(runner.left_behind) == 1 and f"pid {pid}:" in runner.left_behind[0], runner.left_behind
 
+
+def _runs(pid: int) -> bool:
+    """Whether any thread of ``pid`` runs (its main thread may have exited, /proc then says zombie)."""
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return False
+    return any(_alive(int(t.name)) for t in tasks if Path(f"/proc/{pid}/task/{t.name}/stat").exists())
+
+
+def test_a_process_that_looks_like_a_zombie_is_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process the target leaves whose main thread exited while another runs on: /proc says
+    zombie, yet it runs; the sweep kills it all the same, and lists it."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(ROOT))
+    runner = ProcessRunner(T + "leaves_a_headless_process", "householder-product")
+    runner.start()
+    try:
+        res = runner.request(op_forward, [torch.randn(3, 2, dtype=torch.float64)], {}, 60.0, "cpu")
+        assert isinstance(res, Reply), res
+        (pid,) = _pids(tmp_path / containment_targets.PIDS, 1)
+        end = time.monotonic() + 30
+        while _alive(pid) and time.monotonic() < end:
+            time.sleep(0.1)  # until its main thread has exited: /proc/PID/stat says zombie
+        assert not _alive(pid) and _runs(pid)
+    finally:
+        runner.close()
+    end = time.monotonic() + 10
+    while _runs(pid) and time.monotonic() < end:
+        time.sleep(0.1)
+    assert not _runs(pid), f"{pid} runs on"
+    assert any(f"pid {pid}:" in x for x in runner.left_behind), runner.left_behind
+
 def test_memory_exhaustion_is_a_finding_under_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
     """A target that takes 2 GiB under a cap of 768 MiB: the call fails with the cap named (the
     machine's memory is not filled), and the process still answers afterwards."""
