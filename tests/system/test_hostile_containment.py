@@ -140,6 +140,21 @@ def test_memory_exhaustion_is_a_finding_under_the_cap(monkeypatch: pytest.Monkey
         runner.close()
 
 
+
+def test_memory_exhaustion_through_the_command_line(tmp_path: Path) -> None:
+    """The same target by the README's command, under --memory-limit 768M: exit 1, the failed
+    allocation refuted with the cap named, a complete JSON that records the cap."""
+    path = tmp_path / "v.json"
+    argv = [sys.executable, "-m", "orthoverify", "validate", T + "hoards", "--kind", "householder-product"]
+    argv += ["--profile", "quick", "--dtype", "float64", "--memory-limit", "768M", "--json", str(path)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(argv, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert len(data["claims"]) == sum(data["summary"].values()) and data["validate"]["memory_limit"] == 768 * 2**20
+    (output,) = [c for c in data["claims"] if c["id"].endswith(".output")]
+    assert output["verdict"] == "refuted" and "memory limit" in json.dumps(output), output["verdict"]
+
 @pytest.mark.parametrize("bad", ["12", "lots", "-1G", "1e400G", 1.5])
 def test_a_bad_memory_limit_is_refused_by_name(bad: object) -> None:
     with pytest.raises(InputError, match="memory_limit"):
