@@ -153,9 +153,14 @@ def members(root: int, token: str) -> list[_Proc]:
     return [procs[pid] for pid in sorted(found - mine)]
 
 
-def sweep(root: int, token: str) -> list[str]:
+def sweep(root: int, token: str, seen: set[tuple[int, int]] | None = None) -> list[str]:
     """Kill every process of the target rooted at ``root`` but ``root`` itself (see
-    :func:`members`), again until none is left; returns them, described."""
+    :func:`members`), again until none is left; returns them, described, but those in ``seen``
+    (pid and start time of the processes earlier sweeps killed: a zombie now, or still freeing its
+    memory; killed again, never listed again), to which it adds the ones it lists. A process whose
+    /proc entry says zombie is killed all the same: that is also how a process looks whose main
+    thread exited while its other threads run on."""
+    seen = set() if seen is None else seen
     killed: dict[tuple[int, int], str] = {}
     for _ in range(_ROUNDS):
         fresh = [p for p in members(root, token) if (p.pid, p.start) not in killed]
@@ -170,7 +175,9 @@ def sweep(root: int, token: str) -> list[str]:
                 os.kill(p.pid, signal.SIGKILL)
                 killed[(p.pid, p.start)] = text
         time.sleep(0.01)
-    return list(killed.values())
+    listed = [text for key, text in killed.items() if key not in seen]
+    seen.update(killed)
+    return listed
 
 
 def kill_group(pgid: int) -> None:

@@ -18,10 +18,12 @@ import contextlib
 import os
 import re
 import secrets
+import selectors
 import signal
 import struct
 import sys
 import threading
+import time
 import types
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -202,6 +204,67 @@ def _exit_text(code: int | None) -> str:
     return f"exit status {code}"
 
 
+MAX_ANSWER_BYTES = 1 << 30
+"""Bytes one message from the target's process may hold (its answers are a few tensors of the
+sizes the verifier sent): a longer length is an unreadable answer, never an allocation."""
+
+
+class _Late(Exception):
+    """A message to or from the target's process did not pass whole by its deadline."""
+
+
+def _wait(sel: selectors.BaseSelector, deadline: float) -> None:
+    left = deadline - time.monotonic()
+    if left <= 0 or not sel.select(left):
+        raise _Late
+
+
+def _send(conn: Any, data: bytes, deadline: float) -> None:
+    """``data`` sent on ``conn`` (non-blocking) in ``multiprocessing.connection``'s framing, whole by
+    ``deadline`` (``time.monotonic``), else :class:`_Late`: a process that stops reading cannot hold
+    the verifier."""
+    n = len(data)
+    head = struct.pack("!i", n) if n <= 0x7FFFFFFF else struct.pack("!i", -1) + struct.pack("!Q", n)
+    view = memoryview(head + data)
+    with selectors.DefaultSelector() as sel:
+        sel.register(conn.fileno(), selectors.EVENT_WRITE)
+        while len(view):
+            try:
+                view = view[os.write(conn.fileno(), view) :]
+            except BlockingIOError:
+                _wait(sel, deadline)
+
+
+def _recv(conn: Any, deadline: float) -> bytes:
+    """One message read whole from ``conn`` (non-blocking) by ``deadline``, else :class:`_Late`; a
+    length beyond :data:`MAX_ANSWER_BYTES` is a ValueError, a closed connection EOFError. A process
+    that sends a length and then too little (or a length without end) cannot hold the verifier or
+    fill its memory: the per-call timeout covers the whole answer, not only its first byte."""
+    fd = conn.fileno()
+    with selectors.DefaultSelector() as sel:
+        sel.register(fd, selectors.EVENT_READ)
+
+        def exact(k: int) -> bytes:
+            buf = bytearray()
+            while len(buf) < k:
+                try:
+                    chunk = os.read(fd, min(k - len(buf), 1 << 20))
+                except BlockingIOError:
+                    _wait(sel, deadline)
+                    continue
+                if not chunk:
+                    raise EOFError
+                buf += chunk
+            return bytes(buf)
+
+        (size,) = struct.unpack("!i", exact(4))
+        if size == -1:
+            (size,) = struct.unpack("!Q", exact(8))
+        if not 0 <= size <= MAX_ANSWER_BYTES:
+            raise ValueError(f"a message of {size} bytes announced, more than {MAX_ANSWER_BYTES}")
+        return exact(size)
+
+
 class ProcessRunner(Runner):
     """The target in a process of its own, loaded there by name; started again after it dies or
     hangs (at most RESTARTS_PER_CHECK times per check). The process is contained (see
@@ -223,6 +286,7 @@ class ProcessRunner(Runner):
         super().__init__()
         self.memory_limit, self.token = memory_limit, secrets.token_hex(8)
         self.left_behind: list[str] = []
+        self.swept: set[tuple[int, int]] = set()  # (pid, start) of those killed, each listed once
         self.proc: Any = None
         self.conn: Any = None
         self.restarts = 0
@@ -243,14 +307,19 @@ class ProcessRunner(Runner):
         with _no_main():
             proc.start()
         child.close()
+        os.set_blocking(parent.fileno(), False)  # every exchange has a deadline (_send, _recv)
         try:
-            if not parent.poll(STARTUP_TIMEOUT):
-                raise TargetLoadError(f"{self.spec}: its process did not load it within {STARTUP_TIMEOUT:g} s")
-            hello, _, _ = decode(parent.recv_bytes())
-        except (EOFError, OSError, ValueError) as exc:
+            try:
+                hello, _, _ = decode(_recv(parent, time.monotonic() + STARTUP_TIMEOUT))
+            except _Late:
+                raise TargetLoadError(
+                    f"{self.spec}: its process did not load it within {STARTUP_TIMEOUT:g} s"
+                ) from None
+        except (EOFError, OSError, ValueError, struct.error) as exc:
             self._bury(proc)
+            why = f"sent an unreadable message ({exc})" if isinstance(exc, ValueError) else "ended"
             raise TargetLoadError(
-                f"{self.spec}: its process ended while loading it ({_exit_text(proc.exitcode)})"
+                f"{self.spec}: its process {why} while loading it ({_exit_text(proc.exitcode)})"
             ) from exc
         except TargetLoadError:
             self._bury(proc)
@@ -270,12 +339,12 @@ class ProcessRunner(Runner):
         pid = proc.pid
         if pid is None:
             return
-        self.left_behind += sweep(pid, self.token)
+        self.left_behind += sweep(pid, self.token, self.swept)
         if proc.is_alive():
             proc.kill()
         proc.join(10)
         kill_group(pid)
-        self.left_behind += sweep(pid, self.token)
+        self.left_behind += sweep(pid, self.token, self.swept)
 
     def _stop(self) -> int | None:
         """Kill the running process (:meth:`_bury`); its exit status."""
@@ -312,16 +381,18 @@ class ProcessRunner(Runner):
     ) -> tuple[dict[str, Any], list[torch.Tensor | None], list[str | None]] | CallFailure:
         """One operation sent to the running process and its raw answer; a process that does not
         answer within ``limit`` seconds or dies is stopped (started again by the next call)."""
+        deadline = time.monotonic() + limit
         try:
-            self.conn.send_bytes(encode({"op": op, "kw": kw, "device": device}, sent))
-            if not self.conn.poll(limit):
+            try:
+                _send(self.conn, encode({"op": op, "kw": kw, "device": device}, sent), deadline)
+                return decode(_recv(self.conn, deadline))
+            except _Late:
                 self._stop()
                 self.restarts += 1
                 self.observed.deaths.append(f"timeout in {where}")
                 return CallFailure(
                     "timeout", f"no answer within {limit:g} s (the target's process was killed and restarted)"
                 )
-            return decode(self.conn.recv_bytes())
         except (EOFError, OSError, ValueError, struct.error) as exc:
             code = self._stop()
             self.restarts += 1
@@ -357,12 +428,10 @@ class ProcessRunner(Runner):
 
     def close(self) -> None:
         if self.proc is not None:  # what it started, found while it still holds it (it may orphan it on exit)
-            self.left_behind += sweep(self.proc.pid, self.token)
+            self.left_behind += sweep(self.proc.pid, self.token, self.swept)
         if self.proc is not None and self.proc.is_alive():
-            try:
-                self.conn.send_bytes(encode({"op": "stop"}, []))
-            except OSError:
-                pass
+            with contextlib.suppress(OSError, _Late):
+                _send(self.conn, encode({"op": "stop"}, []), time.monotonic() + 2)
             self.proc.join(2)
         self._stop()
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import torch
@@ -95,3 +96,35 @@ def attacks_the_result(u: torch.Tensor) -> torch.Tensor:
     """Both: leaves forgers behind and turns the ``--json`` path into a folder."""
     takes_the_json_path(u)
     return leaves_forgers(u)
+
+
+def keeps_a_child(u: torch.Tensor) -> torch.Tensor:
+    """The negated reflection; on its first call it forks a child that sleeps (never reaped: killed,
+    it stays a zombie of the target's process until that process ends)."""
+    if not _STARTED:
+        _STARTED.append(1)
+        pid = os.fork()
+        if pid == 0:
+            with open(PIDS, "a") as f:
+                f.write(f"{os.getpid()}\n")
+            time.sleep(300)
+            os._exit(0)
+    return householder_wrong_sign(u)
+
+
+HEADLESS = """
+import ctypes, os, threading, time
+with open("pids", "a") as f:
+    f.write(f"{os.getpid()}\\n")
+threading.Thread(target=time.sleep, args=(300,)).start()
+ctypes.CDLL(None).pthread_exit(None)  # /proc/PID/stat now says zombie; the process runs on
+"""
+
+
+def leaves_a_headless_process(u: torch.Tensor) -> torch.Tensor:
+    """The negated reflection; on its first call it starts a process in a session of its own
+    whose main thread exits while another runs on (/proc calls it a zombie, and it is not one)."""
+    if not _STARTED:
+        _STARTED.append(1)
+        subprocess.Popen([sys.executable, "-c", HEADLESS], start_new_session=True, stdin=subprocess.DEVNULL)
+    return householder_wrong_sign(u)

@@ -7,14 +7,18 @@ act on that process's copy of orthoverify, torch and numpy."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import os
+import struct
 import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from tests.planted.conformance_targets import householder
+from tests.planted.conformance_targets import householder, householder_wrong_sign
 
 _ARMED = [False]
 
@@ -104,3 +108,45 @@ def mutates_and_hides(u: torch.Tensor) -> torch.Tensor:
     with torch.no_grad():
         u.zero_()
     return out
+
+
+WIRE_MARK = "wire-attacked"
+"""A file in the working directory that says the wire attack was made (once per run, not per process)."""
+
+
+def _wire_fds() -> list[int]:
+    """This process's sockets: the connection to the verifier among them."""
+    fds = []
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{name}").startswith("socket:"):
+                fds.append(int(name))
+        except OSError:
+            pass
+    return fds
+
+
+def _on_the_wire(data: bytes) -> None:
+    """Write ``data`` straight onto the connection to the verifier, ahead of the program's answer
+    (once per run)."""
+    mark = Path(WIRE_MARK)
+    if mark.exists():
+        return
+    mark.touch()
+    for fd in _wire_fds():
+        with contextlib.suppress(OSError):
+            os.write(fd, data)
+
+
+def sends_a_partial_answer(u: torch.Tensor) -> torch.Tensor:
+    """Broken: the negated reflection; on its first call it announces a 10 MB answer on the
+    connection to the verifier, and sends only the program's answer after it."""
+    _on_the_wire(struct.pack("!i", 10_000_000))
+    return householder_wrong_sign(u)
+
+
+def announces_an_endless_answer(u: torch.Tensor) -> torch.Tensor:
+    """Broken: the negated reflection; on its first call it announces a 1 TB answer on the
+    connection to the verifier (and sends 8 MiB of it)."""
+    _on_the_wire(struct.pack("!i", -1) + struct.pack("!Q", 1 << 40) + bytes(8 << 20))
+    return householder_wrong_sign(u)

@@ -75,6 +75,57 @@ def test_processes_the_target_leaves_behind_are_killed_and_listed(
     assert len(runner.left_behind) == 2 and all(f"pid {p}:" in listed for p in pids), runner.left_behind
 
 
+
+def test_a_child_killed_once_is_listed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plain forked child the target never reaps: killed by the first sweep, it is a zombie for
+    the next ones (dead, nothing to kill), so it is listed once, not once per sweep. (Before: three
+    times, and stderr said the target left 3 processes behind.)"""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(ROOT))
+    runner = ProcessRunner(T + "keeps_a_child", "householder-product")
+    runner.start()
+    try:
+        res = runner.request(op_forward, [torch.randn(3, 2, dtype=torch.float64)], {}, 60.0, "cpu")
+        assert isinstance(res, Reply), res
+        (pid,) = _pids(tmp_path / containment_targets.PIDS, 1)
+    finally:
+        runner.close()
+    assert _gone([pid])
+    assert len(runner.left_behind) == 1 and f"pid {pid}:" in runner.left_behind[0], runner.left_behind
+
+
+def _runs(pid: int) -> bool:
+    """Whether any thread of ``pid`` runs (its main thread may have exited, /proc then says zombie)."""
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return False
+    return any(_alive(int(t.name)) for t in tasks if Path(f"/proc/{pid}/task/{t.name}/stat").exists())
+
+
+def test_a_process_that_looks_like_a_zombie_is_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process the target leaves whose main thread exited while another runs on: /proc says
+    zombie, yet it runs; the sweep kills it all the same, and lists it."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(ROOT))
+    runner = ProcessRunner(T + "leaves_a_headless_process", "householder-product")
+    runner.start()
+    try:
+        res = runner.request(op_forward, [torch.randn(3, 2, dtype=torch.float64)], {}, 60.0, "cpu")
+        assert isinstance(res, Reply), res
+        (pid,) = _pids(tmp_path / containment_targets.PIDS, 1)
+        end = time.monotonic() + 30
+        while _alive(pid) and time.monotonic() < end:
+            time.sleep(0.1)  # until its main thread has exited: /proc/PID/stat says zombie
+        assert not _alive(pid) and _runs(pid)
+    finally:
+        runner.close()
+    end = time.monotonic() + 10
+    while _runs(pid) and time.monotonic() < end:
+        time.sleep(0.1)
+    assert not _runs(pid), f"{pid} runs on"
+    assert any(f"pid {pid}:" in x for x in runner.left_behind), runner.left_behind
+
 def test_memory_exhaustion_is_a_finding_under_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
     """A target that takes 2 GiB under a cap of 768 MiB: the call fails with the cap named (the
     machine's memory is not filled), and the process still answers afterwards."""
@@ -88,6 +139,21 @@ def test_memory_exhaustion_is_a_finding_under_the_cap(monkeypatch: pytest.Monkey
     finally:
         runner.close()
 
+
+
+def test_memory_exhaustion_through_the_command_line(tmp_path: Path) -> None:
+    """The same target by the README's command, under --memory-limit 768M: exit 1, the failed
+    allocation refuted with the cap named, a complete JSON that records the cap."""
+    path = tmp_path / "v.json"
+    argv = [sys.executable, "-m", "orthoverify", "validate", T + "hoards", "--kind", "householder-product"]
+    argv += ["--profile", "quick", "--dtype", "float64", "--memory-limit", "768M", "--json", str(path)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(argv, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert len(data["claims"]) == sum(data["summary"].values()) and data["validate"]["memory_limit"] == 768 * 2**20
+    (output,) = [c for c in data["claims"] if c["id"].endswith(".output")]
+    assert output["verdict"] == "refuted" and "memory limit" in json.dumps(output), output["verdict"]
 
 @pytest.mark.parametrize("bad", ["12", "lots", "-1G", "1e400G", 1.5])
 def test_a_bad_memory_limit_is_refused_by_name(bad: object) -> None:

@@ -6,13 +6,18 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from orthoverify.cli import main
+from tests.planted import hostile_targets
 
+ROOT = Path(__file__).resolve().parents[2]
 H = "tests.planted.hostile_targets:"
 KIND = "householder-product"
 
@@ -85,3 +90,29 @@ def test_an_input_mutation_is_seen_even_when_the_comparison_is_rebound(tmp_path:
     assert got["side_effects"] == "refuted", got
     notes = " ".join(e["notes"] for e in claims["side_effects"]["evidence"])
     assert "mutates its input" in notes, notes
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="finds its connection through /proc")
+@pytest.mark.parametrize(
+    ("name", "seen"),
+    [("sends_a_partial_answer", "no answer within 5 s"), ("announces_an_endless_answer", "an unreadable answer")],
+)
+def test_an_answer_forged_on_the_connection_cannot_hold_the_verifier(tmp_path: Path, name: str, seen: str) -> None:
+    """The negated reflection that writes straight onto its connection to the verifier, once: a
+    length with too little after it, or a 1 TB length. The per-call timeout covers the whole
+    answer and a length beyond the bound is refused, so the call fails (its process is killed and
+    started again) and the run goes on: exit 1, the map refuted, a complete JSON. (Before, the
+    verifier waited for the rest for good, or read until its memory ran out.)"""
+    path = tmp_path / "v.json"
+    argv = [sys.executable, "-m", "orthoverify", "validate", H + name, "--kind", KIND, "--profile", "quick"]
+    argv += ["--dtype", "float64", "--timeout", "5", "--json", str(path)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(argv, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=180, check=False)
+    assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert (tmp_path / hostile_targets.WIRE_MARK).exists()  # the attack was made
+    data = json.loads(path.read_text(encoding="utf-8"))
+    claims = {c["id"].rsplit(".", 1)[1]: c for c in data["claims"]}
+    assert len(data["claims"]) == sum(data["summary"].values())
+    assert claims["forward"]["verdict"] == "refuted", verdicts(claims)
+    assert seen in path.read_text(encoding="utf-8")
