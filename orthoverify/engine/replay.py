@@ -97,7 +97,8 @@ class Replay:
             shown = m is not None and m.value is not None and self.digits != "exact"
             out.append(f"{label}: {text}" + (f" (test ratio {_fmt(m.ratio)})" if shown and m is not None else ""))
         if not_applicable:
-            verb = "do not apply" if len(not_applicable) > 1 else "does not apply"
+            several = len(not_applicable) > 1 or " and " in not_applicable[0]  # a label may join arithmetics
+            verb = "do not apply" if several else "does not apply"
             out.append(f"{' and '.join(not_applicable)}: {verb} (the check takes these inputs exactly only)")
         out.append(f"compared: {self.comparison()}")
         same = cx.value == self.high_precision.display

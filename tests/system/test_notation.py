@@ -5,6 +5,9 @@ claim ids, check names, backends and inputs stay as written."""
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import Any
+
+import pytest
 
 from orthoverify.cli import failure_notes, in_notation, readable_replay
 from orthoverify.notation import typeset
@@ -100,22 +103,53 @@ def test_replay_prints_every_quantity_and_value_in_the_papers_notation() -> None
     assert not any(a in line for line in lines[5:] for a in ascii_math), lines
 
 
-def test_replay_of_an_exact_only_check_says_which_arithmetics_do_not_apply() -> None:
-    """svd.algorithm1's exact counterexample (SymPy inputs) cannot be evaluated in float64 or at 50
-    digits: the printed replay says so in words, with no exception's internals; --json keeps the reason."""
+def _replay_svd_algorithm1(json_out: bool = False) -> str:
+    """``orthoverify replay`` of the reference's svd.algorithm1 counterexample (exact SymPy inputs)."""
     import io
-    import json
     from pathlib import Path
 
     from orthoverify.cli import main
 
     argv = ["replay", str(Path(__file__).resolve().parents[2] / "reports" / "check-default.json"), "svd.algorithm1"]
     out, err = io.StringIO(), io.StringIO()
-    assert main(argv, out, err) == 0, err.getvalue()
-    text = out.getvalue()
+    assert main([*argv, *(["--json"] if json_out else [])], out, err) == 0, err.getvalue()
+    return out.getvalue()
+
+
+def test_an_exact_counterexample_replays_in_every_arithmetic_its_check_takes() -> None:
+    """svd.algorithm1's exact counterexample: off the exact backend its Derivative takes 50-digit
+    differences as the reference, so float64 and 50 digits evaluate it too, and the failure shows
+    in all three."""
+    text = _replay_svd_algorithm1()
+    lines = dict(line.split(": ", 1) for line in text.splitlines() if ": " in line)
+    assert lines["exact"] == "−6" and "not apply" not in text and "not evaluated" not in text, text
+    assert float(lines["float64"]) > 30 and float(lines["50 digits"]) > 30, text
+    assert "reproduced: yes" in text and "Error" not in text, text
+
+
+def test_replay_of_an_exact_only_check_says_which_arithmetics_do_not_apply(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A check that takes its inputs exactly only (its float replay raises) is replayed exactly, and
+    the printed replay says in words that float64 and 50 digits do not apply, with no exception's
+    internals; --json keeps the reason."""
+    import json
+
+    from orthoverify.claims import MODULES
+    from orthoverify.engine import get_registry
+
+    claim = get_registry(MODULES)["svd.algorithm1"]
+    check = next(c for c in claim.checks if c.records("exact_derivative"))
+    original = type(check).replay
+
+    def replay(self: Any, inputs: Any, b: Any) -> Any:
+        if self.name == check.name and not b.exact:
+            raise TypeError("this planted check takes its inputs exactly only")
+        return original(self, inputs, b)
+
+    # the check is frozen: planted on its class, for checks of its name (only this claim is replayed)
+    monkeypatch.setattr(type(check), "replay", replay)
+    text = _replay_svd_algorithm1()
     assert "float64 and 50 digits: do not apply (the check takes these inputs exactly only)" in text, text
     assert "Error" not in text and "not evaluated" not in text and "reproduced: yes" in text, text
-    out = io.StringIO()
-    assert main([*argv, "--json"], out, io.StringIO()) == 0
-    values = {a["label"]: a["value"] for a in json.loads(out.getvalue())["arithmetics"]}
-    assert values["float64"].startswith("not evaluated (") and values["exact"] == "-6", values
+    values = {a["label"]: a["value"] for a in json.loads(_replay_svd_algorithm1(json_out=True))["arithmetics"]}
+    rounded = next(v for label, v in values.items() if "float64" in label)  # one label per distinct value
+    assert rounded.startswith("not evaluated (TypeError") and values["exact"] == "-6", values
