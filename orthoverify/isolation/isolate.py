@@ -34,7 +34,7 @@ from orthoverify.errors import InputError, OrthoverifyError
 from orthoverify.isolation import adapters_libs  # noqa: F401  (registers the library adapters and declarations)
 from orthoverify.isolation.adapters import Loaded, load
 from orthoverify.isolation.calls import CallFailure, TargetLoadError
-from orthoverify.isolation.contain import confine, kill_group, sweep
+from orthoverify.isolation.contain import contain, kill_child, kill_group, sweep
 from orthoverify.isolation.declare import Declaration, declaration_data, declaration_from_data, declaration_of
 from orthoverify.isolation.program import Subject, make_capture, make_executor, make_server, make_view
 from orthoverify.isolation.runner import (
@@ -98,14 +98,31 @@ def child_main(
     memory_limit: int | None = None,
     token: str = "",
     verifier: int | None = None,
+    told: Any = None,
 ) -> None:
-    """The target's process: contained first (:func:`~orthoverify.isolation.contain.confine`),
-    then bind the serving program (codec, framing, operations: see
+    """The process the verifier starts: the warden of the target's process, or that process itself
+    where there is no warden (:func:`~orthoverify.isolation.contain.contain`, which tells the
+    target's pid on ``told``). The target's process then runs :func:`_target_main`."""
+    contain(
+        lambda: _target_main(conn, spec, kind, complex_output, sys_path, device, cwd),
+        told,
+        memory_limit,
+        token,
+        verifier,
+        leave=(conn,),
+    )
+
+
+def _target_main(
+    conn: Any, spec: str, kind: str, complex_output: bool, sys_path: list[str], device: str, cwd: str
+) -> None:
+    """The target's process, contained: bind the serving program (codec, framing, operations: see
     :mod:`~orthoverify.isolation.program`), then load the target by name and answer operations
     until told to stop. Nothing the serving loop calls is looked up after the target is imported.
     The kind comes as its name and whether its output is complex (viewed in real block form):
     the kind itself, with its reference, stays in the verifier."""
-    confine(memory_limit, token, verifier)
+    with contextlib.suppress(OSError):  # a program it execs does not hold the connection (its end is EOF)
+        os.set_inheritable(conn.fileno(), False)
     try:
         os.chdir(cwd)
     except OSError:
@@ -287,7 +304,8 @@ class ProcessRunner(Runner):
         self.memory_limit, self.token = memory_limit, secrets.token_hex(8)
         self.left_behind: list[str] = []
         self.swept: set[tuple[int, int]] = set()  # (pid, start) of those killed, each listed once
-        self.proc: Any = None
+        self.proc: Any = None  # the warden (or, without one, the target's process)
+        self.target: int | None = None  # the target's process's pid
         self.conn: Any = None
         self.restarts = 0
 
@@ -296,8 +314,9 @@ class ProcessRunner(Runner):
         :class:`~orthoverify.isolation.calls.TargetLoadError` when it cannot."""
         ctx = _context()
         parent, child = ctx.Pipe()
+        told, tell = ctx.Pipe(duplex=False)  # the target's pid, from its warden
         loading = (self.spec, self.kind, self.complex_output, list(sys.path), self.device, os.getcwd())
-        confining = (self.memory_limit, self.token, os.getpid())  # contain.confine's arguments
+        confining = (self.memory_limit, self.token, os.getpid(), tell)  # contain.contain's arguments
         proc = ctx.Process(
             target=child_main,
             args=(child, *loading, *confining),
@@ -307,51 +326,69 @@ class ProcessRunner(Runner):
         with _no_main():
             proc.start()
         child.close()
+        tell.close()
         os.set_blocking(parent.fileno(), False)  # every exchange has a deadline (_send, _recv)
+        os.set_blocking(told.fileno(), False)
+        target: int | None = None
         try:
             try:
-                hello, _, _ = decode(_recv(parent, time.monotonic() + STARTUP_TIMEOUT))
+                deadline = time.monotonic() + STARTUP_TIMEOUT
+                target = int(_recv(told, deadline).decode("ascii"))
+                hello, _, _ = decode(_recv(parent, deadline))
             except _Late:
                 raise TargetLoadError(
                     f"{self.spec}: its process did not load it within {STARTUP_TIMEOUT:g} s"
                 ) from None
         except (EOFError, OSError, ValueError, struct.error) as exc:
-            self._bury(proc)
+            self._bury(proc, target)
             why = f"sent an unreadable message ({exc})" if isinstance(exc, ValueError) else "ended"
             raise TargetLoadError(
                 f"{self.spec}: its process {why} while loading it ({_exit_text(proc.exitcode)})"
             ) from exc
         except TargetLoadError:
-            self._bury(proc)
+            self._bury(proc, target)
             raise
+        finally:
+            told.close()
         if not hello.get("ok"):
-            self._bury(proc)
+            self._bury(proc, target)
             raise TargetLoadError(str(hello.get("error", "cannot load the target")))
-        self.proc, self.conn = proc, parent
+        self.proc, self.target, self.conn = proc, target, parent
         self.warm = set()  # a fresh process: every operation's first call is to come
         self.observed.add(hello, "loading the target")
         return hello
 
-    def _bury(self, proc: Any) -> None:
-        """Kill the process ``proc`` and everything it started (those listed in ``left_behind``):
-        its own processes first, while it still holds them (a subreaper), then it and its group,
-        then whatever was orphaned meanwhile."""
+    def _bury(self, proc: Any, target: int | None) -> None:
+        """Kill the process ``proc`` (the warden) and everything below it (those listed in
+        ``left_behind``): what the target's process ``target`` started first, then that process,
+        then whatever it orphaned (the warden holds it), then the warden, its group, and whatever
+        else carries the run's token. The warden exits as the target's process did."""
         pid = proc.pid
         if pid is None:
             return
-        self.left_behind += sweep(pid, self.token, self.swept)
+        self.left_behind += sweep(pid, self.token, self.swept, target)
+        if target is None or target == pid:  # no warden: ``proc`` is the target's process
+            if proc.is_alive():
+                proc.kill()
+        else:
+            kill_child(pid, target)
+            self.left_behind += sweep(pid, self.token, self.swept, target)
+        proc.join(10)  # the warden ends once nothing is below it
+        if proc.is_alive():  # told to end: it kills what is below it first
+            proc.terminate()
+            proc.join(10)
         if proc.is_alive():
             proc.kill()
-        proc.join(10)
+            proc.join(10)
         kill_group(pid)
-        self.left_behind += sweep(pid, self.token, self.swept)
+        self.left_behind += sweep(pid, self.token, self.swept, target)
 
     def _stop(self) -> int | None:
-        """Kill the running process (:meth:`_bury`); its exit status."""
+        """Kill the running process (:meth:`_bury`); its exit status (the target's process's)."""
         proc, self.proc = self.proc, None
         if proc is None:
             return None
-        self._bury(proc)
+        self._bury(proc, self.target)
         with contextlib.suppress(OSError):
             self.conn.close()
         code: int | None = proc.exitcode
@@ -427,8 +464,8 @@ class ProcessRunner(Runner):
         return CallFailure(fail.kind, f"{fail.message} (the target's process reached its memory limit, {cap})")
 
     def close(self) -> None:
-        if self.proc is not None:  # what it started, found while it still holds it (it may orphan it on exit)
-            self.left_behind += sweep(self.proc.pid, self.token, self.swept)
+        if self.proc is not None:  # what it started, killed before it can orphan more on exit
+            self.left_behind += sweep(self.proc.pid, self.token, self.swept, self.target)
         if self.proc is not None and self.proc.is_alive():
             with contextlib.suppress(OSError, _Late):
                 _send(self.conn, encode({"op": "stop"}, []), time.monotonic() + 2)

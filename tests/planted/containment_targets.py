@@ -28,7 +28,7 @@ import json, os, sys, time
 path, pids = sys.argv[1], sys.argv[2]
 with open(pids, "a") as f:
     f.write(f"{os.getpid()}\\n")
-end = time.time() + 120
+end = time.time() + (float(sys.argv[3]) if len(sys.argv) > 3 else 120)
 while time.time() < end:  # rewrite every result JSON beside the path to all-verified
     folder = os.path.dirname(path) or "."
     try:
@@ -127,4 +127,32 @@ def leaves_a_headless_process(u: torch.Tensor) -> torch.Tensor:
     if not _STARTED:
         _STARTED.append(1)
         subprocess.Popen([sys.executable, "-c", HEADLESS], start_new_session=True, stdin=subprocess.DEVNULL)
+    return householder_wrong_sign(u)
+
+
+def escapes_by_dying(u: torch.Tensor) -> torch.Tensor:
+    """The negated reflection; on its first call it leaves a forger that escapes every sign of the
+    run: an intermediate in a new session forks it and exits, the forger records its pid (in PIDS,
+    the mark that this was done: a process started again skips it) and drops the run's token from
+    its environment, and then the target's own process exits (os._exit): the forger is orphaned
+    twice, and no process the verifier knows of is its parent."""
+    if not os.path.exists(PIDS):
+        path = os.path.abspath(JSON_PATH)
+        ready_r, ready_w = os.pipe()  # not inherited across exec: EOF once the forger has exec'd
+        intermediate = os.fork()
+        if intermediate == 0:
+            try:
+                os.close(ready_r)
+                os.setsid()
+                if os.fork() == 0:
+                    with open(PIDS, "a") as f:
+                        f.write(f"{os.getpid()}\n")
+                    env = {k: v for k, v in os.environ.items() if not k.startswith("ORTHOVERIFY")}
+                    os.execve(sys.executable, [sys.executable, "-c", FORGER, path, os.devnull, "900"], env)
+            finally:
+                os._exit(0)
+        os.close(ready_w)
+        os.read(ready_r, 1)  # EOF: the forger runs (its pid recorded)
+        os.waitpid(intermediate, 0)  # its parent is gone
+        os._exit(3)
     return householder_wrong_sign(u)

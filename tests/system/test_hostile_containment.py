@@ -189,6 +189,43 @@ def test_a_target_that_takes_the_json_path_and_leaves_forgers(tmp_path: Path) ->
     assert "left 2 process(es) behind" in proc.stderr
 
 
+def _forging(pid: int) -> bool:
+    """Whether ``pid`` is a live forger (alive, and its command line is the forger's: not a reused pid)."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return _alive(pid) and b"forged" in cmdline
+
+
+def test_a_forger_orphaned_by_a_dying_target_is_killed_and_listed(tmp_path: Path) -> None:
+    """A target whose first call leaves a forger in a session of its own, without the run's token,
+    orphaned twice (its parent, then the target's process, exit): nothing the verifier started is
+    its parent, and it is not in the target's session or group. The warden above the target's
+    process holds it all the same: when ``validate`` returns it is dead and listed, and the result
+    JSON is the verifier's and stays so. (Before the warden: alive, unlisted, and it rewrote the
+    JSON after the command had returned.)"""
+    json_path, pids_file = tmp_path / containment_targets.JSON_PATH, tmp_path / containment_targets.PIDS
+    json_path.parent.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    argv = [sys.executable, "-m", "orthoverify", "validate", T + "escapes_by_dying", "--kind", "householder-product"]
+    argv += ["--profile", "quick", "--dtype", "float64", "--json", str(json_path)]
+    printed = tmp_path / "stderr"
+    with printed.open("w") as stderr:  # a file, not a pipe: a forger that survived would hold a pipe open
+        proc = subprocess.run(argv, env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=stderr, timeout=400)
+    assert proc.returncode == 1, printed.read_text()[-2000:]
+    (pid,) = [int(x) for x in pids_file.read_text().split()]  # written before the target's process exited
+    text = json_path.read_text(encoding="utf-8")
+    assert not _forging(pid), f"the forger {pid} outlived validate"
+    assert json_path.read_text(encoding="utf-8") == text  # read again once the forger is known dead
+    data = json.loads(text)
+    assert "forged" not in data and data["summary"]["refuted"] >= 1, data.get("summary")
+    assert len(data["claims"]) == sum(data["summary"].values())
+    left = data["validate"]["left_behind"]
+    assert len(left) == 1 and f"pid {pid}:" in left[0], left
+    assert "exit status 3" in text, "the target's own exit status is the finding"
+
+
 VERIFIER_KILLED = """
 import os, signal, sys, threading, time
 import torch
@@ -196,7 +233,7 @@ from orthoverify.isolation.isolate import ProcessRunner
 from orthoverify.isolation.wire import op_forward
 runner = ProcessRunner("tests.planted.conformance_targets:hangs", "orthogonal-map")
 runner.start()
-print(runner.proc.pid, flush=True)
+print(runner.proc.pid, runner.target, flush=True)
 threading.Thread(target=runner.request, args=(op_forward, [torch.eye(3)], {}, 600.0, "cpu"), daemon=True).start()
 time.sleep(1.0)
 os.kill(os.getpid(), signal.SIGKILL)
@@ -205,7 +242,7 @@ os.kill(os.getpid(), signal.SIGKILL)
 
 def test_a_target_hung_in_a_call_dies_with_a_verifier_killed_by_sigkill(tmp_path: Path) -> None:
     """No clean-up runs in a verifier killed with SIGKILL, and the forkserver the target came from
-    lives on while the target does: the target's own watch thread kills its group."""
+    lives on while the target does: the warden's watch thread kills what is below it, and itself."""
     printed = tmp_path / "stdout"
     with printed.open("w") as stdout:  # a file, not a pipe: the forkserver inherits it and outlives the verifier
         proc = subprocess.run(
@@ -218,5 +255,5 @@ def test_a_target_hung_in_a_call_dies_with_a_verifier_killed_by_sigkill(tmp_path
             check=False,
         )
     assert proc.returncode == -9, proc
-    target = int(printed.read_text().split()[0])
-    assert _gone([target], wait=20.0), f"the target {target} outlived its verifier"
+    warden, target = (int(x) for x in printed.read_text().split())
+    assert _gone([target, warden], wait=20.0), f"the target {target} or its warden {warden} outlived its verifier"
