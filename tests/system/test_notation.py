@@ -12,6 +12,7 @@ import pytest
 from orthoverify.cli import failure_notes, in_notation, readable_replay
 from orthoverify.notation import typeset
 from orthoverify.pytest_plugin import failure_text
+from orthoverify.tolerance import THRESHOLD
 
 NOTE = (
     "Failure at max|x_ij| = 1.78, n = 2: forward-over-forward: v'Hw = -0.545, float64 4-point differences "
@@ -123,7 +124,7 @@ def test_an_exact_counterexample_replays_in_every_arithmetic_its_check_takes() -
     text = _replay_svd_algorithm1()
     lines = dict(line.split(": ", 1) for line in text.splitlines() if ": " in line)
     assert lines["exact"] == "−6" and "not apply" not in text and "not evaluated" not in text, text
-    assert float(lines["float64"]) > 30 and float(lines["50 digits"]) > 30, text
+    assert float(lines["float64"]) > THRESHOLD and float(lines["50 digits"]) > THRESHOLD, text
     assert "reproduced: yes" in text and "Error" not in text, text
 
 
