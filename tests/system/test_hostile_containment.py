@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -36,11 +37,12 @@ def _alive(pid: int) -> bool:
     return stat[stat.rfind(")") + 2] != "Z"
 
 
-def _gone(pids: list[int], wait: float = 10.0) -> bool:
+def _gone(pids: list[int], wait: float = 10.0, running: Callable[[int], bool] = _alive) -> bool:
+    """Whether every pid has stopped ``running`` within ``wait`` seconds (a bound, not a timing)."""
     end = time.monotonic() + wait
-    while any(_alive(p) for p in pids) and time.monotonic() < end:
+    while any(running(p) for p in pids) and time.monotonic() < end:
         time.sleep(0.1)
-    return not any(_alive(p) for p in pids)
+    return not any(running(p) for p in pids)
 
 
 def _pids(path: Path, count: int, wait: float = 30.0) -> list[int]:
@@ -53,18 +55,30 @@ def _pids(path: Path, count: int, wait: float = 30.0) -> list[int]:
     raise AssertionError(f"the forgers did not start: {path.read_text() if path.exists() else 'no pid file'}")
 
 
+def _started(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str) -> ProcessRunner:
+    """The target's process for ``target`` of containment_targets, started in ``tmp_path`` (where it
+    writes the pids of what it leaves behind)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(ROOT))
+    runner = ProcessRunner(T + target, "householder-product")
+    runner.start()
+    return runner
+
+
+def _forward(runner: ProcessRunner) -> Reply | CallFailure:
+    """One forward call of the target, which is when the containment targets do their harm."""
+    return runner.request(op_forward, [torch.randn(3, 2, dtype=torch.float64)], {}, 60.0, "cpu")
+
+
 def test_processes_the_target_leaves_behind_are_killed_and_listed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A grandchild in a session of its own (double fork, setsid, orphaned at once) and a
     new-session subprocess with an empty environment both outlive the call; closing the target
     kills them and names them."""
-    monkeypatch.chdir(tmp_path)  # where the target's process starts, and writes
-    monkeypatch.syspath_prepend(str(ROOT))
-    runner = ProcessRunner(T + "leaves_forgers", "householder-product")
-    runner.start()
+    runner = _started(tmp_path, monkeypatch, "leaves_forgers")
     try:
-        res = runner.request(op_forward, [torch.randn(3, 2, dtype=torch.float64)], {}, 60.0, "cpu")
+        res = _forward(runner)
         assert isinstance(res, Reply), res
         pids = _pids(tmp_path / containment_targets.PIDS, 2)
         assert all(_alive(p) for p in pids)
@@ -80,12 +94,9 @@ def test_a_child_killed_once_is_listed_once(tmp_path: Path, monkeypatch: pytest.
     """A plain forked child the target never reaps: killed by the first sweep, it is a zombie for
     the next ones (dead, nothing to kill), so it is listed once, not once per sweep. (Before: three
     times, and stderr said the target left 3 processes behind.)"""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(ROOT))
-    runner = ProcessRunner(T + "keeps_a_child", "householder-product")
-    runner.start()
+    runner = _started(tmp_path, monkeypatch, "keeps_a_child")
     try:
-        res = runner.request(op_forward, [torch.randn(3, 2, dtype=torch.float64)], {}, 60.0, "cpu")
+        res = _forward(runner)
         assert isinstance(res, Reply), res
         (pid,) = _pids(tmp_path / containment_targets.PIDS, 1)
     finally:
@@ -106,12 +117,9 @@ def _runs(pid: int) -> bool:
 def test_a_process_that_looks_like_a_zombie_is_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A process the target leaves whose main thread exited while another runs on: /proc says
     zombie, yet it runs; the sweep kills it all the same, and lists it."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(ROOT))
-    runner = ProcessRunner(T + "leaves_a_headless_process", "householder-product")
-    runner.start()
+    runner = _started(tmp_path, monkeypatch, "leaves_a_headless_process")
     try:
-        res = runner.request(op_forward, [torch.randn(3, 2, dtype=torch.float64)], {}, 60.0, "cpu")
+        res = _forward(runner)
         assert isinstance(res, Reply), res
         (pid,) = _pids(tmp_path / containment_targets.PIDS, 1)
         end = time.monotonic() + 30
@@ -120,10 +128,7 @@ def test_a_process_that_looks_like_a_zombie_is_killed(tmp_path: Path, monkeypatc
         assert not _alive(pid) and _runs(pid)
     finally:
         runner.close()
-    end = time.monotonic() + 10
-    while _runs(pid) and time.monotonic() < end:
-        time.sleep(0.1)
-    assert not _runs(pid), f"{pid} runs on"
+    assert _gone([pid], running=_runs), f"{pid} runs on"
     assert any(f"pid {pid}:" in x for x in runner.left_behind), runner.left_behind
 
 def test_memory_exhaustion_is_a_finding_under_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -133,7 +138,7 @@ def test_memory_exhaustion_is_a_finding_under_the_cap(monkeypatch: pytest.Monkey
     runner = ProcessRunner(T + "hoards", "householder-product", memory_limit=768 * 2**20)
     runner.start()
     try:
-        res = runner.request(op_forward, [torch.randn(3, 2, dtype=torch.float64)], {}, 60.0, "cpu")
+        res = _forward(runner)
         assert isinstance(res, CallFailure) and res.kind in ("raised", "died"), res
         assert "memory limit" in res.message or res.kind == "died", res
     finally:
