@@ -24,11 +24,7 @@ from orthoverify.engine.templates_more import (
     recorded_values,
 )
 from orthoverify.errors import SingularError
-
-
-def run(check: Check, backend: str) -> Evidence:
-    ctx = RunContext("t.x", check.name, get_backend(backend), get_profile("quick"), 0)
-    return check.run(ctx)
+from tests.unit.engine.test_templates import run  # one helper: a check run on the quick profile
 
 
 def evidence(backend: str, data: dict[str, Any], method: str = "float", check: str = "c") -> Evidence:
