@@ -39,8 +39,6 @@ from orthoverify.engine.replay import abbreviate
 from orthoverify.errors import OrthoverifyError
 from orthoverify.isolation.calls import DEFAULT_TIMEOUT, TargetFault
 
-CheckFn = Callable[[Ctx], list[Evidence]]
-
 
 @dataclass(frozen=True)
 class FamilyRef:
