@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from orthoverify._lazy import lazy_module
 from orthoverify._package import OUT_DIR, __version__
 from orthoverify.errors import (
     BackendError,
@@ -26,7 +27,10 @@ from orthoverify.errors import (
 )
 
 if TYPE_CHECKING:
+    from orthoverify import conformance as _conformance
     from orthoverify.conformance import validate as validate
+else:
+    _conformance = lazy_module("orthoverify.conformance")
 
 
 __all__ = [
@@ -52,7 +56,5 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     """``orthoverify.validate`` on first use (it imports torch and the conformance checks)."""
     if name == "validate":
-        from orthoverify.conformance import validate
-
-        return validate
+        return _conformance.validate
     raise AttributeError(f"module 'orthoverify' has no attribute {name!r}")

@@ -19,9 +19,10 @@ import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from orthoverify import _atomic, _limits, timings, validate_listing
+from orthoverify._lazy import lazy_module
 from orthoverify._package import OUT_DIR, __version__
 from orthoverify._text import duration_text, has_controls, printable
 from orthoverify.backends import get_backend
@@ -35,6 +36,16 @@ from orthoverify.engine.runner import plan
 from orthoverify.errors import BackendError, InputError, OrthoverifyError
 from orthoverify.notation import math_text, shorten
 from orthoverify.report import plan_report, render_report
+
+if TYPE_CHECKING:  # loaded on first use: `validate` and the replay of a validate result import torch
+    from orthoverify import conformance
+    from orthoverify.conformance import baseline, causes
+    from orthoverify.conformance import replay as conformance_replay
+else:
+    conformance = lazy_module("orthoverify.conformance")
+    baseline = lazy_module("orthoverify.conformance.baseline")
+    causes = lazy_module("orthoverify.conformance.causes")
+    conformance_replay = lazy_module("orthoverify.conformance.replay")
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -651,8 +662,6 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.list_kinds:  # from the recorded listing: no torch to import, so it answers at once
         out.write(validate_listing.render(validate_listing.load()) + "\n")
         return EXIT_OK
-    from orthoverify.conformance import TargetLoadError, baseline, causes, validate
-
     if not args.target:
         err.write("orthoverify: error: validate needs a TARGET (see `orthoverify validate --list`)\n")
         return EXIT_USAGE
@@ -678,12 +687,14 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     }
     try:
         if args.executor is None:
-            result = validate(args.target, **options)
+            result = conformance.validate(args.target, **options)
         else:
             with open_executor(args.executor) as opened:
                 err.write(f"executor: {opened.description}\n")
-                result = validate(args.target, executor=opened.executor, executor_name=opened.spec, **options)
-    except TargetLoadError as exc:
+                result = conformance.validate(
+                    args.target, executor=opened.executor, executor_name=opened.spec, **options
+                )
+    except conformance.TargetLoadError as exc:
         err.write(f"orthoverify: cannot load the target: {exc}\n")
         return EXIT_TARGET
     new, known = baseline.split(result, acknowledged, args.strict)
@@ -800,10 +811,8 @@ def claim_modules() -> tuple[str, ...]:
 
 def _validate_family(data: Any, claim_id: str, target: str | None) -> Any:
     """The family of a validate result's claims: its kind's, over ``target`` (imports torch, so
-    only for a validate result; see tests/unit/test_layers.py's allow-list)."""
-    from orthoverify.conformance.replay import family_of_result
-
-    return family_of_result(data, claim_id, target)
+    only for a validate result, hence loaded on first use)."""
+    return conformance_replay.family_of_result(data, claim_id, target)
 
 
 RESULT_FAMILIES = {"validate": _validate_family}

@@ -5,9 +5,8 @@ Registered through the ``pytest11`` entry point, so installing orthoverify (and 
 ``pip install 'orthoverify[pytest]'``) is enough; without ``--orthoverify-target`` it does
 nothing, and costs every pytest session only this module, ``orthoverify.errors`` and
 ``orthoverify.notation`` (standard library only): the
-conformance checks (and torch, about 3 s to import) load only when a target is given, by the
-imports inside ``_result``, ``ConformanceCollector.collect`` and ``pytest_collection_modifyitems``
-(on the allow-list of tests/unit/test_layers.py).
+conformance checks (and torch, about 3 s to import) load only when a target is given: they are
+declared at the top as modules loaded on first use (:mod:`orthoverify._lazy`).
 
 The tests are collected as pytest collects any (``collected N items`` counts them), with node
 ids ``orthoverify[TARGET]::KIND::CHECK`` that run that one check when passed back to pytest.
@@ -22,12 +21,22 @@ from __future__ import annotations
 
 import re
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from orthoverify._lazy import lazy_module
 from orthoverify.errors import OrthoverifyError
 from orthoverify.notation import math_text
+
+if TYPE_CHECKING:  # the checks (and torch) load only when --orthoverify-target is given
+    from orthoverify import conformance
+    from orthoverify.conformance import planning
+    from orthoverify.conformance import target as conformance_target
+else:
+    conformance = lazy_module("orthoverify.conformance")
+    planning = lazy_module("orthoverify.conformance.planning")
+    conformance_target = lazy_module("orthoverify.conformance.target")
 
 _NODE_ID = re.compile(r"^orthoverify\[(?P<target>.+)\](::[^:\[\]]+)?::(?P<test>[^:\[\]]+)$")
 _SELECTED = pytest.StashKey[list[str]]()
@@ -109,14 +118,12 @@ def _result(item: ConformanceItem) -> Any:
     config = item.config
     cached = getattr(config, "_orthoverify_result", None)
     if cached is None:
-        from orthoverify.conformance import validate
-
         o = _options(config)
         checks = [i.check for i in item.session.items if isinstance(i, ConformanceItem) and i.check]
         with warnings.catch_warnings():  # torch's internal deprecations are not the user's business
             warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"torch(\.|$)")
             warnings.filterwarnings("ignore", category=FutureWarning, module=r"torch(\.|$)")
-            cached = validate(
+            cached = conformance.validate(
                 o["target"],
                 kind=o["kind"],
                 dtypes=o["dtypes"],
@@ -137,11 +144,10 @@ class ConformanceCollector(pytest.Collector):
         self.target, self.dtypes, self.load_error = target, dtypes, load_error
 
     def collect(self) -> list[pytest.Item]:
-        from orthoverify.conformance.planning import plan_checks
-
         if self.target is None:
             return [ConformanceItem.from_parent(self, name="load", check="", load_error=self.load_error)]
-        plan = plan_checks(self.target.kind.name, self.dtypes, self.target.inverse is not None, target=self.target)
+        target = self.target
+        plan = planning.plan_checks(target.kind.name, self.dtypes, target.inverse is not None, target=target)
         return [ConformanceItem.from_parent(self, name=name, check=name) for name, *_ in plan]
 
 
@@ -167,11 +173,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     o = _options(config)
     if not o["target"]:
         return
-    from orthoverify.conformance.target import load_target
-
     name = f"orthoverify[{o['target']}]"
     try:
-        target, error = load_target(o["target"], o["kind"]), None
+        target, error = conformance_target.load_target(o["target"], o["kind"]), None
         name += f"::{target.kind.name}"
     except OrthoverifyError as exc:
         target, error = None, str(exc)

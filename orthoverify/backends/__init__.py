@@ -11,17 +11,18 @@ evidence; needs the optional extra ``pip install 'orthoverify[flint]'``), ``symp
 
 The torch backend's module, and torch with it (1.3 to 1.7 s to import on this project's machine),
 loads when a torch backend is first asked for, not with this package: the engine, the claims and
-the report run without torch, and so does every pool worker until it runs a torch task. Those two
-imports inside functions are on the allow-list of tests/unit/test_layers.py.
+the report run without torch, and so does every pool worker until it runs a torch task. It is
+declared at the top as a module loaded on first use (:mod:`orthoverify._lazy`).
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from orthoverify._lazy import lazy_module
 from orthoverify.backends.base import Array, Backend, Scalar, host_array, reject_dtype
 from orthoverify.backends.flint_backend import FlintBackend
 from orthoverify.backends.flint_backend import flint_available as _available
@@ -30,6 +31,11 @@ from orthoverify.backends.mpmath_backend import DEFAULT_DIGITS, MpmathBackend
 from orthoverify.backends.numpy_backend import NumpyBackend
 from orthoverify.backends.sympy_backend import SympyBackend
 from orthoverify.errors import BackendError, InputError
+
+if TYPE_CHECKING:  # torch loads when a torch backend is first asked for (module docstring)
+    from orthoverify.backends import torch_backend
+else:
+    torch_backend = lazy_module("orthoverify.backends.torch_backend")
 
 FLOAT_BACKENDS: tuple[str, ...] = ("numpy-float32", "numpy-float64", "torch-float32", "torch-float64")
 """Every float backend, in the order results list them."""
@@ -73,9 +79,7 @@ def rigorous_backend_names() -> tuple[str, ...]:
 
 def cuda_available() -> bool:
     """True when torch sees a CUDA device."""
-    from orthoverify.backends.torch_backend import cuda_available as _cuda  # torch on first use (module docstring)
-
-    return _cuda()
+    return bool(torch_backend.cuda_available())
 
 
 def get_backend(name: str, device: str = "cpu") -> Backend:
@@ -110,9 +114,7 @@ def _get_backend(name: str, device: str) -> Backend:
     if name in ("numpy-float32", "numpy-float64"):
         return NumpyBackend(name.split("-")[1])
     if name in ("torch-float32", "torch-float64"):
-        from orthoverify.backends.torch_backend import TorchBackend  # torch on first use (module docstring)
-
-        return TorchBackend(name.split("-")[1], device)
+        return torch_backend.TorchBackend(name.split("-")[1], device)
     if name == "mpmath":
         return MpmathBackend(DEFAULT_DIGITS)
     if name.startswith("mpmath-"):

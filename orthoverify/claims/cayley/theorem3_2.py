@@ -8,13 +8,14 @@ import dataclasses
 import functools
 import itertools
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import sympy
 from hypothesis import strategies as st
 
 from orthoverify import samples
+from orthoverify._lazy import lazy_module
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import exact_backend, norm_scale, symbol_array
 from orthoverify.claims.cayley import claim
@@ -26,6 +27,11 @@ from orthoverify.engine.templates import Derivative, Gradient, Inputs, by_size
 from orthoverify.engine.templates_more import sizes_between
 from orthoverify.param import cayley as cy
 from orthoverify.strategies import skew_wide
+
+if TYPE_CHECKING:  # torch loads when a torch check first runs
+    from orthoverify.param import cayley_torch
+else:
+    cayley_torch = lazy_module("orthoverify.param.cayley_torch")
 
 GRADIENT = Gradient(
     "||eq. 2 - reference|| / (n eps ||G|| (1 + ||A||))",
@@ -66,11 +72,9 @@ def q_theorem3_2_function(b: Backend, case: Case) -> Measure:
     autograd through the solve."""
     import torch
 
-    from orthoverify.param.cayley_torch import scaled_cayley_weight
-
     def function(b: Backend, x: Inputs) -> dict[str, Array]:
         p = x["P"].clone().requires_grad_(True)
-        w = scaled_cayley_weight(p, torch.tensor(x["d"], dtype=p.dtype, device=p.device))
+        w = cayley_torch.scaled_cayley_weight(p, torch.tensor(x["d"], dtype=p.dtype, device=p.device))
         return {"W": w.detach(), "P": torch.autograd.grad(b.sum(x["G"] * w), (p,))[0]}
 
     return dataclasses.replace(

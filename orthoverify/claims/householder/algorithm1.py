@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from orthoverify import samples
+from orthoverify._lazy import lazy_module
 from orthoverify.backends import Array, Backend
 from orthoverify.claims._common import EXACT, FLOAT, FLOAT_HP
 from orthoverify.claims.householder import claim
@@ -27,6 +28,11 @@ from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.ratios import Measure, worst
 from orthoverify.engine.templates import Agreement, Derivative, Gradient, Inputs, sampled
 from orthoverify.param import householder as hh
+
+if TYPE_CHECKING:  # torch loads when a torch check first runs
+    from orthoverify.param import householder_torch
+else:
+    householder_torch = lazy_module("orthoverify.param.householder_torch")
 
 GRADIENT = Gradient(
     "max of ||C - Wh|| / (n eps ||h||), ||dL/dh - W'c|| / (n eps ||c||), "
@@ -79,18 +85,16 @@ def q_function(b: Backend, case: Case) -> Measure:
         return ALGORITHM1.autograd(b, case)
     import torch
 
-    from orthoverify.param.householder_torch import STRATEGIES, householder_apply
-
     def function(strategy: Any) -> Derivative:
         def run(b: Backend, x: Inputs) -> dict[str, Array]:
             u, h = x["U"].clone().requires_grad_(True), x["h"].clone().requires_grad_(True)
-            out = householder_apply(u, h, strategy=strategy)
+            out = householder_torch.householder_apply(u, h, strategy=strategy)
             gu, gh = torch.autograd.grad((x["c"] * out).sum(), (u, h))
             return {"C": out.detach(), "U": gu, "h": gh}
 
         return dataclasses.replace(BATCHED, formula=run)
 
-    return worst(*(function(s).autograd(b, case) for s in STRATEGIES))
+    return worst(*(function(s).autograd(b, case) for s in householder_torch.STRATEGIES))
 
 
 def cases_batch(ctx: RunContext) -> Iterator[Case]:
