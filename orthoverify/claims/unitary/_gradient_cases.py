@@ -136,7 +136,7 @@ def cycled(
     rng = ctx.rng()
     hp = ctx.backend.method == "high-precision"
     ns = tuple(n for n in ctx.profile.hp_sizes if n <= 6) if hp else tuple(n for n in ctx.profile.sizes if n <= 16)
-    steps = HP_STEPS if hp else FLOAT_STEPS
+    steps: tuple[int, ...] = HP_STEPS if hp else FLOAT_STEPS
     if small:
         ns, steps = tuple(n for n in ns if n <= 3) or (2,), tuple(t for t in steps if t <= 10)
     for n, kind, t_len, mode in schedule(ns, 2 * ctx.profile.cases, kinds, steps, modes):
