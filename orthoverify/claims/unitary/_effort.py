@@ -52,8 +52,9 @@ _DEFAULT = Effort(
     haar_sizes=(2, 3, 4, 5),
     haar_targets=3,
 )
-effort = per_profile(  # thorough: what it adds to default
-    quick=Effort(
+effort = per_profile(  # quick and thorough: what they change of default
+    quick=replace(
+        _DEFAULT,
         permutations_max_n=5,
         indices_max_n=16,
         flops_pow2_max_n=256,
@@ -63,11 +64,9 @@ effort = per_profile(  # thorough: what it adds to default
         rank_max_n=10,
         rank_points=1,
         agreement_max_n=8,
-        central_difference_sizes=(2, 3),
         kernel_hp_sizes=(3, 6),
         coverage_hp_sizes=(8,),
         threshold_hp_sizes=(5, 6),
-        every_pi_max_n=5,
         sampled_pi=((6, 4),),
         haar_sizes=(2, 3),
         haar_targets=2,

@@ -58,13 +58,14 @@ def run_case(b: Backend, case: Case, *, track: bool = False) -> ug.Unrolled:
     )
 
 
-def case_gradients(b: Backend, case: Case) -> tuple[ug.Unrolled, Array, list[Array], str]:
-    """(run, g, every dC/dh_t, how): torch autograd on torch, the backward recursion elsewhere."""
+def case_gradients(b: Backend, case: Case, *, exact: bool = False) -> tuple[ug.Unrolled, Array, list[Array]]:
+    """(run, g, every dC/dh_t): torch autograd on torch, SymPy's derivative on an exact backend
+    when ``exact``, the backward recursion elsewhere."""
     run = run_case(b, case, track=b.family == "torch")
     g = b.check_array(case["g"], name="g", ndim=1)
     if b.family == "torch":
-        return run, g, ug.autograd_gradients(run, g), "autograd"
-    return run, g, ug.backward(run, g), "backward"
+        return run, g, ug.autograd_gradients(run, g)
+    return run, g, ug.exact_gradients(run, g) if exact and b.exact else ug.backward(run, g)
 
 
 def show(b: Backend, x: Scalar, digits: int = 20) -> str:
@@ -110,7 +111,7 @@ def bound_measure(b: Backend, run: ug.Unrolled, grads: list[Array]) -> Measure:
 
 def q_bound(b: Backend, case: Case) -> Measure:
     """The bound of eq. 5 on one case (torch: autograd; elsewhere the backward recursion)."""
-    run, _, grads, _ = case_gradients(b, case)
+    run, _, grads = case_gradients(b, case)
     return bound_measure(b, run, grads)
 
 
@@ -127,9 +128,7 @@ def q_autograd(b: Backend, case: Case) -> Measure:
     """Torch autograd against the backward recursion on the same forward pass, every t."""
     if b.family != "torch":
         return Measure(0.0, f"autograd runs only on torch, not {b.name}: nothing to compare", error=0.0)
-    run = run_case(b, case, track=True)
-    g = b.check_array(case["g"], name="g", ndim=1)
-    auto = ug.autograd_gradients(run, g)
+    run, g, auto = case_gradients(b, case)
     rec = ug.backward(run, g)
     return gradient_gap(b, run, g, [a - r for a, r in zip(auto, rec, strict=True)])
 
@@ -182,7 +181,7 @@ def trajectory_check(act: str, bias_mode: str, n: int) -> FunctionCheck:
     def fn(ctx: RunContext) -> Outcome:
         b = ctx.backend
         case = representative_case(act, bias_mode, n)
-        run, g, auto, _ = case_gradients(b, case)
+        run, g, auto = case_gradients(b, case)
         rec = ug.backward(run, g)
         m = bound_measure(b, run, auto)
         m_rec = bound_measure(b, run, rec)
