@@ -192,9 +192,8 @@ def hp_confirm(ctx: RunContext, sizes: tuple[int, ...], float_name: str, rule: R
         weyl = max((abs(a - c) for a, c in zip(dhp.relative[:k], d64.relative[:k], strict=True)), default=0.0)
         weyl_ratio = weyl / (max(d64.rows, d64.cols) * d64.eps)
         worst_ratio = max(worst_ratio, weyl_ratio, dropped_ratio(dhp))
-        row = _row(n, dhp, str(case["perm"]))
-        row.update({"float64_rank": d64.rank, "float64_gap": d64.gap, "digits": hp.digits, "weyl_ratio": weyl_ratio})
-        rows.append(row)
+        extra = {"float64_rank": d64.rank, "float64_gap": d64.gap, "digits": hp.digits, "weyl_ratio": weyl_ratio}
+        rows.append(_row(n, dhp, str(case["perm"])) | extra)
         if dhp.rank is None or dhp.rank != d64.rank:
             problems.append(f"n = {n}: rank {dhp.rank} at {hp.digits} digits vs {d64.rank} in float64")
         elif not weyl_ratio <= THRESHOLD:
