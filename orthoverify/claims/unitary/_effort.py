@@ -4,7 +4,7 @@ dataclass with a named field per setting and one instance per profile (see Profi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from orthoverify.engine.templates import per_profile
 
@@ -33,8 +33,28 @@ class Effort:
     haar_targets: int  # coverage_threshold: targets per n
 
 
-effort = per_profile(
-    quick=Effort(
+_DEFAULT = Effort(
+    permutations_max_n=6,
+    indices_max_n=64,
+    flops_pow2_max_n=1024,
+    flops_other_max_n=100,
+    init_h0_draws=100000,
+    chain_exact_n3_t2=True,
+    rank_max_n=16,
+    rank_points=2,
+    agreement_max_n=16,
+    central_difference_sizes=(2, 3),
+    kernel_hp_sizes=(3, 6, 8),
+    coverage_hp_sizes=(8, 9),
+    threshold_hp_sizes=(5, 6, 7),
+    every_pi_max_n=5,
+    sampled_pi=((6, 30), (7, 4), (8, 4)),
+    haar_sizes=(2, 3, 4, 5),
+    haar_targets=3,
+)
+effort = per_profile(  # quick and thorough: what they change of default
+    quick=replace(
+        _DEFAULT,
         permutations_max_n=5,
         indices_max_n=16,
         flops_pow2_max_n=256,
@@ -44,41 +64,16 @@ effort = per_profile(
         rank_max_n=10,
         rank_points=1,
         agreement_max_n=8,
-        central_difference_sizes=(2, 3),
         kernel_hp_sizes=(3, 6),
         coverage_hp_sizes=(8,),
         threshold_hp_sizes=(5, 6),
-        every_pi_max_n=5,
         sampled_pi=((6, 4),),
         haar_sizes=(2, 3),
         haar_targets=2,
     ),
-    default=Effort(
-        permutations_max_n=6,
-        indices_max_n=64,
-        flops_pow2_max_n=1024,
-        flops_other_max_n=100,
-        init_h0_draws=100000,
-        chain_exact_n3_t2=True,
-        rank_max_n=16,
-        rank_points=2,
-        agreement_max_n=16,
-        central_difference_sizes=(2, 3),
-        kernel_hp_sizes=(3, 6, 8),
-        coverage_hp_sizes=(8, 9),
-        threshold_hp_sizes=(5, 6, 7),
-        every_pi_max_n=5,
-        sampled_pi=((6, 30), (7, 4), (8, 4)),
-        haar_sizes=(2, 3, 4, 5),
-        haar_targets=3,
-    ),
-    thorough=Effort(
-        permutations_max_n=6,
-        indices_max_n=64,
-        flops_pow2_max_n=1024,
-        flops_other_max_n=100,
-        init_h0_draws=100000,
-        chain_exact_n3_t2=True,
+    default=_DEFAULT,
+    thorough=replace(
+        _DEFAULT,
         rank_max_n=20,
         rank_points=4,
         agreement_max_n=20,
@@ -88,7 +83,6 @@ effort = per_profile(
         threshold_hp_sizes=(4, 5, 6, 7),
         every_pi_max_n=6,
         sampled_pi=((7, 20), (8, 20)),
-        haar_sizes=(2, 3, 4, 5),
         haar_targets=8,
     ),
 )

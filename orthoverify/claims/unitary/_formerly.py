@@ -5,6 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+_LEMMA1 = {"spectral": "float", "real_if_paired": "float:paired"}
+_BOUND = {"autograd_vs_backward": "custom_backward", "trajectory_urnn": "trajectory"}
+_MODRELU_BOUND = {**_BOUND, "hand_built": "witness", "jacobian_eigenvalues": "symbolic"}
+_CHAIN = {"exact": "exact_derivative", "float_vs_autograd": "autograd"}
+"""Renames a claim and its twin (or the two bound claims) share."""
+
 FORMERLY: Mapping[str, Mapping[str, str]] = {
     "unitary.complex_block": {
         "haar_and_structured": "all_arithmetics",
@@ -22,12 +28,8 @@ FORMERLY: Mapping[str, Mapping[str, str]] = {
     },
     "unitary.corollary1_proof": {"theta_exists": "witness"},
     "unitary.corollary1_proof.corrected": {"eq17": "all_arithmetics"},
-    "unitary.lemma1": {"spectral": "float", "real_if_paired": "float:paired", "real_only_if_columns": "converse"},
-    "unitary.lemma1.corrected": {
-        "spectral": "float",
-        "real_if_paired": "float:paired",
-        "real_only_if_eigenpairs": "converse",
-    },
+    "unitary.lemma1": {**_LEMMA1, "real_only_if_columns": "converse"},
+    "unitary.lemma1.corrected": {**_LEMMA1, "real_only_if_eigenpairs": "converse"},
     "unitary.building_blocks": {
         "blocks": "all_arithmetics",
         "reflection_symbolic": "symbolic",
@@ -47,32 +49,11 @@ FORMERLY: Mapping[str, Mapping[str, str]] = {
         "permutations": "exhaustive",
         "haar_targets": "search",
     },
-    "unitary.gradient_bound": {
-        "random_and_structured": "float",
-        "autograd_vs_backward": "custom_backward",
-        "trajectory_urnn": "trajectory",
-        "isometry_step": "symbolic",
-    },
-    "unitary.gradient_bound_modrelu": {
-        "hand_built": "witness",
-        "random_cases": "float",
-        "autograd_vs_backward": "custom_backward",
-        "trajectory_urnn": "trajectory",
-        "jacobian_eigenvalues": "symbolic",
-    },
-    "unitary.gradient_bound_modrelu.corrected": {
-        "hand_built": "witness",
-        "random_and_structured": "float",
-        "autograd_vs_backward": "custom_backward",
-        "trajectory_urnn": "trajectory",
-        "jacobian_eigenvalues": "symbolic",
-    },
-    "unitary.chain_rule": {"exact": "exact_derivative", "float_vs_autograd": "autograd"},
-    "unitary.chain_rule.corrected": {
-        "exact": "exact_derivative",
-        "float_vs_autograd": "autograd",
-        "central_differences": "finite_differences",
-    },
+    "unitary.gradient_bound": {**_BOUND, "random_and_structured": "float", "isometry_step": "symbolic"},
+    "unitary.gradient_bound_modrelu": {**_MODRELU_BOUND, "random_cases": "float"},
+    "unitary.gradient_bound_modrelu.corrected": {**_MODRELU_BOUND, "random_and_structured": "float"},
+    "unitary.chain_rule": _CHAIN,
+    "unitary.chain_rule.corrected": {**_CHAIN, "central_differences": "finite_differences"},
     "unitary.modrelu": {"both_forms": "all_arithmetics", "boundary_search": "search"},
     "unitary.init_h0": {"expectation": "symbolic", "monte_carlo": "float"},
     "unitary.init_silent": {"identity": "all_arithmetics"},

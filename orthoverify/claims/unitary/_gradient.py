@@ -6,7 +6,6 @@ of eq. 5, autograd against the backward recursion, and the recorded uRNN traject
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
 from typing import Any
 
 import mpmath
@@ -16,7 +15,7 @@ from orthoverify.backends import Array, Backend, Scalar
 from orthoverify.claims.unitary._gradient_cases import representative_case, search_strategy
 from orthoverify.engine.checks import Case, Check, FunctionCheck, Outcome, PropertyCheck, RunContext
 from orthoverify.engine.ratios import THRESHOLD, Measure, scaled
-from orthoverify.engine.templates import Cases, Gradient, witness
+from orthoverify.engine.templates import Cases, Gradient, judged, witness
 from orthoverify.errors import DomainError
 from orthoverify.param import unitary_gradients as ug
 
@@ -59,13 +58,14 @@ def run_case(b: Backend, case: Case, *, track: bool = False) -> ug.Unrolled:
     )
 
 
-def case_gradients(b: Backend, case: Case) -> tuple[ug.Unrolled, Array, list[Array], str]:
-    """(run, g, every dC/dh_t, how): torch autograd on torch, the backward recursion elsewhere."""
+def case_gradients(b: Backend, case: Case, *, exact: bool = False) -> tuple[ug.Unrolled, Array, list[Array]]:
+    """(run, g, every dC/dh_t): torch autograd on torch, SymPy's derivative on an exact backend
+    when ``exact``, the backward recursion elsewhere."""
     run = run_case(b, case, track=b.family == "torch")
     g = b.check_array(case["g"], name="g", ndim=1)
     if b.family == "torch":
-        return run, g, ug.autograd_gradients(run, g), "autograd"
-    return run, g, ug.backward(run, g), "backward"
+        return run, g, ug.autograd_gradients(run, g)
+    return run, g, ug.exact_gradients(run, g) if exact and b.exact else ug.backward(run, g)
 
 
 def show(b: Backend, x: Scalar, digits: int = 20) -> str:
@@ -85,25 +85,19 @@ def bound_measure(b: Backend, run: ug.Unrolled, grads: list[Array]) -> Measure:
     """max_t<T ||dC/dh_t|| / ||dC/dh_T|| = r against 1: ratio ``(r - 1)_+ / (T N eps)``, error r - 1
     (exact: r^2 <= 1 decided exactly)."""
     t_len, n = run.T, run.N
-    if b.exact:
-        sq = [b.sum(d * d) for d in grads]
-        top = sq[-1]
-        if b.is_zero(top):
-            raise DomainError("dC/dh_T = g is zero: the ratio of eq. 5 is undefined")
-        best = 0
-        for t in range(1, t_len):
-            if b.positive(sq[t] - sq[best]):
-                best = t
-        r2 = sympy.expand(sq[best] / top)
-        desc = f"max_t<T ||dC/dh_t||^2 / ||dC/dh_T||^2 = {r2} at t = {best} (T = {t_len}, N = {n})"
-        if b.positive(sq[best] - top):
-            return Measure(math.inf, desc, error=math.inf)
-        return Measure(0.0, desc, error=0.0)
-    norms = ug.gradient_norms(b, grads)
-    top = norms[-1]
+    sizes = [b.sum(d * d) for d in grads] if b.exact else ug.gradient_norms(b, grads)
+    top = sizes[-1]
     if b.is_zero(top):
         raise DomainError("dC/dh_T = g is zero: the ratio of eq. 5 is undefined")
-    excess = [nr / top - 1 for nr in norms[:-1]]
+    if b.exact:  # squared norms
+        best = 0
+        for t in range(1, t_len):
+            if b.positive(sizes[t] - sizes[best]):
+                best = t
+        r2 = sympy.expand(sizes[best] / top)
+        desc = f"max_t<T ||dC/dh_t||^2 / ||dC/dh_T||^2 = {r2} at t = {best} (T = {t_len}, N = {n})"
+        return judged(not b.positive(sizes[best] - top), desc)
+    excess = [nr / top - 1 for nr in sizes[:-1]]
     worst_t = max(range(t_len), key=lambda t: b.to_float(excess[t]))
     e = excess[worst_t]
     err = b.to_float(e)
@@ -117,13 +111,8 @@ def bound_measure(b: Backend, run: ug.Unrolled, grads: list[Array]) -> Measure:
 
 def q_bound(b: Backend, case: Case) -> Measure:
     """The bound of eq. 5 on one case (torch: autograd; elsewhere the backward recursion)."""
-    run, _, grads, _ = case_gradients(b, case)
+    run, _, grads = case_gradients(b, case)
     return bound_measure(b, run, grads)
-
-
-def replay_bound(inputs: Mapping[str, Any], b: Backend) -> Measure:
-    """:func:`q_bound` in the argument order of a FunctionCheck's replay."""
-    return q_bound(b, inputs)
 
 
 def q_bound_search(b: Backend, case: Case) -> Measure:
@@ -139,9 +128,7 @@ def q_autograd(b: Backend, case: Case) -> Measure:
     """Torch autograd against the backward recursion on the same forward pass, every t."""
     if b.family != "torch":
         return Measure(0.0, f"autograd runs only on torch, not {b.name}: nothing to compare", error=0.0)
-    run = run_case(b, case, track=True)
-    g = b.check_array(case["g"], name="g", ndim=1)
-    auto = ug.autograd_gradients(run, g)
+    run, g, auto = case_gradients(b, case)
     rec = ug.backward(run, g)
     return gradient_gap(b, run, g, [a - r for a, r in zip(auto, rec, strict=True)])
 
@@ -186,11 +173,15 @@ def autograd_check(cases: Cases) -> PropertyCheck:
     return AUTOGRAD.autograd(q_autograd, cases, name="custom_backward")
 
 
-def _trajectory(act: str, bias_mode: str, n: int) -> Callable[[RunContext], Outcome]:
+def trajectory_check(act: str, bias_mode: str, n: int) -> FunctionCheck:
+    """The check that records ||dC/dh_t|| against t for one uRNN run (a report's plot). Bespoke:
+    one recorded run whose trajectory (autograd and the backward recursion) is the evidence; its
+    ratios are the templates' (:func:`bound_measure`, :func:`q_autograd`) against the threshold."""
+
     def fn(ctx: RunContext) -> Outcome:
         b = ctx.backend
         case = representative_case(act, bias_mode, n)
-        run, g, auto, _ = case_gradients(b, case)
+        run, g, auto = case_gradients(b, case)
         rec = ug.backward(run, g)
         m = bound_measure(b, run, auto)
         m_rec = bound_measure(b, run, rec)
@@ -211,18 +202,6 @@ def _trajectory(act: str, bias_mode: str, n: int) -> Callable[[RunContext], Outc
         failure = (case, m) if m.ratio > THRESHOLD else None
         return Outcome(ok, 1, worst_ratio=worst, failure=failure, notes=notes, data=data)
 
-    return fn
-
-
-def trajectory_check(act: str, bias_mode: str, n: int) -> FunctionCheck:
-    """The check that records ||dC/dh_t|| against t for one uRNN run (a report's plot). Bespoke:
-    one recorded run whose trajectory (autograd and the backward recursion) is the evidence; its
-    ratios are the templates' (:func:`bound_measure`, :func:`q_autograd`) against the threshold."""
     return FunctionCheck(
-        "trajectory",
-        _trajectory(act, bias_mode, n),
-        ("torch-float64",),
-        "float",
-        BOUND_RATIO,
-        replay_fn=replay_bound,
+        "trajectory", fn, ("torch-float64",), "float", BOUND_RATIO, replay_fn=lambda inputs, b: q_bound(b, inputs)
     )

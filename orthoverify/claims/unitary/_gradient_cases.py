@@ -110,14 +110,6 @@ def float_case(
     return case
 
 
-def _float_sizes(ctx: RunContext) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """(n values, T values): float backends take the profile's sizes up to 16 and T up to 100;
-    50 digits its high-precision sizes up to 6 and T up to 20."""
-    if ctx.backend.method == "high-precision":
-        return tuple(n for n in ctx.profile.hp_sizes if n <= 6), HP_STEPS
-    return tuple(n for n in ctx.profile.sizes if n <= 16), FLOAT_STEPS
-
-
 def schedule(
     ns: tuple[int, ...],
     per_size: int,
@@ -138,9 +130,13 @@ def schedule(
 def cycled(
     ctx: RunContext, kinds: tuple[str, ...], *, act: str, modes: tuple[str, ...] = ("mixed",), small: bool = False
 ) -> Iterator[Case]:
-    """Float cases on :func:`schedule`, 2 x profile.cases per size; ``small`` keeps n <= 3, T <= 10."""
+    """Float cases on :func:`schedule`, 2 x profile.cases per size: float backends take the
+    profile's sizes up to 16 and T up to 100, 50 digits its high-precision sizes up to 6 and T up
+    to 20; ``small`` keeps n <= 3, T <= 10."""
     rng = ctx.rng()
-    ns, steps = _float_sizes(ctx)
+    hp = ctx.backend.method == "high-precision"
+    ns = tuple(n for n in ctx.profile.hp_sizes if n <= 6) if hp else tuple(n for n in ctx.profile.sizes if n <= 16)
+    steps: tuple[int, ...] = HP_STEPS if hp else FLOAT_STEPS
     if small:
         ns, steps = tuple(n for n in ns if n <= 3) or (2,), tuple(t for t in steps if t <= 10)
     for n, kind, t_len, mode in schedule(ns, 2 * ctx.profile.cases, kinds, steps, modes):
@@ -212,11 +208,9 @@ def search_strategy(act: str, bias_lo: float, bias_hi: float) -> Callable[[RunCo
         from hypothesis import strategies as st
         from hypothesis.extra import numpy as hnp
 
-        def fl(lo: float, hi: float) -> Any:
-            return st.floats(lo, hi, allow_nan=False, allow_infinity=False, allow_subnormal=False)
-
         def arr(shape: tuple[int, ...], lo: float, hi: float) -> Any:
-            return hnp.arrays(np.float64, shape, elements=fl(lo, hi))
+            elements = st.floats(lo, hi, allow_nan=False, allow_infinity=False, allow_subnormal=False)
+            return hnp.arrays(np.float64, shape, elements=elements)
 
         @st.composite
         def draw_case(draw: Any) -> dict[str, Any]:
@@ -230,18 +224,12 @@ def search_strategy(act: str, bias_lo: float, bias_hi: float) -> Callable[[RunCo
             elif kind == "complex":
                 w = _twin(_polar(draw(arr((n, n), -1, 1)) + 1j * draw(arr((n, n), -1, 1))))
             else:
-                vs = []
-                for _ in range(2):
-                    v = draw(arr((n,), -1, 1)) + 1j * draw(arr((n,), -1, 1))
-                    vs.append(v if np.any(v) else np.eye(n)[0].astype(complex))
+                v1, v2 = (draw(arr((n,), -1, 1)) + 1j * draw(arr((n,), -1, 1)) for _ in range(2))
+                v1, v2 = (v if np.any(v) else np.eye(n)[0].astype(complex) for v in (v1, v2))
+                w1, w2, w3 = (draw(arr((n,), -np.pi, np.pi)) for _ in range(3))
+                perm = draw(st.permutations(list(range(n))))
                 p = un.urnn_parameters(
-                    draw(arr((n,), -np.pi, np.pi)),
-                    draw(arr((n,), -np.pi, np.pi)),
-                    draw(arr((n,), -np.pi, np.pi)),
-                    (vs[0].real, vs[0].imag),
-                    (vs[1].real, vs[1].imag),
-                    draw(st.permutations(list(range(n)))),
-                    backend="numpy-float64",
+                    w1, w2, w3, (v1.real, v1.imag), (v2.real, v2.imag), perm, backend="numpy-float64"
                 )
                 w = _twin(un.urnn_matrix(p).to_complex(p.backend))
             big_n = w.shape[0]

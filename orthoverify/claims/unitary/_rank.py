@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -17,7 +17,8 @@ from orthoverify.backends import Array, Backend, get_backend
 from orthoverify.claims.unitary._effort import Effort, effort
 from orthoverify.engine.checks import Case, FunctionCheck, Outcome, RunContext
 from orthoverify.engine.model import Evidence, Plot, PlotSeries
-from orthoverify.engine.ratios import THRESHOLD, Measure, flag
+from orthoverify.engine.ratios import THRESHOLD, Measure
+from orthoverify.engine.templates import judged
 from orthoverify.param import unitary_rank as ur
 from orthoverify.param.unitary import URNNParameters, urnn_random
 
@@ -123,40 +124,47 @@ def rank_measure(rule: RankRule, what: str) -> Callable[[Mapping[str, Any], Back
 
     def replay(inputs: Mapping[str, Any], b: Backend) -> Measure:
         p = point_params(b, inputs)
-        dec = ur.jacobian_rank(b, ur.jacobian_analytic(p))
-        n = p.n
+        n, dec = p.n, ur.jacobian_rank(b, ur.jacobian_analytic(p))
         if dec.rank is None:
-            return Measure(0.0, f"no clear rank gap at n = {n} (undecided)", error=0.0)
-        m = flag(rule(n, dec.rank), f"rank {dec.rank} at n = {n} ({what})")
-        return Measure(m.ratio, f"rank {dec.rank} at n = {n}" if m.ratio == 0 else m.value, error=m.error)
+            return judged(True, f"no clear rank gap at n = {n} (undecided)")
+        return judged(rule(n, dec.rank), f"rank {dec.rank} at n = {n}", f"fails: rank {dec.rank} at n = {n} ({what})")
 
     return replay
 
 
-def _broken(rule: RankRule, case: Case, n: int, rank: int, what: str) -> tuple[Case, Measure] | None:
-    """The failure a decided rank makes under ``rule`` (None when the rule allows it)."""
-    return None if rule(n, rank) else (case, Measure(math.inf, f"rank {rank} at n = {n} ({what})", error=math.inf))
+Failure = tuple[Case, Measure]
+
+
+def float_ranks(
+    ctx: RunContext, points: Iterable[Case], rule: RankRule, broken: Callable[[Case, int], str]
+) -> tuple[list[dict[str, Any]], list[str], Failure | None, float]:
+    """The float rank (:func:`float_jacobian`) at each point on ctx's backend: the table's rows,
+    the points without a clear singular-value gap (undecided), the first decided rank the rule
+    refuses (its value ``broken(case, rank)``) and the largest dropped singular value's ratio."""
+    rows: list[dict[str, Any]] = []
+    unclear: list[str] = []
+    failure: Failure | None = None
+    worst_ratio = 0.0
+    for case in points:
+        n = int(case["n"])
+        dec = ur.jacobian_rank(ctx.backend, float_jacobian(ctx.backend, case))
+        rows.append(_row(n, dec, str(case["perm"])))
+        worst_ratio = max(worst_ratio, dropped_ratio(dec))
+        if dec.rank is None:
+            unclear.append(f"n = {n} (gap {dec.gap:.3g})")
+        elif failure is None and not rule(n, dec.rank):
+            failure = (case, Measure(math.inf, broken(case, dec.rank), error=math.inf))
+    return rows, unclear, failure, worst_ratio
 
 
 def rank_scan(ctx: RunContext, rule: RankRule, what: str) -> Outcome:
-    """The rank at random points for n = 1..float_max on ctx's backend; every decision must
+    """The rank at random points for n = 1..rank_max_n on ctx's backend; every decision must
     be clear and obey the rule."""
-    e = effort(ctx)
-    rng = ctx.rng("rank")
-    rows: list[dict[str, Any]] = []
-    unclear: list[str] = []
-    failure: tuple[Case, Measure] | None = None
-    worst_ratio = 0.0
-    for n in range(1, e.rank_max_n + 1):
-        for _ in range(e.rank_points):
-            case = point_case(rng, n)
-            dec = ur.jacobian_rank(ctx.backend, float_jacobian(ctx.backend, case))
-            rows.append(_row(n, dec, str(case["perm"])))
-            worst_ratio = max(worst_ratio, dropped_ratio(dec))
-            if dec.rank is None:
-                unclear.append(f"n = {n} (gap {dec.gap:.3g})")
-            elif failure is None:
-                failure = _broken(rule, case, n, dec.rank, what)
+    e, rng = effort(ctx), ctx.rng("rank")
+    points = (point_case(rng, n) for n in range(1, e.rank_max_n + 1) for _ in range(e.rank_points))
+    rows, unclear, failure, worst_ratio = float_ranks(
+        ctx, points, rule, lambda c, r: f"rank {r} at n = {c['n']} ({what})"
+    )
     notes = _summary(rows) + "; rank bound min(n^2, 7n - 7) (n >= 2) from seven symmetry directions"
     if unclear:
         notes = "no clear singular-value gap (rank undecided) at " + ", ".join(unclear) + "; " + notes
@@ -184,15 +192,14 @@ def hp_confirm(ctx: RunContext, sizes: tuple[int, ...], float_name: str, rule: R
         weyl = max((abs(a - c) for a, c in zip(dhp.relative[:k], d64.relative[:k], strict=True)), default=0.0)
         weyl_ratio = weyl / (max(d64.rows, d64.cols) * d64.eps)
         worst_ratio = max(worst_ratio, weyl_ratio, dropped_ratio(dhp))
-        row = _row(n, dhp, str(case["perm"]))
-        row.update({"float64_rank": d64.rank, "float64_gap": d64.gap, "digits": hp.digits, "weyl_ratio": weyl_ratio})
-        rows.append(row)
+        extra = {"float64_rank": d64.rank, "float64_gap": d64.gap, "digits": hp.digits, "weyl_ratio": weyl_ratio}
+        rows.append(_row(n, dhp, str(case["perm"])) | extra)
         if dhp.rank is None or dhp.rank != d64.rank:
             problems.append(f"n = {n}: rank {dhp.rank} at {hp.digits} digits vs {d64.rank} in float64")
         elif not weyl_ratio <= THRESHOLD:
             problems.append(f"n = {n}: retained singular values moved (ratio {weyl_ratio:.3g})")
-        elif failure is None:
-            failure = _broken(rule, case, n, dhp.rank, what)
+        elif failure is None and not rule(n, dhp.rank):
+            failure = (case, Measure(math.inf, f"rank {dhp.rank} at n = {n} ({what})", error=math.inf))
     notes = "; ".join(
         f"n = {r['n']}: rank {r['rank']} of n^2 = {r['n2']}, gap {r['gap']:.3g} at {r['digits']} digits "
         f"(float64 gap {r['float64_gap']:.3g})"

@@ -186,25 +186,28 @@ def rnn_cases(ctx: RunContext, rng: np.random.Generator, n: int, steps: int) -> 
         yield {**case, **extra}
 
 
+def scaled_vector(ctx: RunContext, rng: np.random.Generator, key: str, k: int, e: float) -> dict[str, Any]:
+    """A complex k-vector ``key``: exact, rational (p/q, |p| <= 3, q <= 2) and nonzero; else
+    Gaussian parts of one random scale 10^u, u uniform in [-e, e]."""
+    if ctx.backend.exact:
+        u = samples.rational_matrix(rng, k, 2, bound=3, max_den=2)
+        u[0, 0] = u[0, 0] + 1 if all(v == 0 for v in u.reshape(-1)) else u[0, 0]
+        return {f"{key}_re": u[:, 0], f"{key}_im": u[:, 1]}
+    s = 10.0 ** rng.uniform(-e, e)
+    return {f"{key}_re": rng.standard_normal(k) * s, f"{key}_im": rng.standard_normal(k) * s}
+
+
 def reflection_parameters(ctx: RunContext, rng: np.random.Generator, n: int) -> Iterator[Case]:
     """Parameters of M_hat_1: random theta and u_k of scales 10^+-30 (10^+-100 in float64); exact:
     theta = 0 (cos and sin of rational angles are transcendental), rational u_k, n <= 3."""
     if ctx.backend.exact and n > 3:
         return
+    e = 30 if ctx.backend.eps > 1e-10 else 100  # float32's range ends near 1e38
     for _ in range(ctx.profile.cases):
-        case: dict[str, Any] = {"n": n}
-        if ctx.backend.exact:
-            case["theta"] = np.zeros(n, dtype=object)
-            for k in range(2, n + 1):
-                u = samples.rational_matrix(rng, k, 2, bound=3, max_den=2)
-                u[0, 0] = u[0, 0] + 1 if all(v == 0 for v in u.reshape(-1)) else u[0, 0]
-                case[f"u{k}_re"], case[f"u{k}_im"] = u[:, 0], u[:, 1]
-        else:
-            e = 30 if ctx.backend.eps > 1e-10 else 100  # float32's range ends near 1e38
-            case["theta"] = rng.uniform(-50, 50, n)
-            for k in range(2, n + 1):
-                s = 10.0 ** rng.uniform(-e, e)
-                case[f"u{k}_re"], case[f"u{k}_im"] = rng.standard_normal(k) * s, rng.standard_normal(k) * s
+        theta = np.zeros(n, dtype=object) if ctx.backend.exact else rng.uniform(-50, 50, n)
+        case: dict[str, Any] = {"n": n, "theta": theta}
+        for k in range(2, n + 1):
+            case |= scaled_vector(ctx, rng, f"u{k}", k, e)
         yield case
 
 
@@ -221,11 +224,7 @@ def modrelu_inputs(ctx: RunContext, rng: np.random.Generator, n: int) -> Iterato
                 re.append(s * x * int(rng.choice([-1, 1])))
                 im.append(s * y * int(rng.choice([-1, 1])))
                 bias.append([-s * r, s * r, -s * r / 2, 0][int(rng.integers(0, 4))])
-            yield {
-                "z_re": np.array(re, dtype=object),
-                "z_im": np.array(im, dtype=object),
-                "bias": np.array(bias, dtype=object),
-            }
+            yield {key: np.array(v, dtype=object) for key, v in (("z_re", re), ("z_im", im), ("bias", bias))}
         return
     for _ in range(ctx.profile.cases):
         zr, zi = rng.standard_normal(n), rng.standard_normal(n)

@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 import sympy
 
-from orthoverify import samples
 from orthoverify.backends import Backend
 from orthoverify.claims._common import ALL, symbol_array
 from orthoverify.claims.unitary import _shared as kit
@@ -40,17 +39,11 @@ def draw(ctx: RunContext, rng: np.random.Generator, n: int) -> Case:
     in range); exact: w = 0, rational v and c = -3/2 + 2i."""
     case: dict[str, Any] = {"n": n, "perm": [str(int(p)) for p in rng.permutation(n)]}
     if ctx.backend.exact:
-        v = samples.rational_matrix(rng, n, 2, bound=3, max_den=2)
-        v[0, 0] = 1 if all(x == 0 for x in v.reshape(-1)) else v[0, 0]
-        case |= {"w": np.zeros(n, dtype=object), "v_re": v[:, 0], "v_im": v[:, 1]}
-        case |= {"c_re": np.array([sympy.Rational(-3, 2)], dtype=object), "c_im": np.array([2], dtype=object)}
-    else:
-        e = 8 if ctx.backend.eps > 1e-10 else 30
-        w, s = rng.uniform(-np.pi, np.pi, n), 10.0 ** rng.uniform(-e, e)
-        case |= {"w": w, "v_re": rng.standard_normal(n) * s, "v_im": rng.standard_normal(n) * s}
-        cs = 10.0 ** rng.uniform(-e, e)
-        case |= {"c_re": np.array([rng.standard_normal() * cs]), "c_im": np.array([rng.standard_normal() * cs])}
-    return case
+        case |= {"w": np.zeros(n, dtype=object), **kit.scaled_vector(ctx, rng, "v", n, 0)}
+        return case | {"c_re": np.array([sympy.Rational(-3, 2)], dtype=object), "c_im": np.array([2], dtype=object)}
+    e = 8 if ctx.backend.eps > 1e-10 else 30
+    case["w"] = rng.uniform(-np.pi, np.pi, n)
+    return case | kit.scaled_vector(ctx, rng, "v", n, e) | kit.scaled_vector(ctx, rng, "c", 1, e)
 
 
 def sizes(ctx: RunContext) -> tuple[int, ...]:

@@ -9,7 +9,7 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from orthoverify.backends import Array, Backend
+from orthoverify.backends import Backend
 from orthoverify.claims.unitary import _shared as kit
 from orthoverify.claims.unitary._effort import effort
 from orthoverify.claims.unitary._gradient import CHAIN_RATIO, case_gradients, gradient_gap, run_case, show_vector
@@ -21,21 +21,12 @@ from orthoverify.engine.templates import Gradient, judged
 from orthoverify.param import unitary_gradients as ug
 
 
-def _truth(b: Backend, case: Case) -> tuple[ug.Unrolled, Array, list[Array]]:
-    """The true dC/dh_t: SymPy's derivative (exact), autograd (torch), the backward recursion
-    (elsewhere: NumPy, and 50/100 digits when a float failure is confirmed)."""
-    if b.exact:
-        run = run_case(b, case)
-        g = b.check_array(case["g"], name="g", ndim=1)
-        return run, g, ug.exact_gradients(run, g)
-    run, g, grads, _ = case_gradients(b, case)
-    return run, g, grads
-
-
 def chain_measure(b: Backend, case: Case, readings: tuple[ug.Reading, ...]) -> Measure:
-    """The products of eq. 3 (each reading) against the true gradient for every t < T; the claim
-    holds in a reading when every t agrees, and the measure is the best reading's."""
-    run, g, truth = _truth(b, case)
+    """The products of eq. 3 (each reading) against the true gradient for every t < T (SymPy's
+    derivative when exact, autograd on torch, the backward recursion elsewhere: NumPy, and 50/100
+    digits when a float failure is confirmed); the claim holds in a reading when every t agrees,
+    and the measure is the best reading's."""
+    run, g, truth = case_gradients(b, case, exact=True)
     results = []
     for reading in readings:
         got = ug.chain_rule_gradients(run, g, reading)

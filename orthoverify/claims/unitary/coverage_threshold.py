@@ -40,32 +40,25 @@ cases_kernel = _rank.point_cases("kernel", lambda e: e.rank_max_n, lambda e: e.k
 def fn_permutations(ctx: RunContext) -> Outcome:
     """Every fixed Pi for n <= every_pi_max_n, the identity, the reversal and random ones above:
     the rank is min(n^2, 7n - 7) whatever the permutation."""
-    e, b, rng = effort(ctx), ctx.backend, ctx.rng("perm")
-    counts: dict[str, dict[str, int]] = {}
-    failure: tuple[Case, Measure] | None = None
-    unclear, cases, worst_ratio = 0, 0, 0.0
+    e, rng = effort(ctx), ctx.rng("perm")
     families = [(n, list(itertools.permutations(range(n)))) for n in range(1, e.every_pi_max_n + 1)]
     for n, extra in e.sampled_pi:
         perms = [tuple(range(n)), tuple(range(n))[::-1]]
         perms += [tuple(int(i) for i in rng.permutation(n)) for _ in range(extra)]
         families.append((n, perms))
-    for n, perms in families:
-        tally = counts.setdefault(str(n), {})
-        for perm in perms:
-            case = _rank.point_case(rng, n, perm)
-            dec = ur.jacobian_rank(b, _rank.float_jacobian(b, case))
-            cases += 1
-            worst_ratio = max(worst_ratio, _rank.dropped_ratio(dec))
-            key = "undecided" if dec.rank is None else str(dec.rank)
-            tally[key] = tally.get(key, 0) + 1
-            if dec.rank is None:
-                unclear += 1
-            elif not _rank.threshold_rule(n, dec.rank) and failure is None:
-                failure = (case, Measure(math.inf, f"rank {dec.rank} at n = {n}, Pi = {case['perm']}", error=math.inf))
+    points = (_rank.point_case(rng, n, perm) for n, perms in families for perm in perms)
+    rows, unclear, failure, worst_ratio = _rank.float_ranks(
+        ctx, points, _rank.threshold_rule, lambda c, r: f"rank {r} at n = {c['n']}, Pi = {c['perm']}"
+    )
+    counts: dict[str, dict[str, int]] = {}
+    for r in rows:
+        tally = counts.setdefault(str(r["n"]), {})
+        key = "undecided" if r["rank"] is None else str(r["rank"])
+        tally[key] = tally.get(key, 0) + 1
     notes = "; ".join(
         f"n = {n}: {sum(t.values())} permutations, ranks {t} (bound {ur.rank_bound(int(n))})" for n, t in counts.items()
     )
-    return Outcome(unclear == 0 and failure is None, cases, worst_ratio, failure, notes, {"ranks": counts})
+    return Outcome(not unclear and failure is None, len(rows), worst_ratio, failure, notes, {"ranks": counts})
 
 
 def fn_haar_targets(ctx: RunContext) -> Outcome:

@@ -33,8 +33,7 @@ def q_lemma1_spectral(b: Backend, case: Case) -> Measure:
     w = kit.unitary_input(b, case)
     n = w.shape[0]
     v, d = unitary_eig(w, backend=b)
-    dm = un.CArray(b.diag(d.re), b.diag(d.im))
-    rebuilt = v @ dm @ un.ct(b, v)
+    rebuilt = v @ un.CArray(b.diag(d.re), b.diag(d.im)) @ un.ct(b, v)
     mods = d.re * d.re + d.im * d.im - b.asarray([1] * n)
     # converse: V and D' = D with the phases of a second sample
     w2 = kit.unitary_input(b, case, "W2")
