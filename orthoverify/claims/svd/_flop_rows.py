@@ -10,7 +10,7 @@ differ from the printed formula in a term the paper states."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -146,9 +146,9 @@ def _witnesses(high: sympy.Expr, syms: Sequence[sympy.Symbol], x: Sequence[int])
     return any(c != 0 for c in along.all_coeffs())
 
 
-def replay_rows(rows: Sequence[Row], inputs: Mapping[str, Any]) -> Measure:
+def replay_rows(rows: Sequence[Row], inputs: Mapping[str, Any], b: Backend | None = None) -> Measure:
     """Recount a recorded row at its recorded sizes: at the point itself for exact rows, else along
-    the ray s*x (s = 1..degree+2) to read off the terms the row states."""
+    the ray s*x (s = 1..degree+2) to read off the terms the row states (a count needs no ``b``)."""
     by_key = {r.key: r for r in rows}
     key = str(inputs.get("row", ""))
     if key not in by_key:
@@ -186,7 +186,7 @@ def replay_rows(rows: Sequence[Row], inputs: Mapping[str, Any]) -> Measure:
     return judged(high == 0, text)
 
 
-def run_rows(rows: Sequence[Row], ctx: RunContext, replay: Callable[[Mapping[str, Any], Backend], Measure]) -> Outcome:
+def run_rows(rows: Sequence[Row], ctx: RunContext) -> Outcome:
     tops = effort(ctx).flops_grid_largest_n
     grids = {vs: size_grid(vs, tops[vs]) for vs in {r.variables for r in rows}}
     results = [evaluate_row(r, grids[r.variables]) for r in rows]
@@ -203,7 +203,7 @@ def run_rows(rows: Sequence[Row], ctx: RunContext, replay: Callable[[Mapping[str
         first = failing[0]
         assert first.witness is not None
         case = {"row": first.row.key, **dict(zip(first.row.variables, first.witness, strict=True))}
-        return Outcome(False, cases, failure=(case, replay(case, ctx.backend)), notes="; ".join(lines), data=data)
+        return Outcome(False, cases, failure=(case, replay_rows(rows, case)), notes="; ".join(lines), data=data)
     if any(r.holds is None for r in compared):
         return Outcome(False, cases, notes="undecided rows: counts not polynomial; " + "; ".join(lines), data=data)
     return Outcome(True, cases, notes="; ".join(lines), data=data)

@@ -8,27 +8,13 @@ verified on the rest of the grid, and its terms compared with those the row stat
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import functools
 
-from orthoverify.backends import Backend
-from orthoverify.claims.svd._flop_rows import NOTES, Row, RowResult, evaluate_row, replay_rows, rows, run_rows
+from orthoverify.claims.svd._flop_rows import NOTES, replay_rows, rows, run_rows
 from orthoverify.claims.svd._shared import twins
 from orthoverify.engine.checks import Check, FunctionCheck
 from orthoverify.engine.model import Place
-from orthoverify.engine.ratios import Measure
 from orthoverify.param.svd_flops import NK, NM, NMM
-
-__all__ = [
-    "CLAIMS",
-    "CORRECTED_ROWS",
-    "PRINTED_ROWS",
-    "Row",
-    "RowResult",
-    "evaluate_row",
-    "replay_corrected",
-    "replay_printed",
-]
 
 PRINTED_ROWS = rows(
     ("sec42.hprod", "Sec. 4.2", "Algorithm 2 (Hprod) needs 6k flops", "6*k", NK, 1, "hprod"),
@@ -73,14 +59,10 @@ CORRECTED_ROWS = rows(
 """The counts as measured (binary operations, negations free, one vector h)."""
 
 
-def replay_printed(inputs: Mapping[str, Any], b: Backend) -> Measure:
-    """Recount a counterexample of ``svd.flops`` from its recorded row and sizes."""
-    return replay_rows(PRINTED_ROWS, inputs)
-
-
-def replay_corrected(inputs: Mapping[str, Any], b: Backend) -> Measure:
-    """Recount a counterexample of ``svd.flops.corrected`` from its recorded row and sizes."""
-    return replay_rows(CORRECTED_ROWS, inputs)
+replay_printed = functools.partial(replay_rows, PRINTED_ROWS)
+"""Recount a counterexample of ``svd.flops`` from its recorded row and sizes."""
+replay_corrected = functools.partial(replay_rows, CORRECTED_ROWS)
+"""Recount a counterexample of ``svd.flops.corrected`` from its recorded row and sizes."""
 
 
 def checks(corrected: bool) -> tuple[Check, ...]:
@@ -89,7 +71,7 @@ def checks(corrected: bool) -> tuple[Check, ...]:
     return (
         FunctionCheck(
             "count",
-            lambda ctx: run_rows(table, ctx, replay),
+            lambda ctx: run_rows(table, ctx),
             ("flops",),
             "exhaustive",
             "stated count - counted flops" if corrected else "printed count - counted flops (terms the paper states)",
