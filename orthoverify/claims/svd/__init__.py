@@ -1,8 +1,7 @@
 """The claims of the SVD-parametrisation paper (Zhang, Lei & Dhillon, ICML 2018; svdRNN), one file per
 claim (or per printed claim and its correction), in the paper's order. The family's kit (its
 paper, effort per profile, shared inputs and measures) is ``_shared``; ``_landscape`` holds the
-inputs of Sec. 6 and ``_flop_rows`` the rows of svd.flops. The maths lives in
-:mod:`orthoverify.param`."""
+inputs of Sec. 6. The maths lives in :mod:`orthoverify.param`."""
 
 from __future__ import annotations
 
