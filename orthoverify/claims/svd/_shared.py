@@ -202,9 +202,5 @@ def reflected(b: Backend, x: Mapping[str, Any]) -> Any:
 
 
 def grad_inputs(b: Backend, case: Case) -> dict[str, Array]:
+    """The case's h, u and g on b, in that order."""
     return {k: b.asarray(case[k], name=k) for k in ("h", "u", "g")}
-
-
-def grad_case(b: Backend, case: Case) -> tuple[Array, Array, Array, int]:
-    h, u, g = (b.asarray(case[k], name=k) for k in ("h", "u", "g"))
-    return h, u, g, h.shape[0]
