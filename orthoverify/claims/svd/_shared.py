@@ -166,6 +166,14 @@ def lengths(n: int) -> list[int]:
     return sorted({1, 2, n} & set(range(1, n + 1)))
 
 
+def gradient_sizes(ctx: RunContext, small: bool = False) -> tuple[int, ...]:
+    """A gradient check's sizes: the profile's float sizes in float arithmetic, its exact sizes in
+    exact and 50-digit arithmetic and where ``small`` (50-digit central differences: four products
+    per parameter)."""
+    few = small or ctx.backend.exact or ctx.backend.method == "high-precision"
+    return ctx.profile.exact_sizes if few else ctx.profile.sizes
+
+
 def theorem3_measure(assign: Callable[..., tuple[list[Array], list[Array]]]) -> Quantity:
     """||M_{k1,k2}(u, v, 1) - A|| / (n eps) with (u, v) = ``assign(A, k1, k2)``: App. A.4's
     assignment as printed (param.svd.theorem3_printed) or repaired (theorem3_parameters)."""
