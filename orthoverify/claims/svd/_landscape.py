@@ -120,22 +120,21 @@ def search_instances(ctx: RunContext) -> list[tuple[str, dict[str, Any], int]]:
     return out
 
 
-def gradient_case(rng: np.random.Generator, n: int, d: int, t: int, kind: str, exact: bool) -> Case:
+def _weights(rng: np.random.Generator, n: int, d: int, t: int, exact: bool) -> tuple[np.ndarray, ...]:
+    """W (n x n), Y (d x n) and A (d x nt): small rationals when exact, else Gaussian, W scaled by 0.8 / sqrt(n)."""
     if exact:
-        return {
-            "W": rational_array(rng, (n, n), 2, 2),
-            "Y": rational_array(rng, (d, n)),
-            "A": rational_array(rng, (d, n * t)),
-            "Sigma": sigma_exact(rng, n * t, kind),
-            "t": t,
-        }
-    return {
-        "W": rng.standard_normal((n, n)) * 0.8 / math.sqrt(n),
-        "Y": rng.standard_normal((d, n)),
-        "A": rng.standard_normal((d, n * t)),
-        "Sigma": sigma_float(rng, n * t, kind),
-        "t": t,
-    }
+        return rational_array(rng, (n, n), 2, 2), rational_array(rng, (d, n)), rational_array(rng, (d, n * t))
+    return (
+        rng.standard_normal((n, n)) * 0.8 / math.sqrt(n),
+        rng.standard_normal((d, n)),
+        rng.standard_normal((d, n * t)),
+    )
+
+
+def gradient_case(rng: np.random.Generator, n: int, d: int, t: int, kind: str, exact: bool) -> Case:
+    w, y, a = _weights(rng, n, d, t, exact)
+    sigma = sigma_exact(rng, n * t, kind) if exact else sigma_float(rng, n * t, kind)
+    return {"W": w, "Y": y, "A": a, "Sigma": sigma, "t": t}
 
 
 def gradient_cases(
@@ -160,13 +159,11 @@ def risk_case(rng: np.random.Generator, n: int, d: int, t: int, k_points: int, e
         p = np.array([sympy.Rational(r, sum(raw)) for r in raw], dtype=object)
         x = rational_array(rng, (k_points, n, t))
         e = rational_array(rng, (k_points, d))
-        w, y, a = rational_array(rng, (n, n), 2, 2), rational_array(rng, (d, n)), rational_array(rng, (d, n * t))
     else:
         p = rng.dirichlet(np.ones(k_points))
         x = rng.standard_normal((k_points, n, t))
         e = rng.standard_normal((k_points, d)) * 0.5
-        w = rng.standard_normal((n, n)) * 0.8 / math.sqrt(n)
-        y, a = rng.standard_normal((d, n)), rng.standard_normal((d, n * t))
+    w, y, a = _weights(rng, n, d, t, exact)
     eta = np.stack([e, -e], axis=1)  # (k_points, 2, d)
     return {"W": w, "Y": y, "A": a, "X": x, "p": p, "eta": eta}
 

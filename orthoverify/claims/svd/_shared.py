@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -41,30 +41,21 @@ twins = functools.partial(printed_and_corrected, paper=PAPER)
 
 @dataclass(frozen=True, kw_only=True)
 class Effort:
-    """Per-profile effort of the svd family's bespoke checks, beside what engine.profiles sets."""
+    """Per-profile effort of the svd family's bespoke checks, beside what engine.profiles sets;
+    the defaults are the default profile's."""
 
-    parameter_count_largest_n: int  # parameter_count: the largest n of the grid
-    claim1_exact_n3_t3: bool  # claim1: the exact gradients include n = t = 3
-    claim1_printed_exact_pairs: list[tuple[int, int]] | None  # claim1: exact sizes of the printed gradient (None: all)
-    claim1_float_n_above_3: bool  # claim1: the float gradients also for n = 4..8
-    claim1_fd_cases_per_size: int  # claim1: central-difference cases per size
-    theorem5_random_exact_instances: int  # theorem5: random exact n = 1 instances
-    theorem5_search_starts: int  # theorem5: Newton starts per searched instance
-    theorem5_random_search_instances: int  # theorem5: random n = 2 search instances
-    flops_grid_largest_n: dict[tuple[str, ...], int]  # flops: the largest n of each size grid (variables -> n)
+    parameter_count_largest_n: int = 24  # parameter_count: the largest n of the grid
+    claim1_exact_n3_t3: bool = True  # claim1: the exact gradients include n = t = 3
+    claim1_printed_exact_pairs: list[tuple[int, int]] | None = None  # claim1: printed gradient exact sizes (None: all)
+    claim1_float_n_above_3: bool = True  # claim1: the float gradients also for n = 4..8
+    claim1_fd_cases_per_size: int = 2  # claim1: central-difference cases per size
+    theorem5_random_exact_instances: int = 10  # theorem5: random exact n = 1 instances
+    theorem5_search_starts: int = 30  # theorem5: Newton starts per searched instance
+    theorem5_random_search_instances: int = 6  # theorem5: random n = 2 search instances
+    # flops: the largest n of each size grid (variables -> n)
+    flops_grid_largest_n: dict[tuple[str, ...], int] = field(default_factory=lambda: {NK: 10, NMM: 7, NM: 10})
 
 
-_DEFAULT = Effort(
-    parameter_count_largest_n=24,
-    claim1_exact_n3_t3=True,
-    claim1_printed_exact_pairs=None,
-    claim1_float_n_above_3=True,
-    claim1_fd_cases_per_size=2,
-    theorem5_random_exact_instances=10,
-    theorem5_search_starts=30,
-    theorem5_random_search_instances=6,
-    flops_grid_largest_n={NK: 10, NMM: 7, NM: 10},
-)
 effort = per_profile(  # thorough: what it adds to default
     quick=Effort(
         parameter_count_largest_n=12,
@@ -77,9 +68,8 @@ effort = per_profile(  # thorough: what it adds to default
         theorem5_random_search_instances=2,
         flops_grid_largest_n={NK: 6, NMM: 5, NM: 7},
     ),
-    default=_DEFAULT,
-    thorough=replace(
-        _DEFAULT,
+    default=Effort(),
+    thorough=Effort(
         theorem5_random_exact_instances=30,
         theorem5_search_starts=100,
         theorem5_random_search_instances=16,
@@ -176,6 +166,14 @@ def lengths(n: int) -> list[int]:
     return sorted({1, 2, n} & set(range(1, n + 1)))
 
 
+def gradient_sizes(ctx: RunContext, small: bool = False) -> tuple[int, ...]:
+    """A gradient check's sizes: the profile's float sizes in float arithmetic, its exact sizes in
+    exact and 50-digit arithmetic and where ``small`` (50-digit central differences: four products
+    per parameter)."""
+    few = small or ctx.backend.exact or ctx.backend.method == "high-precision"
+    return ctx.profile.exact_sizes if few else ctx.profile.sizes
+
+
 def theorem3_measure(assign: Callable[..., tuple[list[Array], list[Array]]]) -> Quantity:
     """||M_{k1,k2}(u, v, 1) - A|| / (n eps) with (u, v) = ``assign(A, k1, k2)``: App. A.4's
     assignment as printed (param.svd.theorem3_printed) or repaired (theorem3_parameters)."""
@@ -212,9 +210,5 @@ def reflected(b: Backend, x: Mapping[str, Any]) -> Any:
 
 
 def grad_inputs(b: Backend, case: Case) -> dict[str, Array]:
+    """The case's h, u and g on b, in that order."""
     return {k: b.asarray(case[k], name=k) for k in ("h", "u", "g")}
-
-
-def grad_case(b: Backend, case: Case) -> tuple[Array, Array, Array, int]:
-    h, u, g = (b.asarray(case[k], name=k) for k in ("h", "u", "g"))
-    return h, u, g, h.shape[0]

@@ -12,7 +12,7 @@ from collections.abc import Callable
 import numpy as np
 
 from orthoverify.backends import Array, Backend
-from orthoverify.claims.svd._shared import random_vector, twins, vectors_case
+from orthoverify.claims.svd._shared import gradient_sizes, random_vector, twins, vectors_case
 from orthoverify.engine.checks import Case, Check, RunContext
 from orthoverify.engine.model import Place
 from orthoverify.engine.templates import Cases, Derivative, Gradient, Inputs, repeated
@@ -80,11 +80,8 @@ def cases_alg1(small: bool = False) -> Cases:
     (four products per parameter) afford, as exact and high-precision arithmetic always take."""
 
     def points(ctx: RunContext) -> list[tuple[int, int, int]]:
-        few = small or ctx.backend.exact or ctx.backend.method == "high-precision"
         pairs = lambda n: sorted({(1, 0), (0, 1), (n, n), (max(1, n // 2), n - 1)})  # noqa: E731
-        return [
-            (n, *p) for n in (ctx.profile.exact_sizes if few else ctx.profile.sizes) if 2 <= n <= 16 for p in pairs(n)
-        ]
+        return [(n, *p) for n in gradient_sizes(ctx, small) if 2 <= n <= 16 for p in pairs(n)]
 
     def draw(ctx: RunContext, rng: np.random.Generator, point: tuple[int, int, int]) -> Case:
         n, m1, m2 = point

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from orthoverify.backends import FLOAT_BACKENDS, Array, Backend
 from orthoverify.claims._common import norm_scale
-from orthoverify.claims.svd._shared import claim, grad_inputs, lengths, random_vector, reflected
+from orthoverify.claims.svd._shared import claim, grad_inputs, gradient_sizes, lengths, random_vector, reflected
 from orthoverify.engine.model import Place
 from orthoverify.engine.templates import Derivative, Gradient, Inputs, repeated
 from orthoverify.param import svd as sv
@@ -28,14 +28,7 @@ def _scale(b: Backend, x: Inputs, key: str) -> float:
 
 HGRAD = Derivative(grad_inputs, reflected, _hgrad, _scale, dim=lambda x: x["h"].shape[0])
 cases_hgrad = repeated(
-    lambda ctx: [
-        (n, k)
-        for n in (
-            ctx.profile.exact_sizes if ctx.backend.method == "high-precision" else ctx.profile.sizes_on(ctx.backend)
-        )
-        if n <= 16
-        for k in lengths(n)
-    ],
+    lambda ctx: [(n, k) for n in gradient_sizes(ctx) if n <= 16 for k in lengths(n)],
     lambda ctx, rng, nk: {x: random_vector(ctx, rng, nk[1] if x == "u" else nk[0]) for x in ("h", "u", "g")},
 )
 GRADIENT = Gradient("||Hgrad - reference|| / (n eps scale), scale ||g|| (dL/dh) or ||g|| ||h|| / ||u|| (dL/du)")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from orthoverify.backends import Backend
 from orthoverify.claims._common import EXACT
-from orthoverify.claims.svd._shared import claim, grad_case, grad_inputs, random_vector, reflected
+from orthoverify.claims.svd._shared import claim, grad_inputs, random_vector, reflected
 from orthoverify.engine.checks import Case, PropertyCheck
 from orthoverify.engine.model import Place
 from orthoverify.engine.ratios import Measure
@@ -19,7 +19,8 @@ from orthoverify.param import householder as hh
 def q_omission(b: Backend, case: Case) -> Measure:
     """The Householder paper's Algorithm 1 (as printed) for one reflection against the gradient
     with the last term of eq. 15 omitted: they differ by alpha beta u, so the term is there."""
-    h, u, g, n = grad_case(b, case)
+    h, u, g = grad_inputs(b, case).values()
+    n = h.shape[0]
     two = 2 / (u @ u)
     diff = hh.algorithm1(u.reshape(n, 1), h, g, backend=b).dl_du.reshape(n) - (-two * (u @ h) * g - two * (u @ g) * h)
     return judged(b.is_zero(diff), "0", "alpha beta u != 0")

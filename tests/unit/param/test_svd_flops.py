@@ -137,29 +137,33 @@ def test_fit_recovers_a_rational_polynomial_and_detects_what_is_not_one() -> Non
 
 def test_rows_compare_at_the_stated_order() -> None:
     pts = sf.size_grid(sf.NK, 6)
-    ok = cf.evaluate_row(cf.Row("t.a", "x", "Hprod 4k", "4*k", sf.NK, 1, "hprod_norm"), pts)
-    assert ok.holds is True and str(ok.difference) == "1"
-    exact = cf.evaluate_row(cf.Row("t.b", "x", "Hprod 4k", "4*k", sf.NK, 0, "hprod_norm"), pts)
-    assert exact.holds is False and exact.witness == (1, 1)
-    slope = cf.evaluate_row(cf.Row("t.c", "x", "Hprod 5k", "5*k", sf.NK, 1, "hprod_norm"), pts)
-    assert slope.holds is False and str(slope.difference) == "-k"
-    quad = cf.evaluate_row(
-        cf.Row("t.d", "x", "FP", "4*n*(m1 + m2) - m1**2 - 2*m2**2", sf.NMM, 2, "svdrnn_fp"), sf.size_grid(sf.NMM, 5)
+    ok, exact, slope = (
+        cf.PRINTED.evaluate(row, pts)
+        for row in cf.rows(
+            ("t.a", "x", "Hprod 4k", "4*k", sf.NK, 1, "hprod_norm"),
+            ("t.b", "x", "Hprod 4k", "4*k", sf.NK, 0, "hprod_norm"),
+            ("t.c", "x", "Hprod 5k", "5*k", sf.NK, 1, "hprod_norm"),
+        )
     )
+    assert ok.holds is True and str(ok.difference) == "1"
+    assert exact.holds is False and exact.witness == (1, 1)
+    assert slope.holds is False and str(slope.difference) == "-k"
+    (fp,) = cf.rows(("t.d", "x", "FP", "4*n*(m1 + m2) - m1**2 - 2*m2**2", sf.NMM, 2, "svdrnn_fp"))
+    quad = cf.PRINTED.evaluate(fp, sf.size_grid(sf.NMM, 5))
     assert quad.holds is False and str(quad.difference) == "-m1**2" and quad.witness == (1, 1, 0)
 
 
 def test_replay_recounts_along_the_ray_and_rejects_bad_inputs() -> None:
-    m = cf.replay_printed({"row": "table1.svdrnn_bp", "n": "1", "m1": "0", "m2": "1"}, None)  # type: ignore[arg-type]
+    m = cf.PRINTED.replay({"row": "table1.svdrnn_bp", "n": "1", "m1": "0", "m2": "1"})
     assert m.ratio == float("inf") and "6*s**2 + 7*s" in str(m.value) and "9*s**2/2" in str(m.value)
-    held = cf.replay_printed({"row": "table1.svdrnn_fp", "n": "2", "m1": "1", "m2": "2"}, None)  # type: ignore[arg-type]
+    held = cf.PRINTED.replay({"row": "table1.svdrnn_fp", "n": "2", "m1": "1", "m2": "2"})
     assert held.ratio == 0.0
-    exact = cf.replay_corrected({"row": "hgrad", "n": "4", "k": "2"}, None)  # type: ignore[arg-type]
+    exact = cf.CORRECTED.replay({"row": "hgrad", "n": "4", "k": "2"})
     assert exact.ratio == 0.0 and "counted 33" in str(exact.value)
     with pytest.raises(ReplayError):
-        cf.replay_printed({"row": "no.such"}, None)  # type: ignore[arg-type]
+        cf.PRINTED.replay({"row": "no.such"})
     with pytest.raises(ReplayError):
-        cf.replay_printed({"row": "table1.hprod", "n": "x", "k": "1"}, None)  # type: ignore[arg-type]
+        cf.PRINTED.replay({"row": "table1.hprod", "n": "x", "k": "1"})
 
 
 # =============================================================================== claims
