@@ -92,7 +92,6 @@ def hoards(u: torch.Tensor) -> torch.Tensor:
     return householder(u)
 
 
-
 SHARED_CAP = 400 * 2**20
 """The --memory-limit the targets below are run under: each process they start stays under it (so
 its data segment cap never stops it), all of them together do not."""

@@ -91,7 +91,6 @@ def test_processes_the_target_leaves_behind_are_killed_and_listed(
     assert len(runner.left_behind) == 2 and all(f"pid {p}:" in listed for p in pids), runner.left_behind
 
 
-
 def test_a_child_killed_once_is_listed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A plain forked child the target never reaps: killed by the first sweep, it is a zombie for
     the next ones (dead, nothing to kill), so it is listed once, not once per sweep. (Before: three
@@ -133,6 +132,7 @@ def test_a_process_that_looks_like_a_zombie_is_killed(tmp_path: Path, monkeypatc
     assert _gone([pid], running=_runs), f"{pid} runs on"
     assert any(f"pid {pid}:" in x for x in runner.left_behind), runner.left_behind
 
+
 def test_memory_exhaustion_is_a_finding_under_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
     """A target that takes 2 GiB under a cap of 768 MiB: the call fails with the cap named (the
     machine's memory is not filled), and the process still answers afterwards."""
@@ -145,7 +145,6 @@ def test_memory_exhaustion_is_a_finding_under_the_cap(monkeypatch: pytest.Monkey
         assert "memory limit" in res.message or res.kind == "died", res
     finally:
         runner.close()
-
 
 
 def test_memory_exhaustion_through_the_command_line(tmp_path: Path) -> None:
@@ -161,6 +160,7 @@ def test_memory_exhaustion_through_the_command_line(tmp_path: Path) -> None:
     assert len(data["claims"]) == sum(data["summary"].values()) and data["validate"]["memory_limit"] == 768 * 2**20
     (output,) = [c for c in data["claims"] if c["id"].endswith(".output")]
     assert output["verdict"] == "refuted" and "memory limit" in json.dumps(output), output["verdict"]
+
 
 def _validate(tmp_path: Path, target: str, *options: str) -> tuple[subprocess.CompletedProcess[str], Path]:
     """``orthoverify validate`` on ``target`` of containment_targets by the README's command (quick,
