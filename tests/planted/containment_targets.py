@@ -120,6 +120,27 @@ def hoards_across_children(u: torch.Tensor) -> torch.Tensor:
     return householder_wrong_sign(u)
 
 
+FORKS = 6
+"""How many idle children :func:`forks_idle_children` forks on each call."""
+
+
+def forks_idle_children(u: torch.Tensor) -> torch.Tensor:
+    """The right map, after forking FORKS children (no exec: they share its pages, torch's
+    included, copy-on-write) that sleep for a second and exit, and waiting for them. Each child's
+    resident memory counts those shared pages again; together they hold little more than the
+    target's process alone."""
+    children = []
+    for _ in range(FORKS):
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(1.0)
+            os._exit(0)
+        children.append(pid)
+    for pid in children:
+        os.waitpid(pid, 0)
+    return householder(u)
+
+
 def hoards_shared_memory(u: torch.Tensor) -> torch.Tensor:
     """Touches an anonymous shared mapping of 2 x SHARED_CAP (not in the data segment, so no
     RLIMIT_DATA stops it) and holds it for 60 s, then returns the negated reflection."""

@@ -211,6 +211,26 @@ def test_shared_anonymous_memory_counts_against_the_cap(monkeypatch: pytest.Monk
     assert target is not None and _gone([target]), f"the target's process {target} outlived close()"
 
 
+def test_pages_forked_children_share_count_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No false alarm: a right map whose call forks idle children (no exec) holds, by each
+    process's own resident memory, far more than the cap (each child counts the target's pages
+    again), and by each page's share far less; the warden measures shares before it acts, so
+    the call answers."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    cap = 2**30
+    runner = ProcessRunner(T + "forks_idle_children", "householder-product", memory_limit=cap)
+    runner.start()
+    try:
+        status = Path(f"/proc/{runner.target}/status").read_text()
+        (anon,) = [int(line.split()[1]) * 1024 for line in status.splitlines() if line.startswith("RssAnon:")]
+        assert (containment_targets.FORKS + 1) * anon > cap > 2 * anon, anon  # the cheap measure is over the cap
+        res = _forward(runner)
+    finally:
+        runner.close()
+    assert isinstance(res, Reply), res
+    assert runner.observed.deaths == [] and runner.left_behind == [], (runner.observed.deaths, runner.left_behind)
+
+
 def test_a_target_that_hangs_at_import_is_bounded_by_the_timeout(tmp_path: Path) -> None:
     """A target module that sleeps for good at import: loading it is bounded by --timeout (at least
     LOAD_FLOOR_SECONDS) as a load failure is, exit status 3 with the load timeout named, and
