@@ -19,7 +19,7 @@ import orthoverify
 from orthoverify._limits import LOAD_FLOOR_SECONDS
 from orthoverify.cli import FALLBACK_SUFFIX
 from orthoverify.errors import InputError
-from orthoverify.isolation.calls import CallFailure
+from orthoverify.isolation.calls import CallFailure, TargetLoadError
 from orthoverify.isolation.isolate import ProcessRunner
 from orthoverify.isolation.runner import Reply
 from orthoverify.isolation.wire import op_forward
@@ -209,6 +209,16 @@ def test_shared_anonymous_memory_counts_against_the_cap(monkeypatch: pytest.Monk
     assert isinstance(res, CallFailure) and res.kind == "died", res
     assert f"memory cap of {cap / 2**30:.3g} GiB exceeded across 1 process " in res.message, res.message
     assert target is not None and _gone([target]), f"the target's process {target} outlived close()"
+
+
+def test_the_memory_cap_across_processes_holds_while_loading(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A module that takes 2 x the cap of shared memory at import: the warden kills its process
+    while it loads, and the load error names the cap."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    cap = containment_targets.SHARED_CAP
+    runner = ProcessRunner("tests.planted.hoards_at_import:target", "householder-product", memory_limit=cap)
+    with pytest.raises(TargetLoadError, match=f"memory cap of {cap / 2**30:.3g} GiB exceeded across 1 process "):
+        runner.start()
 
 
 def test_pages_forked_children_share_count_once(monkeypatch: pytest.MonkeyPatch) -> None:
