@@ -24,6 +24,11 @@ DEFAULT_MEMORY_LIMIT = 8 * 2**30
 """Bytes of address space a target's process may use (``validate --memory-limit``); torch and a
 target's imports take about 1.5 GiB of it."""
 
+LOAD_FLOOR_SECONDS = 10.0
+"""The least time loading a target (importing its module, building it) may take: loading is bounded
+by the per-call timeout, or by this where that is shorter (a one-time cost, which a loaded machine
+slows, is not judged at a timeout meant for one call)."""
+
 MIN_MEMORY_LIMIT = 256 * 2**20
 """The smallest memory limit accepted: below it Python and torch cannot start."""
 

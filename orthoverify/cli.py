@@ -245,15 +245,17 @@ def build_parser() -> argparse.ArgumentParser:
         type=_seconds,
         default=30.0,
         metavar="S",
-        help="seconds one call of the target may take before it counts as a hang, at most 86400 (default: %(default)g)",
+        help="seconds one call of the target may take before it counts as a hang, at most 86400; loading the "
+        f"target may take as long, at least {_limits.LOAD_FLOOR_SECONDS:g} s (default: %(default)g)",
     )
     pv.add_argument(
         "--memory-limit",
         type=_memory,
         default="default",
         metavar="SIZE",
-        help="cap on the target process's memory (data segment), e.g. 4G or 512M, or none; an allocation "
-        "beyond it fails in the target, a finding (default: 8G on cpu, none with cuda)",
+        help="cap on the target's memory, e.g. 4G or 512M, or none: on each process's data segment (an allocation "
+        "beyond it fails in the target) and on all its processes' memory together (beyond it they are killed); "
+        "either is a finding (default: 8G on cpu, none with cuda)",
     )
     pv.add_argument(
         "--executor",

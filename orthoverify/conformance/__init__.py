@@ -115,10 +115,12 @@ def validate(
     must then be a spec string; the evidence is the same as in this process for the same seed.
     ``executor_name`` is what the result records about it (default: serial, or the class name).
 
-    ``timeout`` (seconds, at most a day) bounds each call of the target; ``memory_limit`` caps its
-    process's memory (see :func:`memory_cap`), so that exhaustion is a failed allocation, a
-    finding. Processes the target leaves behind are killed and listed in the result's
-    ``validate.left_behind``. Containment is not a sandbox: the target runs as the user.
+    ``timeout`` (seconds, at most a day) bounds each call of the target, and loading it (at least
+    :data:`~orthoverify._limits.LOAD_FLOOR_SECONDS`: past it, a TargetLoadError); ``memory_limit``
+    caps its process's memory and that of all its processes together (see :func:`memory_cap`),
+    so that exhaustion is a failed allocation or their death, a finding. Processes the target
+    leaves behind are killed and listed in the result's ``validate.left_behind``. Containment is
+    not a sandbox: the target runs as the user.
 
     ``bitwise_determinism``: the ``determinism`` check asks for bitwise equal repeated calls (by
     default they must agree to the kind's allowance: deterministic up to rounding).

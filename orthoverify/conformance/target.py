@@ -93,13 +93,14 @@ def open_target(
 ) -> Target:
     """The target ``spec`` started in a process of its own (see :mod:`~orthoverify.isolation.isolate`)
     and seen from here: its calls go to that process (close it with ``t.runner.close()``), whose
-    memory is capped (see :func:`memory_cap`). In a daemonic process, which may not start children
+    memory is capped (see :func:`memory_cap`); loading the target there may take ``timeout``
+    seconds, as one call may. In a daemonic process, which may not start children
     (a Dask worker), it is loaded here instead."""
     kind_name = resolve_kind(spec, kind)
     if multiprocessing.current_process().daemon:  # a daemonic process (a Dask worker) may start none:
         return load_target(spec, kind_name)  # the target runs in this (worker) process, in a thread
     k = KINDS[kind_name]
-    runner = ProcessRunner(spec, kind_name, device, memory_cap(memory_limit, device), k.complex_output)
+    runner = ProcessRunner(spec, kind_name, device, memory_cap(memory_limit, device), k.complex_output, timeout)
     hello = runner.start()
     domain = ADAPTERS[spec].domain if spec in ADAPTERS else None
     inverse = RemoteFn(runner, timeout, op_inverse) if hello.get("inverse") else None

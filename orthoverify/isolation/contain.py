@@ -10,7 +10,11 @@ verifier has swept it. The warden kills everything below it when the verifier's 
 (even by SIGKILL) or when it is told to end (SIGTERM); the target's process dies with the warden.
 Every process the target starts carries a token in its environment, and its data segment is
 capped (``RLIMIT_DATA``; exhaustion is then an allocation that fails, a finding, not a full
-machine). When the verifier stops it, :func:`sweep` finds every process below the warden, in its
+machine). The warden also measures, every :data:`POLL_SECONDS`, the memory of all the processes
+below it together (:class:`_MemoryWatch`: anonymous and shared memory, ``RssAnon`` and
+``RssShmem``, made exact as ``Pss_Anon`` and ``Pss_Shmem`` before it acts, so pages forked
+processes share count once); over the same cap, it says so to the verifier (:data:`MEMORY_NOTE`)
+and kills them all. When the verifier stops it, :func:`sweep` finds every process below the warden, in its
 session or group, or carrying the token, kills them, and names them: the run's result lists them.
 What can still escape: a process that kills the warden first (it runs as the same user) and then
 leaves the session, drops the token and is orphaned; anything the user's account can do
@@ -43,6 +47,23 @@ _PR_SET_CHILD_SUBREAPER = 36
 _ROUNDS = 50
 """Sweeps at most (a process forking while it is killed is found again in the next round)."""
 
+POLL_SECONDS = 0.05
+"""Seconds between two measures of the memory of the processes below the warden."""
+
+_RESCAN_SECONDS = 2.0
+"""Seconds between two full walks of /proc for the processes below the warden (a process started
+meanwhile is found sooner: its pid lies between two readings of /proc/loadavg's last pid)."""
+
+_NEW_PIDS = 512
+"""New pids looked at one by one at most; more (or a wrap of the pid counter): a full walk."""
+
+_EXACT_SECONDS = 0.25
+"""Seconds before the exact measure is taken again after one that found the processes under the cap."""
+
+MEMORY_NOTE = "memory"
+"""How the warden's message to the verifier starts when it killed the target's processes for
+memory: ``memory BYTES COUNT`` (what they held together, and how many they were)."""
+
 
 def contain(
     run: Callable[[], None],
@@ -59,7 +80,8 @@ def contain(
     everything below it until the verifier ends it (:func:`_keep`; it never returns). Elsewhere
     this process is the target's: it tells its own pid and runs ``run`` itself. Either way the
     target's process runs with the run's ``token`` in its environment and its data segment capped
-    at ``memory_limit`` bytes (None: no cap)."""
+    at ``memory_limit`` bytes (None: no cap); a warden also holds all the processes below it to
+    that many bytes together (:class:`_MemoryWatch`, which reports on ``told``)."""
     with contextlib.suppress(OSError, AttributeError):
         os.setsid()
     os.environ[TOKEN_VAR] = token
@@ -69,11 +91,11 @@ def contain(
             stream.flush()
     child = os.fork() if _subreaper() else 0
     if child:
-        _tell(told, child)
+        _tell(told, child, keep=memory_limit is not None)  # kept: where the memory watch reports
         for conn in leave:
             with contextlib.suppress(OSError):
                 conn.close()
-        _keep(child, verifier)
+        _keep(child, verifier, memory_limit, told)
     if os.getpid() == warden:  # no warden: this process is the target's, and watches the verifier
         _tell(told, warden)
         if verifier is not None:
@@ -90,14 +112,15 @@ def contain(
     _finish(run)
 
 
-def _tell(told: Any, pid: int | None) -> None:
-    """Send ``pid`` (unless None) on the connection ``told`` (if any), and close it."""
+def _tell(told: Any, pid: int | None, keep: bool = False) -> None:
+    """Send ``pid`` (unless None) on the connection ``told`` (if any), and close it (unless ``keep``)."""
     if told is None:
         return
     with contextlib.suppress(OSError):
         if pid is not None:
             told.send_bytes(str(pid).encode())
-        told.close()
+        if not keep:
+            told.close()
 
 
 def _subreaper() -> bool:
@@ -143,10 +166,11 @@ def _finish(run: Callable[[], None]) -> NoReturn:
         os._exit(code)
 
 
-def _keep(child: int, verifier: int | None) -> NoReturn:
+def _keep(child: int, verifier: int | None, memory_limit: int | None = None, told: Any = None) -> NoReturn:
     """The warden's life: reap whatever is below it (orphans come to it) until nothing is left,
     then exit as its child ``child``, the target's process, did. Told to end (SIGTERM), or once the
-    verifier's process ``verifier`` is gone, it kills everything below it first."""
+    verifier's process ``verifier`` is gone, it kills everything below it first; so it does when
+    they hold more than ``memory_limit`` bytes together (:class:`_MemoryWatch`, telling ``told``)."""
 
     def end(signum: int = signal.SIGTERM, frame: object = None) -> None:
         _end_below()
@@ -155,6 +179,9 @@ def _keep(child: int, verifier: int | None) -> NoReturn:
     signal.signal(signal.SIGTERM, end)
     if verifier is not None:
         threading.Thread(target=_watch, args=(verifier, end), daemon=True, name="orthoverify-watch").start()
+    if memory_limit is not None and os.path.exists(f"/proc/{os.getpid()}/status"):
+        watch = _MemoryWatch(os.getpid(), memory_limit, told)
+        threading.Thread(target=watch.run, daemon=True, name="orthoverify-memory").start()
     status: int | None = None
     while True:
         try:
@@ -177,9 +204,9 @@ def _keep(child: int, verifier: int | None) -> NoReturn:
     os._exit(code)
 
 
-def _end_below() -> None:
+def _end_below(reap: bool = True) -> None:
     """SIGKILL every process below this one, again until none runs (one forked meanwhile is found
-    in the next round); zombies are reaped."""
+    in the next round); zombies are reaped (unless not ``reap``: the warden's main thread does)."""
     me = os.getpid()
     for _ in range(_ROUNDS):
         below = _below(me, _own_processes())
@@ -187,11 +214,115 @@ def _end_below() -> None:
             with contextlib.suppress(OSError):
                 os.kill(p.pid, signal.SIGKILL)
         with contextlib.suppress(ChildProcessError):
-            while os.waitpid(-1, os.WNOHANG)[0]:
+            while reap and os.waitpid(-1, os.WNOHANG)[0]:
                 pass
         if all(p.state in "ZX" for p in below):  # killed once, a process that looks dead is
             return
         time.sleep(0.01)
+
+
+class _MemoryWatch:
+    """The warden's watch over the memory of all the processes below it (``root``, the warden,
+    not counted), every :data:`POLL_SECONDS`: their anonymous and shared memory together, against
+    ``cap`` bytes. A cheap measure first, ``RssAnon`` + ``RssShmem`` from /proc/PID/status of the
+    processes known to be below (a page forked processes share counts once per process, so it can
+    only say too much); where that is over the cap, the exact one: the processes below found
+    afresh, each one's ``Pss_Anon`` + ``Pss_Shmem`` from /proc/PID/smaps_rollup (a shared page
+    split between those that map it). Over the cap, the warden tells the verifier on ``told``
+    (:data:`MEMORY_NOTE`, what they held and how many they were) and kills them all, then the
+    watch ends. Memory no process maps (a file in /dev/shm, say) is not counted."""
+
+    def __init__(self, root: int, cap: int, told: Any) -> None:
+        self.root, self.cap, self.told = root, cap, told
+        self.known: set[int] = set()
+        self.last_pid = _last_pid()
+        self.rescan_at = 0.0  # a full walk at once
+        self.exact_at = 0.0
+
+    def run(self) -> None:
+        while True:
+            time.sleep(POLL_SECONDS)
+            try:
+                if self.over():
+                    return
+            except Exception:  # a watch that fails must not take the warden with it
+                traceback.print_exc()
+                return
+
+    def over(self) -> bool:
+        """One measure; True once the processes were over the cap (and are killed)."""
+        now = time.monotonic()
+        self._find(now)
+        if sum(_status_bytes(pid)[1] for pid in list(self.known)) <= self.cap or now < self.exact_at:
+            return False
+        below = [p.pid for p in _below(self.root, _own_processes()) if p.state not in "ZX"]
+        self.known = set(below)
+        held = sum(_exact_bytes(pid) for pid in below)
+        if held <= self.cap:
+            self.exact_at = now + _EXACT_SECONDS
+            return False
+        with contextlib.suppress(Exception):
+            self.told.send_bytes(f"{MEMORY_NOTE} {held} {len(below)}".encode())
+        _end_below(reap=False)
+        return True
+
+    def _find(self, now: float) -> None:
+        """Bring ``known`` up to date: a full walk every :data:`_RESCAN_SECONDS`, else the pids
+        created since the last look, each below the warden where its parent is."""
+        last = _last_pid()
+        fresh = range(self.last_pid + 1, last + 1) if self.last_pid is not None and last is not None else range(0)
+        if now >= self.rescan_at or (last is not None and last != self.last_pid and not 0 < len(fresh) <= _NEW_PIDS):
+            self.known = {p.pid for p in _below(self.root, _own_processes())}
+            self.rescan_at = now + _RESCAN_SECONDS
+        else:
+            for pid in fresh:  # in the order they were created: a parent before its child
+                tgid, parent = _status_bytes(pid)[0]
+                if tgid == pid and (parent == self.root or parent in self.known):
+                    self.known.add(pid)
+        self.last_pid = last
+
+
+def _last_pid() -> int | None:
+    """The pid most recently given to a process or thread (the last field of /proc/loadavg)."""
+    try:
+        return int(read_regular("/proc/loadavg", 256, prefix=True).split()[-1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _kib(text: bytes, *names: bytes) -> dict[bytes, int]:
+    """The fields ``names`` of a /proc file of ``Name: value`` lines (in kB where a size)."""
+    out: dict[bytes, int] = {}
+    for line in text.splitlines():
+        name, _, value = line.partition(b":")
+        if name in names:
+            with contextlib.suppress(ValueError, IndexError):
+                out[name] = int(value.split()[0])
+    return out
+
+
+def _status_bytes(pid: int) -> tuple[tuple[int, int], int]:
+    """((its thread group, its parent), the bytes of anonymous and shared memory it holds) of the
+    process (or thread) ``pid``, from /proc/PID/status; ((0, 0), 0) where it is gone."""
+    try:
+        text = read_regular(f"/proc/{pid}/status", 16384, prefix=True)
+    except OSError:
+        return (0, 0), 0
+    f = _kib(text, b"Tgid", b"PPid", b"RssAnon", b"RssShmem")
+    return (f.get(b"Tgid", 0), f.get(b"PPid", 0)), 1024 * (f.get(b"RssAnon", 0) + f.get(b"RssShmem", 0))
+
+
+def _exact_bytes(pid: int) -> int:
+    """The anonymous and shared memory of process ``pid``, each page shared with other processes
+    counted by its share (``Pss_Anon`` + ``Pss_Shmem``; where the kernel does not say, its
+    ``RssAnon`` + ``RssShmem``); 0 where it is gone."""
+    try:
+        f = _kib(read_regular(f"/proc/{pid}/smaps_rollup", 16384, prefix=True), b"Pss_Anon", b"Pss_Shmem")
+    except OSError:
+        f = {}
+    if b"Pss_Anon" not in f:
+        return _status_bytes(pid)[1]
+    return 1024 * (f[b"Pss_Anon"] + f.get(b"Pss_Shmem", 0))
 
 
 def _end_group() -> None:

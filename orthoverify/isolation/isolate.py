@@ -34,7 +34,7 @@ from orthoverify.errors import InputError, OrthoverifyError
 from orthoverify.isolation import adapters_libs  # noqa: F401  (registers the library adapters and declarations)
 from orthoverify.isolation.adapters import Loaded, load
 from orthoverify.isolation.calls import CallFailure, TargetLoadError
-from orthoverify.isolation.contain import contain, kill_child, kill_group, sweep
+from orthoverify.isolation.contain import MEMORY_NOTE, contain, kill_child, kill_group, sweep
 from orthoverify.isolation.declare import Declaration, declaration_data, declaration_from_data, declaration_of
 from orthoverify.isolation.program import Subject, make_capture, make_executor, make_server, make_view
 from orthoverify.isolation.runner import (
@@ -48,6 +48,7 @@ from orthoverify.isolation.runner import (
     _reply,
     decode,
     encode,
+    load_allowance,
 )
 from orthoverify.isolation.wire import op_also, op_inverse
 
@@ -123,17 +124,16 @@ def _target_main(
     the kind itself, with its reference, stays in the verifier."""
     with contextlib.suppress(OSError):  # a program it execs does not hold the connection (its end is EOF)
         os.set_inheritable(conn.fileno(), False)
-    try:
-        os.chdir(cwd)
-    except OSError:
-        pass
-    for p in reversed(sys_path):
-        if p not in sys.path:
-            sys.path.insert(0, p)
     take = make_capture(KEEP_BYTES)
     serve, say = make_server(conn.fileno(), take)  # bound before the target is imported
     try:
-        _warm_up()
+        _warm_up()  # before the target's folders are on the path: no code of the target's runs in it
+        say({"loading": True})  # what follows is the target's loading, bounded by the load timeout
+        with contextlib.suppress(OSError):
+            os.chdir(cwd)
+        for p in reversed(sys_path):
+            if p not in sys.path:
+                sys.path.insert(0, p)
         view, make_subject, loader = make_view(complex_output), subject_of, load  # bound before the import
         declared, data_of = declaration_of, declaration_data  # likewise: no module global is read after it
         target: Loaded = loader(spec, kind)
@@ -207,6 +207,8 @@ def _no_main() -> Iterator[None]:
     finally:
         if main is not None:
             sys.modules["__main__"] = main
+
+
 _OUT_OF_MEMORY = re.compile(r"MemoryError|can't allocate memory|out of memory|Cannot allocate memory|bad_alloc", re.I)
 
 
@@ -282,12 +284,25 @@ def _recv(conn: Any, deadline: float) -> bytes:
         return exact(size)
 
 
+def _note(told: Any, wait: float) -> bytes:
+    """The warden's message on ``told`` (None: none) if one comes within ``wait`` seconds, else b""."""
+    if told is None:
+        return b""
+    with contextlib.suppress(EOFError, OSError, ValueError, struct.error, _Late):
+        return _recv(told, time.monotonic() + wait)
+    return b""
+
+
 class ProcessRunner(Runner):
     """The target in a process of its own, loaded there by name; started again after it dies or
     hangs (at most RESTARTS_PER_CHECK times per check). The process is contained (see
     :mod:`~orthoverify.isolation.contain`): its data segment is capped at ``memory_limit`` bytes
-    (None: no cap), and every process it leaves behind is killed when it stops and listed in
-    ``left_behind``."""
+    (None: no cap), and so is the memory of all its processes together (where there is a warden:
+    the warden kills them all beyond it, and the call that was made is a death naming the cap);
+    every process it leaves behind is killed when it stops and listed in ``left_behind``. Loading
+    the target (importing it, building it) may take ``load_timeout`` seconds, at least
+    :data:`~orthoverify._limits.LOAD_FLOOR_SECONDS` (:func:`~orthoverify.isolation.runner.load_allowance`);
+    starting the process (torch's own warm-up, no code of the target's) :data:`STARTUP_TIMEOUT`."""
 
     isolated = True
 
@@ -298,8 +313,10 @@ class ProcessRunner(Runner):
         device: str = "cpu",
         memory_limit: int | None = None,
         complex_output: bool = False,
+        load_timeout: float = STARTUP_TIMEOUT,
     ) -> None:
         self.spec, self.kind, self.device, self.complex_output = spec, kind, device, complex_output
+        self.load_timeout = load_allowance(load_timeout)
         super().__init__()
         self.memory_limit, self.token = memory_limit, secrets.token_hex(8)
         self.left_behind: list[str] = []
@@ -307,6 +324,7 @@ class ProcessRunner(Runner):
         self.proc: Any = None  # the warden (or, without one, the target's process)
         self.target: int | None = None  # the target's process's pid
         self.conn: Any = None
+        self.told: Any = None  # the warden's word (the target's pid, then whether it killed it for memory)
         self.restarts = 0
 
     def start(self) -> dict[str, Any]:
@@ -330,33 +348,60 @@ class ProcessRunner(Runner):
         os.set_blocking(parent.fileno(), False)  # every exchange has a deadline (_send, _recv)
         os.set_blocking(told.fileno(), False)
         target: int | None = None
+        started = False  # past the start-up: in the target's own loading
         try:
             try:
                 deadline = time.monotonic() + STARTUP_TIMEOUT
                 target = int(_recv(told, deadline).decode("ascii"))
                 hello, _, _ = decode(_recv(parent, deadline))
+                if hello.get("loading"):  # started: the target's own code runs from here
+                    started = True
+                    hello, _, _ = decode(_recv(parent, time.monotonic() + self.load_timeout))
             except _Late:
-                raise TargetLoadError(
-                    f"{self.spec}: its process did not load it within {STARTUP_TIMEOUT:g} s"
-                ) from None
+                late = f"its load timeout, {self.load_timeout:g} s" if started else f"{STARTUP_TIMEOUT:g} s of start-up"
+                raise TargetLoadError(f"{self.spec}: its process did not load it within {late} (killed)") from None
         except (EOFError, OSError, ValueError, struct.error) as exc:
-            self._bury(proc, target)
+            memory = self._bury_after(proc, target, told)
             why = f"sent an unreadable message ({exc})" if isinstance(exc, ValueError) else "ended"
             raise TargetLoadError(
-                f"{self.spec}: its process {why} while loading it ({_exit_text(proc.exitcode)})"
+                f"{self.spec}: its process {why} while loading it ({_exit_text(proc.exitcode)}{memory})"
             ) from exc
         except TargetLoadError:
             self._bury(proc, target)
-            raise
-        finally:
             told.close()
+            raise
         if not hello.get("ok"):
             self._bury(proc, target)
+            told.close()
             raise TargetLoadError(str(hello.get("error", "cannot load the target")))
-        self.proc, self.target, self.conn = proc, target, parent
+        self.proc, self.target, self.conn, self.told = proc, target, parent, told
         self.warm = set()  # a fresh process: every operation's first call is to come
         self.observed.add(hello, "loading the target")
         return hello
+
+    def _bury_after(self, proc: Any, target: int | None, told: Any) -> str:
+        """:meth:`_bury` the warden ``proc``, and close ``told``; returns ``; memory cap of X GiB
+        exceeded across N processes (...)`` where the warden had killed the target's processes
+        for memory (it says so on ``told`` before it kills them), else "". Those it killed are
+        not left behind: the warden, which ends once nothing is below it, is waited for first."""
+        note = _note(told, 0.0)
+        if note:
+            proc.join(10)
+        self._bury(proc, target)
+        note = note or _note(told, 1.0)  # the warden has ended: its end of ``told`` is closed
+        with contextlib.suppress(OSError):
+            if told is not None:
+                told.close()
+        word, *numbers = note.decode("ascii", errors="replace").split() or [""]
+        if word != MEMORY_NOTE or len(numbers) != 2 or not all(n.isdigit() for n in numbers):
+            return ""
+        cap = f"{(self.memory_limit or 0) / 2**30:.3g} GiB"
+        held, count = int(numbers[0]), int(numbers[1])
+        return (
+            f"; memory cap of {cap} exceeded across {count} process{'es' if count != 1 else ''} "
+            f"({held / 2**30:.3g} GiB of anonymous and shared memory together): "
+            + ("all of them killed" if count != 1 else "killed")
+        )
 
     def _bury(self, proc: Any, target: int | None) -> None:
         """Kill the process ``proc`` (the warden) and everything below it (those listed in
@@ -383,16 +428,18 @@ class ProcessRunner(Runner):
         kill_group(pid)
         self.left_behind += sweep(pid, self.token, self.swept, target)
 
-    def _stop(self) -> int | None:
-        """Kill the running process (:meth:`_bury`); its exit status (the target's process's)."""
+    def _stop(self) -> tuple[int | None, str]:
+        """Kill the running process (:meth:`_bury`); its exit status (the target's process's), and
+        the warden's note where it had killed the target's processes for memory (else "")."""
         proc, self.proc = self.proc, None
         if proc is None:
-            return None
-        self._bury(proc, self.target)
+            return None, ""
+        told, self.told = self.told, None
+        memory = self._bury_after(proc, self.target, told)
         with contextlib.suppress(OSError):
             self.conn.close()
         code: int | None = proc.exitcode
-        return code
+        return code, memory
 
     def begin_check(self, name: str) -> None:
         self.check, self.restarts = name, 0
@@ -424,16 +471,17 @@ class ProcessRunner(Runner):
                 _send(self.conn, encode({"op": op, "kw": kw, "device": device}, sent), deadline)
                 return decode(_recv(self.conn, deadline))
             except _Late:
-                self._stop()
+                _, memory = self._stop()
                 self.restarts += 1
-                self.observed.deaths.append(f"timeout in {where}")
+                self.observed.deaths.append(f"timeout{memory} in {where}")
                 return CallFailure(
-                    "timeout", f"no answer within {limit:g} s (the target's process was killed and restarted)"
+                    "timeout", f"no answer within {limit:g} s (the target's process was killed and restarted){memory}"
                 )
         except (EOFError, OSError, ValueError, struct.error) as exc:
-            code = self._stop()
+            code, memory = self._stop()
             self.restarts += 1
             what = _exit_text(code) if not isinstance(exc, ValueError) else f"an unreadable answer ({exc})"
+            what += memory
             self.observed.deaths.append(f"{what} in {where}")
             return CallFailure("died", f"the target's process died during the call ({what})")
 

@@ -14,12 +14,19 @@ from typing import Any
 import numpy as np
 import torch
 
+from orthoverify._limits import LOAD_FLOOR_SECONDS
 from orthoverify.isolation.calls import DEFAULT_TIMEOUT, CallFailure, TargetFault
 from orthoverify.isolation.wire import check_request, make_codec, op_domain, op_forward
 
 STARTUP_TIMEOUT = 300.0
-"""Seconds a fresh target process may take to import torch, warm up torch.func and load the target
-(never charged to the per-call timeout)."""
+"""Seconds a fresh target process may take to start: import torch and warm up torch.func (no code
+of the target's runs in it; never charged to the per-call timeout)."""
+
+
+def load_allowance(timeout: float) -> float:
+    """Seconds loading a target (importing its module, building it) may take when one call of it
+    may take ``timeout``: the longer of ``timeout`` and :data:`~orthoverify._limits.LOAD_FLOOR_SECONDS`."""
+    return max(timeout, LOAD_FLOOR_SECONDS)
 
 
 FLOOD_BYTES = 1 << 20

@@ -8,6 +8,7 @@ starts writes its pid). Not the environment: a forkserver started by an earlier 
 
 from __future__ import annotations
 
+import mmap
 import os
 import subprocess
 import sys
@@ -90,6 +91,67 @@ def hoards(u: torch.Tensor) -> torch.Tensor:
     del blocks
     return householder(u)
 
+
+SHARED_CAP = 400 * 2**20
+"""The --memory-limit the targets below are run under: each process they start stays under it (so
+its data segment cap never stops it), all of them together do not."""
+
+TAKER = """
+import os, sys, time
+with open(sys.argv[3], "a") as f:
+    f.write(f"{os.getpid()}\\n")
+held = b"\\x01" * int(sys.argv[1])  # written, so taken: resident, not merely reserved
+time.sleep(float(sys.argv[2]))
+"""
+
+
+def hoards_across_children(u: torch.Tensor) -> torch.Tensor:
+    """The negated reflection, after (on each call) recording its pid and starting 3 processes that
+    record theirs and each take 0.6 x SHARED_CAP (under the cap each, over it together), and
+    waiting for them (60 s)."""
+    with open(PIDS, "a") as f:
+        f.write(f"{os.getpid()}\n")
+    size, pids = str(int(0.6 * SHARED_CAP)), os.path.abspath(PIDS)
+    takers = [
+        subprocess.Popen([sys.executable, "-c", TAKER, size, "60", pids], stdin=subprocess.DEVNULL) for _ in range(3)
+    ]
+    for t in takers:
+        t.wait()
+    return householder_wrong_sign(u)
+
+
+FORKS = 6
+"""How many idle children :func:`forks_idle_children` forks on each call."""
+
+
+def forks_idle_children(u: torch.Tensor) -> torch.Tensor:
+    """The right map, after forking FORKS children (no exec: they share its pages, torch's
+    included, copy-on-write) that sleep for a second and exit, and waiting for them. Each child's
+    resident memory counts those shared pages again; together they hold little more than the
+    target's process alone."""
+    children = []
+    for _ in range(FORKS):
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(1.0)
+            os._exit(0)
+        children.append(pid)
+    for pid in children:
+        os.waitpid(pid, 0)
+    return householder(u)
+
+
+def hoards_shared_memory(u: torch.Tensor) -> torch.Tensor:
+    """Touches an anonymous shared mapping of 2 x SHARED_CAP (not in the data segment, so no
+    RLIMIT_DATA stops it) and holds it for 60 s, then returns the negated reflection."""
+    size = 2 * SHARED_CAP
+    held = mmap.mmap(-1, size)  # MAP_SHARED | MAP_ANONYMOUS
+    page = b"\x01" * 2**20
+    for at in range(0, size, len(page)):
+        held[at : at + len(page)] = page
+    time.sleep(60)
+    held.close()
+    return householder_wrong_sign(u)
 
 
 def attacks_the_result(u: torch.Tensor) -> torch.Tensor:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -15,9 +16,10 @@ import pytest
 import torch
 
 import orthoverify
+from orthoverify._limits import LOAD_FLOOR_SECONDS
 from orthoverify.cli import FALLBACK_SUFFIX
 from orthoverify.errors import InputError
-from orthoverify.isolation.calls import CallFailure
+from orthoverify.isolation.calls import CallFailure, TargetLoadError
 from orthoverify.isolation.isolate import ProcessRunner
 from orthoverify.isolation.runner import Reply
 from orthoverify.isolation.wire import op_forward
@@ -89,7 +91,6 @@ def test_processes_the_target_leaves_behind_are_killed_and_listed(
     assert len(runner.left_behind) == 2 and all(f"pid {p}:" in listed for p in pids), runner.left_behind
 
 
-
 def test_a_child_killed_once_is_listed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A plain forked child the target never reaps: killed by the first sweep, it is a zombie for
     the next ones (dead, nothing to kill), so it is listed once, not once per sweep. (Before: three
@@ -131,6 +132,7 @@ def test_a_process_that_looks_like_a_zombie_is_killed(tmp_path: Path, monkeypatc
     assert _gone([pid], running=_runs), f"{pid} runs on"
     assert any(f"pid {pid}:" in x for x in runner.left_behind), runner.left_behind
 
+
 def test_memory_exhaustion_is_a_finding_under_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
     """A target that takes 2 GiB under a cap of 768 MiB: the call fails with the cap named (the
     machine's memory is not filled), and the process still answers afterwards."""
@@ -143,7 +145,6 @@ def test_memory_exhaustion_is_a_finding_under_the_cap(monkeypatch: pytest.Monkey
         assert "memory limit" in res.message or res.kind == "died", res
     finally:
         runner.close()
-
 
 
 def test_memory_exhaustion_through_the_command_line(tmp_path: Path) -> None:
@@ -159,6 +160,98 @@ def test_memory_exhaustion_through_the_command_line(tmp_path: Path) -> None:
     assert len(data["claims"]) == sum(data["summary"].values()) and data["validate"]["memory_limit"] == 768 * 2**20
     (output,) = [c for c in data["claims"] if c["id"].endswith(".output")]
     assert output["verdict"] == "refuted" and "memory limit" in json.dumps(output), output["verdict"]
+
+
+def _validate(tmp_path: Path, target: str, *options: str) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """``orthoverify validate`` on ``target`` of containment_targets by the README's command (quick,
+    float64, --json in ``tmp_path``): the finished process and the JSON's path."""
+    path = tmp_path / "v.json"
+    argv = [sys.executable, "-m", "orthoverify", "validate", target, "--kind", "householder-product"]
+    argv += ["--profile", "quick", "--dtype", "float64", "--json", str(path), *options]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(argv, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=400, check=False)
+    return proc, path
+
+
+def test_memory_taken_across_child_processes_is_a_finding(tmp_path: Path) -> None:
+    """A target whose call starts 3 processes, each taking 0.6 x the cap (under the per-process
+    cap, RLIMIT_DATA, each; over the cap together): the warden kills them all, and the run refutes
+    the target with the cap named as exceeded across its processes; exit 1, a complete JSON, and
+    no process of the target left (the takers are killed, not listed as left behind)."""
+    cap = containment_targets.SHARED_CAP
+    proc, path = _validate(tmp_path, T + "hoards_across_children", "--memory-limit", str(cap))
+    assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert len(data["claims"]) == sum(data["summary"].values()) and data["validate"]["memory_limit"] == cap
+    (output,) = [c for c in data["claims"] if c["id"].endswith(".output")]
+    text = json.dumps(output)
+    assert output["verdict"] == "refuted" and f"memory cap of {cap / 2**30:.3g} GiB exceeded across" in text, text
+    assert re.search(r"exceeded across [2-9] processes", text), text  # the target's process and its takers
+    assert any("memory cap" in d for d in data["validate"]["target_deaths"]), data["validate"]["target_deaths"]
+    assert data["validate"]["left_behind"] == [], data["validate"]["left_behind"]
+    pids = _pids(tmp_path / containment_targets.PIDS, 4, wait=1.0)  # the target's process and its takers
+    assert not any(_alive(p) for p in pids), "a process of the target outlived validate"
+
+
+def test_shared_anonymous_memory_counts_against_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A target that writes an anonymous shared mapping of 2 x the cap (MAP_SHARED is outside its
+    data segment: RLIMIT_DATA alone lets it fill the machine): the warden counts it, kills the
+    target's process, and the call is a death naming the cap."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    cap = containment_targets.SHARED_CAP
+    runner = ProcessRunner(T + "hoards_shared_memory", "householder-product", memory_limit=cap)
+    runner.start()
+    try:
+        target = runner.target
+        res = _forward(runner)
+    finally:
+        runner.close()
+    assert isinstance(res, CallFailure) and res.kind == "died", res
+    assert f"memory cap of {cap / 2**30:.3g} GiB exceeded across 1 process " in res.message, res.message
+    assert target is not None and _gone([target]), f"the target's process {target} outlived close()"
+
+
+def test_the_memory_cap_across_processes_holds_while_loading(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A module that takes 2 x the cap of shared memory at import: the warden kills its process
+    while it loads, and the load error names the cap."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    cap = containment_targets.SHARED_CAP
+    runner = ProcessRunner("tests.planted.hoards_at_import:target", "householder-product", memory_limit=cap)
+    with pytest.raises(TargetLoadError, match=f"memory cap of {cap / 2**30:.3g} GiB exceeded across 1 process "):
+        runner.start()
+
+
+def test_pages_forked_children_share_count_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No false alarm: a right map whose call forks idle children (no exec) holds, by each
+    process's own resident memory, far more than the cap (each child counts the target's pages
+    again), and by each page's share far less; the warden measures shares before it acts, so
+    the call answers."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    cap = 2**30
+    runner = ProcessRunner(T + "forks_idle_children", "householder-product", memory_limit=cap)
+    runner.start()
+    try:
+        status = Path(f"/proc/{runner.target}/status").read_text()
+        (anon,) = [int(line.split()[1]) * 1024 for line in status.splitlines() if line.startswith("RssAnon:")]
+        assert (containment_targets.FORKS + 1) * anon > cap > 2 * anon, anon  # the cheap measure is over the cap
+        res = _forward(runner)
+    finally:
+        runner.close()
+    assert isinstance(res, Reply), res
+    assert runner.observed.deaths == [] and runner.left_behind == [], (runner.observed.deaths, runner.left_behind)
+
+
+def test_a_target_that_hangs_at_import_is_bounded_by_the_timeout(tmp_path: Path) -> None:
+    """A target module that sleeps for good at import: loading it is bounded by --timeout (at least
+    LOAD_FLOOR_SECONDS) as a load failure is, exit status 3 with the load timeout named, and
+    nothing of the target left running. (Before: a fixed 300 s of start-up.)"""
+    proc, path = _validate(tmp_path, "tests.planted.hangs_at_import:target", "--timeout", "1")
+    assert proc.returncode == 3, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert f"did not load it within its load timeout, {LOAD_FLOOR_SECONDS:g} s" in proc.stderr, proc.stderr
+    assert not path.exists()  # as for any target that cannot be loaded: nothing was run, nothing to judge
+    (pid,) = _pids(tmp_path / containment_targets.PIDS, 1, wait=1.0)  # written at import, before it hangs
+    assert not _alive(pid), "the target's process outlived validate"
+
 
 @pytest.mark.parametrize("bad", ["12", "lots", "-1G", "1e400G", 1.5])
 def test_a_bad_memory_limit_is_refused_by_name(bad: object) -> None:

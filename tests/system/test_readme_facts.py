@@ -500,7 +500,7 @@ def test_the_limits_the_readme_states_are_the_codes() -> None:
     from orthoverify.conformance import baseline
     from orthoverify.engine import executors, replay
     from orthoverify.engine import runner as runner_engine
-    from orthoverify.isolation import runner
+    from orthoverify.isolation import contain, runner
 
     text = readme()
     stated = {
@@ -511,6 +511,9 @@ def test_the_limits_the_readme_states_are_the_codes() -> None:
         rf"the first {runner.KEEP_BYTES} bytes kept": True,
         r"`--timeout` is at most a day": _limits.MAX_SECONDS == 86_400,
         rf"default {_limits.DEFAULT_MEMORY_LIMIT // 2**30}G on the CPU": True,
+        rf"measured by the warden every {contain.POLL_SECONDS * 1000:g} ms": True,
+        rf"about {contain.POLL_SECONDS * 1000:g} ms' worth of allocation beyond it": True,
+        rf"bounds loading the target \(importing and building it; at least {_limits.LOAD_FLOOR_SECONDS:g} s\)": True,
         rf"If no scheduler answers within {executors.DEFAULT_TIMEOUT:g} s": True,
         rf"moved by more than {NOISY_SPREAD:g}x between repeats is marked `\"noisy\": true`": True,
         rf"a quarter of `--workers`, at most {runner_engine.MAX_DEVICE_WORKERS}, one CUDA context each": True,
