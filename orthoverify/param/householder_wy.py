@@ -15,8 +15,8 @@ batched triangular solve, the gradient through T is formed for all blocks in one
 product, and nothing loops over single reflections. :func:`choose_block` picks the block per
 device and size: few large blocks where kernel launches dominate (CUDA), blocks near the
 batch width where arithmetic does (CPU; block k costs about ``2 n m k`` flops for the T terms
-beside ``7 n m B`` for the products with X on eq. 9's pattern). Y and dL/dY are kept in
-buffers whose rows are a few entries longer than pk (:data:`_LD_PAD`): with rows a power of
+beside ``7 n m B`` for the products with X on eq. 9's pattern). Y is kept in a buffer
+whose rows are a few entries longer than pk (:data:`_LD_PAD`): with rows a power of
 two apart the products with Y's column blocks ran about 1.7x slower on the CPU.
 
 No value is read back to the host on the hot path. Shapes, dtypes, devices and flags are
@@ -176,7 +176,7 @@ class _Blocks(NamedTuple):
 
 
 _LD_PAD = 8
-"""Extra entries between the rows of Y and of dL/dY (n x pk buffers). With rows a power of two
+"""Extra entries between the rows of Y (an n x pk buffer). With rows a power of two
 apart (pk = 512 doubles: 4 KiB) the products with Y's transposed column blocks ran about 1.7x
 slower on the CPU (cache-set conflicts of the strided reads); 8 entries (one 64-byte line)
 apart they run at the speed of a contiguous copy."""
@@ -230,7 +230,7 @@ def _prepare(u: Tensor, x2: Tensor, block: int, zero_identity: bool, lower: bool
         amax = amax.masked_fill(amax == 0, 1.0)
     yu.div_(amax)
     ys, yts = _views(y, p, k, lower)
-    gram = torch.stack([t @ s for t, s in zip(yts, ys, strict=True)])
+    gram = torch.stack([torch.mm(t, s) for t, s in zip(yts, ys, strict=True)])
     diag = gram.diagonal(dim1=-2, dim2=-1).mul_(0.5)  # gram's upper triangle is now T
     if zero_identity or p * k > m:  # zero columns can occur (else a zero column is already NaN)
         diag.clamp_min_(0.25)
@@ -252,11 +252,11 @@ def _wy_forward(bl: _Blocks, x: Tensor, transpose: bool, q: list[Tensor] | None)
     rs = (bl.r.mT if transpose else bl.r).unbind(0)
     p = len(bl.ys)
     fs: list[Tensor] = [z] * p
+    ys, yts, k, lower = bl.ys, bl.yts, bl.k, bl.lower
     for i in _order(p, transpose):
-        r0 = _rows(i, bl.k, bl.lower)
-        zi = z[r0:] if r0 else z
-        fs[i] = rs[i] @ (bl.yts[i] @ zi)
-        zi.addmm_(bl.ys[i], fs[i], alpha=-1)
+        zi = z[i * k :] if lower and i else z
+        fs[i] = torch.mm(rs[i], torch.mm(yts[i], zi))
+        zi.addmm_(ys[i], fs[i], alpha=-1)
     if q is not None:
         q.extend(fs)
     return z
@@ -273,41 +273,48 @@ def _wy_backward(bl: _Blocks, q: Tensor | None, c: Tensor, g: Tensor, transpose:
     (dL/dT = E F', or F E' for W') plus the ``- Y F E'`` of writing Z_in as Z_out + Y F.
     A k x 3B buffer ``V = [-F | E | F]`` per block makes each update one product with
     ``S = [Z_out | G]``: ``S -= Y V[:, :2B]`` and ``Z_out E' + G F' = S V[:, B:]'``; the
-    ``Y M`` terms of all blocks follow once every E is known. With ``lower`` every product is
+    ``Y M`` terms of all blocks follow once every E is known. dL/dY is written straight into
+    the n x m gradient (the padding columns of a short last block are left out) and divided
+    by the column maxima in place (dL/dU = dL/dY / max|U_j|). With ``lower`` every product is
     restricted to the rows ik.. block i touches; dL/dU stays zero above them.
     """
-    p, k, bsz = len(bl.ys), bl.k, g.shape[1]
+    p, k, bsz, m = len(bl.ys), bl.k, g.shape[1], bl.m
     order = list(reversed(_order(p, transpose)))
     rts = (bl.r if transpose else bl.r.mT).unbind(0)
     rows = [_rows(i, k, bl.lower) for i in range(p)]
+    ys, yts = bl.ys, bl.yts
     if q is None:  # only dL/dX: carry G alone, the inputs are not needed
         gg = g.clone(memory_format=torch.contiguous_format)
         for i in order:
             gi = gg[rows[i] :] if rows[i] else gg
-            gi.addmm_(bl.ys[i], rts[i] @ (bl.yts[i] @ gi), alpha=-1)
+            gi.addmm_(ys[i], torch.mm(rts[i], torch.mm(yts[i], gi)), alpha=-1)
         return None, gg
     st = torch.cat([c, g], dim=1)  # S = [Z_out | G], n x 2B
     gv = st[:, bsz:]
     v = torch.cat([-q, q, q], dim=2)  # [-F | E (written below) | F]
     ve = v[:, :, bsz : 2 * bsz]
-    heads, es, tails = v[:, :, : 2 * bsz].unbind(0), ve.unbind(0), v[:, :, bsz:].mT.unbind(0)
-    du = _padded(c, c.shape[0], p * k)  # every entry is written (above the diagonal by tril_ with lower)
+    heads, es = v[:, :, : 2 * bsz].unbind(0), ve.unbind(0)
+    tails = list(v[:, :, bsz:].mT.unbind(0))
+    du = c.new_empty(c.shape[0], m)  # every entry is written (above the diagonal by tril_ with lower)
     cols = du.split(k, 1) if p > 1 else (du,)
     dys = [d[rows[i] :] if rows[i] else d for i, d in enumerate(cols)]
+    short = m - (p - 1) * k  # columns of the last block that are U's (the rest pad m to pk)
+    if short < k:
+        tails[-1] = tails[-1][:, :short]
     for i in order:
         si, gi = (st[rows[i] :], gv[rows[i] :]) if rows[i] else (st, gv)
-        torch.mm(rts[i], bl.yts[i] @ gi, out=es[i])  # E
+        torch.mm(rts[i], torch.mm(yts[i], gi), out=es[i])  # E
         torch.mm(si, tails[i], out=dys[i])  # Z_out E' + G F'
-        si.addmm_(bl.ys[i], heads[i], alpha=-1)  # [Z_in | dL/dZ_in] = [Z_out + Y F | G - Y E]
+        si.addmm_(ys[i], heads[i], alpha=-1)  # [Z_in | dL/dZ_in] = [Z_out + Y F | G - Y E]
     phi = torch.bmm(ve, q.mT)  # E F', every block at once
-    ms = (torch.tril(phi - phi.mT, -1) if transpose else torch.triu(phi - phi.mT, 1)).unbind(0)
+    ms = list((torch.tril(phi - phi.mT, -1) if transpose else torch.triu(phi - phi.mT, 1)).unbind(0))
+    if short < k:
+        ms[-1] = ms[-1][:, :short]
     for i in range(p):
-        dys[i].addmm_(bl.ys[i], ms[i], beta=-1)  # Y M - Z_out E' - G F'
+        dys[i].addmm_(ys[i], ms[i], beta=-1)  # Y M - Z_out E' - G F'
     if bl.lower:
         du.tril_()
-    # divided while copied out of the padded buffer: one pass, a contiguous gradient
-    out = c.new_empty(c.shape[0], bl.m)
-    return torch.div(du[:, : bl.m] if p * k > bl.m else du, bl.amax, out=out), gv
+    return du.div_(bl.amax), gv
 
 
 # --------------------------------------------------------------------------- autograd
