@@ -7,8 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from orthoverify.backends import get_backend
 from orthoverify.claims import MODULES as CLAIM_MODULES
-from orthoverify.engine import get_registry, replay_from_file
+from orthoverify.claims.householder import flops
+from orthoverify.engine import RunContext, get_profile, get_registry, replay_from_file
+from orthoverify.engine.checks import Case
+from orthoverify.engine.templates import Tally
 from tests.claims.claims_common import assert_rerun_identical, quick_run
 
 
@@ -58,3 +62,20 @@ def test_same_seed_same_verdicts_and_counterexamples(quick: Path) -> None:
         "householder.theorem2",
     ]
     assert_rerun_identical(quick, ids)
+
+
+def test_the_corrected_counts_refute_a_planted_wrong_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    """householder.flops.corrected's check can fail: Table 2's FP stated one flop high is refuted at
+    the smallest point of the grid, and its replay names the row."""
+    right = flops.corrected_items
+
+    def planted(case: Case) -> list[Tally]:
+        return [(w, s + 1 if w.startswith("Table 2: FP") else s, c) for w, s, c in right(case)]
+
+    check = flops.checks(True)[0]
+    ctx = RunContext("householder.flops.corrected", "count", get_backend("sympy"), get_profile("quick"), 0)
+    assert check.run(ctx).passed
+    monkeypatch.setattr(flops, "corrected_items", planted)
+    ev = flops.checks(True)[0].run(ctx)
+    assert not ev.passed and ev.counterexample is not None and ev.counterexample.inputs == {"n": "2", "m": "1"}
+    assert ev.counterexample.value == "Table 2: FP (4n-m+2)m: stated 10, counted 9"

@@ -6,16 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from orthoverify.backends.flops import ZeroMode
 from orthoverify.claims.householder import twins
 from orthoverify.engine.checks import Case, Check, RunContext
 from orthoverify.engine.model import Claim, Place
 from orthoverify.engine.templates import Tallies, Tally, count
 from orthoverify.param.householder_flops import count_algorithm1, count_srnn
 
-
-def _t5_zeros() -> dict[str, str]:
-    """Table 5's accounting: U's zeros exploited in lines 8, 12, 13 (and in regenerating h~), not in 9, 14."""
-    return {"line 8": "structural", "line 12": "structural", "line 13": "structural", "regenerate h~": "structural"}
+T5_ZEROS: dict[str, ZeroMode] = dict.fromkeys(("line 8", "line 12", "line 13", "regenerate h~"), "structural")
+"""Table 5's accounting: U's zeros exploited in lines 8, 12, 13 (and in regenerating h~), not in 9, 14."""
 
 
 def printed_items(n: int, m: int, neg: bool) -> list[Tally]:
@@ -26,8 +25,8 @@ def printed_items(n: int, m: int, neg: bool) -> list[Tally]:
         return int(x.with_neg if neg else x.flops)
 
     dense = count_algorithm1(n, m, zeros="dense")
-    mixed = count_algorithm1(n, m, zeros=_t5_zeros())  # type: ignore[arg-type]
-    regen = count_algorithm1(n, m, zeros=_t5_zeros(), regenerate=True)  # type: ignore[arg-type]
+    mixed = count_algorithm1(n, m, zeros=T5_ZEROS)
+    regen = count_algorithm1(n, m, zeros=T5_ZEROS, regenerate=True)
     srnn = count_srnn(n)
     items = [
         ("Sec. 4.2: (13n+2)m per step", (13 * n + 2) * m, f(dense.total(norms=True))),
