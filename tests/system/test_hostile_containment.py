@@ -147,6 +147,7 @@ def test_memory_exhaustion_is_a_finding_under_the_cap(monkeypatch: pytest.Monkey
         runner.close()
 
 
+@pytest.mark.slow  # the command line end to end, 6 to 15 s: the full suite (CI) runs it
 def test_memory_exhaustion_through_the_command_line(tmp_path: Path) -> None:
     """The same target by the README's command, under --memory-limit 768M: exit 1, the failed
     allocation refuted with the cap named, a complete JSON that records the cap."""
@@ -173,6 +174,7 @@ def _validate(tmp_path: Path, target: str, *options: str) -> tuple[subprocess.Co
     return proc, path
 
 
+@pytest.mark.slow  # the command line end to end, 6 to 15 s: the full suite (CI) runs it
 def test_memory_taken_across_child_processes_is_a_finding(tmp_path: Path) -> None:
     """A target whose call starts 3 processes, each taking 0.6 x the cap (under the per-process
     cap, RLIMIT_DATA, each; over the cap together): the warden kills them all, and the run refutes
@@ -241,6 +243,7 @@ def test_pages_forked_children_share_count_once(monkeypatch: pytest.MonkeyPatch)
     assert runner.observed.deaths == [] and runner.left_behind == [], (runner.observed.deaths, runner.left_behind)
 
 
+@pytest.mark.slow  # the command line end to end, 6 to 15 s: the full suite (CI) runs it
 def test_a_target_that_hangs_at_import_is_bounded_by_the_timeout(tmp_path: Path) -> None:
     """A target module that sleeps for good at import: loading it is bounded by --timeout (at least
     LOAD_FLOOR_SECONDS) as a load failure is, exit status 3 with the load timeout named, and
@@ -296,6 +299,7 @@ def _forging(pid: int) -> bool:
     return _alive(pid) and b"forged" in cmdline
 
 
+@pytest.mark.slow  # the command line end to end, 6 to 15 s: the full suite (CI) runs it
 def test_a_forger_orphaned_by_a_dying_target_is_killed_and_listed(tmp_path: Path) -> None:
     """A target whose first call leaves a forger in a session of its own, without the run's token,
     orphaned twice (its parent, then the target's process, exit): nothing the verifier started is
