@@ -252,9 +252,10 @@ def _wy_forward(bl: _Blocks, x: Tensor, transpose: bool, q: list[Tensor] | None)
     rs = (bl.r.mT if transpose else bl.r).unbind(0)
     p = len(bl.ys)
     fs: list[Tensor] = [z] * p
-    ys, yts, k, lower = bl.ys, bl.yts, bl.k, bl.lower
+    ys, yts = bl.ys, bl.yts
     for i in _order(p, transpose):
-        zi = z[i * k :] if lower and i else z
+        r0 = _rows(i, bl.k, bl.lower)
+        zi = z[r0:] if r0 else z
         fs[i] = torch.mm(rs[i], torch.mm(yts[i], zi))
         zi.addmm_(ys[i], fs[i], alpha=-1)
     if q is not None:
