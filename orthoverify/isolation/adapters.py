@@ -79,20 +79,37 @@ def _pivot_domain(p: Params) -> str | None:
 GEOTORCH_MISSING = "geotorch is not installed: pip install 'orthoverify[geotorch]' (or pip install geotorch)"
 
 
-def _geotorch(which: str) -> Callable[[], Callable[..., Any]]:
+def geotorch_map(
+    module: Callable[[int], torch.nn.Module], pick: Callable[[Any], Any] = lambda built: built
+) -> Callable[[], Callable[..., Any]]:
+    """The loader of a map geotorch builds: ``module(n)`` made in float64, moved to the call's
+    dtype and device, and ``pick`` of it (the module itself by default) is the map; where geotorch
+    is not installed, a TargetLoadError that says how to install it."""
+
     def build() -> Callable[..., Any]:
         try:
-            from geotorch.so import SO
+            import geotorch  # noqa: F401
         except ImportError as exc:
             raise TargetLoadError(GEOTORCH_MISSING) from exc
 
         def make(n: int, dtype: torch.dtype, device: str) -> Any:
             with float64_default():
-                return SO(size=(n, n), triv=which).to(dtype=dtype, device=device)
+                return pick(module(n).to(dtype=dtype, device=device))
 
         return _per_dtype(make)
 
     return build
+
+
+def _geotorch(which: str) -> Callable[[], Callable[..., Any]]:
+    """geotorch.SO(triv=which) on n x n."""
+
+    def so(n: int) -> torch.nn.Module:
+        from geotorch.so import SO
+
+        return SO(size=(n, n), triv=which)
+
+    return geotorch_map(so)
 
 
 class _OwnHouseholder:

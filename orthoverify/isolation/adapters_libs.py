@@ -11,8 +11,7 @@ from typing import Any
 import torch
 
 from orthoverify import nn as onn
-from orthoverify.isolation.adapters import ADAPTERS, GEOTORCH_MISSING, Adapter, _stacked
-from orthoverify.isolation.build import _per_dtype, float64_default
+from orthoverify.isolation.adapters import ADAPTERS, Adapter, _stacked, geotorch_map
 from orthoverify.isolation.calls import TargetLoadError
 from orthoverify.isolation.declare import ADAPTER_DECLARATIONS, make_declaration
 
@@ -71,22 +70,7 @@ def _geotorch_module(triv: str) -> Callable[[int], torch.nn.Module]:
 
 def _geotorch_orthogonal(triv: str) -> Callable[[], Callable[..., Any]]:
     """The map of ``geotorch.orthogonal(layer, "weight", triv=...)``: X -> the layer's weight."""
-
-    def build() -> Callable[..., Any]:
-        try:
-            import geotorch  # noqa: F401
-        except ImportError as exc:
-            raise TargetLoadError(GEOTORCH_MISSING) from exc
-
-        def make(n: int, dtype: torch.dtype, device: str) -> Any:
-            with float64_default():
-                layer = _geotorch_module(triv)(n).to(dtype=dtype, device=device)
-            params: Any = layer.parametrizations
-            return params.weight[0]
-
-        return _per_dtype(make)
-
-    return build
+    return geotorch_map(_geotorch_module(triv), lambda layer: layer.parametrizations.weight[0])
 
 
 def _pyro_flow(u: torch.Tensor) -> Any:
