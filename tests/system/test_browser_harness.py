@@ -95,6 +95,7 @@ def assert_cleaned_up(record: dict[str, list]) -> None:
 # Loading pages
 
 
+@pytest.mark.slow  # starts Chromium (about 1 s): the full suite runs it
 def test_clean_page(tmp_path: Path, spawned: dict[str, list]) -> None:
     require_browser()
     page = write_page(tmp_path, '<h1 id="title">Report</h1><p>All good.</p>')
@@ -128,6 +129,7 @@ def test_clean_page(tmp_path: Path, spawned: dict[str, list]) -> None:
     assert_cleaned_up(spawned)
 
 
+@pytest.mark.slow  # starts Chromium (about 1 s): the full suite runs it
 def test_console_errors_and_exceptions(tmp_path: Path) -> None:
     require_browser()
     page = write_page(
@@ -148,6 +150,7 @@ def test_console_errors_and_exceptions(tmp_path: Path) -> None:
     assert len(result.errors) == 3, result.errors
 
 
+@pytest.mark.slow  # starts Chromium (about 1 s): the full suite runs it
 def test_network_requests_are_recorded(tmp_path: Path) -> None:
     require_browser()
     page = write_page(tmp_path, '<img src="http://example.invalid/x.png" alt="">')
@@ -159,6 +162,7 @@ def test_network_requests_are_recorded(tmp_path: Path) -> None:
     assert any("example.invalid" in error for error in result.errors)
 
 
+@pytest.mark.slow  # starts Chromium (about 1 s): the full suite runs it
 def test_region_colours_of_a_red_square(tmp_path: Path) -> None:
     require_browser()
     page = write_page(
@@ -179,6 +183,7 @@ def test_region_colours_of_a_red_square(tmp_path: Path) -> None:
     assert region_colours(result.screenshot, 500, 0, 10, 10) == {}
 
 
+@pytest.mark.slow  # starts Chromium (about 1 s): the full suite runs it
 def test_mobile_viewport(tmp_path: Path) -> None:
     require_browser()
     # Without a viewport meta tag a mobile browser lays the page out 980 CSS pixels wide.
@@ -198,6 +203,7 @@ def test_mobile_viewport(tmp_path: Path) -> None:
     assert decode_png(result.screenshot)[:2] == (1170, 2532)
 
 
+@pytest.mark.slow  # starts Chromium (about 1 s): the full suite runs it
 def test_full_page_screenshot(tmp_path: Path) -> None:
     require_browser()
     page = write_page(tmp_path, '<div style="height:1000px"></div><div style="height:200px;background:red"></div>')
@@ -240,6 +246,7 @@ def test_browser_that_exits_raises(tmp_path: Path, spawned: dict[str, list]) -> 
     assert_cleaned_up(spawned)
 
 
+@pytest.mark.slow  # starts Chromium (about 1 s): the full suite runs it
 def test_timeout_kills_the_process_group(tmp_path: Path, spawned: dict[str, list]) -> None:
     page = write_page(tmp_path, "<p>x</p>")
     pids = tmp_path / "pids"
@@ -372,6 +379,7 @@ def test_decode_png_rejects_other_data() -> None:
         decode_png(grey)
 
 
+@pytest.mark.slow  # starts Chromium (about 1 s): the full suite runs it
 def test_decode_png_matches_chromium(tmp_path: Path) -> None:
     """Decode a real screenshot (varied content, so Chromium's encoder uses several filters), then let
     Chromium decode the same PNG in a canvas: every pixel must agree."""

@@ -72,6 +72,7 @@ def _forward(runner: ProcessRunner) -> Reply | CallFailure:
     return runner.request(op_forward, [torch.randn(3, 2, dtype=torch.float64)], {}, 60.0, "cpu")
 
 
+@pytest.mark.slow  # 1.3 to 2.3 s: the full suite runs it
 def test_processes_the_target_leaves_behind_are_killed_and_listed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -195,6 +196,7 @@ def test_memory_taken_across_child_processes_is_a_finding(tmp_path: Path) -> Non
     assert not any(_alive(p) for p in pids), "a process of the target outlived validate"
 
 
+@pytest.mark.slow  # 1.3 to 2.3 s: the full suite runs it
 def test_shared_anonymous_memory_counts_against_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
     """A target that writes an anonymous shared mapping of 2 x the cap (MAP_SHARED is outside its
     data segment: RLIMIT_DATA alone lets it fill the machine): the warden counts it, kills the
@@ -213,6 +215,7 @@ def test_shared_anonymous_memory_counts_against_the_cap(monkeypatch: pytest.Monk
     assert target is not None and _gone([target]), f"the target's process {target} outlived close()"
 
 
+@pytest.mark.slow  # 1.3 to 2.3 s: the full suite runs it
 def test_the_memory_cap_across_processes_holds_while_loading(monkeypatch: pytest.MonkeyPatch) -> None:
     """A module that takes 2 x the cap of shared memory at import: the warden kills its process
     while it loads, and the load error names the cap."""
@@ -223,6 +226,7 @@ def test_the_memory_cap_across_processes_holds_while_loading(monkeypatch: pytest
         runner.start()
 
 
+@pytest.mark.slow  # 1.3 to 2.3 s: the full suite runs it
 def test_pages_forked_children_share_count_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """No false alarm: a right map whose call forks idle children (no exec) holds, by each
     process's own resident memory, far more than the cap (each child counts the target's pages

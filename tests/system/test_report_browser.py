@@ -100,6 +100,7 @@ def test_a_figure_renders(browser: str, report: Path, tmp_path: Path) -> None:
     assert near(colours, OKABE_ITO_BLUE) > 30, "the first data series is not drawn"
 
 
+@pytest.mark.slow  # Chromium (about 1 s): the full suite runs it
 def test_a_validate_report_shows_a_checks_figure_when_opened(browser: str, tmp_path: Path) -> None:
     """A validate run's per-check figure (error against parameter size) sits in the claim's closed
     <details>; opened, it renders with its points, and the page fetches nothing."""
@@ -123,6 +124,7 @@ def test_a_validate_report_shows_a_checks_figure_when_opened(browser: str, tmp_p
     assert near(region(page, (left, top, width, height)), OKABE_ITO_BLUE) > 30, "the points are not drawn"
 
 
+@pytest.mark.slow  # Chromium (about 1 s): the full suite runs it
 def test_phone_layout_never_scrolls_sideways(browser: str, report: Path, tmp_path: Path) -> None:
     page = load_page(
         report,
@@ -156,6 +158,7 @@ PHONE_FIT = """(() => {
 })()"""
 
 
+@pytest.mark.slow  # Chromium (about 1 s): the full suite runs it
 def test_phone_shows_the_whole_summary_and_wraps_commands_between_words(browser: str, report: Path) -> None:
     """At 390 px the summary's tables fit without being cut (the verdict counts once ended in 'tot'),
     and a replay command wraps only between words (it once broke inside a claim id: 'svd.theo / rem5')."""
@@ -179,6 +182,7 @@ REACH = """(() => {
 })()"""
 
 
+@pytest.mark.slow  # Chromium (about 1 s): the full suite runs it
 @pytest.mark.parametrize(("width", "height", "mobile"), [(1280, 900, False), (390, 844, True)])
 def test_every_refuted_claim_is_one_click_from_the_index(
     browser: str, report: Path, width: int, height: int, mobile: bool
@@ -215,6 +219,7 @@ FILTER = """(() => {
 })()"""
 
 
+@pytest.mark.slow  # Chromium (about 1 s): the full suite runs it
 def test_index_filters_by_verdict_and_paper(browser: str, report: Path) -> None:
     page = load_page(report, width=390, height=844, mobile=True, expressions={"counts": FILTER})
     check_clean(page)

@@ -20,6 +20,9 @@ def by_check(name: str) -> dict[str, Any]:
     return {c.claim.id.rsplit(".", 1)[1]: c for c in result(name).claims}
 
 
+SLOW = pytest.mark.slow  # the Cayley cases take about 2 s each: the full suite runs them
+
+
 def test_the_free_map_allowance_bounds_cayley_conditioning() -> None:
     """1 + 2||X||_F >= cond(I + A) for both skew parts a Cayley map may take from X."""
     rng = np.random.default_rng(0)
@@ -31,7 +34,7 @@ def test_the_free_map_allowance_bounds_cayley_conditioning() -> None:
     assert all(k.allowance for k in KINDS.values())
 
 
-@pytest.mark.parametrize("name", ["cayley_textbook", "expm_scaled", "reflections"])
+@pytest.mark.parametrize("name", [pytest.param("cayley_textbook", marks=SLOW), "expm_scaled", "reflections"])
 def test_correct_maps_pass_at_every_magnitude(name: str) -> None:
     by = by_check(name)
     for check in ("orthogonal", "float32", "batch"):
@@ -41,7 +44,9 @@ def test_correct_maps_pass_at_every_magnitude(name: str) -> None:
     assert ev.data["allowance"] == KINDS["orthogonal-map"].allowance and "allowance" in ev.notes
 
 
-@pytest.mark.parametrize("name", ["expm_truncated", "cayley_not_skew", "reflections_unnormalised"])
+@pytest.mark.parametrize(
+    "name", ["expm_truncated", pytest.param("cayley_not_skew", marks=SLOW), "reflections_unnormalised"]
+)
 def test_maps_wrong_at_ordinary_sizes_still_fail(name: str) -> None:
     c = by_check(name)["orthogonal"]
     assert c.verdict == "refuted"

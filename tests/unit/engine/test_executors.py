@@ -149,6 +149,7 @@ def test_missing_distributed_names_the_extra(monkeypatch: pytest.MonkeyPatch) ->
         pass
 
 
+@pytest.mark.slow  # starts dask (1 to 2.5 s): the full suite runs it
 def test_unreachable_scheduler_is_a_fast_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("distributed")
     t0 = time.perf_counter()
@@ -164,6 +165,7 @@ def test_unreachable_scheduler_is_a_fast_clear_error(monkeypatch: pytest.MonkeyP
 
 
 # --------------------------------------------------------------------------- runs on the cluster
+@pytest.mark.slow  # starts dask (1 to 2.5 s): the full suite runs it
 def test_dask_run_is_identical_to_a_serial_run(scheduler: str, serial_result: Any) -> None:
     with open_executor(f"dask://{scheduler}") as opened:
         assert opened.spec == f"dask://{scheduler}" and opened.slots == 2
@@ -191,6 +193,7 @@ def test_dask_run_is_identical_to_a_serial_run(scheduler: str, serial_result: An
     assert to_json(serial_result)["executor"] == "serial"
 
 
+@pytest.mark.slow  # starts dask (1 to 2.5 s): the full suite runs it
 def test_cli_check_on_dask(scheduler: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(EXTRA_ENV, "tests.planted.planted_claims")
     claims = ["planted.true_reflection_orthogonal", "planted.false_square"]
@@ -234,6 +237,7 @@ def test_lost_worker_is_error_evidence(own_scheduler: str) -> None:
     assert after.claims[0].verdict == "verified" and not after.errored
 
 
+@pytest.mark.slow  # starts dask (1 to 2.5 s): the full suite runs it
 def test_dask_local_starts_and_stops_a_cluster() -> None:
     pytest.importorskip("distributed")
     with open_executor("dask-local:1", timeout=30) as opened:
