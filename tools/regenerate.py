@@ -10,8 +10,10 @@ A claim's declaration (its file's ``Claim``: ``expected``, ``origin``, ``place``
   verdict than the declared one or with other checks than it declares, is run on the default
   profile with the reference's seed and its entry merged in (a claim's cases depend only on its
   id, its check and the seed, never on the claims run beside it), in registry order; an entry of
-  a claim no longer registered is dropped; ``--all`` reruns the whole reference instead. The
-  reports beside it (``reports/report.*``) are rendered again from it.
+  a claim no longer registered is dropped; ``--all`` reruns the whole reference instead.
+- ``reports/report.*``, the reports rendered from the reference: rendered again, last, when they
+  differ from a rendering of the reference and of the proofs' entries they embed (a new claim, or
+  a proof its author has just written into its entry).
 - ``README.md``'s claim tables: each row's verdict cell is the claims' declared verdict; a claim
   without a row gets one (after its family's previous claim: its summary, "(added)" first for an
   added claim). The rows' own text stays as written.
@@ -41,6 +43,7 @@ from orthoverify.engine import get_registry, run_checks
 from orthoverify.engine.model import Claim
 from orthoverify.engine.registry import with_extra_modules
 from orthoverify.engine.result import to_json
+from orthoverify.report import load_report, report_files
 
 ROOT = Path(__file__).resolve().parents[1]
 VERDICT = r"(verified|refuted|inconclusive|error)"
@@ -179,15 +182,7 @@ def regenerate(root: Path, *, write: bool, rerun_all: bool = False) -> list[str]
     claims = list(get_registry(modules))
     notes: list[str] = []
     ref = root / "reports" / "check-default.json"
-    if reference(ref, claims, modules, rerun_all=rerun_all, write=write, notes=notes) and write:
-        here = Path.cwd()
-        os.chdir(root)  # the reports name the result they were rendered from as the README's command does
-        try:
-            code = cli_main(["report", "reports/check-default.json", "--out", "reports", "--name", "report"])
-        finally:
-            os.chdir(here)
-        if code != 0:
-            notes.append(f"reports: rendering failed (exit {code})")
+    reference(ref, claims, modules, rerun_all=rerun_all, write=write, notes=notes)
     if write:
         recorded = {c["id"]: c["verdict"] for c in json.loads(ref.read_text())["claims"]}
         notes += [
@@ -207,7 +202,32 @@ def regenerate(root: Path, *, write: bool, rerun_all: bool = False) -> list[str]
         new = edit(old)
         if new != old and write:
             _atomic.write_text(path, new)
+    reports(root, write=write, notes=notes)
     return [n for n in notes if n]
+
+
+def reports(root: Path, *, write: bool, notes: list[str]) -> None:
+    """``reports/report.*`` against a rendering of the reference as the README's command renders it
+    (from the root, so that links and the result's name are the same): what differs is named and,
+    with ``write``, rendered again (after the proofs, whose entries the report embeds)."""
+    here = Path.cwd()
+    os.chdir(root)
+    try:
+        out = Path("reports")
+        files = report_files(load_report([str(out / "check-default.json")]), out)
+        stale = [str(out / r) for r, text in files.items() if not (out / r).is_file() or (out / r).read_text() != text]
+        left = sorted((out / "report-figures").glob("fig-*.svg"))  # a figure no claim draws any more
+        stale += [str(f) for f in left if str(f.relative_to(out)) not in files]
+        if not stale:
+            return
+        more = ", ..." if len(stale) > 3 else ""
+        notes.append(f"reports: {len(stale)} file(s) out of date ({', '.join(stale[:3])}{more})")
+        if write:
+            code = cli_main(["report", "reports/check-default.json", "--out", "reports", "--name", "report"])
+            if code != 0:
+                notes.append(f"reports: rendering failed (exit {code})")
+    finally:
+        os.chdir(here)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,6 +19,7 @@ import pytest
 
 from orthoverify.claims import MODULES as CLAIM_MODULES
 from orthoverify.engine import Registry, get_registry, run_checks
+from orthoverify.report import model as report_model
 from tests.scripts import load_tool
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -113,6 +114,8 @@ def test_the_guide_followed_word_for_word(tmp_path: Path) -> None:
     ``my_claims.py`` in a folder of its own. Nothing of the working tree is written."""
     if shutil.which("git") is None or not (ROOT / ".git").exists():
         pytest.skip("not a git checkout")
+    if "householder.involution" in get_registry(CLAIM_MODULES).ids():
+        pytest.skip("the guide's example claim is already added in this tree (the guide was followed here)")
     script = Path(sys.executable).with_name("orthoverify")
     assert script.is_file(), "the orthoverify script is installed beside this Python"
     tree = working_tree_copy(tmp_path / "tree")
@@ -148,11 +151,13 @@ def test_the_guide_followed_word_for_word(tmp_path: Path) -> None:
         elif words[k + 1] == "check":
             assert re.search(r"^householder\.involution\s+verified\s", out, re.M), out
         elif words[k + 1 :] == ["tools/regenerate.py"]:
-            assert out.splitlines()[-3:] == [
+            lines = out.splitlines()
+            assert lines[-4:-1] == [
                 "reference: running 1 claim(s) on the default profile",
                 "README: row added for householder.involution",
                 "proofs: entry added for householder.involution",
             ], out
+            assert re.fullmatch(r"reports: \d+ file\(s\) out of date \(reports/report\.html, .*\)", lines[-1]), out
         elif "--check" in words:
             assert out == "", out
         else:
@@ -221,3 +226,34 @@ def test_regenerate_reruns_a_changed_claim_only() -> None:
     assert not regen.stale(claim, entry) and regen.stale(claim, None)
     assert regen.stale(claim, {**entry, "verdict": "verified"})
     assert regen.stale(claim, {**entry, "evidence": entry["evidence"][1:]})
+
+
+def test_regenerate_renders_the_reports_again_when_a_proof_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The report embeds each claim's proof entry: a proof written after the claim was recorded (here
+    a sentence planted into one entry, in a copy of the reports and proofs, which the report reads as
+    a checkout's) makes ``reports()`` name the stale report without ``write`` and render it again
+    with it, after which nothing is stale."""
+    regen = regenerate_module()
+    for folder in ("reports", "proofs"):
+        shutil.copytree(ROOT / folder, tmp_path / folder)
+    shutil.copy2(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    monkeypatch.setattr(report_model, "find_proofs_dir", lambda: tmp_path / "proofs")
+    unchanged: list[str] = []
+    regen.reports(tmp_path, write=False, notes=unchanged)
+    assert unchanged == []
+    proofs = tmp_path / "proofs" / "householder.md"
+    text = proofs.read_text()
+    at = text.index("## householder.theorem1 — ")
+    at = text.index("\n\n", at) + 2
+    proofs.write_text(text[:at] + "A sentence the author has just written.\n\n" + text[at:])
+    notes: list[str] = []
+    regen.reports(tmp_path, write=False, notes=notes)
+    assert len(notes) == 1 and "reports/report.html" in notes[0], notes
+    assert "A sentence the author has just written." not in (tmp_path / "reports" / "report.html").read_text()
+    regen.reports(tmp_path, write=True, notes=[])
+    assert "A sentence the author has just written." in (tmp_path / "reports" / "report.html").read_text()
+    after: list[str] = []
+    regen.reports(tmp_path, write=False, notes=after)
+    assert after == []
