@@ -165,7 +165,6 @@ def test_unreachable_scheduler_is_a_fast_clear_error(monkeypatch: pytest.MonkeyP
 
 
 # --------------------------------------------------------------------------- runs on the cluster
-@pytest.mark.slow  # starts dask (1 to 2.5 s): the full suite runs it
 def test_dask_run_is_identical_to_a_serial_run(scheduler: str, serial_result: Any) -> None:
     with open_executor(f"dask://{scheduler}") as opened:
         assert opened.spec == f"dask://{scheduler}" and opened.slots == 2
