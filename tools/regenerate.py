@@ -38,12 +38,11 @@ from typing import Any
 
 from orthoverify import _atomic
 from orthoverify.claims import MODULES
-from orthoverify.cli import main as cli_main
 from orthoverify.engine import get_registry, run_checks
 from orthoverify.engine.model import Claim
 from orthoverify.engine.registry import with_extra_modules
 from orthoverify.engine.result import to_json
-from orthoverify.report import load_report, report_files
+from orthoverify.report import plan_report
 
 ROOT = Path(__file__).resolve().parents[1]
 VERDICT = r"(verified|refuted|inconclusive|error)"
@@ -207,25 +206,22 @@ def regenerate(root: Path, *, write: bool, rerun_all: bool = False) -> list[str]
 
 
 def reports(root: Path, *, write: bool, notes: list[str]) -> None:
-    """``reports/report.*`` against a rendering of the reference as the README's command renders it
-    (from the root, so that links and the result's name are the same): what differs is named and,
-    with ``write``, rendered again (after the proofs, whose entries the report embeds)."""
+    """``reports/report.*`` against the report the README's command would render from the reference
+    (planned from the root, so that links and the result's name are the same): what differs, and
+    figures no claim draws any more, are named and, with ``write``, written as one set (after the
+    proofs, whose entries the report embeds)."""
     here = Path.cwd()
     os.chdir(root)
     try:
-        out = Path("reports")
-        files = report_files(load_report([str(out / "check-default.json")]), out)
-        stale = [str(out / r) for r, text in files.items() if not (out / r).is_file() or (out / r).read_text() != text]
-        left = sorted((out / "report-figures").glob("fig-*.svg"))  # a figure no claim draws any more
-        stale += [str(f) for f in left if str(f.relative_to(out)) not in files]
+        plan = plan_report(["reports/check-default.json"], out_dir="reports", name="report", notify=notes.append)
+        stale = [str(f) for f, text in plan.files.items() if not f.is_file() or f.read_text() != text]
+        stale += [str(f) for f in plan.stale]
         if not stale:
             return
         more = ", ..." if len(stale) > 3 else ""
         notes.append(f"reports: {len(stale)} file(s) out of date ({', '.join(stale[:3])}{more})")
         if write:
-            code = cli_main(["report", "reports/check-default.json", "--out", "reports", "--name", "report"])
-            if code != 0:
-                notes.append(f"reports: rendering failed (exit {code})")
+            _atomic.write_files(plan.files, remove=plan.stale)
     finally:
         os.chdir(here)
 
