@@ -334,7 +334,7 @@ def main_bench(cases: list[str], repeats: int, note: str, commit: str | None) ->
         _atomic.write_text(BENCH_FILE, json.dumps({k: doc[k] for k in ("about", "machine", "cases")}, indent=1) + "\n")
         load = f"load {rec['load_before'][0]:.2f} before, {rec['load_after'][0]:.2f} after"
         print(f"{case}: {rec['wall_s']} s ({load}); wrote {BENCH_FILE}", flush=True)
-        if case == "householder.blocks" and _rewrite(ROOT / "README.md", "blocks", blocks_table(doc["cases"])):
+        if case.startswith("householder.blocks") and _rewrite(ROOT / "README.md", "blocks", blocks_table(doc["cases"])):
             print("wrote the README's table of block sizes; check the figures its prose states", flush=True)
     return 0
 

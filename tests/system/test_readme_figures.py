@@ -421,6 +421,25 @@ def test_a_noisy_two_thread_row_is_not_judged() -> None:
     assert "it is **not met**: 2.50x at block 24." in _tool().blocks_table(cases)
 
 
+def test_the_two_thread_record_alone_rewrites_the_readme(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--bench householder.blocks.two_threads`` on its own rewrites the README's text on block
+    sizes from the new record (it once kept the old commit and ratio there). Nothing is timed:
+    the measurement is a copy of the recorded one with another commit and ratio."""
+    tool = _tool()
+    (tmp_path / "reports").mkdir()
+    monkeypatch.setattr(tool, "ROOT", tmp_path)
+    monkeypatch.setattr(tool, "BENCH_FILE", tmp_path / "reports" / "bench-figures.json")
+    tool.BENCH_FILE.write_text(json.dumps({"cases": _bench()}), encoding="utf-8")
+    (tmp_path / "README.md").write_text((ROOT / "README.md").read_text(encoding="utf-8"), encoding="utf-8")
+    two = json.loads(json.dumps(_bench()["householder.blocks.two_threads"]))
+    for r in two["results"]:
+        r["ratio"], r["spread"]["ratio"], r["noisy"] = 0.4, [0.39, 0.4, 0.41], False
+    monkeypatch.setattr(tool, "measure_bench", lambda case, repeats: json.loads(json.dumps(two)))
+    assert tool.main_bench(["householder.blocks.two_threads"], 3, "", "abc1234") == 0
+    said = (tmp_path / "README.md").read_text(encoding="utf-8")
+    assert "wall time; commit abc1234, load average" in said and "it is **not met**: 2.50x at block 24." in said
+
+
 @pytest.mark.slow  # two pytest processes
 def test_the_tool_keeps_a_test_runs_summary_counts(tmp_path: Path) -> None:
     """measure_tests runs a pytest command and keeps the counts of its summary line (what the
