@@ -183,3 +183,44 @@ def test_summary_names_every_failure() -> None:
 def test_summary_when_check_wrote_no_result() -> None:
     text, ok = gc.summary(_facts(check={"cpu_seconds": 1.0, "cuda_seconds": 1.0, "problem": "FileNotFoundError"}))
     assert not ok and "check failed to produce results: FileNotFoundError" in text
+
+
+def test_without_a_venv_an_interpreter_with_torch_runs_the_clone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Where no .venv is (a GPU machine's image, where nothing can be installed), the interpreter
+    running the script is used when it has every module of NEEDS (this test's has), and makes no
+    .venv; every command then finds this clone first on PYTHONPATH."""
+    monkeypatch.setattr(gc, "ROOT", tmp_path)
+    assert gc.missing_needs() == []
+    assert gc._python(None) == sys.executable
+    assert not (tmp_path / ".venv").exists()
+    assert "no .venv" in capsys.readouterr().out
+    monkeypatch.setenv("PYTHONPATH", "/elsewhere")
+    assert gc._env()["PYTHONPATH"].split(":") == [str(tmp_path), "/elsewhere"]
+    monkeypatch.delenv("PYTHONPATH")
+    assert gc._env()["PYTHONPATH"] == str(tmp_path)
+
+
+def test_where_a_venv_cannot_be_made_it_says_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An interpreter that lacks a needed module, and no .venv that can be made (no network):
+    the script stops naming the modules and --python, not with a traceback."""
+    monkeypatch.setattr(gc, "ROOT", tmp_path)
+    monkeypatch.setattr(gc, "NEEDS", (*gc.NEEDS, "no_such_module_here"))
+
+    def offline(cmd: list[str], **kw: Any) -> None:
+        raise subprocess.CalledProcessError(1, cmd)
+
+    monkeypatch.setattr(gc.subprocess, "run", offline)
+    with pytest.raises(SystemExit) as exc:
+        gc._python(None)
+    assert "could not make .venv" in str(exc.value) and "--python" in str(exc.value), exc.value
+    assert "no_such_module_here" in str(exc.value)
+
+
+def test_the_summary_file_is_written_after_each_step(tmp_path: Path) -> None:
+    """A run stopped from outside keeps the steps it finished: summary.json is rewritten after
+    each one with complete false (the end writes complete true and ok)."""
+    gc._so_far(tmp_path, {"gpu": "G", "tests": {"rc": 0}})
+    data = json.loads((tmp_path / "summary.json").read_text())
+    assert data == {"gpu": "G", "tests": {"rc": 0}, "complete": False}
