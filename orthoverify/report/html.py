@@ -32,6 +32,7 @@ pre{background:var(--panel);padding:8px 10px;border-radius:6px;overflow-x:auto;w
 word-break:break-all;max-height:24em}
 blockquote{margin:.5em 0;padding:.2em .9em;border-left:4px solid var(--line);color:var(--fg);background:var(--panel)}
 .scroll{overflow-x:auto;max-width:100%}
+#summary th,#summary td{overflow-wrap:anywhere}
 p,li,blockquote,figcaption,h1,h2,h3,h4,summary{overflow-wrap:anywhere}
 table{border-collapse:collapse;margin:.5em 0;font-size:.92em}
 th,td{border:1px solid var(--line);padding:3px 7px;text-align:left;vertical-align:top}
