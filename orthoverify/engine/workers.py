@@ -51,6 +51,7 @@ def stop_workers(executor: Executor) -> None:
         if not ended(p, 5):
             p.kill()
             ended(p, None)
+        p.join()  # exited: reaps it at once, unless the pool's thread already has
 
 
 def ended(process: BaseProcess, timeout: float | None) -> bool:
